@@ -1,7 +1,7 @@
 """The diagnostic: a frozen, located, sortable problem report.
 
-Checks create diagnostics with the code's default severity; the engine
-(`flopkb.compile`) re-stamps severities from the configuration.
+Checks create diagnostics with the code's default severity; the pipeline
+(`flopkb.pipeline`) re-stamps severities from the configuration.
 """
 
 from __future__ import annotations

@@ -1,0 +1,82 @@
+"""The `flopkb` command line: thin commands over the compile pipeline (see spec/CLI.md)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from flopkb.config import Config, ConfigError, load_config
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(click.ClickException):
+    """The command cannot run: exit status 2 with a clear message."""
+
+    exit_code = EXIT_USAGE
+
+
+def open_config(root: str | None) -> Config:
+    """The configuration of the knowledge base at `root` (default: the current directory)."""
+    base = Path(root or ".").resolve()
+    try:
+        config = load_config(base)
+    except ConfigError as error:
+        raise UsageError(str(error)) from error
+    if not config.records_path.is_dir():
+        raise UsageError(f"no {config.records}/ folder in {base}: run flopkb in a knowledge base, or pass --root DIR")
+    return config
+
+
+def relative_filters(config: Config, paths: tuple[str, ...]) -> list[str]:
+    """PATH arguments as root-relative, '/'-separated prefixes."""
+    filters = []
+    for given in paths:
+        absolute = Path(given).resolve()
+        try:
+            filters.append(absolute.relative_to(config.root).as_posix())
+        except ValueError as error:
+            raise UsageError(f"{given} is not inside the knowledge base {config.root}") from error
+    return filters
+
+
+def in_paths(path: str, filters: list[str]) -> bool:
+    return not filters or any(path == prefix or path.startswith(prefix.rstrip("/") + "/") or prefix == "." for prefix in filters)
+
+
+root_option = click.option("--root", type=click.Path(file_okay=False), default=None, help="The knowledge base folder (default: the current one).")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="flopkb")
+def main() -> None:
+    """Compile, check and publish a knowledge base of LLM-inference performance records."""
+
+
+@main.command()
+@root_option
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--format", "output_format", type=click.Choice(["auto", "text", "json", "github", "sarif"]), default="auto", show_default=True)
+@click.option("--strict", is_flag=True, help="Fail on warnings too.")
+def check(root: str | None, paths: tuple[str, ...], output_format: str, strict: bool) -> None:
+    """Load, validate, link-check and evaluate the whole knowledge base; report diagnostics."""
+    from flopkb.pipeline import compile_knowledge_base
+    from flopkb.reporters import Summary, report, resolve_format
+    from flopkb.stages import CHECK_STAGES
+
+    config = open_config(root)
+    filters = relative_filters(config, paths)
+    kb = compile_knowledge_base(config, CHECK_STAGES)
+    shown = [d for d in kb.diagnostics if in_paths(d.path, filters)]
+    summary = Summary.of(shown, records=len(kb.entries))
+    chosen = resolve_format(output_format, os.environ, sys.stdout.isatty())
+    report(shown, summary, chosen, sys.stdout, color=chosen == "text" and sys.stdout.isatty())
+    sys.exit(exit_status(summary, strict))
+
+
+def exit_status(summary: object, strict: bool) -> int:
+    errors, warnings = summary.errors, summary.warnings  # type: ignore[attr-defined]
+    return EXIT_PROBLEMS if errors or (strict and warnings) else EXIT_OK

@@ -1,0 +1,56 @@
+"""Fixture knowledge bases built from a dict of {path: text}, and one-line views of their diagnostics."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from flopkb.config import load_config
+from flopkb.pipeline import KnowledgeBase, compile_knowledge_base
+from flopkb.stages import CHECK_STAGES
+
+VOCABULARY = """\
+categories:
+  arithmetic-intensity: {description: How many operations a step does per byte it moves.}
+  memory-bandwidth: {description: Cost set by bytes streamed from memory.}
+parameters:
+  memory_bandwidth: {unit: byte/s, description: Peak memory bandwidth.}
+  memory_capacity: {unit: byte, description: Memory capacity.}
+  peak_bf16_dense: {unit: FLOP/s, description: Dense bf16 peak.}
+  peak_fp8_dense: {unit: FLOP/s, description: Dense fp8 peak.}
+basis:
+  measured: {description: Measured.}
+  vendor-spec: {description: From the vendor's sheet.}
+  cited: {description: From a secondary source.}
+  derived: {description: Derived from other figures.}
+  unverified: {description: Not yet verified.}
+"""
+
+
+def write_kb(root: Path, files: dict[str, str | bytes], *, vocabulary: str | None = VOCABULARY) -> Path:
+    """Write a knowledge base: `files` maps root-relative paths to text (dedented) or raw bytes."""
+    if vocabulary is not None:
+        files = {"schema/vocabulary.yaml": vocabulary, **files}
+    (root / "records").mkdir(parents=True, exist_ok=True)
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(textwrap.dedent(content), encoding="utf-8", newline="")
+    return root
+
+
+def compile_kb(root: Path) -> KnowledgeBase:
+    return compile_knowledge_base(load_config(root), CHECK_STAGES)
+
+
+def codes(kb: KnowledgeBase) -> list[tuple[str, str, int]]:
+    """(code, path, line) of every diagnostic, in report order."""
+    return [(d.code, d.path, d.line) for d in kb.diagnostics]
+
+
+def located(kb: KnowledgeBase) -> list[tuple[str, str, int, int]]:
+    """(code, path, line, column) of every diagnostic, in report order."""
+    return [(d.code, d.path, d.line, d.column) for d in kb.diagnostics]
