@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Collection
 from pathlib import Path
 
 from flopkb.config import load_config
@@ -46,11 +47,11 @@ def compile_kb(root: Path) -> KnowledgeBase:
     return compile_knowledge_base(load_config(root), CHECK_STAGES)
 
 
-def codes(kb: KnowledgeBase) -> list[tuple[str, str, int]]:
-    """(code, path, line) of every diagnostic, in report order."""
-    return [(d.code, d.path, d.line) for d in kb.diagnostics]
+def codes(kb: KnowledgeBase, ignore: Collection[str] = ()) -> list[tuple[str, str, int]]:
+    """(code, path, line) of every diagnostic whose code is not in `ignore`, in report order."""
+    return [(d.code, d.path, d.line) for d in kb.diagnostics if d.code not in ignore]
 
 
-def located(kb: KnowledgeBase) -> list[tuple[str, str, int, int]]:
-    """(code, path, line, column) of every diagnostic, in report order."""
-    return [(d.code, d.path, d.line, d.column) for d in kb.diagnostics]
+def located(kb: KnowledgeBase, ignore: Collection[str] = ()) -> list[tuple[str, str, int, int]]:
+    """(code, path, line, column) of every diagnostic whose code is not in `ignore`, in report order."""
+    return [(d.code, d.path, d.line, d.column) for d in kb.diagnostics if d.code not in ignore]

@@ -64,7 +64,7 @@ def main() -> None:
 def check(root: str | None, paths: tuple[str, ...], output_format: str, strict: bool) -> None:
     """Load, validate, link-check and evaluate the whole knowledge base; report diagnostics."""
     from flopkb.pipeline import compile_knowledge_base
-    from flopkb.reporters import Summary, report, resolve_format
+    from flopkb.reporters import Summary, report, resolve_color, resolve_format
     from flopkb.stages import CHECK_STAGES
 
     config = open_config(root)
@@ -72,8 +72,8 @@ def check(root: str | None, paths: tuple[str, ...], output_format: str, strict: 
     kb = compile_knowledge_base(config, CHECK_STAGES)
     shown = [d for d in kb.diagnostics if in_paths(d.path, filters)]
     summary = Summary.of(shown, records=len(kb.entries))
-    chosen = resolve_format(output_format, os.environ, sys.stdout.isatty())
-    report(shown, summary, chosen, sys.stdout, color=chosen == "text" and sys.stdout.isatty())
+    chosen = resolve_format(output_format, os.environ)
+    report(shown, summary, chosen, sys.stdout, color=chosen == "text" and resolve_color(os.environ, sys.stdout.isatty()))
     sys.exit(exit_status(summary, strict))
 
 

@@ -17,14 +17,14 @@ class Severity(str, Enum):
 
 @dataclass(frozen=True, order=True, slots=True)
 class Diagnostic:
-    """One problem at one place. Sorts by path, line, column, code (the spec's order)."""
+    """One problem at one place. Sorts by path, line, column, code (the spec's order), then message."""
 
     path: str
     line: int
     column: int
     code: str
     message: str
-    hint: str | None = field(default=None)
+    hint: str | None = field(default=None, compare=False)
     severity: Severity = field(default=Severity.ERROR, compare=False)
 
     def to_dict(self) -> dict[str, object]:

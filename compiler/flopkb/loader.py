@@ -29,6 +29,12 @@ Path = tuple[str | int, ...]
 Mark = tuple[int, int]
 
 _STR = "tag:yaml.org,2002:str"
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+_IMPLICIT_FIRST_CHARACTERS = frozenset(key for key in yaml.resolver.Resolver.yaml_implicit_resolvers if key)
+# Plain scalars starting with one of these letters are typed only as yes/no/true/false/on/off/null.
+_WORD_LITERAL_FIRST_CHARACTERS = frozenset("yYnNtTfFoO")
+_LONGEST_WORD_LITERAL = len("false")
 _ALLOWED_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("int", "float", "bool", "null", "timestamp"))
 _SCALAR_CONSTRUCTORS = yaml.constructor.SafeConstructor.yaml_constructors
 _FLOW_BRACKETS = re.compile(r"[^\[\]{}]+")
@@ -45,25 +51,47 @@ class ScalarSpan:
 
 @dataclass(slots=True)
 class Source:
-    """A parsed record file: its text, its data, and the position of every part of it."""
+    """A parsed record file: its text and its data; positions are found on demand.
+
+    Most files never need a position (only files with problems or links that
+    are reported do), so the parse that builds `data` records none; the first
+    call of `position` or `span` parses the text again, recording them.
+    """
 
     path: str
     text: str
     data: dict[str, Any]
-    values: dict[Path, Mark] = field(default_factory=dict)
-    keys: dict[Path, Mark] = field(default_factory=dict)
-    spans: dict[Path, ScalarSpan] = field(default_factory=dict)
+    _positions: _Positions | None = field(default=None, repr=False, compare=False)
 
     def position(self, path: Path, *, key: bool = False) -> Mark:
         """The 1-based (line, column) of the value at `path` (or of its key), else of its nearest ancestor."""
-        table = self.keys if key else self.values
+        positions = self._index()
+        table = positions.keys if key else positions.values
         while path:
-            if path in table:
-                return table[path]
-            if path in self.values:
-                return self.values[path]
+            mark = table.get(path) or positions.values.get(path)
+            if mark is not None:
+                return mark.line + 1, mark.column + 1
             path = path[:-1]
-        return self.values.get((), (1, 1))
+        root = positions.values.get(())
+        return (root.line + 1, root.column + 1) if root else (1, 1)
+
+    def span(self, path: Path) -> ScalarSpan | None:
+        """Where the source text of the string scalar at `path` stands."""
+        return self._index().spans.get(path)
+
+    def _index(self) -> _Positions:
+        if self._positions is None:
+            builder = _Builder(self.path, record_positions=True)
+            builder.build(_compose(self.text), (), 0)
+            self._positions = builder.positions
+        return self._positions
+
+
+@dataclass(slots=True)
+class _Positions:
+    values: dict[Path, yaml.Mark] = field(default_factory=dict)
+    keys: dict[Path, yaml.Mark] = field(default_factory=dict)
+    spans: dict[Path, ScalarSpan] = field(default_factory=dict)
 
 
 class _Problem(Exception):
@@ -92,7 +120,7 @@ def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
     if depth_problem:
         return None, [depth_problem]
     try:
-        root = yaml.compose(text, Loader=yaml.CSafeLoader)
+        root = _compose(text)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -110,12 +138,44 @@ def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
         data = builder.build(root, (), 0)
     except _Problem as problem:
         return None, [make(problem.code, path, *problem.mark, problem.message)]
-    return Source(path, text, data, builder.values, builder.keys, builder.spans), builder.diagnostics
+    return Source(path, text, data), builder.diagnostics
+
+
+def _compose(text: str) -> yaml.Node | None:
+    loader = _Loader(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+class _Loader(yaml.CSafeLoader):
+    """libyaml's composer with a fast path for the tag of plain text.
+
+    PyYAML resolves every scalar's tag in Python against a table of regular
+    expressions; most record scalars are prose whose first character already
+    rules out every implicit type, so they skip the table.
+    """
+
+    def resolve(self, kind: type, value: str | None, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode:
+            if implicit[0] and (not value or _may_be_typed(value)):
+                return super().resolve(kind, value, implicit)
+            return _STR
+        return _SEQ if kind is yaml.SequenceNode else _MAP
+
+
+def _may_be_typed(plain: str) -> bool:
+    """Whether a plain scalar could resolve to something other than text (bool, null, number, date...)."""
+    first = plain[0]
+    if first in _WORD_LITERAL_FIRST_CHARACTERS:
+        return len(plain) <= _LONGEST_WORD_LITERAL
+    return first in _IMPLICIT_FIRST_CHARACTERS
 
 
 def _flow_nesting_problem(text: str, path: str) -> Diagnostic | None:
     """libyaml recurses without a bound on nested flow collections; refuse hostile depth before parsing."""
-    if "[" not in text and "{" not in text:
+    if text.count("[") + text.count("{") <= MAX_NESTING:
         return None
     depth = 0
     for char in _FLOW_BRACKETS.sub("", text):
@@ -130,13 +190,15 @@ def _mark(node: yaml.Node) -> Mark:
 
 
 class _Builder:
-    """Walks a composed node tree into plain values, recording positions as it goes."""
+    """Walks a composed node tree into plain values, recording where each value and key starts.
 
-    def __init__(self, path: str) -> None:
+    Positions are kept as libyaml's own mark objects and turned into
+    (line, column) only when asked: most are never needed.
+    """
+
+    def __init__(self, path: str, *, record_positions: bool = False) -> None:
         self.path = path
-        self.values: dict[Path, Mark] = {}
-        self.keys: dict[Path, Mark] = {}
-        self.spans: dict[Path, ScalarSpan] = {}
+        self.positions = _Positions() if record_positions else None
         self.diagnostics: list[Diagnostic] = []
         self._nodes = 0
         self._constructor = yaml.constructor.SafeConstructor()
@@ -147,17 +209,20 @@ class _Builder:
             raise _Problem("not-a-record", _mark(node), f"the file has more than {MAX_NODES:,} values (alias expansion?)")
         if depth > MAX_NESTING:
             raise _Problem("not-a-record", _mark(node), f"values nest deeper than {MAX_NESTING} levels")
-        self.values[path] = _mark(node)
+        positions = self.positions
+        if positions is not None:
+            positions.values[path] = node.start_mark
+        if node.tag == _STR:
+            if positions is not None:
+                positions.spans[path] = ScalarSpan(node.start_mark.index, node.end_mark.index, node.style)
+            return node.value
         if isinstance(node, yaml.ScalarNode):
-            return self._scalar(node, path)
+            return self._typed_scalar(node)
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, (*path, index), depth + 1) for index, item in enumerate(node.value)]
         return self._mapping(node, path, depth)
 
-    def _scalar(self, node: yaml.ScalarNode, path: Path) -> Any:
-        if node.tag == _STR:
-            self.spans[path] = ScalarSpan(node.start_mark.index, node.end_mark.index, node.style)
-            return node.value
+    def _typed_scalar(self, node: yaml.ScalarNode) -> Any:
         if node.tag not in _ALLOWED_TAGS:
             raise _Problem("invalid-value", _mark(node), f"the tag {node.tag} is not allowed in a record")
         # Dates and times stay text: records quote them, they are never computed with.
@@ -165,18 +230,18 @@ class _Builder:
             return node.value
         return _SCALAR_CONSTRUCTORS[node.tag](self._constructor, node)
 
-    def _mapping(self, node: yaml.MappingNode, path: Path, depth: int) -> dict[Any, Any]:
-        result: dict[Any, Any] = {}
+    def _mapping(self, node: yaml.MappingNode, path: Path, depth: int) -> dict[str, Any]:
+        result: dict[str, Any] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise _Problem("invalid-value", _mark(key_node), "a mapping key must be a plain name, not a collection")
-            key = key_node.value if key_node.tag == _STR else self._scalar(key_node, path)
-            key = key if isinstance(key, str) else str(key)
+            key = key_node.value if key_node.tag == _STR else str(self._typed_scalar(key_node))
+            key_path = (*path, key)
             if key in result:
                 line, column = _mark(key_node)
-                first_line = self.keys[(*path, key)][0]
-                self.diagnostics.append(make("duplicate-key", self.path, line, column, f"the key '{key}' is repeated (first on line {first_line})", "keep one of the two"))
+                self.diagnostics.append(make("duplicate-key", self.path, line, column, f"the key '{key}' is repeated", "keep one of the two"))
                 continue
-            self.keys[(*path, key)] = _mark(key_node)
-            result[key] = self.build(value_node, (*path, key), depth + 1)
+            if self.positions is not None:
+                self.positions.keys[key_path] = key_node.start_mark
+            result[key] = self.build(value_node, key_path, depth + 1)
         return result

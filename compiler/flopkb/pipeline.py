@@ -8,10 +8,13 @@ written, and never raises on bad records: every problem is a diagnostic.
 from __future__ import annotations
 
 import gc
+import multiprocessing
+import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flopkb.config import Config
 from flopkb.diagnostics import Diagnostic, make
@@ -20,7 +23,15 @@ from flopkb.models import Record, id_problem
 from flopkb.validate import expected_id, validate_record
 from flopkb.vocabulary import Vocabulary, VocabularyError, vocabulary_from_data
 
+if TYPE_CHECKING:
+    from flopkb.evidence import Evidence
+    from flopkb.graph import LinkGraph
+    from flopkb.links import Link
+    from flopkb.resolve import Resolver
+
 RECORD_SUFFIXES = (".yaml", ".yml")
+PARALLEL_FROM_FILES = 2000
+MAX_WORKERS = 4
 
 
 @dataclass(slots=True)
@@ -39,6 +50,14 @@ class KnowledgeBase:
     vocabulary: Vocabulary | None
     entries: dict[str, Entry]
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    resolver: Resolver | None = None
+    """Resolves link targets to record ids (`flopkb.resolve`); built on first use."""
+    links: dict[str, list[Link]] = field(default_factory=dict)
+    """Every wikilink and typed ref, by the id of the record that holds it, resolved (`flopkb.links`)."""
+    graph: LinkGraph | None = None
+    """The link graph of records (`flopkb.graph`): backlinks, orphans, neighbourhoods, exports."""
+    evidence: Evidence | None = None
+    """Evidence status of every record and the whole evidence debt (`flopkb.evidence`)."""
 
     def records(self) -> Iterator[Record]:
         return (entry.record for entry in self.entries.values() if entry.record is not None)
@@ -49,15 +68,17 @@ Stage = Callable[[KnowledgeBase], Iterable[Diagnostic]]
 
 def record_files(config: Config) -> list[str]:
     """Paths (relative to the root, '/'-separated, sorted) of every record file."""
-    base = config.records_path
-    found = [path for path in base.rglob("*") if path.suffix in RECORD_SUFFIXES and path.is_file()]
-    return sorted(path.relative_to(config.root).as_posix() for path in found)
+    found = []
+    for folder, _, names in os.walk(config.records_path):
+        prefix = Path(folder).relative_to(config.root).as_posix()
+        found.extend(f"{prefix}/{name}" for name in names if name.endswith(RECORD_SUFFIXES))
+    return sorted(found)
 
 
 def load_vocabulary(config: Config) -> tuple[Vocabulary | None, list[Diagnostic]]:
     path = config.vocabulary_path
     rel = path.relative_to(config.root).as_posix()
-    source, diagnostics = _read(config.root, rel)
+    source, diagnostics = read_source(config.root, rel)
     if source is None:
         return None, diagnostics
     try:
@@ -69,18 +90,12 @@ def load_vocabulary(config: Config) -> tuple[Vocabulary | None, list[Diagnostic]
 
 def load_entry(config: Config, rel: str, vocabulary: Vocabulary | None) -> tuple[Entry, list[Diagnostic]]:
     """Read, parse and validate one record file."""
-    record_id = expected_id(rel, config.records)
-    source, diagnostics = _read(config.root, rel)
-    record = None
-    if id_problem(record_id):
-        diagnostics.append(make("invalid-id", rel, 1, 1, f"the file's path gives the id '{record_id}': {id_problem(record_id)}", "rename the file"))
-    elif source is not None and vocabulary is not None:
-        record, problems = validate_record(source, vocabulary, record_id)
-        diagnostics.extend(problems)
-    return Entry(record_id, rel, source, record), diagnostics
+    source, diagnostics = read_source(config.root, rel)
+    return validate_entry(config, rel, source, diagnostics, vocabulary)
 
 
-def _read(root: Path, rel: str) -> tuple[Source | None, list[Diagnostic]]:
+def read_source(root: Path, rel: str) -> tuple[Source | None, list[Diagnostic]]:
+    """Read and parse one file: the part of loading that needs no other file."""
     try:
         raw = (root / rel).read_bytes()
     except OSError as error:
@@ -91,14 +106,48 @@ def _read(root: Path, rel: str) -> tuple[Source | None, list[Diagnostic]]:
     return parse(text, rel)
 
 
+def validate_entry(config: Config, rel: str, source: Source | None, diagnostics: list[Diagnostic], vocabulary: Vocabulary | None) -> tuple[Entry, list[Diagnostic]]:
+    """Turn a parsed file into an entry with its record model, adding the schema problems."""
+    record_id = expected_id(rel, config.records)
+    record = None
+    if id_problem(record_id):
+        diagnostics.append(make("invalid-id", rel, 1, 1, f"the file's path gives the id '{record_id}': {id_problem(record_id)}", "rename the file"))
+    elif source is not None and vocabulary is not None:
+        record, problems = validate_record(source, vocabulary, record_id)
+        diagnostics.extend(problems)
+    return Entry(record_id, rel, source, record), diagnostics
+
+
+def _parse_in_worker(job: tuple[Path, str]) -> tuple[Source | None, list[Diagnostic]]:
+    return read_source(*job)
+
+
+def read_sources(root: Path, files: list[str]) -> Iterator[tuple[Source | None, list[Diagnostic]]]:
+    """Parse every file, in order; a large base is parsed by one worker process per core.
+
+    Workers return plain data (text, dicts, diagnostics), which pickles fast;
+    models are built in this process, as pydantic models pickle slowly.
+    """
+    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if len(files) < PARALLEL_FROM_FILES or workers < 2:
+        yield from (read_source(root, rel) for rel in files)
+        return
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        yield from pool.imap(_parse_in_worker, [(root, rel) for rel in files], chunksize=64)
+
+
 @contextmanager
 def _bulk_allocation() -> Iterator[None]:
-    """Loading keeps everything it allocates; the cyclic collector would only rescan it, 2-4 times over."""
+    """Loading keeps everything it allocates; the cyclic collector would only rescan it, 2-4 times over.
+
+    What was loaded is frozen out of the collector's view afterwards for the same reason.
+    """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if enabled:
             gc.enable()
 
@@ -106,9 +155,10 @@ def _bulk_allocation() -> Iterator[None]:
 def load_knowledge_base(config: Config) -> KnowledgeBase:
     vocabulary, diagnostics = load_vocabulary(config)
     entries: dict[str, Entry] = {}
+    files = record_files(config)
     with _bulk_allocation():
-        for rel in record_files(config):
-            entry, problems = load_entry(config, rel, vocabulary)
+        for rel, (source, parse_problems) in zip(files, read_sources(config.root, files)):
+            entry, problems = validate_entry(config, rel, source, parse_problems, vocabulary)
             diagnostics.extend(problems)
             if entry.id in entries:
                 diagnostics.append(make("duplicate-id", rel, 1, 1, f"'{entry.id}' is also the id of {entries[entry.id].path}", "keep one of the two files"))

@@ -1,0 +1,68 @@
+"""Benchmark a cold `flopkb check` against reading and parsing the same files with PyYAML's C loader.
+
+    python benchmarks/bench_check.py [--records 10000] [--repeat 3]
+
+Both run as fresh processes, alternating, in the same run (this machine is
+shared and noisy: compare the ratio, not the seconds). Prints the best time of
+each, their ratio and the check's peak memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import generate  # noqa: E402
+
+BASELINE = """
+import sys, pathlib, yaml
+for path in sorted(pathlib.Path(sys.argv[1], "records").rglob("*.yaml")):
+    yaml.load(path.read_bytes().decode("utf-8"), Loader=yaml.CSafeLoader)
+"""
+
+
+def timed(command: list[str]) -> tuple[float, int, int]:
+    """Wall seconds, exit status and peak resident memory (bytes) of one process."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return elapsed, process.returncode, usage.ru_maxrss * 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--root", type=Path, help="reuse or create the generated base here")
+    args = parser.parse_args()
+    root = args.root or Path(tempfile.mkdtemp(prefix="flopkb-bench-")) / "kb"
+    if not (root / "records").is_dir():
+        generate(root, args.records)
+    baseline_cmd = [sys.executable, "-c", BASELINE, str(root)]
+    check_cmd = [sys.executable, "-m", "flopkb", "check", "--root", str(root), "--format", "json"]
+    baselines, checks, memory = [], [], 0
+    for _ in range(args.repeat):
+        baselines.append(timed(baseline_cmd)[0])
+        elapsed, status, peak = timed(check_cmd)
+        if status not in (0, 1):
+            raise SystemExit(f"flopkb check failed with exit status {status}")
+        checks.append(elapsed)
+        memory = max(memory, peak)
+    baseline, check = min(baselines), min(checks)
+    print(f"records:                 {args.records}")
+    print(f"PyYAML C load (baseline): {baseline:.2f} s")
+    print(f"flopkb check, cold:       {check:.2f} s")
+    print(f"ratio:                    {check / baseline:.2f} (target <= 1.5)")
+    print(f"check peak memory:        {memory / 2**20:.0f} MiB (target < 1024)")
+
+
+if __name__ == "__main__":
+    main()
