@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -20,11 +19,12 @@ from flopkb.codes import CODES
 from flopkb.codes_doc import render_codes_markdown
 from flopkb.diagnostics import Diagnostic, Severity, make
 from flopkb.reporters import FORMATS, REPORTERS, Summary, report, resolve_color, resolve_format
+from golden import GOLDEN as GOLDEN_ROOT
+from golden import assert_matches_file
 
 ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = Path(__file__).resolve().parent / "golden" / "reporters"
+GOLDEN = GOLDEN_ROOT / "reporters"
 SPEC_CLI = ROOT.parent / "shared" / "spec" / "CLI.md"
-UPDATE = os.environ.get("FLOPKB_UPDATE_GOLDEN") == "1"
 
 SPEC_EXAMPLE = """\
 {
@@ -85,14 +85,6 @@ def render(
     stream = io.StringIO()
     report(diagnostics, summary, format, stream, color=color)
     return stream.getvalue()
-
-
-def assert_matches_file(path: Path, actual: str) -> None:
-    """Compare with a committed file, or rewrite it under FLOPKB_UPDATE_GOLDEN=1."""
-    if UPDATE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(actual.encode("utf-8"))
-    assert actual == path.read_bytes().decode("utf-8"), f"{path} is out of date: FLOPKB_UPDATE_GOLDEN=1 pytest"
 
 
 @pytest.mark.parametrize("format", sorted(REPORTERS))

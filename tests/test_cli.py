@@ -1,0 +1,106 @@
+"""`flopkb check` through its command line: every output format against golden files, and exit statuses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from flopkb.cli import main
+from golden import GOLDEN, assert_matches_file
+from kbfixture import write_kb
+
+CLEAN = """\
+id: flops/clean
+kind: flop
+category: arithmetic-intensity
+description: Links to [[flops/broken]] and [[flops/warned]].
+"""
+BROKEN = """\
+id: flops/broken
+kind: flop
+category: arithmetic-intensty
+description: |
+  Points at [[flops/clean]]
+  and at [[flops/cleen]].
+"""
+WARNED = """\
+id: flops/warned
+kind: flop
+category: memory-bandwidth
+description: See [[flops/clean]].
+"""
+FILES = {"records/flops/clean.yaml": CLEAN, "records/flops/broken.yaml": BROKEN, "records/flops/warned.yaml": WARNED}
+ENV = {"GITHUB_ACTIONS": None, "NO_COLOR": None}
+
+
+def run(root: Path, *args: str, env: dict[str, str | None] = ENV) -> Result:
+    return CliRunner().invoke(main, [*args[:1], "--root", str(root), *args[1:]], env=env)
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Path:
+    return write_kb(tmp_path, FILES)
+
+
+@pytest.mark.parametrize("output_format, golden", [("text", "check.txt"), ("json", "check.json"), ("github", "check.github.txt"), ("sarif", "check.sarif.json")])
+def test_check_output_matches_golden(kb: Path, output_format: str, golden: str) -> None:
+    result = run(kb, "check", "--format", output_format)
+    assert result.exit_code == 1
+    assert_matches_file(GOLDEN / "cli" / golden, result.output)
+
+
+def test_json_lists_the_real_problems(kb: Path) -> None:
+    report = json.loads(run(kb, "check", "--format", "json").output)
+    found = [(d["code"], d["path"], d["line"], d["column"]) for d in report["diagnostics"]]
+    assert ("unknown-term", "records/flops/broken.yaml", 3, 11) in found
+    assert report["summary"]["records"] == 3
+
+
+def test_auto_is_github_under_github_actions(kb: Path) -> None:
+    result = run(kb, "check", env={"GITHUB_ACTIONS": "true"})
+    assert result.output.startswith("::error file=records/flops/broken.yaml,line=3,col=11,title=unknown-term::")
+
+
+def test_clean_base_exits_0(tmp_path: Path) -> None:
+    text = CLEAN.replace("Links to [[flops/broken]] and [[flops/warned]].", "See [[flops/warned]].")
+    root = write_kb(tmp_path, {"records/flops/clean.yaml": text, "records/flops/warned.yaml": WARNED})
+    result = run(root, "check")
+    assert result.exit_code == 0, result.output
+    assert result.output.endswith("2 records: no problems\n")
+
+
+def test_warnings_fail_only_with_strict(tmp_path: Path) -> None:
+    root = write_kb(tmp_path, {"records/flops/clean.yaml": CLEAN.replace(" and [[flops/warned]]", "").replace("[[flops/broken]]", "nothing")})
+    assert run(root, "check").exit_code == 0
+    assert run(root, "check", "--strict").exit_code == 1
+
+
+def test_paths_filter_the_report_not_the_check(kb: Path) -> None:
+    result = run(kb, "check", "--format", "json", str(kb / "records/flops/clean.yaml"))
+    assert json.loads(result.output)["diagnostics"] == []
+    assert result.exit_code == 0
+
+
+def test_no_records_folder_is_a_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["check", "--root", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "no records/ folder" in result.output
+
+
+def test_unreadable_configuration_is_a_usage_error(kb: Path) -> None:
+    (kb / "pyproject.toml").write_text("[tool.flopkb]\nrecods = 'x'\n")
+    result = run(kb, "check")
+    assert result.exit_code == 2
+    assert "did you mean records?" in result.output
+
+
+def test_unknown_format_is_a_usage_error(kb: Path) -> None:
+    assert run(kb, "check", "--format", "xml").exit_code == 2
+
+
+def test_path_outside_the_base_is_a_usage_error(kb: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    outside = tmp_path_factory.mktemp("elsewhere")
+    assert run(kb, "check", str(outside)).exit_code == 2
