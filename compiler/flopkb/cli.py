@@ -61,19 +61,24 @@ def main() -> None:
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "output_format", type=click.Choice(["auto", "text", "json", "github", "sarif"]), default="auto", show_default=True)
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
-def check(root: str | None, paths: tuple[str, ...], output_format: str, strict: bool) -> None:
+@click.option("--no-cache", is_flag=True, help="Load every file again; neither read nor write the cache (build/cache).")
+def check(root: str | None, paths: tuple[str, ...], output_format: str, strict: bool, no_cache: bool) -> None:
     """Load, validate, link-check and evaluate the whole knowledge base; report diagnostics."""
-    from flopkb.pipeline import compile_knowledge_base
+    from flopkb.cache import FileCache
+    from flopkb.pipeline import compile_knowledge_base, load_entries
     from flopkb.reporters import Summary, report, resolve_color, resolve_format
     from flopkb.stages import CHECK_STAGES
 
     config = open_config(root)
     filters = relative_filters(config, paths)
-    kb = compile_knowledge_base(config, CHECK_STAGES)
+    cache = None if no_cache else FileCache(config)
+    kb = compile_knowledge_base(config, CHECK_STAGES, cache or load_entries)
     shown = [d for d in kb.diagnostics if in_paths(d.path, filters)]
     summary = Summary.of(shown, records=len(kb.entries))
     chosen = resolve_format(output_format, os.environ)
     report(shown, summary, chosen, sys.stdout, color=chosen == "text" and resolve_color(os.environ, sys.stdout.isatty()))
+    if cache is not None:
+        cache.save()
     sys.exit(exit_status(summary, strict))
 
 

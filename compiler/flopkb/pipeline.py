@@ -152,16 +152,24 @@ def _bulk_allocation() -> Iterator[None]:
             gc.enable()
 
 
-def load_knowledge_base(config: Config) -> KnowledgeBase:
+EntryLoader = Callable[[Config, list[str], Vocabulary | None], Iterable[tuple[Entry, list[Diagnostic]]]]
+"""Loads the entries of the given files, in their order: `load_entries`, or a cache in front of it (`flopkb.cache`)."""
+
+
+def load_entries(config: Config, files: list[str], vocabulary: Vocabulary | None) -> Iterator[tuple[Entry, list[Diagnostic]]]:
+    """Parse and validate every file, in order."""
+    for rel, (source, parse_problems) in zip(files, read_sources(config.root, files)):
+        yield validate_entry(config, rel, source, parse_problems, vocabulary)
+
+
+def load_knowledge_base(config: Config, load: EntryLoader = load_entries) -> KnowledgeBase:
     vocabulary, diagnostics = load_vocabulary(config)
     entries: dict[str, Entry] = {}
-    files = record_files(config)
     with _bulk_allocation():
-        for rel, (source, parse_problems) in zip(files, read_sources(config.root, files)):
-            entry, problems = validate_entry(config, rel, source, parse_problems, vocabulary)
+        for entry, problems in load(config, record_files(config), vocabulary):
             diagnostics.extend(problems)
             if entry.id in entries:
-                diagnostics.append(make("duplicate-id", rel, 1, 1, f"'{entry.id}' is also the id of {entries[entry.id].path}", "keep one of the two files"))
+                diagnostics.append(make("duplicate-id", entry.path, 1, 1, f"'{entry.id}' is also the id of {entries[entry.id].path}", "keep one of the two files"))
                 continue
             entries[entry.id] = entry
     kb = KnowledgeBase(config, vocabulary, entries, diagnostics)
@@ -191,9 +199,9 @@ def stamp_severities(diagnostics: Iterable[Diagnostic], config: Config) -> list[
     return sorted(set(stamped))
 
 
-def compile_knowledge_base(config: Config, stages: Iterable[Stage] = ()) -> KnowledgeBase:
+def compile_knowledge_base(config: Config, stages: Iterable[Stage] = (), load: EntryLoader = load_entries) -> KnowledgeBase:
     """Load every record, run the checking stages, and return the knowledge base with its sorted diagnostics."""
-    kb = load_knowledge_base(config)
+    kb = load_knowledge_base(config, load)
     for stage in stages:
         kb.diagnostics.extend(stage(kb))
     kb.diagnostics = stamp_severities(kb.diagnostics, config)

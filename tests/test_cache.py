@@ -1,0 +1,181 @@
+"""The incremental check: only changed files are loaded again, and the answer is always the cold one."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from kbfixture import VOCABULARY, write_kb
+
+import flopkb
+import flopkb.cache
+from flopkb.cache import CACHE_FILE, FileCache
+from flopkb.cli import main
+from flopkb.config import load_config
+from flopkb.pipeline import KnowledgeBase, compile_knowledge_base, load_entries
+from flopkb.stages import CHECK_STAGES
+
+FLOP = """\
+id: flops/{name}
+kind: flop
+category: arithmetic-intensity
+description: Links to [[flops/{target}]].
+"""
+ACCELERATOR = """\
+id: hw/x
+kind: accelerator
+vendor: V
+specs:
+  memory_bandwidth: {value: "3 TB/s", basis: unverified}
+"""
+
+
+@pytest.fixture
+def kb_root(tmp_path: Path) -> Path:
+    return write_kb(
+        tmp_path,
+        {
+            "records/flops/a.yaml": FLOP.format(name="a", target="b"),
+            "records/flops/b.yaml": FLOP.format(name="b", target="missing"),
+            "records/flops/c.yaml": "id: flops/c\nkind: flop\ndescription: [unclosed\n",
+            "records/hw/x.yaml": ACCELERATOR,
+        },
+    )
+
+
+@pytest.fixture
+def loaded(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The files each run loaded (parsed and validated) rather than took from the cache."""
+    runs: list[list[str]] = []
+
+    def recording(config, files, vocabulary):  # type: ignore[no-untyped-def]
+        runs.append(list(files))
+        return load_entries(config, files, vocabulary)
+
+    monkeypatch.setattr(flopkb.cache, "load_entries", recording)
+    return runs
+
+
+def compile_cached(root: Path) -> KnowledgeBase:
+    """One `flopkb check` run: a new cache object reads the stored results, and saves them after."""
+    config = load_config(root)
+    cache = FileCache(config)
+    kb = compile_knowledge_base(config, CHECK_STAGES, cache)
+    cache.save()
+    return kb
+
+
+def compile_cold(root: Path) -> KnowledgeBase:
+    return compile_knowledge_base(load_config(root), CHECK_STAGES)
+
+
+def report(kb: KnowledgeBase) -> list[dict[str, object]]:
+    return [diagnostic.to_dict() for diagnostic in kb.diagnostics]
+
+
+def test_second_run_loads_nothing_and_reports_the_same(kb_root: Path, loaded: list[list[str]]) -> None:
+    first = compile_cached(kb_root)
+    second = compile_cached(kb_root)
+    assert loaded == [["records/flops/a.yaml", "records/flops/b.yaml", "records/flops/c.yaml", "records/hw/x.yaml"], []]
+    assert report(second) == report(first) == report(compile_cold(kb_root))
+    assert {"dangling-link", "yaml-syntax", "unverified-basis"} <= {d.code for d in second.diagnostics}
+
+
+def test_cached_entries_equal_fresh_ones(kb_root: Path) -> None:
+    compile_cached(kb_root)
+    warm, cold = compile_cached(kb_root), compile_cold(kb_root)
+    assert warm.entries.keys() == cold.entries.keys()
+    for record_id, entry in warm.entries.items():
+        fresh = cold.entries[record_id]
+        assert (entry.id, entry.path, entry.record) == (fresh.id, fresh.path, fresh.record)
+        assert (entry.source is None) == (fresh.source is None)
+        if entry.source is not None and fresh.source is not None:
+            assert (entry.source.text, entry.source.data) == (fresh.source.text, fresh.source.data)
+            assert entry.source.position(("description",)) == fresh.source.position(("description",))
+
+
+def test_an_edited_file_alone_is_loaded_again(kb_root: Path, loaded: list[list[str]]) -> None:
+    compile_cached(kb_root)
+    (kb_root / "records/flops/b.yaml").write_text(FLOP.format(name="b", target="a"), encoding="utf-8")
+    kb = compile_cached(kb_root)
+    assert loaded[1] == ["records/flops/b.yaml"]
+    assert "dangling-link" not in {d.code for d in kb.diagnostics}
+    assert report(kb) == report(compile_cold(kb_root))
+
+
+def test_added_and_removed_files(kb_root: Path, loaded: list[list[str]]) -> None:
+    compile_cached(kb_root)
+    (kb_root / "records/flops/c.yaml").unlink()
+    (kb_root / "records/flops/missing.yaml").write_text(FLOP.format(name="missing", target="a"), encoding="utf-8")
+    kb = compile_cached(kb_root)
+    assert loaded[1] == ["records/flops/missing.yaml"]
+    assert report(kb) == report(compile_cold(kb_root))
+    compile_cached(kb_root)
+    assert loaded[2] == []
+
+
+def test_a_changed_vocabulary_reloads_everything(kb_root: Path, loaded: list[list[str]]) -> None:
+    compile_cached(kb_root)
+    vocabulary = VOCABULARY.replace("  arithmetic-intensity:", "  compute-bound:")
+    (kb_root / "schema/vocabulary.yaml").write_text(vocabulary, encoding="utf-8")
+    kb = compile_cached(kb_root)
+    assert len(loaded[1]) == 4
+    assert "unknown-term" in {d.code for d in kb.diagnostics}
+
+
+def test_a_changed_flopkb_reloads_everything(kb_root: Path, loaded: list[list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    compile_cached(kb_root)
+    monkeypatch.setattr(flopkb, "__version__", "99.0")
+    compile_cached(kb_root)
+    assert len(loaded[1]) == 4
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: b"",
+        lambda data: data[: len(data) // 2],
+        lambda data: b"not a pickle at all",
+        lambda data: data[:40] + bytes(64) + data[104:],
+        lambda data: pickle.dumps(pickle.loads(data)) + pickle.dumps(["not", "entries"]),
+    ],
+    ids=["empty", "truncated", "garbage", "overwritten", "wrong-content"],
+)
+def test_a_damaged_cache_is_rebuilt_silently(kb_root: Path, loaded: list[list[str]], damage) -> None:  # type: ignore[no-untyped-def]
+    first = compile_cached(kb_root)
+    path = kb_root / "build/cache" / CACHE_FILE
+    path.write_bytes(damage(path.read_bytes()))
+    assert report(compile_cached(kb_root)) == report(first)
+    assert len(loaded[1]) == 4
+    compile_cached(kb_root)
+    assert loaded[2] == []
+
+
+def test_the_cache_is_written_atomically_and_only_when_changed(kb_root: Path) -> None:
+    compile_cached(kb_root)
+    folder = kb_root / "build/cache"
+    assert [path.name for path in folder.iterdir()] == [CACHE_FILE]
+    written = (folder / CACHE_FILE).stat().st_mtime_ns
+    compile_cached(kb_root)
+    assert (folder / CACHE_FILE).stat().st_mtime_ns == written
+
+
+def test_an_unwritable_cache_folder_is_no_error(kb_root: Path) -> None:
+    (kb_root / "build").write_text("a file where the cache folder would be", encoding="utf-8")
+    assert report(compile_cached(kb_root)) == report(compile_cold(kb_root))
+
+
+def test_check_uses_the_cache_and_no_cache_skips_it(kb_root: Path) -> None:
+    runner = CliRunner()
+    cache = kb_root / "build/cache" / CACHE_FILE
+    cold = runner.invoke(main, ["check", "--root", str(kb_root), "--format", "json", "--no-cache"])
+    assert not cache.exists()
+    first = runner.invoke(main, ["check", "--root", str(kb_root), "--format", "json"])
+    assert cache.exists()
+    cache.write_bytes(b"\x80\x05corrupt")
+    again = runner.invoke(main, ["check", "--root", str(kb_root), "--format", "json"])
+    assert cold.exit_code == first.exit_code == again.exit_code == 1
+    assert cold.output == first.output == again.output
+    assert "Traceback" not in again.output
