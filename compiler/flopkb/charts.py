@@ -1,0 +1,505 @@
+"""Static SVG charts, drawn by hand: rooflines and formula sweeps.
+
+Every function here is pure: the same arguments give the same string, byte for
+byte (coordinates have a fixed number of decimals, element ids are derived
+from a hash of the input, nothing reads the clock or the locale). The output
+is a complete `<svg>` element without an XML declaration, so it can be written
+to a `.svg` file (UTF-8) or inlined into a page.
+
+Every text that comes from a record (series names, titles, labels) is escaped;
+link targets are checked (`http(s)` or relative only). Series values must be
+finite and, on a logarithmic axis, positive.
+
+Embedding: `<img src="x.svg" alt="...">` shows the chart anywhere; links inside
+the chart (roofline `href`) only work when the file is embedded with
+`<object type="image/svg+xml" data="x.svg">` or inlined. Links carry
+`target="_top"` so that inside an `<object>` they replace the page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+from urllib.parse import urlsplit
+
+__all__ = [
+    "RooflineSeries",
+    "LineSeries",
+    "roofline_svg",
+    "line_chart_svg",
+    "format_si",
+    "svg_size",
+    "write_svg",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class RooflineSeries:
+    """One accelerator's roof: `peak_flops` in FLOP/s, `bandwidth` in byte/s."""
+
+    name: str
+    peak_flops: float
+    bandwidth: float
+    href: str | None = None
+
+    @property
+    def ridge(self) -> float:
+        """Arithmetic intensity (FLOP/byte) at which the two roofs meet."""
+        return self.peak_flops / self.bandwidth
+
+
+@dataclass(frozen=True, slots=True)
+class LineSeries:
+    """One curve of a sweep: (x, y) points, in any order (drawn sorted by x)."""
+
+    name: str
+    points: list[tuple[float, float]] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------
+# Style. Colour-blind-safe (Okabe–Ito, with black replaced by a dark grey and
+# yellow dropped: too pale on white); after eight series the dash pattern
+# changes so that every series stays distinguishable.
+
+PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#8c564b", "#4d4d4d")
+DASHES = ("", "7 4", "2 3")
+FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
+INK = "#1f2328"
+MUTED = "#57606a"
+GRID = "#d8dee4"
+GRID_MINOR = "#eef1f4"
+
+_W = 780            # total width
+_L = 76             # left edge of the plot area
+_T = 52             # top edge of the plot area
+_PW = 440           # plot width
+_PH = 320           # plot height
+_LEG_X = _L + _PW + 28
+_LEG_W = _W - _LEG_X - 12
+_LEG_ROW = 52       # legend row height of a roofline (three lines per entry)
+_LEG_ROW_LINE = 24  # legend row height of a line chart (one line per entry)
+_MAX_LABEL = 26     # characters of a legend name before it is shortened
+
+_SI = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+
+
+# ---------------------------------------------------------------------------
+# Formatting
+
+def _f(x: float) -> str:
+    """A coordinate: two decimals at most, no trailing zeros, never '-0'."""
+    s = f"{x:.2f}".rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+def _sig(x: float, digits: int = 3) -> str:
+    """`x` to `digits` significant figures, plain notation, no trailing zeros."""
+    if x == 0:
+        return "0"
+    exp = math.floor(math.log10(abs(x)))
+    nd = digits - 1 - exp
+    s = f"{round(x, nd):.{max(0, nd)}f}"
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return "0" if s == "-0" else s
+
+
+def format_si(value: float, unit: str = "", digits: int = 3) -> str:
+    """989e12, "FLOP/s" -> "989 TFLOP/s"; 3.35e12, "B/s" -> "3.35 TB/s"; 0.5 -> "0.5"."""
+    if not math.isfinite(value):
+        raise ValueError(f"not a finite number: {value!r}")
+    v = float(_sig(value, digits))  # round first: 999.96e9 is "1 T", not "1000 G"
+    for scale, prefix in _SI:
+        if abs(v) >= scale:
+            return f"{_sig(v / scale, digits)} {prefix}{unit}"
+    s = _sig(v, digits)
+    return f"{s} {unit}" if unit else s
+
+
+def _text(s: object) -> str:
+    """Escape text for XML content and attributes; drop characters XML forbids."""
+    t = _CONTROL.sub("", str(s))
+    return (t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+             .replace('"', "&quot;").replace("'", "&#39;"))
+
+
+def _short(name: str, limit: int = _MAX_LABEL) -> str:
+    name = " ".join(str(name).split())
+    return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
+
+
+def _safe_href(href: str) -> str:
+    """Allow relative URLs and http(s) only; anything else is a ValueError."""
+    if _CONTROL.search(href) or any(c.isspace() for c in href):
+        raise ValueError(f"unsafe link target in chart: {href!r}")
+    scheme = urlsplit(href).scheme.lower()
+    if scheme not in ("", "http", "https"):
+        raise ValueError(f"unsafe link target in chart: {href!r}")
+    return href
+
+
+def _finite_positive(value: float, what: str) -> float:
+    v = float(value)
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{what} must be a finite positive number, got {value!r}")
+    return v
+
+
+def _chart_id(*parts: object) -> str:
+    """A short id, stable for the same input, so several inlined charts never clash."""
+    return "c" + hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()[:10]
+
+
+# ---------------------------------------------------------------------------
+# Axes
+
+@dataclass(frozen=True, slots=True)
+class _Axis:
+    lo: float
+    hi: float
+    log: bool
+    start: float   # pixel of `lo`
+    end: float     # pixel of `hi`
+
+    def __call__(self, v: float) -> float:
+        if self.log:
+            a, b, x = math.log10(self.lo), math.log10(self.hi), math.log10(v)
+        else:
+            a, b, x = self.lo, self.hi, v
+        return self.start + (x - a) / (b - a) * (self.end - self.start)
+
+
+def _decades(lo: float, hi: float) -> tuple[float, float]:
+    """Widen [lo, hi] to whole powers of ten, at least one decade apart."""
+    a = math.floor(math.log10(lo) + 1e-9)
+    b = math.ceil(math.log10(hi) - 1e-9)
+    if b <= a:
+        b = a + 1
+    return 10.0 ** a, 10.0 ** b
+
+
+def _log_ticks(lo: float, hi: float) -> tuple[list[float], list[float]]:
+    a, b = round(math.log10(lo)), round(math.log10(hi))
+    major = [10.0 ** k for k in range(a, b + 1)]
+    minor = [m * 10.0 ** k for k in range(a, b) for m in range(2, 10)]
+    return major, minor
+
+
+def _nice_step(span: float, target: int = 6) -> float:
+    raw = span / target
+    mag = 10.0 ** math.floor(math.log10(raw))
+    for m in (1, 2, 2.5, 5, 10):
+        if raw <= m * mag * (1 + 1e-9):
+            return m * mag
+    return 10 * mag
+
+
+def _linear_range(lo: float, hi: float) -> tuple[float, float, float]:
+    if lo == hi:
+        pad = abs(lo) * 0.1 or 1.0
+        lo, hi = lo - pad, hi + pad
+    step = _nice_step(hi - lo)
+    return math.floor(lo / step + 1e-9) * step, math.ceil(hi / step - 1e-9) * step, step
+
+
+def _linear_ticks(lo: float, hi: float, step: float) -> list[float]:
+    k0, k1 = round(lo / step), round(hi / step)
+    return [k * step for k in range(k0, k1 + 1)]
+
+
+def _tick_label(v: float, step: float | None = None) -> str:
+    """A readable tick label: 0.01, 0.25, 10, 100, 1 k, 2.5 M, 1 T."""
+    if v == 0:
+        return "0"
+    if abs(v) >= 1000:
+        return format_si(v, digits=4)
+    if step is None:
+        return _sig(v, 3)
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+    while decimals < 12 and abs(round(step, decimals) - step) > step * 1e-9:
+        decimals += 1
+    s = f"{round(v, decimals):.{decimals}f}"
+    s = s.rstrip("0").rstrip(".") if "." in s else s
+    return "0" if s == "-0" else s
+
+
+def _grid_and_axes(out: list[str], xa: _Axis, ya: _Axis, *, xticks: list[tuple[float, str]],
+                   yticks: list[tuple[float, str]], xminor: list[float], yminor: list[float],
+                   x_label: str, y_label: str) -> None:
+    x0, x1 = _L, _L + _PW
+    y0, y1 = _T + _PH, _T
+    out.append(f'<g stroke="{GRID_MINOR}" stroke-width="1">')
+    for v in xminor:
+        x = _f(xa(v))
+        out.append(f'<line x1="{x}" y1="{_f(y1)}" x2="{x}" y2="{_f(y0)}"/>')
+    for v in yminor:
+        y = _f(ya(v))
+        out.append(f'<line x1="{_f(x0)}" y1="{y}" x2="{_f(x1)}" y2="{y}"/>')
+    out.append("</g>")
+    out.append(f'<g stroke="{GRID}" stroke-width="1">')
+    for v, _ in xticks:
+        x = _f(xa(v))
+        out.append(f'<line x1="{x}" y1="{_f(y1)}" x2="{x}" y2="{_f(y0)}"/>')
+    for v, _ in yticks:
+        y = _f(ya(v))
+        out.append(f'<line x1="{_f(x0)}" y1="{y}" x2="{_f(x1)}" y2="{y}"/>')
+    out.append("</g>")
+    out.append(f'<rect x="{_f(x0)}" y="{_f(y1)}" width="{_f(_PW)}" height="{_f(_PH)}" '
+               f'fill="none" stroke="{MUTED}" stroke-width="1"/>')
+    out.append(f'<g fill="{MUTED}" font-size="11" text-anchor="middle">')
+    for v, label in xticks:
+        out.append(f'<text x="{_f(xa(v))}" y="{_f(y0 + 17)}">{_text(label)}</text>')
+    out.append("</g>")
+    out.append(f'<g fill="{MUTED}" font-size="11" text-anchor="end">')
+    for v, label in yticks:
+        out.append(f'<text x="{_f(x0 - 7)}" y="{_f(ya(v) + 4)}">{_text(label)}</text>')
+    out.append("</g>")
+    out.append(f'<text x="{_f(x0 + _PW / 2)}" y="{_f(y0 + 40)}" text-anchor="middle" '
+               f'fill="{INK}" font-size="12">{_text(x_label)}</text>')
+    cy = _T + _PH / 2
+    out.append(f'<text x="16" y="{_f(cy)}" text-anchor="middle" fill="{INK}" font-size="12" '
+               f'transform="rotate(-90 16 {_f(cy)})">{_text(y_label)}</text>')
+
+
+def _open_svg(out: list[str], cid: str, height: float, title: str, desc: str) -> None:
+    out.append(
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {_f(height)}" '
+        f'width="{_W}" height="{_f(height)}" role="img" aria-labelledby="{cid}-t {cid}-d" '
+        f'font-family="{_text(FONT)}" font-size="12" class="flopkb-chart-svg">'
+    )
+    out.append(f'<title id="{cid}-t">{_text(title)}</title>')
+    out.append(f'<desc id="{cid}-d">{_text(desc)}</desc>')
+    out.append(f'<rect width="{_W}" height="{_f(height)}" rx="8" fill="#ffffff"/>')
+    out.append(f'<text x="{_L}" y="30" fill="{INK}" font-size="15" font-weight="600">{_text(title)}</text>')
+
+
+def _style(i: int) -> tuple[str, str]:
+    colour = PALETTE[i % len(PALETTE)]
+    dash = DASHES[(i // len(PALETTE)) % len(DASHES)]
+    return colour, (f' stroke-dasharray="{dash}"' if dash else "")
+
+
+def _legend_entry(out: list[str], i: int, name: str, detail: Sequence[str], href: str | None,
+                  *, marker: bool, row: float) -> None:
+    colour, dash = _style(i)
+    y = _T + 6 + i * row
+    body = [f'<g transform="translate({_LEG_X} {_f(y)})">',
+            f'<title>{_text(" — ".join([name, *detail]))}</title>',
+            f'<line x1="0" y1="6" x2="22" y2="6" stroke="{colour}" stroke-width="3"{dash}/>']
+    if marker:
+        body.append(f'<circle cx="11" cy="6" r="3.5" fill="#ffffff" stroke="{colour}" stroke-width="2"/>')
+    body.append(f'<text x="30" y="10" fill="{INK}" font-size="12" font-weight="600">{_text(_short(name))}</text>')
+    for k, line in enumerate(detail):
+        body.append(f'<text x="30" y="{25 + 14 * k}" fill="{MUTED}" font-size="11">{_text(line)}</text>')
+    body.append("</g>")
+    if href:
+        out.append(f'<a href="{_text(_safe_href(href))}" target="_top">')
+        out.extend(body)
+        out.append("</a>")
+    else:
+        out.extend(body)
+
+
+def _close(out: list[str]) -> str:
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# Roofline
+
+def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
+    """A log-log roofline chart: attainable FLOP/s against arithmetic intensity.
+
+    Each series is drawn as its roof (bandwidth slope, then the flat compute
+    peak) with the ridge point marked and labelled; the legend gives peak,
+    bandwidth and ridge. Series are sorted by name (then values) so that the
+    output does not depend on the caller's order; colours follow that order.
+    Raises ValueError on an empty list, a non-finite or non-positive value,
+    or an unsafe `href`.
+    """
+    if not series:
+        raise ValueError("roofline_svg needs at least one series")
+    items = []
+    for s in series:
+        peak = _finite_positive(s.peak_flops, f"peak_flops of {s.name!r}")
+        bw = _finite_positive(s.bandwidth, f"bandwidth of {s.name!r}")
+        if s.href is not None:
+            _safe_href(s.href)
+        items.append(RooflineSeries(str(s.name), peak, bw, s.href))
+    items.sort(key=lambda s: (s.name, s.peak_flops, s.bandwidth, s.href or ""))
+
+    ridges = [s.ridge for s in items]
+    xlo, xhi = _decades(min(ridges) / 30, max(ridges) * 10)
+    ylo, yhi = _decades(min(s.bandwidth * xlo for s in items), max(s.peak_flops for s in items) * 1.6)
+    if math.log10(yhi) - math.log10(ylo) < 2:
+        ylo = yhi / 100
+    xa = _Axis(xlo, xhi, True, _L, _L + _PW)
+    ya = _Axis(ylo, yhi, True, _T + _PH, _T)
+
+    height = max(_T + _PH + 56, _T + 6 + len(items) * _LEG_ROW + 4)
+    cid = _chart_id("roofline", title, [(s.name, s.peak_flops, s.bandwidth, s.href) for s in items])
+    desc = "Roofline chart, log-log. " + "; ".join(
+        f"{s.name}: peak {format_si(s.peak_flops, 'FLOP/s')}, bandwidth {format_si(s.bandwidth, 'B/s')}, "
+        f"ridge at {_sig(s.ridge)} FLOP/byte" for s in items)
+    out: list[str] = []
+    _open_svg(out, cid, height, title, desc)
+
+    xmaj, xmin = _log_ticks(xlo, xhi)
+    ymaj, ymin = _log_ticks(ylo, yhi)
+    _grid_and_axes(out, xa, ya,
+                   xticks=[(v, _tick_label(v)) for v in xmaj],
+                   yticks=[(v, format_si(v)) for v in ymaj],
+                   xminor=xmin, yminor=ymin,
+                   x_label="Arithmetic intensity (FLOP/byte)",
+                   y_label="Attainable performance (FLOP/s)")
+
+    # Ridge labels go just under each ridge point, pushed apart vertically
+    # when two would overlap (greedy, in order of height on the chart).
+    wanted = sorted((ya(s.peak_flops) + 17, i) for i, s in enumerate(items))
+    label_y: dict[int, float] = {}
+    last = -1e9
+    for y, i in wanted:
+        y = max(y, last + 13)
+        label_y[i] = y
+        last = y
+
+    for i, s in enumerate(items):
+        colour, dash = _style(i)
+        # The slope enters the plot at xlo unless it is below ylo there.
+        x_start = max(xlo, ylo / s.bandwidth)
+        pts = [(xa(x_start), ya(s.bandwidth * x_start)), (xa(s.ridge), ya(s.peak_flops)),
+               (xa(xhi), ya(s.peak_flops))]
+        d = "M" + " L".join(f"{_f(px)} {_f(py)}" for px, py in pts)
+        rx, ry = xa(s.ridge), ya(s.peak_flops)
+        out.append(f'<g class="roof" data-series="{i}">')
+        out.append(f"<title>{_text(s.name)}: peak {_text(format_si(s.peak_flops, 'FLOP/s'))}, "
+                   f"bandwidth {_text(format_si(s.bandwidth, 'B/s'))}, ridge {_text(_sig(s.ridge))} FLOP/byte</title>")
+        out.append(f'<line x1="{_f(rx)}" y1="{_f(ry)}" x2="{_f(rx)}" y2="{_f(_T + _PH)}" '
+                   f'stroke="{colour}" stroke-width="1" stroke-dasharray="3 3" opacity="0.6"/>')
+        out.append(f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="2.5" '
+                   f'stroke-linejoin="round" stroke-linecap="round"{dash}/>')
+        out.append(f'<circle cx="{_f(rx)}" cy="{_f(ry)}" r="4.5" fill="#ffffff" stroke="{colour}" stroke-width="2.5"/>')
+        # One series: "ridge 295 FLOP/B" by the point. Several: the number
+        # alone (the legend spells it out), so that close ridges stay legible.
+        label = f"ridge {_sig(s.ridge)} FLOP/B" if len(items) == 1 else _sig(s.ridge)
+        anchor, lx = ("start", rx + 7) if rx < _L + _PW - 110 else ("end", rx - 7)
+        out.append(f'<text x="{_f(lx)}" y="{_f(label_y[i])}" text-anchor="{anchor}" fill="{colour}" '
+                   f'font-size="11" font-weight="600" stroke="#ffffff" stroke-width="3" paint-order="stroke" '
+                   f'stroke-linejoin="round">{_text(label)}</text>')
+        out.append("</g>")
+
+    for i, s in enumerate(items):
+        detail = (f"{format_si(s.peak_flops, 'FLOP/s')} · {format_si(s.bandwidth, 'B/s')}",
+                  f"ridge {_sig(s.ridge)} FLOP/byte")
+        _legend_entry(out, i, s.name, detail, s.href, marker=True, row=_LEG_ROW)
+    return _close(out)
+
+
+# ---------------------------------------------------------------------------
+# Line chart (formula sweeps)
+
+def line_chart_svg(series: Sequence[LineSeries], *, x_label: str, y_label: str, title: str,
+                   log_x: bool = False, log_y: bool = False) -> str:
+    """A line chart of one or more sweeps.
+
+    Series are drawn in the order given (pass them in a deterministic order:
+    sweep order or sorted by name); each series' points are sorted by x.
+    Points with a non-finite coordinate, or a non-positive one on a log axis,
+    are left out. A linear y axis always includes zero. Raises ValueError
+    when no series has a plottable point.
+    """
+    cleaned: list[tuple[str, list[tuple[float, float]]]] = []
+    for s in series:
+        pts = []
+        for x, y in s.points:
+            x, y = float(x), float(y)
+            if not (math.isfinite(x) and math.isfinite(y)):
+                continue
+            if (log_x and x <= 0) or (log_y and y <= 0):
+                continue
+            pts.append((x, y))
+        pts.sort()
+        cleaned.append((str(s.name), pts))
+    allpts = [p for _, pts in cleaned for p in pts]
+    if not allpts:
+        raise ValueError("line_chart_svg: no plottable point in any series")
+
+    xs = [p[0] for p in allpts]
+    ys = [p[1] for p in allpts]
+    if log_x:
+        xlo, xhi = _decades(min(xs), max(xs))
+        xmaj, xminor = _log_ticks(xlo, xhi)
+        xticks = [(v, _tick_label(v)) for v in xmaj]
+    else:
+        xlo, xhi, step = _linear_range(min(xs), max(xs))
+        xticks = [(v, _tick_label(v, step)) for v in _linear_ticks(xlo, xhi, step)]
+        xminor = []
+    if log_y:
+        ylo, yhi = _decades(min(ys), max(ys))
+        ymaj, yminor = _log_ticks(ylo, yhi)
+        yticks = [(v, _tick_label(v)) for v in ymaj]
+    else:
+        ylo, yhi, step = _linear_range(min(0.0, min(ys)), max(0.0, max(ys)))
+        yticks = [(v, _tick_label(v, step)) for v in _linear_ticks(ylo, yhi, step)]
+        yminor = []
+    xa = _Axis(xlo, xhi, log_x, _L, _L + _PW)
+    ya = _Axis(ylo, yhi, log_y, _T + _PH, _T)
+
+    height = max(_T + _PH + 56, _T + 6 + len(cleaned) * _LEG_ROW_LINE + 12)
+    cid = _chart_id("line", title, x_label, y_label, log_x, log_y, cleaned)
+    desc = f"Line chart of {y_label} against {x_label}. " + "; ".join(
+        f"{name}: {len(pts)} points" + (
+            f", y from {_sig(min(p[1] for p in pts))} to {_sig(max(p[1] for p in pts))}" if pts else "")
+        for name, pts in cleaned)
+    out: list[str] = []
+    _open_svg(out, cid, height, title, desc)
+    _grid_and_axes(out, xa, ya, xticks=xticks, yticks=yticks, xminor=xminor, yminor=yminor,
+                   x_label=x_label, y_label=y_label)
+    out.append(f'<clipPath id="{cid}-clip"><rect x="{_L - 6}" y="{_T - 6}" width="{_PW + 12}" '
+               f'height="{_PH + 12}"/></clipPath>')
+    for i, (name, pts) in enumerate(cleaned):
+        colour, dash = _style(i)
+        out.append(f'<g class="line" data-series="{i}" clip-path="url(#{cid}-clip)">')
+        out.append(f"<title>{_text(name)}</title>")
+        if len(pts) > 1:
+            d = "M" + " L".join(f"{_f(xa(x))} {_f(ya(y))}" for x, y in pts)
+            out.append(f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="2.5" '
+                       f'stroke-linejoin="round" stroke-linecap="round"{dash}/>')
+        if len(pts) <= 40:
+            for x, y in pts:
+                out.append(f'<circle cx="{_f(xa(x))}" cy="{_f(ya(y))}" r="3.5" fill="#ffffff" '
+                           f'stroke="{colour}" stroke-width="2"><title>{_text(name)}: '
+                           f'{_text(_sig(x, 4))}, {_text(_sig(y, 4))}</title></circle>')
+        out.append("</g>")
+    for i, (name, pts) in enumerate(cleaned):
+        _legend_entry(out, i, name, (), None, marker=len(pts) <= 40, row=_LEG_ROW_LINE)
+    return _close(out)
+
+
+def svg_size(svg: str) -> tuple[int, int]:
+    """(width, height) of a chart made here, for `<img width=.. height=..>`."""
+    m = re.search(r'<svg [^>]*?width="([0-9.]+)" height="([0-9.]+)"', svg)
+    if not m:
+        raise ValueError("not a flopkb chart: no width/height on the <svg> element")
+    return round(float(m.group(1))), round(float(m.group(2)))
+
+
+def write_svg(path: str | Path, svg: str) -> bool:
+    """Write `svg` as UTF-8 with LF line ends, only if the bytes differ.
+
+    Returns whether the file was written; leaving an unchanged file alone keeps
+    its mtime, so `flopkb serve` does not rebuild for nothing.
+    """
+    p = Path(path)
+    data = svg.encode("utf-8")
+    if p.is_file() and p.read_bytes() == data:
+        return False
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(data)
+    return True

@@ -1,0 +1,338 @@
+/* flopkb site script: typesets formulas with KaTeX and draws link graphs with
+ * Cytoscape. Both libraries are vendored under assets/vendor/ and loaded
+ * before this file; nothing is fetched from outside the site.
+ *
+ * Formulas: pymdownx.arithmatex (generic: true) writes
+ *   <span class="arithmatex">\( ... \)</span>   inline
+ *   <div class="arithmatex">\[ ... \]</div>     display
+ * and every such element is rendered in place (trust: false, so formula text
+ * from records cannot make links or run anything).
+ *
+ * Graphs: <div class="flopkb-graph" data-graph="URL"> fetches URL (relative to
+ * the page), or data-graph="#some-id" reads the JSON text of the element with
+ * that id (e.g. <script type="application/json" id="some-id">, which also works
+ * from file://). The JSON:
+ *   { "nodes":  [{"id": "...", "label": "...", "kind": "flop", "href": "...",
+ *                 "x": 0, "y": 0}],            // label, kind, href, x/y optional
+ *     "edges":  [{"source": "...", "target": "...", "kind": "..."}],
+ *     "focus":  "node id",                     // optional: the page's own record
+ *     "layout": "cose" }                       // optional; see pickLayout()
+ * Node hrefs are resolved against the JSON's own URL (against the page for
+ * inline JSON). Clicking a node with an href opens it. Whatever the div held
+ * before (e.g. a fallback list of links for readers without JavaScript) is
+ * replaced by the graph. Options on the div: data-layout="...",
+ * class "flopkb-graph--small" for a neighbourhood graph.
+ *
+ * For tests and readers' consoles: window.flopkbGraph is the last graph drawn
+ * (a Cytoscape instance), window.flopkbGraphs all of them, and each div gets
+ * data-state="ready" (or "error") when done.
+ */
+(function () {
+  "use strict";
+
+  var KIND_COLOURS = {
+    flop: "#d55e00",
+    fact: "#0072b2",
+    engine: "#009e73",
+    accelerator: "#cc79a7",
+    source: "#e69f00"
+  };
+  var OTHER_COLOUR = "#8c959f";
+
+  var flopkb = window.flopkb = window.flopkb || {};
+  window.flopkbGraphs = window.flopkbGraphs || [];
+
+  /* ---------------------------------------------------------------- math */
+
+  function renderMath(root) {
+    if (!window.katex) {
+      if (root.querySelector(".arithmatex")) console.error("flopkb: KaTeX is not loaded");
+      return;
+    }
+    var nodes = root.querySelectorAll(".arithmatex");
+    for (var i = 0; i < nodes.length; i++) {
+      var el = nodes[i];
+      if (el.getAttribute("data-math") === "done") continue;
+      var tex = el.textContent.trim();
+      var display = el.tagName === "DIV";
+      if (tex.slice(0, 2) === "\\(" && tex.slice(-2) === "\\)") {
+        tex = tex.slice(2, -2);
+      } else if (tex.slice(0, 2) === "\\[" && tex.slice(-2) === "\\]") {
+        tex = tex.slice(2, -2);
+        display = true;
+      }
+      try {
+        window.katex.render(tex, el, {
+          displayMode: display,
+          throwOnError: false,
+          trust: false,
+          strict: "ignore",
+          output: "htmlAndMathml"
+        });
+        el.setAttribute("data-math", "done");
+      } catch (err) {
+        el.setAttribute("data-math", "error");
+        console.error("flopkb: cannot typeset formula", tex, err);
+      }
+    }
+  }
+
+  /* --------------------------------------------------------------- graphs */
+
+  /* Material's colours are CSS variables in forms Cytoscape cannot read
+   * (8-digit hex, hsla(var(...))): let the browser resolve one to rgba, then
+   * flatten it onto the page background to an opaque rgb(). */
+  function rgba(expr, root) {
+    var probe = document.createElement("span");
+    probe.style.color = expr;
+    probe.style.display = "none";
+    root.appendChild(probe);
+    var m = getComputedStyle(probe).color.match(/[\d.]+/g) || ["0", "0", "0"];
+    root.removeChild(probe);
+    return [+m[0], +m[1], +m[2], m.length > 3 ? +m[3] : 1];
+  }
+
+  function themeColours(el) {
+    var bg = rgba("var(--md-default-bg-color, #ffffff)", el);
+    function flat(expr, fallback) {
+      var c = rgba("var(" + expr + ", " + fallback + ")", el), a = c[3];
+      return "rgb(" + [0, 1, 2].map(function (i) {
+        return Math.round(c[i] * a + bg[i] * (1 - a));
+      }).join(",") + ")";
+    }
+    return {
+      fg: flat("--md-default-fg-color", "#1f2328"),
+      bg: "rgb(" + bg.slice(0, 3).join(",") + ")",
+      line: flat("--md-default-fg-color--lighter", "#00000052")
+    };
+  }
+
+  function loadGraphData(el) {
+    var ref = el.getAttribute("data-graph") || "";
+    if (ref.charAt(0) === "#") {
+      var holder = document.getElementById(ref.slice(1));
+      if (!holder) return Promise.reject(new Error("no element " + ref));
+      return Promise.resolve({ data: JSON.parse(holder.textContent), base: document.baseURI });
+    }
+    var url = new URL(ref, document.baseURI).href;
+    return fetch(url).then(function (res) {
+      if (!res.ok) throw new Error(res.status + " " + res.statusText + " for " + url);
+      return res.json();
+    }).then(function (data) { return { data: data, base: url }; });
+  }
+
+  /* Hop distance from `focus` over undirected edges (for the concentric layout). */
+  function distances(data, focus) {
+    var adj = {}, dist = {}, queue = [focus];
+    (data.edges || []).forEach(function (e) {
+      (adj[e.source] = adj[e.source] || []).push(e.target);
+      (adj[e.target] = adj[e.target] || []).push(e.source);
+    });
+    dist[focus] = 0;
+    while (queue.length) {
+      var n = queue.shift();
+      (adj[n] || []).forEach(function (m) {
+        if (!(m in dist)) { dist[m] = dist[n] + 1; queue.push(m); }
+      });
+    }
+    return dist;
+  }
+
+  function pickLayout(el, data, count) {
+    var name = el.getAttribute("data-layout") || data.layout || "";
+    var nodes = data.nodes || [];
+    var preset = nodes.length > 0 && nodes.every(function (n) {
+      return typeof n.x === "number" && typeof n.y === "number";
+    });
+    if (!name && preset) name = "preset";
+    if (!name && data.focus) name = "focus";
+    if (!name) name = count <= 600 ? "cose" : "concentric";
+    if (name === "focus") {
+      var dist = distances(data, data.focus), max = 0;
+      Object.keys(dist).forEach(function (k) { if (dist[k] > max) max = dist[k]; });
+      return {
+        name: "concentric", animate: false, padding: 24, minNodeSpacing: 28,
+        concentric: function (n) { var d = dist[n.id()]; return d === undefined ? 0 : max + 1 - d; },
+        levelWidth: function () { return 1; }
+      };
+    }
+    if (name === "preset") return { name: "preset", animate: false, padding: 24 };
+    if (name === "cose") {
+      return { name: "cose", animate: false, padding: 24, nodeRepulsion: function () { return 9000; },
+               idealEdgeLength: function () { return 60; }, numIter: 1500 };
+    }
+    if (name === "concentric") {
+      return { name: "concentric", animate: false, padding: 24, minNodeSpacing: 12,
+               concentric: function (n) { return n.degree(); } };
+    }
+    return { name: name, animate: false, padding: 24 };
+  }
+
+  function legend(el, kinds) {
+    var box = document.createElement("div");
+    box.className = "flopkb-graph-legend";
+    kinds.forEach(function (k) {
+      var item = document.createElement("span");
+      item.className = "flopkb-graph-legend__item";
+      var dot = document.createElement("span");
+      dot.className = "flopkb-graph-legend__dot";
+      dot.style.background = KIND_COLOURS[k] || OTHER_COLOUR;
+      item.appendChild(dot);
+      item.appendChild(document.createTextNode(k || "other"));
+      box.appendChild(item);
+    });
+    el.parentNode.insertBefore(box, el.nextSibling);
+  }
+
+  function drawGraph(el, data, base) {
+    var seen = {}, kinds = {}, elements = [];
+    (data.nodes || []).forEach(function (n) {
+      if (n.id === undefined || seen[n.id]) return;
+      var id = String(n.id);
+      seen[id] = true;
+      var kind = n.kind ? String(n.kind) : "";
+      kinds[kind] = true;
+      var href = "";
+      if (n.href) {
+        var u = new URL(String(n.href), base);
+        if (u.protocol === "http:" || u.protocol === "https:" || u.protocol === "file:") href = u.href;
+      }
+      var node = { group: "nodes", data: { id: id, label: String(n.label || id), kind: kind,
+                   colour: KIND_COLOURS[kind] || OTHER_COLOUR, href: href } };
+      if (typeof n.x === "number" && typeof n.y === "number") node.position = { x: n.x, y: n.y };
+      if (data.focus !== undefined && String(data.focus) === id) node.classes = "focus";
+      elements.push(node);
+    });
+    var edges = 0;
+    (data.edges || []).forEach(function (e, i) {
+      var s = String(e.source), t = String(e.target);
+      if (!seen[s] || !seen[t]) return;
+      edges++;
+      elements.push({ group: "edges", data: { id: "e" + i, source: s, target: t, kind: String(e.kind || "") } });
+    });
+
+    var colours = themeColours(el);
+    var fg = colours.fg, bg = colours.bg, line = colours.line;
+    var small = el.classList.contains("flopkb-graph--small");
+
+    el.textContent = "";
+    el.classList.add("flopkb-graph--live");
+    el.setAttribute("role", "img");
+    el.setAttribute("aria-label", "Link graph: " + Object.keys(seen).length + " records, " + edges + " links");
+
+    var cy = window.cytoscape({
+      container: el,
+      elements: elements,
+      layout: pickLayout(el, data, Object.keys(seen).length),
+      minZoom: 0.05,
+      maxZoom: 4,
+      style: [
+        { selector: "node", style: {
+          "background-color": "data(colour)", "label": "data(label)", "color": fg,
+          "font-size": small ? 11 : 10, "text-valign": "bottom", "text-margin-y": 4,
+          "width": 14, "height": 14, "min-zoomed-font-size": 7,
+          "text-wrap": "ellipsis", "text-max-width": 140,
+          "text-background-color": bg, "text-background-opacity": 0.75, "text-background-padding": 1,
+          "border-width": 1.5, "border-color": bg } },
+        { selector: "node.focus", style: {
+          "width": 24, "height": 24, "font-weight": "bold", "font-size": 12,
+          "border-width": 3, "border-color": fg } },
+        { selector: "edge", style: {
+          "width": 1.2, "line-color": line, "curve-style": edges > 2000 ? "haystack" : "bezier",
+          "target-arrow-shape": edges > 2000 ? "none" : "triangle", "target-arrow-color": line,
+          "arrow-scale": 0.8 } },
+        { selector: ".faded", style: { "opacity": 0.15 } },
+        { selector: "edge.near", style: { "line-color": fg, "target-arrow-color": fg, "width": 2 } }
+      ]
+    });
+
+    // A handful of nodes would otherwise be blown up to fill the box.
+    var cap = small ? 1.3 : 1.6;
+    if (cy.zoom() > cap) {
+      cy.zoom(cap);
+      cy.center();
+    }
+
+    cy.on("tap", "node", function (evt) {
+      var href = evt.target.data("href");
+      if (href) window.location.href = href;
+    });
+    cy.on("mouseover", "node", function (evt) {
+      var near = evt.target.closedNeighborhood();
+      cy.elements().not(near).addClass("faded");
+      near.edges().addClass("near");
+      el.style.cursor = evt.target.data("href") ? "pointer" : "default";
+    });
+    cy.on("mouseout", "node", function () {
+      cy.elements().removeClass("faded").removeClass("near");
+      el.style.cursor = "";
+    });
+
+    legend(el, Object.keys(kinds).sort());
+    window.flopkbGraphs.push(cy);
+    window.flopkbGraph = cy;
+    el.setAttribute("data-state", "ready");
+    return cy;
+  }
+
+  /* Material's palette toggle switches data-md-color-scheme on <body>:
+   * recolour the graphs to match. */
+  function recolour() {
+    window.flopkbGraphs.forEach(function (cy) {
+      var c = themeColours(cy.container());
+      cy.style()
+        .selector("node").style({ "color": c.fg, "text-background-color": c.bg, "border-color": c.bg })
+        .selector("node.focus").style({ "border-color": c.fg })
+        .selector("edge").style({ "line-color": c.line, "target-arrow-color": c.line })
+        .selector("edge.near").style({ "line-color": c.fg, "target-arrow-color": c.fg })
+        .update();
+    });
+  }
+  if (window.MutationObserver) {
+    new MutationObserver(recolour).observe(document.body, {
+      attributes: true, attributeFilter: ["data-md-color-scheme"]
+    });
+  }
+
+  function initGraphs(root) {
+    var els = root.querySelectorAll(".flopkb-graph[data-graph]:not([data-state])");
+    var jobs = [];
+    for (var i = 0; i < els.length; i++) {
+      (function (el) {
+        if (!window.cytoscape) {
+          el.setAttribute("data-state", "error");
+          console.error("flopkb: Cytoscape is not loaded");
+          return;
+        }
+        el.setAttribute("data-state", "loading");
+        jobs.push(loadGraphData(el).then(function (r) {
+          return drawGraph(el, r.data, r.base);
+        }).catch(function (err) {
+          el.setAttribute("data-state", "error");
+          console.error("flopkb: cannot draw graph", el.getAttribute("data-graph"), err);
+        }));
+      })(els[i]);
+    }
+    return Promise.all(jobs);
+  }
+
+  function init(root) {
+    renderMath(root);
+    flopkb.ready = initGraphs(root);
+    return flopkb.ready;
+  }
+
+  flopkb.renderMath = renderMath;
+  flopkb.initGraphs = initGraphs;
+  flopkb.kindColours = KIND_COLOURS;
+
+  // Material publishes every page load (including instant navigation) on
+  // document$; without Material, run once the DOM is there.
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(function () { init(document.body); });
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", function () { init(document.body); });
+  } else {
+    init(document.body);
+  }
+})();
