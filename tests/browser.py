@@ -18,9 +18,9 @@ import http.server
 import os
 import re
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import urlsplit
 
 import pytest
@@ -71,7 +71,7 @@ def require_playwright():  # -> module playwright.sync_api
 # A static server
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
     def end_headers(self) -> None:

@@ -24,12 +24,11 @@ Fixtures:
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
-
-import pytest
 
 import browser as _b
+import pytest
 
 
 @pytest.fixture(scope="session")

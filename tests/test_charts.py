@@ -6,9 +6,6 @@ import math
 import xml.etree.ElementTree as ET
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from flopkb.charts import (
     PALETTE,
     LineSeries,
@@ -19,6 +16,8 @@ from flopkb.charts import (
     svg_size,
     write_svg,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -147,7 +146,7 @@ def test_empty_roofline_is_refused() -> None:
 
 def test_two_charts_inline_in_one_page_do_not_share_ids() -> None:
     a, b = roofline_svg([H100], title="a"), roofline_svg([MI300X], title="b")
-    ids = lambda s: {e.get("id") for e in parse(s).iter() if e.get("id")}  # noqa: E731
+    ids = lambda s: {e.get("id") for e in parse(s).iter() if e.get("id")}
     assert ids(a) and not ids(a) & ids(b)
 
 
@@ -171,7 +170,7 @@ def sweep() -> list[LineSeries]:
 
 
 def test_line_chart_is_valid_deterministic_and_labelled() -> None:
-    kw = dict(x_label="batch size", y_label="token/s", title="Decode throughput", log_x=True)
+    kw = {"x_label": "batch size", "y_label": "token/s", "title": "Decode throughput", "log_x": True}
     svg = line_chart_svg(sweep(), **kw)
     assert svg == line_chart_svg(sweep(), **kw)
     root = parse(svg)

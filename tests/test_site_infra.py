@@ -19,9 +19,21 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from flopkb.charts import LineSeries, RooflineSeries, line_chart_svg, roofline_svg, svg_size, write_svg
-from flopkb.sitebuild import DEFAULT_NAV, EXTRA_CSS, EXTRA_JAVASCRIPT, build_site, nav_pages
+from flopkb.charts import (
+    LineSeries,
+    RooflineSeries,
+    line_chart_svg,
+    roofline_svg,
+    svg_size,
+    write_svg,
+)
+from flopkb.sitebuild import (
+    DEFAULT_NAV,
+    EXTRA_CSS,
+    EXTRA_JAVASCRIPT,
+    build_site,
+    nav_pages,
+)
 
 pytest_plugins = ["browser_fixtures"]
 
@@ -211,8 +223,8 @@ def test_records_are_not_in_the_nav(site: Path) -> None:
 
 
 def test_nothing_outside_the_site_is_referenced(site: Path) -> None:
-    loads = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)=["']?(?:https?:)?//""", re.I)
-    css_urls = re.compile(r"""url\(\s*["']?(?:https?:)?//""", re.I)
+    loads = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)=["']?(?:https?:)?//""", re.IGNORECASE)
+    css_urls = re.compile(r"""url\(\s*["']?(?:https?:)?//""", re.IGNORECASE)
     for p in sorted(site.rglob("*")):
         if p.suffix == ".html":
             text = p.read_text(encoding="utf-8")

@@ -21,17 +21,17 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 from urllib.parse import urlsplit
 
 __all__ = [
-    "RooflineSeries",
     "LineSeries",
-    "roofline_svg",
-    "line_chart_svg",
+    "RooflineSeries",
     "format_si",
+    "line_chart_svg",
+    "roofline_svg",
     "svg_size",
     "write_svg",
 ]

@@ -46,23 +46,24 @@ import logging
 import os
 import shutil
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import yaml
 
 __all__ = [
-    "SITE_ROOT",
     "DEFAULT_NAV",
     "EXTRA_CSS",
     "EXTRA_JAVASCRIPT",
-    "nav_pages",
-    "mkdocs_config",
-    "install_assets",
-    "write_config",
-    "build_site",
+    "SITE_ROOT",
     "BuildResult",
+    "build_site",
+    "install_assets",
+    "mkdocs_config",
+    "nav_pages",
+    "write_config",
 ]
 
 #: The repository's `site/` folder (overrides, assets). Pass `site_root=` to
