@@ -85,3 +85,29 @@ def check(root: str | None, paths: tuple[str, ...], output_format: str, strict: 
 def exit_status(summary: object, strict: bool) -> int:
     errors, warnings = summary.errors, summary.warnings  # type: ignore[attr-defined]
     return EXIT_PROBLEMS if errors or (strict and warnings) else EXIT_OK
+
+
+@main.command()
+@root_option
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; list the schemas that are out of date and exit 1 if any is.")
+def schema(root: str | None, check_only: bool) -> None:
+    """Write the JSON Schema of every record kind into schema/, for editors (see docs/authoring.md)."""
+    from flopkb.pipeline import load_vocabulary
+    from flopkb.reporters import Summary, report
+    from flopkb.schema_export import outdated, schemas
+
+    config = open_config(root)
+    vocabulary, problems = load_vocabulary(config)
+    if vocabulary is None:
+        report(problems, Summary.of(problems, records=0), "text", sys.stdout)
+        sys.exit(EXIT_PROBLEMS)
+    texts = schemas(vocabulary)
+    folder = config.root / config.schema
+    stale = outdated(folder, texts)
+    for name in stale:
+        if not check_only:
+            (folder / name).write_text(texts[name], encoding="utf-8", newline="\n")
+        click.echo(f"{'out of date' if check_only else 'wrote'}: {config.schema}/{name}")
+    if not stale:
+        click.echo(f"{config.schema}/: every schema is up to date")
+    sys.exit(EXIT_PROBLEMS if check_only and stale else EXIT_OK)

@@ -103,39 +103,59 @@ QuantityIn = Annotated[Union[str, int, float], Field(union_mode="left_to_right")
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=False, coerce_numbers_to_str=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False, coerce_numbers_to_str=False, use_attribute_docstrings=True)
 
 
 class ScalesWith(_Model):
     factor: Annotated[str, _pattern(SNAKE_CASE, "a snake_case name")]
+    """What the cost scales with, as a snake_case name (e.g. batch_size)."""
     effect: Text
+    """How the cost moves with it (markdown; may hold [[wikilinks]])."""
 
 
 class HardwareParameter(_Model):
     parameter: ParameterTerm
+    """The hardware quantity: a term of `parameters` in schema/vocabulary.yaml."""
     effect: Text
+    """How this quantity moves the class's cost (markdown; may hold [[wikilinks]])."""
     basis: Basis
+    """The evidence behind the row: a term of `basis`; measured, vendor-spec and cited need sources."""
     magnitude: Text | None = None
+    """How large the effect is (markdown)."""
     values_for: list[AcceleratorRef]
+    """Refs to the accelerator records the row is about."""
     sources: list[SourceRef] = []
+    """Evidence for the row: refs to source records, or http(s):// URLs."""
 
 
 class Expect(_Model):
     where: dict[str, QuantityIn] = {}
+    """The value of every sweep input for this claim: input name to quantity."""
     hardware: AcceleratorRef | None = None
+    """Ref to the accelerator the claim is computed on (needed when the expression uses hw.)."""
     value: QuantityIn
+    """The claimed result: a quantity; a bare number is read in the formula's unit."""
     rel_tol: Annotated[float, Field(ge=0)] = 0.01
+    """The relative difference allowed between the claim and the computed value (default 0.01)."""
 
 
 class Formula(_Model):
     id: Annotated[str, _pattern(FORMULA_ID, "a formula id ([a-z][a-z0-9_-]*)")]
+    """The formula's id, [a-z][a-z0-9_-]*, unique within the record; [[record#id]] links to it."""
     title: str | None = None
+    """A title for readers."""
     expr: str | None = None
+    """The expression: numbers, input names, hw.<parameter>, + - * / **, parentheses and min max abs sqrt exp log log2 log10 ceil floor. Exactly one of expr and ref."""
     ref: str | None = None
+    """Reuse another record's formula, as <target>#<formula-id>: its expression, unit and inputs. Exactly one of expr and ref."""
     unit: str = "1"
+    """The unit the result must be expressible in; "1" is dimensionless (the default)."""
     inputs: dict[str, QuantityIn | list[QuantityIn]] = {}
+    """Input name to a quantity, or to a list of quantities (a sweep)."""
     hardware: list[AcceleratorRef] | None = None
+    """Refs to the accelerator records to evaluate on; by default, when the expression uses hw., the record's affected_by_hardware plus every row's values_for."""
     expect: list[Expect] = []
+    """Claims the compiler re-computes: a value at given inputs and hardware."""
 
     @model_validator(mode="after")
     def _expr_or_ref(self) -> Formula:
@@ -148,18 +168,28 @@ class Formula(_Model):
 
 class Spec(_Model):
     value: QuantityIn
+    """The value: a quantity such as "4.8 TB/s", in a unit of the dimension the parameter declares."""
     basis: Basis
+    """The evidence behind the value: a term of `basis`; measured, vendor-spec and cited need sources."""
     sources: list[SourceRef] = []
+    """Evidence for the value: refs to source records, or http(s):// URLs."""
     note: Text | None = None
+    """How the value was read or derived (markdown; may hold [[wikilinks]])."""
 
 
 class _Record(_Model):
     id: RecordId
+    """The record's id: its file's path below records/, without the extension; segments [a-z0-9][a-z0-9._-]* joined by '/'."""
     title: str | None = None
+    """The title readers see; defaults to the id's last segment."""
     aliases: list[RecordId] = []
+    """Former ids of this record; a link to an alias resolves here."""
     tags: list[str] = []
+    """Free tags."""
     sources: list[SourceRef] = []
+    """Evidence: refs to source records, or http(s):// URLs."""
     notes: Text | None = None
+    """Free notes (markdown; may hold [[wikilinks]])."""
 
     @property
     def display_title(self) -> str:
@@ -167,43 +197,78 @@ class _Record(_Model):
 
 
 class FlopRecord(_Record):
+    """A flop class: a mechanism that sets the cost of LLM inference, what it scales with and the hardware that moves it."""
+
     kind: Literal["flop"]
+    """The record's kind."""
     category: Category
+    """What sets this class's cost: a term of `categories` in schema/vocabulary.yaml."""
     description: Text
+    """The mechanism (markdown; may hold [[wikilinks]])."""
     scales_with: list[ScalesWith] = []
+    """What the cost scales with: rows of a factor and its effect."""
     hardware_parameters: list[HardwareParameter] = []
+    """The hardware quantities that move this class's cost, with the evidence for each."""
     affected_by_hardware: list[AcceleratorRef] = []
+    """Refs to the accelerator records the record applies to."""
     workarounds: list[Text] = []
+    """Ways to avoid or reduce the cost (markdown each)."""
     formulas: list[Formula] = []
+    """Formulas the compiler evaluates on the record's hardware and checks against their claims."""
 
 
 class FactRecord(_Record):
+    """A fact: a statement, optionally with formulas the compiler evaluates."""
+
     kind: Literal["fact"]
+    """The record's kind."""
     statement: Text
+    """The fact (markdown; may hold [[wikilinks]])."""
     formulas: list[Formula] = []
+    """Formulas the compiler evaluates on the record's hardware and checks against their claims."""
 
 
 class EngineRecord(_Record):
+    """An inference engine and the features it implements."""
+
     kind: Literal["engine"]
+    """The record's kind."""
     description: Text
+    """What the engine is and does (markdown; may hold [[wikilinks]])."""
     homepage: Url | None = None
+    """The engine's home page (an http(s) URL)."""
     features: list[str] = []
+    """What it implements, e.g. its speculative-decoding methods."""
 
 
 class AcceleratorRecord(_Record):
+    """An accelerator and its specifications, each with its evidence."""
+
     kind: Literal["accelerator"]
+    """The record's kind."""
     vendor: str
+    """The vendor's name."""
     description: Text | None = None
+    """What the accelerator is (markdown; may hold [[wikilinks]])."""
     specs: dict[ParameterTerm, Spec]
+    """Its specifications: a `parameters` term to its value, basis, sources and note."""
 
 
 class SourceRecord(_Record):
+    """A source of evidence: a paper, datasheet or article that other records cite."""
+
     kind: Literal["source"]
+    """The record's kind."""
     title: str  # type: ignore[assignment]  # required for sources
+    """The source's title."""
     url: Url | None = None
+    """Where to read it (an http(s) URL)."""
     authors: list[str] = []
+    """The authors' names."""
     year: int | None = None
+    """The year of publication."""
     venue: str | None = None
+    """Where it appeared: journal, conference, arXiv id."""
 
 
 Record = FlopRecord | FactRecord | EngineRecord | AcceleratorRecord | SourceRecord
