@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import generate  # noqa: E402
+from generate import generate
 
 
 def timed(command: list[str]) -> tuple[float, float]:

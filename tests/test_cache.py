@@ -5,17 +5,16 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
-import pytest
-from click.testing import CliRunner
-from kbfixture import VOCABULARY, write_kb
-
 import flopkb
 import flopkb.cache
+import pytest
+from click.testing import CliRunner
 from flopkb.cache import CACHE_FILE, FileCache
 from flopkb.cli import main
 from flopkb.config import load_config
 from flopkb.pipeline import KnowledgeBase, compile_knowledge_base, load_entries
 from flopkb.stages import CHECK_STAGES
+from kbfixture import VOCABULARY, write_kb
 
 FLOP = """\
 id: flops/{name}

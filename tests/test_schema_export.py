@@ -9,8 +9,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from kbfixture import VOCABULARY, write_kb
-
 from flopkb.cli import main
 from flopkb.config import load_config
 from flopkb.loader import decode, parse
@@ -18,6 +16,7 @@ from flopkb.models import KINDS, MODELS
 from flopkb.pipeline import load_vocabulary, record_files
 from flopkb.schema_export import RECORD_SCHEMA, schema_file, schemas
 from flopkb.vocabulary import Vocabulary
+from kbfixture import VOCABULARY, write_kb
 
 PROJECT = Path(__file__).resolve().parents[1]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Union
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
@@ -105,8 +105,7 @@ def schemas(vocabulary: Vocabulary) -> dict[str, str]:
     documents: dict[str, JsonSchemaValue] = {}
     for kind, model in models.MODELS.items():
         documents[schema_file(kind)] = _document(model.model_json_schema(schema_generator=generator), f"A flopkb {kind} record")
-    union = Annotated[Union[tuple(models.MODELS.values())], Field(discriminator="kind")]  # type: ignore[valid-type]
-    any_record = TypeAdapter(union).json_schema(schema_generator=generator)
+    any_record = TypeAdapter(Annotated[models.Record, Field(discriminator="kind")]).json_schema(schema_generator=generator)
     description = "A flopkb record of any kind; `kind` says which: " + ", ".join(models.KINDS) + "."
     documents[RECORD_SCHEMA] = _document({**any_record, "description": description}, "A flopkb record")
     return {name: json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n" for name, document in documents.items()}
