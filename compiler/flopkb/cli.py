@@ -111,3 +111,26 @@ def schema(root: str | None, check_only: bool) -> None:
     if not stale:
         click.echo(f"{config.schema}/: every schema is up to date")
     sys.exit(EXIT_PROBLEMS if check_only and stale else EXIT_OK)
+
+
+@main.command()
+@root_option
+@click.argument("kind")
+@click.argument("record_id", metavar="ID")
+def new(root: str | None, kind: str, record_id: str) -> None:
+    """Write records/ID.yaml: a new KIND record (flop, fact, engine, accelerator or source) to fill in."""
+    from flopkb.pipeline import load_vocabulary
+    from flopkb.scaffold import ScaffoldError, new_record
+
+    config = open_config(root)
+    vocabulary, _ = load_vocabulary(config)
+    if vocabulary is None:
+        raise UsageError(f"{config.schema}/vocabulary.yaml cannot be used; flopkb check says why")
+    try:
+        made = new_record(config, kind, record_id, vocabulary)
+    except ScaffoldError as error:
+        raise UsageError(str(error)) from error
+    click.echo(f"wrote {made.path.relative_to(config.root).as_posix()}")
+    click.echo(f"now write: {', '.join(made.to_fill)} (the template holds placeholders); check warns 'orphan' until another record links to it")
+    if not made.schema.is_file():
+        click.echo(f"run flopkb schema, so that editors find {made.schema.relative_to(config.root).as_posix()}")
