@@ -134,3 +134,33 @@ def new(root: str | None, kind: str, record_id: str) -> None:
     click.echo(f"now write: {', '.join(made.to_fill)} (the template holds placeholders); check warns 'orphan' until another record links to it")
     if not made.schema.is_file():
         click.echo(f"run flopkb schema, so that editors find {made.schema.relative_to(config.root).as_posix()}")
+
+
+@main.command()
+@root_option
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; list the files that would change and exit 1 if any would.")
+def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
+    """Rewrite records in canonical form, every word and comment kept (see docs/authoring.md)."""
+    from flopkb.fmt import format_file, write
+    from flopkb.pipeline import record_files
+    from flopkb.reporters import Summary, report
+
+    config = open_config(root)
+    filters = relative_filters(config, paths)
+    outcomes = [format_file(config.root, rel) for rel in record_files(config) if in_paths(rel, filters)]
+    changed = [outcome for outcome in outcomes if outcome.changed]
+    for outcome in changed:
+        if not check_only:
+            write(config.root, outcome)
+        click.echo(f"{'would reformat' if check_only else 'reformatted'}: {outcome.path}")
+    for outcome in outcomes:
+        if outcome.refusal:
+            click.echo(f"left as it is: {outcome.path}: {outcome.refusal}")
+    problems = [problem for outcome in outcomes for problem in outcome.problems]
+    if problems:
+        report(problems, Summary.of(problems, records=len(outcomes)), "text", sys.stdout)
+    verb = "would be reformatted" if check_only else "reformatted"
+    click.echo(f"{len(changed)} of {len(outcomes)} record files {verb}")
+    unformattable = bool(problems) or any(outcome.refusal for outcome in outcomes)
+    sys.exit(EXIT_PROBLEMS if unformattable or (check_only and changed) else EXIT_OK)
