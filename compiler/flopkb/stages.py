@@ -3,5 +3,9 @@
 from __future__ import annotations
 
 from flopkb.pipeline import Stage
+from flopkb.resolve import check_links
 
-CHECK_STAGES: tuple[Stage, ...] = ()
+LINK_STAGES: tuple[Stage, ...] = (check_links,)
+"""Links extracted and resolved, and checked (`kb.links`, `kb.resolver`)."""
+
+CHECK_STAGES: tuple[Stage, ...] = (*LINK_STAGES,)
