@@ -89,6 +89,25 @@ def exit_status(summary: object, strict: bool) -> int:
 
 @main.command()
 @root_option
+@click.option("--format", "output_format", type=click.Choice(["json", "graphml", "dot"]), default="json", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None, help="Write to FILE instead of standard output.")
+def graph(root: str | None, output_format: str, output: str | None) -> None:
+    """Write the link graph of records: every wikilink and typed ref as an edge."""
+    from flopkb.pipeline import compile_knowledge_base
+    from flopkb.stages import LINK_STAGES
+
+    config = open_config(root)
+    kb = compile_knowledge_base(config, LINK_STAGES)
+    assert kb.graph is not None
+    text = kb.graph.export(output_format)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        Path(output).write_text(text, encoding="utf-8", newline="\n")
+
+
+@main.command()
+@root_option
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; list the schemas that are out of date and exit 1 if any is.")
 def schema(root: str | None, check_only: bool) -> None:
     """Write the JSON Schema of every record kind into schema/, for editors (see docs/authoring.md)."""
