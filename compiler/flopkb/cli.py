@@ -108,6 +108,28 @@ def graph(root: str | None, output_format: str, output: str | None) -> None:
 
 @main.command()
 @root_option
+@click.argument("old")
+@click.argument("new")
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+def mv(root: str | None, old: str, new: str, dry_run: bool) -> None:
+    """Rename record OLD to id NEW: move its file, rewrite every link to it, keep OLD as an alias."""
+    from flopkb.mv import MoveError, move
+
+    config = open_config(root)
+    try:
+        plan = move(config, old, new, dry_run=dry_run)
+    except MoveError as error:
+        raise UsageError(str(error)) from error
+    verb = "would move" if dry_run else "moved"
+    click.echo(f"{verb} {plan.old_path} -> {plan.new_path}")
+    for path, count in sorted(plan.rewritten.items()):
+        click.echo(f"  {path}: {count} link{'s' if count != 1 else ''} rewritten")
+    if plan.alias_added:
+        click.echo(f"  {plan.new_path}: '{plan.old}' added to aliases")
+
+
+@main.command()
+@root_option
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; list the schemas that are out of date and exit 1 if any is.")
 def schema(root: str | None, check_only: bool) -> None:
     """Write the JSON Schema of every record kind into schema/, for editors (see docs/authoring.md)."""
