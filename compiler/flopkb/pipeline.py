@@ -25,6 +25,7 @@ from flopkb.vocabulary import Vocabulary, VocabularyError, vocabulary_from_data
 
 if TYPE_CHECKING:
     from flopkb.evidence import Evidence
+    from flopkb.formulas import FormulaResult
     from flopkb.graph import LinkGraph
     from flopkb.links import Link
     from flopkb.resolve import Resolver
@@ -58,6 +59,8 @@ class KnowledgeBase:
     """The link graph of records (`flopkb.graph`): backlinks, orphans, neighbourhoods, exports."""
     evidence: Evidence | None = None
     """Evidence status of every record and the whole evidence debt (`flopkb.evidence`)."""
+    formulas: dict[str, list[FormulaResult]] = field(default_factory=dict)
+    """Every formula of every flop and fact, evaluated, with its claims, by record id in formula order (`flopkb.formulas`)."""
 
     def records(self) -> Iterator[Record]:
         return (entry.record for entry in self.entries.values() if entry.record is not None)

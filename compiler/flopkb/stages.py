@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from flopkb.evidence import check_evidence
+from flopkb.formulas import check_formulas
 from flopkb.graph import check_graph
 from flopkb.pipeline import Stage
 from flopkb.resolve import check_links
+from flopkb.specs import check_specs
 
 LINK_STAGES: tuple[Stage, ...] = (check_links, check_graph, check_evidence)
 """Links extracted and resolved (`kb.links`, `kb.resolver`), the graph and orphans (`kb.graph`), evidence (`kb.evidence`)."""
 
-CHECK_STAGES: tuple[Stage, ...] = (*LINK_STAGES,)
+FORMULA_STAGES: tuple[Stage, ...] = (check_specs, check_formulas)
+"""Accelerator specs read and checked against their parameters' dimensions; every formula evaluated and every claim re-computed (`kb.formulas`)."""
+
+CHECK_STAGES: tuple[Stage, ...] = (*LINK_STAGES, *FORMULA_STAGES)
