@@ -205,3 +205,29 @@ def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
     click.echo(f"{len(changed)} of {len(outcomes)} record files {verb}")
     unformattable = bool(problems) or any(outcome.refusal for outcome in outcomes)
     sys.exit(EXIT_PROBLEMS if unformattable or (check_only and changed) else EXIT_OK)
+
+
+@main.command(name="eval")
+@root_option
+@click.argument("record", metavar="ID")
+@click.option("--hardware", metavar="REF", default=None, help="Evaluate on this accelerator alone (a ref: full id, last segment or alias).")
+@click.option("--set", "settings", metavar="NAME=QUANTITY", multiple=True, help="Override an input (a what-if); NAME=Q1,Q2 is a sweep. Repeatable.")
+def eval_command(root: str | None, record: str, hardware: str | None, settings: tuple[str, ...]) -> None:
+    """Print the evaluations of record ID's formulas as tables, with units; --set and --hardware make a what-if."""
+    from flopkb.eval_table import EvalUsageError, evaluate, render
+    from flopkb.pipeline import compile_knowledge_base
+    from flopkb.reporters import Summary, report, resolve_color
+    from flopkb.stages import CHECK_STAGES
+
+    config = open_config(root)
+    kb = compile_knowledge_base(config, CHECK_STAGES)
+    try:
+        outcome = evaluate(kb, record, hardware, settings)
+    except EvalUsageError as error:
+        raise UsageError(str(error)) from error
+    terminal = sys.stdout.isatty()
+    color = resolve_color(os.environ, terminal)
+    render(outcome, sys.stdout, color=color, terminal=terminal)
+    if outcome.errors:
+        report(outcome.diagnostics, Summary.of(outcome.diagnostics, records=1), "text", sys.stdout, color=color)
+    sys.exit(EXIT_PROBLEMS if outcome.errors else EXIT_OK)
