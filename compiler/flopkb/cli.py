@@ -62,19 +62,38 @@ def main() -> None:
 @click.option("--format", "output_format", type=click.Choice(["auto", "text", "json", "github", "sarif"]), default="auto", show_default=True)
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
 @click.option("--no-cache", is_flag=True, help="Load every file again; neither read nor write the cache (build/cache).")
-def check(root: str | None, paths: tuple[str, ...], output_format: str, strict: bool, no_cache: bool) -> None:
+@click.option("--watch", "watch_mode", is_flag=True, help="Check again on every save and print what changed, until Ctrl-C.")
+def check(root: str | None, paths: tuple[str, ...], output_format: str, strict: bool, no_cache: bool, watch_mode: bool) -> None:
     """Load, validate, link-check and evaluate the whole knowledge base; report diagnostics."""
     from flopkb.cache import FileCache
+    from flopkb.diagnostics import Diagnostic
     from flopkb.pipeline import compile_knowledge_base, load_entries
     from flopkb.reporters import Summary, report, resolve_color, resolve_format
     from flopkb.stages import CHECK_STAGES
 
     config = open_config(root)
     filters = relative_filters(config, paths)
+    if watch_mode and output_format not in ("auto", "text"):
+        raise UsageError("--watch prints text; leave out --format")
     cache = None if no_cache else FileCache(config)
-    kb = compile_knowledge_base(config, CHECK_STAGES, cache or load_entries)
-    shown = [d for d in kb.diagnostics if in_paths(d.path, filters)]
-    summary = Summary.of(shown, records=len(kb.entries))
+
+    def run() -> tuple[list[Diagnostic], Summary]:
+        kb = compile_knowledge_base(config, CHECK_STAGES, cache or load_entries)
+        shown = [d for d in kb.diagnostics if in_paths(d.path, filters)]
+        return shown, Summary.of(shown, records=len(kb.entries))
+
+    if watch_mode:
+        from flopkb.watch import watch
+
+        try:
+            watch(run, [folder for folder in (config.records_path, config.root / config.schema) if folder.is_dir()], sys.stdout)
+        except KeyboardInterrupt:
+            click.echo("stopped watching")
+        finally:
+            if cache is not None:
+                cache.save()
+        return
+    shown, summary = run()
     chosen = resolve_format(output_format, os.environ)
     report(shown, summary, chosen, sys.stdout, color=chosen == "text" and resolve_color(os.environ, sys.stdout.isatty()))
     if cache is not None:
