@@ -130,6 +130,12 @@ def test_formula_unknown_name_at_the_name(tmp_path: Path) -> None:
     assert [d.hint for d in kb.diagnostics if d.code == "formula-unknown-name"] == ["did you mean b?"]
 
 
+def test_formula_unknown_name_for_a_hw_parameter_outside_the_vocabulary_once(tmp_path: Path) -> None:
+    kb = kb_of(tmp_path, "  - id: x\n    expr: 2 * hw.memory_bandwith\n    unit: TB/s\n    hardware: [hw/alpha, hw/beta]\n")
+    assert located(kb, ignore=IGNORE) == [("formula-unknown-name", F, 6, 15)]
+    assert [d.hint for d in kb.diagnostics if d.code == "formula-unknown-name"] == ["did you mean hw.memory_bandwidth?"]
+
+
 def test_formula_missing_spec_at_the_hardware_item_and_others_still_evaluated(tmp_path: Path) -> None:
     body = "  - id: x\n    expr: hw.peak_fp8_dense / hw.memory_bandwidth\n    unit: FLOP/byte\n    hardware:\n      - hw/alpha\n      - hw/beta\n"
     kb = kb_of(tmp_path, body)

@@ -53,6 +53,7 @@ Everything computed is kept on the knowledge base (`kb.formulas`, record id ->
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -60,7 +61,7 @@ from typing import TYPE_CHECKING, Any
 
 from flopkb.diagnostics import Diagnostic, make
 from flopkb.evaluate import Evaluation, FormulaProblem, QuantityLike, evaluate_formula, evaluate_point
-from flopkb.expr import Expr, ExprSyntaxError, parse
+from flopkb.expr import Expr, ExprSyntaxError, HwParam, parse, walk
 from flopkb.links import line_index
 from flopkb.loader import Path, Source
 from flopkb.models import Expect, Formula, formulas_of
@@ -433,7 +434,7 @@ class _FormulaRun:
         fields.update(expr=expr, inputs=written, swept=swept, hardware=tuple(scope), hardware_from=origin)
         unit_ok = self.check_unit(definition)
         inputs = self.read_inputs(definition, written)
-        if not unit_ok or inputs is None:
+        if not unit_ok or inputs is None or not self.check_parameters(expr, definition):
             return self.finish(fields)
         evaluations, figures, failed = self.evaluate_all(expr, definition, inputs, scope, origin, items)
         claims = [self.claim(index, row, expr, definition, inputs, swept, scope, failed) for index, row in enumerate(formula.expect)]
@@ -458,6 +459,22 @@ class _FormulaRun:
             return True
         if definition.unit_at == self.key:
             self.report("invalid-value", self.at("unit"), f"unit: {error.message}", error.hint)
+        return False
+
+    def check_parameters(self, expr: Expr, definition: _Definition) -> bool:
+        """Every `hw.<parameter>` names a parameter of the vocabulary (else `formula-unknown-name`, once, not per accelerator)."""
+        vocabulary = self.ev.kb.vocabulary
+        if not expr.hw_params_used or vocabulary is None:
+            return True
+        unknown = [node for node in walk(expr.root) if isinstance(node, HwParam) and node.name not in vocabulary.parameters]
+        if not unknown:
+            return True
+        if definition.expr_at == self.key:  # a shared expression is reported where it is written
+            name = unknown[0].name
+            close = difflib.get_close_matches(name, list(vocabulary.parameters), n=1)
+            hint = f"did you mean hw.{close[0]}?" if close else f"the parameters are {', '.join(sorted(vocabulary.parameters))}"
+            self.report("formula-unknown-name", self.at_definition(unknown[0].offset),
+                        f"hw.{name} is not a hardware parameter (schema/vocabulary.yaml has no `{name}`)", hint)
         return False
 
     def read_inputs(self, definition: _Definition, written: dict[str, RawValue]) -> dict[str, QuantityLike | list[QuantityLike]] | None:
