@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TextIO
 
@@ -22,6 +22,9 @@ import watchfiles
 from flopkb.diagnostics import Diagnostic
 from flopkb.pipeline import RECORD_SUFFIXES
 from flopkb.reporters import Summary, report
+
+_IDLE_MS = 200
+"""How long watchfiles waits for a change before handing back an empty batch (which is skipped)."""
 
 Check = Callable[[], tuple[list[Diagnostic], Summary]]
 """One check: the diagnostics to show and their summary."""
@@ -81,9 +84,11 @@ def watch(check: Check, folders: list[Path], stream: TextIO, **watch_options: ob
         shown = diagnostics
 
 
-def _rounds(folders: list[Path], watch_options: dict[str, object]) -> Iterable[int]:
-    """0 for the first check, then one more number per batch of saved files."""
-    yield 0
-    batches = watchfiles.watch(*folders, watch_filter=_is_record_file, **watch_options)  # type: ignore[arg-type]
-    for round_, _ in enumerate(batches, start=1):
-        yield round_
+def _rounds(folders: list[Path], watch_options: dict[str, object]) -> Iterator[int]:
+    """0 once the folders are watched (so that no save is missed during the first check), then one more per batch of saves."""
+    batches = watchfiles.watch(*folders, watch_filter=_is_record_file, yield_on_timeout=True, rust_timeout=_IDLE_MS, **watch_options)  # type: ignore[arg-type]
+    round_ = 0
+    for saved in batches:  # the first batch comes after one idle period at most: the watch has begun
+        if saved or round_ == 0:
+            yield round_
+            round_ += 1
