@@ -118,6 +118,20 @@ def test_formula_syntax_inside_a_block_scalar_is_on_its_own_line(tmp_path: Path)
     assert check(tmp_path, body) == [("formula-syntax", F, 8, 15)]
 
 
+@pytest.mark.parametrize(
+    ("expr_lines", "line", "column"),
+    [
+        ("    expr: >\n      a +\n      * b\n", 8, 7),  # folded block
+        ("    expr: a +\n      b +\n      * c\n", 8, 7),  # plain scalar over three lines
+        ("    expr: 'a + b ^ 2'\n", 6, 18),  # single-quoted
+        ("    expr: !!str a ^ 2\n", 6, 19),  # a tag before the scalar
+        ('    expr: "a + \\x62 ^ 2"\n', 6, 11),  # an escape: the scalar's start, no guess
+    ],
+)
+def test_formula_syntax_position_in_every_scalar_style(tmp_path: Path, expr_lines: str, line: int, column: int) -> None:
+    assert check(tmp_path, f"  - id: x\n{expr_lines}    inputs: {{a: 1, b: 2, c: 3}}\n") == [("formula-syntax", F, line, column)]
+
+
 def test_formula_syntax_for_code_that_must_never_run(tmp_path: Path) -> None:
     body = "  - id: x\n    expr: __import__('os').system('touch pwned')\n"
     assert check(tmp_path, body) == [("formula-syntax", F, 6, 11)]
@@ -231,6 +245,12 @@ def test_a_broken_spec_is_reported_once_not_at_every_formula(tmp_path: Path) -> 
     kb = compile_kb(write_kb(tmp_path, {**HARDWARE, "records/hw/alpha.yaml": bad, **fact(body)}))
     assert located(kb, ignore=IGNORE) == [("unit-mismatch", "records/hw/alpha.yaml", 7, 29)]
     assert [e.hardware for e in kb.formulas["facts/f"][0].evaluations] == ["hw/beta"]
+
+
+def test_a_repeated_formula_id_is_invalid_value_at_the_second(tmp_path: Path) -> None:
+    kb = kb_of(tmp_path, "  - id: x\n    expr: 1 + 1\n  - id: x\n    expr: 2 + 2\n")
+    assert located(kb, ignore=IGNORE) == [("invalid-value", F, 7, 9)]
+    assert [result.evaluations[0].value for result in kb.formulas["facts/f"]] == [2]
 
 
 def test_formula_cycle_at_the_ref_of_each_formula_on_it(tmp_path: Path) -> None:

@@ -757,6 +757,18 @@ def _formula_entries(kb: KnowledgeBase) -> Iterator[Entry]:
             yield entry
 
 
+def _repeated_ids(entry: Entry) -> Iterator[Diagnostic]:
+    """A formula id used twice in one record: only the first formula of that id is evaluated (and linkable)."""
+    first: dict[str, int] = {}
+    for index, formula in enumerate(formulas_of(entry.record)):  # type: ignore[arg-type]
+        if first.setdefault(formula.id, index) != index:
+            assert entry.source is not None
+            line, column = entry.source.position(("formulas", index, "id"))
+            yield make("invalid-value", entry.path, line, column,
+                       f"formulas[{index}].id: '{formula.id}' is already the id of formulas[{first[formula.id]}]; formula ids are unique within a record",
+                       "rename one of the two formulas")
+
+
 def evaluate_entry(evaluator: _Evaluator, entry: Entry) -> list[FormulaResult]:
     return [evaluator.evaluate(located) for located in evaluator.formulas(entry.id).values()]
 
@@ -770,6 +782,7 @@ def check_formulas(kb: KnowledgeBase) -> Iterator[Diagnostic]:
         found = results[entry.id] = evaluate_entry(evaluator, entry)
         for result in found:
             diagnostics.extend(result.problems)
+        diagnostics.extend(_repeated_ids(entry))
     kb.formulas = results
     diagnostics.extend(evaluator.cycles)
     return iter(diagnostics)
