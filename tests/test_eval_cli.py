@@ -121,6 +121,13 @@ def test_a_record_with_errors_prints_them_and_exits_1(kb: Path) -> None:
     assert "claims: 0 of 1 within tolerance, 1 off" in result.output
 
 
+def test_a_record_that_does_not_validate_prints_its_problems_and_exits_1(kb: Path) -> None:
+    (kb / "records/facts/f.yaml").write_text(FACT + "bogus: 1\n", encoding="utf-8")
+    result = run(kb, "f")
+    assert result.exit_code == 1
+    assert "records/facts/f.yaml:20:1: error unknown-field" in result.output
+
+
 def test_a_what_if_that_fails_prints_the_problem_and_exits_1(kb: Path) -> None:
     result = run(kb, "f", "--set", "batch=0")
     assert result.exit_code == 1
