@@ -314,6 +314,13 @@ def test_claim_where_must_name_an_input(tmp_path: Path) -> None:
     assert located(kb, ignore=IGNORE) == [("invalid-value", F, 12, 31)]
 
 
+def test_claim_where_value_of_the_wrong_dimension_is_unit_mismatch(tmp_path: Path) -> None:
+    user = "  - id: be\n    expr: t_spec / (k * t_base)\n    inputs: {t_spec: [28 ms, 40 ms], k: 4, t_base: 20 ms}\n    expect:\n      - where: {t_spec: 40}\n        value: 0.5\n"
+    kb = kb_of(tmp_path, user)
+    assert located(kb, ignore=IGNORE) == [("unit-mismatch", F, 9, 25)]
+    assert messages(kb, "unit-mismatch") == ["expect[0].where.t_spec: 40 is dimensionless, but input `t_spec` is [time]"]
+
+
 def test_claim_needs_hardware_when_the_expression_uses_hw(tmp_path: Path) -> None:
     body = "  - id: x\n    expr: hw.memory_bandwidth\n    unit: TB/s\n    hardware: [hw/alpha]\n    expect:\n      - value: 4\n"
     kb = kb_of(tmp_path, body)

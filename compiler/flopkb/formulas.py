@@ -67,7 +67,17 @@ from flopkb.loader import Path, Source
 from flopkb.models import Expect, Formula, formulas_of
 from flopkb.resolve import Resolver, resolve_formula_ref
 from flopkb.specs import AcceleratorSpecs, read_specs
-from flopkb.units import QuantityError, format_number, magnitude_in, parse_quantity, parse_unit
+from flopkb.units import (
+    DIMENSIONLESS,
+    Dimension,
+    QuantityError,
+    format_dimension,
+    format_number,
+    magnitude_in,
+    parse_quantity,
+    parse_unit,
+    to_base,
+)
 
 if TYPE_CHECKING:
     from flopkb.pipeline import Entry, KnowledgeBase
@@ -593,11 +603,21 @@ class _FormulaRun:
                 ok = False
                 continue
             try:
-                values[name] = ev.quantity(raw)
-                where.append((name, values[name]))
+                value = ev.quantity(raw)
             except QuantityError as error:
                 self.report("invalid-value", self.at(*here, "where", name), f"expect[{index}].where.{name}: {error.message}", error.hint)
                 ok = False
+                continue
+            given, wanted = _dimension_of(value), _dimension_of(inputs[name])
+            if wanted is not None and given != wanted:
+                self.report("unit-mismatch", self.at(*here, "where", name),
+                            f"expect[{index}].where.{name}: {_show(value)} is {format_dimension(given)}, "
+                            f"but input `{name}` is {format_dimension(wanted)}",
+                            f"write it like the input: {name}: {_show(_first(inputs[name]))}")
+                ok = False
+                continue
+            values[name] = value
+            where.append((name, value))
         loose = [name for name in swept if name not in row.where]
         if loose:
             names = ", ".join(f"`{name}`" for name in loose)
@@ -679,6 +699,20 @@ class _FormulaRun:
                         f"expect[{index}].value: {error.message} (the formula's unit is {unit})",
                         "write the value in the formula's unit, or as a bare number")
             return None, str(raw).strip()
+
+
+def _first(value: QuantityLike | list[QuantityLike]) -> QuantityLike | None:
+    if isinstance(value, list):
+        return value[0] if value else None
+    return value
+
+
+def _dimension_of(value: QuantityLike | list[QuantityLike]) -> Dimension | None:
+    """The dimension of an input (of its first value, for a sweep); None for an empty sweep."""
+    first = _first(value)
+    if first is None:
+        return None
+    return DIMENSIONLESS if isinstance(first, (int, float)) else to_base(first)[1]
 
 
 def _relative_difference(stated: float, computed: float) -> float:
