@@ -104,6 +104,7 @@ def test_hardware_restricts_to_one_accelerator(kb: Path) -> None:
         (["f", "--set", "batch=lots"], "--set batch: 'lots' is not a quantity"),
         (["f", "--set", "batch=3 parsec"], "--set batch: unknown unit 'parsec'"),
         (["f", "--set", "batch"], "--set 'batch': write NAME=QUANTITY"),
+        (["f", "--set", "batch=3 ms"], "--set batch: 3 ms is [time], but input `batch` of facts/f#ridge is dimensionless"),
         (["f", "--set", "zz=1"], "--set zz: no formula of facts/f has that input (its inputs: batch, k)"),
     ],
 )

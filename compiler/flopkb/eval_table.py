@@ -29,7 +29,7 @@ from rich.text import Text
 
 from flopkb.diagnostics import Diagnostic, Severity
 from flopkb.formulas import CLAIM_MISMATCH, CLAIM_OK, FormulaResult, evaluate_record
-from flopkb.units import QuantityError, format_number, format_quantity, parse_quantity
+from flopkb.units import Dimension, QuantityError, format_dimension, format_number, format_quantity, parse_quantity, to_base
 
 if TYPE_CHECKING:
     from flopkb.evaluate import QuantityLike
@@ -109,12 +109,35 @@ def evaluate(kb: KnowledgeBase, target: str, hardware: str | None, settings: Seq
     if unknown:
         known = sorted({name for result in results for name in result.inputs})
         raise EvalUsageError(f"--set {unknown[0]}: no formula of {record_id} has that input (its inputs: {', '.join(known) or 'none'})")
+    for name, value in overrides.items():
+        _check_dimension(name, value, results)
     diagnostics = [d for d in kb.diagnostics if d.path == entry.path]
     if not overrides and accelerator is None:
         return EvalOutcome(record_id, results, diagnostics, False)
     results, problems = evaluate_record(kb, record_id, overrides, accelerator)
     kept = [d for d in diagnostics if d.code not in FORMULA_STAGE_CODES and not _about_formula_inputs(d)]
     return EvalOutcome(record_id, results, sorted({*kept, *problems}), True)
+
+
+def _dimension(value: object) -> Dimension | None:
+    first = value[0] if isinstance(value, list) and value else value
+    try:
+        return to_base(parse_quantity(first))[1]  # type: ignore[arg-type]
+    except (QuantityError, TypeError):
+        return None
+
+
+def _check_dimension(name: str, value: str | list[str], results: list[FormulaResult]) -> None:
+    """An override must have the dimension of the input it replaces (`t_spec=40` for an input in ms is a usage error)."""
+    given = _dimension(value)
+    for result in results:
+        if name in result.inputs:
+            wanted = _dimension(result.inputs[name])
+            if wanted is not None and given is not None and given != wanted:
+                raise EvalUsageError(
+                    f"--set {name}: {value if isinstance(value, str) else ','.join(value)} is {format_dimension(given)}, "
+                    f"but input `{name}` of {result.anchor} is {format_dimension(wanted)}"
+                )
 
 
 def _has_input(result: FormulaResult, name: str) -> bool:
