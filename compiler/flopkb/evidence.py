@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from flopkb.diagnostics import Diagnostic, make
 from flopkb.loader import Path
@@ -87,8 +87,9 @@ class InheritedDebt:
     """The data path of this record's row or formula that rests on it: ("hardware_parameters", 0), ("formulas", 1)."""
 
 
-@dataclass(frozen=True, slots=True)
-class RecordEvidence:
+class RecordEvidence(NamedTuple):
+    """One record's evidence status (`verified`, `own-debt`, `inherited-debt`), its own debt and what it inherits."""
+
     id: str
     status: str
     own: tuple[DebtItem, ...] = ()
@@ -129,11 +130,12 @@ def hw_parameters(expr: str | None) -> tuple[str, ...]:
 def default_scope(record: Any, target: Any) -> list[str]:
     """The spec's default hardware of a formula that uses `hw.`: the record's affected_by_hardware plus every row's values_for, resolved, in order."""
     found: dict[str, None] = {}
-    for ref in getattr(record, "affected_by_hardware", ()):
+    fields = record.__dict__  # a field the kind lacks is a missing key here, not a slow AttributeError
+    for ref in fields.get("affected_by_hardware", ()):
         resolved = target(ref)
         if resolved is not None:
             found[resolved] = None
-    for row in getattr(record, "hardware_parameters", ()):
+    for row in fields.get("hardware_parameters", ()):
         for ref in row.values_for:
             resolved = target(ref)
             if resolved is not None:
@@ -234,13 +236,14 @@ def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
         formulas = _Formulas(kb, resolver)
         for record_id, record in claimants:
             found: dict[InheritedDebt, None] = {}
-            for index, row in enumerate(getattr(record, "hardware_parameters", ())):
+            fields = record.__dict__
+            for index, row in enumerate(fields.get("hardware_parameters", ())):
                 for ref in row.values_for:
                     accelerator = target(ref)
                     item = spec_debt.get((accelerator, row.parameter)) if accelerator is not None else None
                     if item is not None and accelerator != record_id:
                         found[InheritedDebt(item, (accelerator,), ("hardware_parameters", index))] = None
-            for index, formula in enumerate(formulas_of(record)):
+            for index, formula in enumerate(fields.get("formulas", ())):
                 scope, via, parameters = formulas.scope(record, formula)
                 if not parameters:
                     continue
@@ -263,12 +266,11 @@ def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
                 hint += f"; {users} other record{'s' if users != 1 else ''} rest{'s' if users == 1 else ''} on this figure"
             diagnostics.append(make("unverified-basis", item.file, item.line, item.column, f"{item.label}: the basis is unverified", hint))
 
-    records: dict[str, RecordEvidence] = {}
-    for record_id in kb.entries:
+    records = {record_id: RecordEvidence(record_id, VERIFIED) for record_id in kb.entries}
+    for record_id in own.keys() | inherited.keys():
         mine = tuple(own.get(record_id, ()))
         theirs = tuple(inherited.get(record_id, ()))
-        status = OWN_DEBT if mine else INHERITED_DEBT if theirs else VERIFIED
-        records[record_id] = RecordEvidence(record_id, status, mine, theirs)
+        records[record_id] = RecordEvidence(record_id, OWN_DEBT if mine else INHERITED_DEBT, mine, theirs)
     debt = tuple(sorted(item for items in own.values() for item in items))
     evidence = Evidence(records, debt, {item: tuple(sorted(dependents[item])) for item in debt})
     return evidence, diagnostics

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import json
+import operator
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -74,7 +75,14 @@ class LinkGraph:
 
     def referenced(self) -> set[str]:
         """Ids of the records some link or ref of another record resolves to."""
-        return {link.resolved for group in self.kb.links.values() for link in group if link.resolved is not None and link.resolved != link.record}
+        referenced: set[str | None] = set()
+        resolved = operator.attrgetter("resolved")
+        for record_id, group in self.kb.links.items():
+            targets = set(map(resolved, group))
+            targets.discard(record_id)
+            referenced |= targets
+        referenced.discard(None)
+        return referenced  # type: ignore[return-value]
 
     # -- questions ---------------------------------------------------------
 
