@@ -13,8 +13,8 @@ with `--set` or `--hardware`, evaluated again as a what-if
 
 Claims are checked only without a what-if. Exit status: 0; 1 when the record
 (or the what-if) has errors, which are printed; 2 for an unknown record or
-accelerator, a record without formulas, an unknown input or a value that is
-no quantity.
+accelerator, a record without formulas, an unknown input, or a value that is
+no quantity or has another dimension than the input it replaces.
 """
 
 from __future__ import annotations
