@@ -205,10 +205,11 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
     kinds = resolver.kinds
     suspects: list[Link] = []
     enabled = gc.isenabled()
-    gc.disable()  # the links live as long as the knowledge base: the cyclic collector would only rescan them
-    try:
+    gc.disable()  # the links live as long as the knowledge base: the cyclic collector would only rescan them,
+    try:  # now and in every later full collection (hence the freeze, as after loading)
         kb.links = extract_all(kb.entries, resolver.target, kinds, suspects)
     finally:
+        gc.freeze()
         if enabled:
             gc.enable()
     for link in suspects:
