@@ -178,3 +178,48 @@ def test_check_uses_the_cache_and_no_cache_skips_it(kb_root: Path) -> None:
     assert cold.exit_code == first.exit_code == again.exit_code == 1
     assert cold.output == first.output == again.output
     assert "Traceback" not in again.output
+
+
+def counting_stage(computed: list[str]):  # type: ignore[no-untyped-def]
+    """A stage that keeps per-file work in `entry.derived`, and records when it had to do it."""
+
+    def stage(kb: KnowledgeBase) -> list[object]:
+        for entry in kb.entries.values():
+            if "words" not in entry.derived and entry.source is not None:
+                computed.append(entry.id)
+                entry.derived["words"] = len(entry.source.text.split())
+        return []
+
+    return stage
+
+
+def compile_with(root: Path, stage) -> KnowledgeBase:  # type: ignore[no-untyped-def]
+    config = load_config(root)
+    cache = FileCache(config)
+    kb = compile_knowledge_base(config, (*CHECK_STAGES, stage), cache)
+    cache.save()
+    return kb
+
+
+def test_what_stages_derive_from_a_file_is_kept_with_it(kb_root: Path) -> None:
+    computed: list[str] = []
+    compile_cached(kb_root)  # the cache exists before the stage derives anything
+    first = compile_with(kb_root, counting_stage(computed))
+    assert sorted(computed) == ["flops/a", "flops/b", "hw/x"]
+    second = compile_with(kb_root, counting_stage(computed))
+    assert len(computed) == 3
+    assert second.entries["flops/a"].derived == first.entries["flops/a"].derived == {"words": 10}
+    assert second.entries["flops/a"].digest is not None
+    (kb_root / "records/flops/a.yaml").write_text(FLOP.format(name="a", target="c"), encoding="utf-8")
+    compile_with(kb_root, counting_stage(computed))
+    assert computed[3:] == ["flops/a"]
+
+
+def test_derived_data_that_cannot_be_stored_is_skipped(kb_root: Path) -> None:
+    def unpicklable(kb: KnowledgeBase) -> list[object]:
+        kb.entries["flops/a"].derived["lambda"] = lambda: None
+        return []
+
+    compile_with(kb_root, unpicklable)
+    assert not (kb_root / "build/cache" / CACHE_FILE).exists()
+    assert report(compile_cached(kb_root)) == report(compile_cold(kb_root))

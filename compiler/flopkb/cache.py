@@ -11,7 +11,10 @@ span files (links, graph, formulas) always re-run on the whole knowledge base.
 
 A cached entry is the same as a fresh one: its `Source` is rebuilt from the
 file's text and the stored data, and finds positions on demand, as a freshly
-parsed one does.
+parsed one does. Stages can keep per-file work in the cache too: what they put
+in `entry.derived` (picklable, computed from that file, or keyed by the
+`entry.digest` of every file it depends on) is stored with the file and comes
+back while the file is unchanged.
 
 The whole cache is thrown away, silently, when its key changes: the cache
 format, the Python and pydantic versions, the flopkb version and the digest
@@ -32,8 +35,9 @@ import pickle
 import sys
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pydantic
 
@@ -59,9 +63,11 @@ class _Loaded:
     data: dict[str, object] | None
     record: Record | None
     diagnostics: tuple[Diagnostic, ...]
+    derived: dict[str, Any]
+    """`Entry.derived`: what later stages computed from the file."""
 
 
-_MISSING = _Loaded(b"", None, None, ())
+_MISSING = _Loaded(b"", None, None, (), {})
 
 
 class FileCache:
@@ -76,6 +82,7 @@ class FileCache:
         self.path = config.root / config.cache_dir / CACHE_FILE
         self._key: bytes | None = None
         self._loaded: dict[str, _Loaded] = {}
+        self._entries: dict[str, Entry] = {}
         self._dirty = False
 
     def __call__(self, config: Config, files: list[str], vocabulary: Vocabulary | None) -> list[tuple[Entry, list[Diagnostic]]]:
@@ -93,29 +100,42 @@ class FileCache:
             if rel in fresh:
                 entry, diagnostics = fresh[rel]
                 if rel in digests:  # an unreadable file is not stored
-                    loaded[rel] = _Loaded(digests[rel], entry.source.data if entry.source else None, entry.record, tuple(diagnostics))
+                    entry.digest = digests[rel]
+                    loaded[rel] = _Loaded(entry.digest, entry.source.data if entry.source else None, entry.record, tuple(diagnostics), {})
             else:
                 stored = loaded[rel] = self._loaded[rel]
                 entry, diagnostics = _rebuild(config, rel, contents[rel], stored), list(stored.diagnostics)
             results.append((entry, diagnostics))
         self._dirty = self._dirty or bool(stale) or loaded.keys() != self._loaded.keys()
         self._loaded = loaded
+        self._entries = {entry.path: entry for entry, _ in results}
         return results
 
     def save(self) -> None:
-        """Write the results of the last run, if it changed them; a cache that cannot be written is skipped."""
+        """Write the results of the last run (with what stages derived since), if it changed them.
+
+        A cache that cannot be written, or derived data that cannot be pickled, is skipped: the next run loads again.
+        """
+        self._keep_derived()
         if not self._dirty or self._key is None:
             return
         enabled = gc.isenabled()
         gc.disable()  # pickling allocates a little per model, which the collector would rescan many times
         try:
             _write_atomically(self.path, self._key, self._loaded)
-        except OSError:
+        except (OSError, pickle.PicklingError, TypeError, AttributeError):
             return
         finally:
             if enabled:
                 gc.enable()
         self._dirty = False
+
+    def _keep_derived(self) -> None:
+        for rel, entry in self._entries.items():
+            stored = self._loaded.get(rel)
+            if stored is not None and _changed(entry.derived, stored.derived):
+                self._loaded[rel] = replace(stored, derived=dict(entry.derived))
+                self._dirty = True
 
     def _read(self, key: bytes) -> dict[str, _Loaded]:
         try:
@@ -166,7 +186,12 @@ def _rebuild(config: Config, rel: str, raw: bytes, stored: _Loaded) -> Entry:
         text = decode(raw, rel)
         assert isinstance(text, str), "a file with stored data decoded before"
         source = Source(rel, text, stored.data)
-    return Entry(expected_id(rel, config.records), rel, source, stored.record)
+    return Entry(expected_id(rel, config.records), rel, source, stored.record, stored.digest, dict(stored.derived))
+
+
+def _changed(derived: dict[str, Any], stored: dict[str, Any]) -> bool:
+    """Whether a stage added or replaced something (values are compared by identity: they may be large)."""
+    return derived.keys() != stored.keys() or any(derived[name] is not stored[name] for name in derived)
 
 
 def _write_atomically(path: Path, key: bytes, loaded: dict[str, _Loaded]) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from flopkb.config import Config
 from flopkb.diagnostics import Diagnostic, make
@@ -43,6 +43,10 @@ class Entry:
     path: str
     source: Source | None
     record: Record | None
+    digest: bytes | None = None
+    """The digest of the file's bytes when the load cache read it (`flopkb.cache`): a key for a stage's own memo."""
+    derived: dict[str, Any] = field(default_factory=dict)
+    """What later stages computed from this file, by stage (picklable): the load cache keeps it while the file is unchanged."""
 
 
 @dataclass(slots=True)
