@@ -9,7 +9,7 @@ import flopkb
 import flopkb.cache
 import pytest
 from click.testing import CliRunner
-from flopkb.cache import CACHE_FILE, FileCache
+from flopkb.cache import CACHE_FOLDER, FileCache, shard_of
 from flopkb.cli import main
 from flopkb.config import load_config
 from flopkb.pipeline import KnowledgeBase, compile_knowledge_base, load_entries
@@ -144,21 +144,36 @@ def test_a_changed_flopkb_reloads_everything(kb_root: Path, loaded: list[list[st
 )
 def test_a_damaged_cache_is_rebuilt_silently(kb_root: Path, loaded: list[list[str]], damage) -> None:  # type: ignore[no-untyped-def]
     first = compile_cached(kb_root)
-    path = kb_root / "build/cache" / CACHE_FILE
-    path.write_bytes(damage(path.read_bytes()))
+    for path in shards(kb_root):
+        path.write_bytes(damage(path.read_bytes()))
     assert report(compile_cached(kb_root)) == report(first)
     assert len(loaded[1]) == 4
     compile_cached(kb_root)
     assert loaded[2] == []
 
 
-def test_the_cache_is_written_atomically_and_only_when_changed(kb_root: Path) -> None:
+def shards(root: Path) -> list[Path]:
+    return sorted((root / "build/cache" / CACHE_FOLDER).iterdir())
+
+
+def test_a_damaged_shard_costs_only_its_files(kb_root: Path, loaded: list[list[str]]) -> None:
     compile_cached(kb_root)
-    folder = kb_root / "build/cache"
-    assert [path.name for path in folder.iterdir()] == [CACHE_FILE]
-    written = (folder / CACHE_FILE).stat().st_mtime_ns
+    shard = kb_root / "build/cache" / CACHE_FOLDER / f"{shard_of('records/flops/b.yaml'):02d}.pickle"
+    shard.write_bytes(b"garbage")
     compile_cached(kb_root)
-    assert (folder / CACHE_FILE).stat().st_mtime_ns == written
+    assert loaded[1] == sorted(rel for rel in loaded[0] if shard_of(rel) == shard_of("records/flops/b.yaml"))
+
+
+def test_the_cache_is_written_atomically_and_only_where_changed(kb_root: Path) -> None:
+    compile_cached(kb_root)
+    assert {path.name for path in shards(kb_root)} == {f"{shard_of(rel):02d}.pickle" for rel in ("records/flops/a.yaml", "records/flops/b.yaml", "records/flops/c.yaml", "records/hw/x.yaml")}
+    written = {path.name: path.stat().st_mtime_ns for path in shards(kb_root)}
+    compile_cached(kb_root)
+    assert {path.name: path.stat().st_mtime_ns for path in shards(kb_root)} == written
+    (kb_root / "records/flops/a.yaml").write_text(FLOP.format(name="a", target="a"), encoding="utf-8")
+    compile_cached(kb_root)
+    rewritten = {path.name for path in shards(kb_root) if path.stat().st_mtime_ns != written[path.name]}
+    assert rewritten == {f"{shard_of('records/flops/a.yaml'):02d}.pickle"}
 
 
 def test_an_unwritable_cache_folder_is_no_error(kb_root: Path) -> None:
@@ -168,12 +183,13 @@ def test_an_unwritable_cache_folder_is_no_error(kb_root: Path) -> None:
 
 def test_check_uses_the_cache_and_no_cache_skips_it(kb_root: Path) -> None:
     runner = CliRunner()
-    cache = kb_root / "build/cache" / CACHE_FILE
+    cache = kb_root / "build/cache" / CACHE_FOLDER
     cold = runner.invoke(main, ["check", "--root", str(kb_root), "--format", "json", "--no-cache"])
     assert not cache.exists()
     first = runner.invoke(main, ["check", "--root", str(kb_root), "--format", "json"])
-    assert cache.exists()
-    cache.write_bytes(b"\x80\x05corrupt")
+    assert shards(kb_root)
+    for path in shards(kb_root):
+        path.write_bytes(b"\x80\x05corrupt")
     again = runner.invoke(main, ["check", "--root", str(kb_root), "--format", "json"])
     assert cold.exit_code == first.exit_code == again.exit_code == 1
     assert cold.output == first.output == again.output
@@ -221,5 +237,5 @@ def test_derived_data_that_cannot_be_stored_is_skipped(kb_root: Path) -> None:
         return []
 
     compile_with(kb_root, unpicklable)
-    assert not (kb_root / "build/cache" / CACHE_FILE).exists()
+    assert shard_of("records/flops/a.yaml") not in {int(path.stem) for path in shards(kb_root)}
     assert report(compile_cached(kb_root)) == report(compile_cold(kb_root))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from flopkb.cache import CACHE_FILE
+from flopkb.cache import CACHE_FOLDER
 from flopkb.cli import main
 from flopkb.config import load_config
 from flopkb.diagnostics import Diagnostic, make
@@ -118,7 +118,7 @@ def test_check_watch_runs_until_ctrl_c(tmp_path: Path) -> None:
     finally:
         process.kill()
         process.wait(TIMEOUT)
-    assert (root / "build/cache" / CACHE_FILE).is_file()
+    assert list((root / "build/cache" / CACHE_FOLDER).glob("*.pickle"))
 
 
 @pytest.mark.parametrize("output_format", ["json", "github", "sarif"])
