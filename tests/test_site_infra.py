@@ -35,7 +35,6 @@ from flopkb.sitebuild import (
     nav_pages,
 )
 
-pytest_plugins = ["browser_fixtures"]
 
 EPOCH = 1_700_000_000  # 2023-11-14
 

@@ -250,3 +250,56 @@ def eval_command(root: str | None, record: str, hardware: str | None, settings: 
     if outcome.errors:
         report(outcome.diagnostics, Summary.of(outcome.diagnostics, records=1), "text", sys.stdout, color=color)
     sys.exit(EXIT_PROBLEMS if outcome.errors else EXIT_OK)
+
+
+@main.command()
+@root_option
+@click.option("--format", "output_format", type=click.Choice(["auto", "text", "json", "github", "sarif"]), default="auto", show_default=True, help="How diagnostics are printed (as by check).")
+@click.option("--strict", is_flag=True, help="Refuse to build on warnings too.")
+@click.option("--no-cache", is_flag=True, help="Load every file again; neither read nor write the cache (build/cache).")
+def build(root: str | None, output_format: str, strict: bool, no_cache: bool) -> None:
+    """Check the knowledge base, then render its site into build/site (refused when there are errors)."""
+    from flopkb.cache import FileCache
+    from flopkb.pipeline import load_entries
+    from flopkb.publish import BuildError
+    from flopkb.publish import build as build_site
+    from flopkb.reporters import Summary, report, resolve_color, resolve_format
+
+    config = open_config(root)
+    cache = None if no_cache else FileCache(config)
+    try:
+        outcome = build_site(config, load=cache or load_entries, strict=strict)
+    except BuildError as error:
+        raise UsageError(str(error)) from error
+    if cache is not None:
+        cache.save()
+    diagnostics = outcome.kb.diagnostics
+    summary = Summary.of(diagnostics, records=len(outcome.kb.entries))
+    chosen = resolve_format(output_format, os.environ)
+    report(diagnostics, summary, chosen, sys.stdout, color=chosen == "text" and resolve_color(os.environ, sys.stdout.isatty()))
+    status = sys.stdout if chosen == "text" else sys.stderr
+    if outcome.refused:
+        problems = "errors" if summary.errors else "warnings (--strict)"
+        click.echo(f"flopkb build: the knowledge base has {problems}; no site was written", file=sys.stderr)
+        sys.exit(EXIT_PROBLEMS)
+    for warning in outcome.warnings:
+        click.echo(f"mkdocs: {warning}", file=sys.stderr)
+    shown = os.path.relpath(outcome.site_dir, Path.cwd()) if outcome.site_dir else ""
+    times = ", ".join(f"{phase} {seconds:.1f} s" for phase, seconds in outcome.timings.items())
+    click.echo(f"built {outcome.pages} pages into {shown} ({times})", file=status)
+    sys.exit(EXIT_OK)
+
+
+@main.command()
+@root_option
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port on 127.0.0.1 (0: any free port).")
+@click.option("--no-cache", is_flag=True, help="Load every file again on each rebuild.")
+def serve(root: str | None, port: int, no_cache: bool) -> None:
+    """Build the site, serve it on 127.0.0.1 and rebuild on every change to records, schema or site; pages reload themselves."""
+    from flopkb.serve import ServeError, run
+
+    config = open_config(root)
+    try:
+        run(config, port=port, use_cache=not no_cache, out=sys.stdout)
+    except ServeError as error:
+        raise UsageError(str(error)) from error
