@@ -213,6 +213,16 @@ def test_styles(given: str, expected: str) -> None:
     assert meaning(result)[:2] == meaning(head + given)[:2]
 
 
+def test_a_record_written_as_a_flow_mapping_becomes_a_block() -> None:
+    text = "{kind: flop, id: flops/x,  # one line\n category: kv-cache, description: D.}\n"
+    assert canonical(text) == "# one line\nid: flops/x\nkind: flop\ncategory: kv-cache\ndescription: D.\n"
+
+
+def test_comments_inside_a_flow_list_stay_near_it() -> None:
+    text = "id: flops/x\nkind: flop\ncategory: kv-cache\ndescription: D.\ntags: [a,  # first\n  b]\n"
+    assert canonical(text) == "id: flops/x\nkind: flop\ntags: [a, b]  # first\ncategory: kv-cache\ndescription: D.\n"
+
+
 def test_unknown_keys_keep_their_place_after_known_ones() -> None:
     text = "zeta: 1\nkind: flop\nalpha: 2\nid: flops/x\ncategory: kv-cache\ndescription: D.\n"
     assert canonical(text) == "id: flops/x\nkind: flop\ncategory: kv-cache\ndescription: D.\nzeta: 1\nalpha: 2\n"

@@ -7,7 +7,8 @@ The canonical form (docs/authoring.md shows it):
   `scales_with` or `hardware_parameters` row, a formula, an expectation, a
   spec) in their model's field order; unknown keys keep their place after the
   known ones, for `check` to report;
-- two-space indentation, sequences indented under their key (`  - item`);
+- a block mapping at the top, two-space indentation, sequences indented
+  under their key (`  - item`);
 - a string that holds a line break is a literal block (`|`); a plain or
   quoted string wrapped over several lines is a folded block (`>-`) broken
   where the author broke it; every other string keeps its quoting;
@@ -173,7 +174,8 @@ def _strip_comments(node: Any) -> None:
 
 
 def _canonical(data: Any, comments: Comments, multiline: dict[tuple[Any, ...], list[str]]) -> None:
-    if isinstance(data, CommentedMap) and data.get("kind") in MODELS:
+    data.fa.set_block_style()  # a record is a block mapping, even when written as `{id: ..., kind: ...}`
+    if data.get("kind") in MODELS:
         model = MODELS[data["kind"]]
         _reorder(data, field_order(model))
         _fields(data, model, (), 0, comments)

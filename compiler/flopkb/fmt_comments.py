@@ -152,11 +152,13 @@ def detach(text: str, root: yaml.Node) -> Comments:
         number = bisect_right(starts, match.start()) - 1
         line = lines[number]
         column = match.start() - starts[number]
-        if line[:column].strip():
-            owner = layout.slots[max(bisect_right(slot_lines, number) - 1, 0)].path
-            comments.after.setdefault(owner, []).append(EndOfLine(column, line[column:].rstrip()))
-        else:
+        owner = bisect_right(slot_lines, number) - 1
+        if not line[:column].strip():
             standalone[number] = line.rstrip()
+        elif owner < 0:  # on a line that starts no slot: inside a flow collection at the top
+            standalone[number] = line[column:].rstrip()
+        else:
+            comments.after.setdefault(layout.slots[owner].path, []).append(EndOfLine(column, line[column:].rstrip()))
     last = max((slot.last for slot in layout.slots), default=-1)
     for number in sorted(standalone):
         next_slot = bisect_right(slot_lines, number)
@@ -184,9 +186,11 @@ def attach(text: str, root: yaml.Node, comments: Comments) -> str:
     for path, slot in slots.items():  # document order: a parent's lines come before its first child's
         if path in comments.before:
             above.setdefault(slot.line, []).extend(comments.before[path])
+    for path in comments.before.keys() - slots.keys():  # a slot the new layout does not have: inside a flow collection
+        above.setdefault(_nearest(slots, path).line, []).extend(comments.before[path])
     commented: set[int] = set()
     for path, notes in comments.after.items():
-        slot = slots[path]
+        slot = _nearest(slots, path)
         number = slot.line if slot.block else slot.first if slot.block_scalar else slot.last
         for note in notes:
             content = lines[number]
@@ -201,6 +205,13 @@ def attach(text: str, root: yaml.Node, comments: Comments) -> str:
         out.append(line)
     out.extend(comments.end)
     return "\n".join(out) + "\n"
+
+
+def _nearest(slots: dict[Path, Slot], path: Path) -> Slot:
+    """The slot at `path`, or at its nearest ancestor that the layout has (the first slot for none)."""
+    while path and path not in slots:
+        path = path[:-1]
+    return slots[path] if path else next(iter(slots.values()))
 
 
 def comment_texts(text: str, root: yaml.Node) -> list[str]:
