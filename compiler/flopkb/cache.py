@@ -32,10 +32,8 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import os
 import pickle
 import sys
-import tempfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -45,6 +43,7 @@ from typing import Any
 import pydantic
 
 import flopkb
+from flopkb.atomic import write_atomically
 from flopkb.config import Config
 from flopkb.diagnostics import Diagnostic
 from flopkb.loader import Source, decode
@@ -56,6 +55,7 @@ from flopkb.vocabulary import Vocabulary
 CACHE_FOLDER = "check"
 SHARDS = 64
 FORMAT = 2
+_PROTOCOL = pickle.HIGHEST_PROTOCOL
 _PACKAGE = Path(flopkb.__file__).parent
 
 
@@ -137,7 +137,7 @@ class FileCache:
             for shard, content in by_shard.items():
                 path = self.folder / _shard_name(shard)
                 if content:
-                    _write_atomically(path, self._key, content)
+                    write_atomically(path, pickle.dumps(self._key, protocol=_PROTOCOL) + pickle.dumps(content, protocol=_PROTOCOL))
                 else:
                     path.unlink(missing_ok=True)
                 self._dirty.discard(shard)
@@ -234,15 +234,3 @@ def _rebuild(config: Config, rel: str, raw: bytes, stored: _Loaded) -> Entry:
 def _changed(derived: dict[str, Any], stored: dict[str, Any]) -> bool:
     """Whether a stage added or replaced something (values are compared by identity: they may be large)."""
     return derived.keys() != stored.keys() or any(derived[name] is not stored[name] for name in derived)
-
-
-def _write_atomically(path: Path, key: bytes, loaded: dict[str, _Loaded]) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            pickle.dump(key, stream, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(loaded, stream, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -28,9 +28,7 @@ or the file is left as it is and reported.
 from __future__ import annotations
 
 import io
-import os
 import re
-import tempfile
 import types
 import typing
 from dataclasses import dataclass, field
@@ -48,6 +46,7 @@ from ruamel.yaml.scalarstring import (
     ScalarString,
 )
 
+from flopkb.atomic import write_atomically
 from flopkb.diagnostics import Diagnostic
 from flopkb.fmt_comments import Comments, attach, comment_texts, detach
 from flopkb.loader import decode, parse
@@ -99,18 +98,9 @@ def format_file(root: Path, rel: str) -> Outcome:
 
 
 def write(root: Path, outcome: Outcome) -> None:
-    """Replace the file with its formatted text, atomically (a temporary file renamed over it)."""
+    """Replace the file with its formatted text, atomically."""
     assert outcome.text is not None
-    path = root / outcome.path
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(outcome.text)
-        os.chmod(temporary, path.stat().st_mode & 0o7777)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(root / outcome.path, outcome.text.encode("utf-8"))
 
 
 def format_text(text: str, path: str) -> str | list[Diagnostic]:
@@ -132,7 +122,7 @@ def format_text(text: str, path: str) -> str | list[Diagnostic]:
     _round_trip().dump(data, stream)
     bare = stream.getvalue()
     formatted = attach(bare, _compose(bare), comments)
-    _verify(text, source.data, comment_texts(text, tree), formatted, path)
+    _verify(source.data, comment_texts(text, tree), formatted, path)
     return formatted.replace("\n", newline) if newline != "\n" else formatted
 
 
@@ -148,7 +138,7 @@ def _compose(text: str) -> yaml.Node:
     return yaml.compose(text, Loader=yaml.CSafeLoader)
 
 
-def _verify(text: str, data: dict[str, Any], comments: list[str], formatted: str, path: str) -> None:
+def _verify(data: dict[str, Any], comments: list[str], formatted: str, path: str) -> None:
     source, problems = parse(formatted, path)
     if source is None or problems or source.data != data:
         raise _Unsafe("the formatted data would differ from the original")
