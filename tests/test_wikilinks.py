@@ -7,10 +7,6 @@ import re
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from markdown_it import MarkdownIt
-
 from flopkb import wikilinks as wl
 from flopkb.wikilinks import (
     LineIndex,
@@ -19,6 +15,9 @@ from flopkb.wikilinks import (
     replace_wikilinks,
     source_position,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 
 def targets(md: str) -> list[str]:
@@ -35,7 +34,12 @@ def targets(md: str) -> list[str]:
         ("see [[gpu/h100]] now", "gpu/h100", None, None),
         ("see [[gpu/h100|the H100]] now", "gpu/h100", None, "the H100"),
         ("see [[llama-70b#decode]] now", "llama-70b", "decode", None),
-        ("see [[llama-70b#decode|decode cost]] now", "llama-70b", "decode", "decode cost"),
+        (
+            "see [[llama-70b#decode|decode cost]] now",
+            "llama-70b",
+            "decode",
+            "decode cost",
+        ),
         ("[[ padded  #  anc | a label ]]", "padded", "anc", "a label"),
         ("[[t|label with | bar and # hash]]", "t", None, "label with | bar and # hash"),
         ("[[t#a#b]]", "t", "a#b", None),
@@ -61,7 +65,20 @@ def test_offsets_and_order():
     ]
 
 
-@pytest.mark.parametrize("md", ["[[]]", "[[ ]]", "[[#anchor]]", "[[ |label]]", "[[a\nb]]", "[[a]b]]", "[a]]", "[[a]", "no links"])
+@pytest.mark.parametrize(
+    "md",
+    [
+        "[[]]",
+        "[[ ]]",
+        "[[#anchor]]",
+        "[[ |label]]",
+        "[[a\nb]]",
+        "[[a]b]]",
+        "[a]]",
+        "[[a]",
+        "no links",
+    ],
+)
 def test_not_links(md):
     assert find_wikilinks(md) == []
 
@@ -81,7 +98,13 @@ def test_wikilink_is_frozen_slotted_dataclass():
     assert link == WikiLink("a", "b", "c", 0, 9)
     assert hash(link) == hash(WikiLink("a", "b", "c", 0, 9))
     assert dataclasses.replace(link, target="z").target == "z"
-    assert dataclasses.asdict(link) == {"target": "a", "anchor": "b", "label": "c", "offset": 0, "end": 9}
+    assert dataclasses.asdict(link) == {
+        "target": "a",
+        "anchor": "b",
+        "label": "c",
+        "offset": 0,
+        "end": 9,
+    }
 
 
 # --------------------------------------------------------------------------
@@ -106,7 +129,10 @@ def test_wikilink_is_frozen_slotted_dataclass():
         ('<a title="`">[[yes]]` [[yes2]]', ["yes", "yes2"]),  # HTML tag wins
         ("<http://x.org/`>[[yes]]`", ["yes"]),  # autolink wins
         ("a `b\n[[no]] c` [[yes]]", ["yes"]),  # multi-line span
-        ("a `b\n\n[[yes]] c` [[yes2]]", ["yes", "yes2"]),  # spans stop at a paragraph end
+        (
+            "a `b\n\n[[yes]] c` [[yes2]]",
+            ["yes", "yes2"],
+        ),  # spans stop at a paragraph end
         ("- a `b\n- [[yes]] c`", ["yes"]),  # ... and at a list item
         ("```\n[[no]]\n```\n[[yes]]", ["yes"]),
         ("```python\nx = [[no]]\n```\n\n[[yes]]", ["yes"]),
@@ -125,6 +151,9 @@ def test_wikilink_is_frozen_slotted_dataclass():
         ("> a\n>\n>     [[no]]\n\n[[yes]]", ["yes"]),
         ("> ```\n> [[no]]\n\n[[yes]]", ["yes"]),
         ("- a\n  ```\n  [[no]]\n```\n[[no]]", []),
+        ("- a\n\n     ```\n  [[no]]\n", []),  # a fence behind four spaces
+        ("- a\n\n     ~~~\n  [[no]] `x`\n", []),
+        ("- a\n\n    <div>\n  `[[yes]]`\n", ["yes"]),
         ("<div>\n`[[yes]]`\n</div>", ["yes"]),  # no code spans in HTML blocks
         ("```\r\n[[no]]\r\n```\r\n[[yes]]", ["yes"]),
         ("a `b\r\n[[no]]` [[yes]]", ["yes"]),
@@ -142,7 +171,9 @@ def test_fast_paths_avoid_markdown_it(monkeypatch):
     assert targets("plain [[a]] text\n\nmore [[b]]") == ["a", "b"]
     assert targets("with `code` and [[a]] and `[[no]]`") == ["a"]
     assert targets("- item [[a]]\n    - nested [[b]]\n- `x` [[c]]") == ["a", "b", "c"]
-    assert targets("text [[a]]\n\n```py\n[[no]]\n```\n\n~~~\n[[no]]\n~~~\n[[b]] `c`") == ["a", "b"]
+    assert targets(
+        "text [[a]]\n\n```py\n[[no]]\n```\n\n~~~\n[[no]]\n~~~\n[[b]] `c`"
+    ) == ["a", "b"]
     assert targets("    code without links\n\n[[a]]") == ["a"]
     assert targets("no links at all ``` `") == []
 
@@ -153,7 +184,12 @@ def test_fast_paths_avoid_markdown_it(monkeypatch):
 
 def test_replace_wikilinks():
     md = "See [[a#f|the f]] and `[[code]]`.\n\n```\n[[fenced]]\n```\n[[b]]"
-    out = replace_wikilinks(md, lambda l: f"[{l.label or l.target}](/{l.target}/{'#' + l.anchor if l.anchor else ''})")
+    out = replace_wikilinks(
+        md,
+        lambda l: (
+            f"[{l.label or l.target}](/{l.target}/{'#' + l.anchor if l.anchor else ''})"
+        ),
+    )
     assert out == "See [the f](/a/#f) and `[[code]]`.\n\n```\n[[fenced]]\n```\n[b](/b/)"
 
 
@@ -166,11 +202,56 @@ def test_replace_wikilinks_no_links_returns_input():
 # Properties
 
 _PIECES = [
-    "a", "b c", " ", "    ", "\n", "\n\n", "\t", "\r\n", "`", "``", "```", "~~~",
-    "[[a]]", "[[b|c]]", "[[a#x]]", "[[ ]]", "[", "]", "|", "#", "\\", "<", ">",
-    "> ", "- ", "* ", "1. ", "\n- ", "\n    - ", "\n    ", "\n> ", "\n```\n",
-    "\n~~~\n", "````", "\n   ```", "```a", "<b>", "<div>", "</div>",
-    "<http://x>", "<a title='`'>", "<!-- ", " -->", "-     ", "\n# h", "\n---",
+    "a",
+    "b c",
+    " ",
+    "    ",
+    "\n",
+    "\n\n",
+    "\t",
+    "\r\n",
+    "`",
+    "``",
+    "```",
+    "~~~",
+    "[[a]]",
+    "[[b|c]]",
+    "[[a#x]]",
+    "[[ ]]",
+    "[",
+    "]",
+    "|",
+    "#",
+    "\\",
+    "<",
+    ">",
+    "> ",
+    "- ",
+    "* ",
+    "1. ",
+    "\n- ",
+    "\n    - ",
+    "\n    ",
+    "\n> ",
+    "\n```\n",
+    "\n~~~\n",
+    "````",
+    "\n   ```",
+    "```a",
+    "<b>",
+    "<div>",
+    "</div>",
+    "<http://x>",
+    "<a title='`'>",
+    "<!-- ",
+    " -->",
+    "-     ",
+    "\n# h",
+    "\n---",
+    "\n     ```",
+    "\n     ~~~",
+    "\n    <div>",
+    "\n  ",
 ]
 _markdownish = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
 
@@ -190,7 +271,7 @@ def test_find_never_raises_and_links_are_delimited(text):
 
 
 _MD = MarkdownIt("commonmark")
-_CODE_ELEMENT = re.compile(r"<code([^>]*>.*?)</code>", re.S)
+_CODE_ELEMENT = re.compile(r"<code([^>]*>.*?)</code>", re.DOTALL)
 
 
 def _oracle(text: str) -> list[int]:
@@ -205,7 +286,12 @@ def _oracle(text: str) -> list[int]:
     cands = [m for m in wl._LINK_RE.finditer(text) if m.group(1).strip()]
     parts, pos = [], 0
     for i, m in enumerate(cands):
-        parts += [text[pos : m.start()], f"Q{i}Q", text[m.start() + 2 : m.end() - 2], f"Z{i}Z"]
+        parts += [
+            text[pos : m.start()],
+            f"Q{i}Q",
+            text[m.start() + 2 : m.end() - 2],
+            f"Z{i}Z",
+        ]
         pos = m.end()
     parts.append(text[pos:])
     html = _MD.render("".join(parts))
@@ -217,8 +303,39 @@ def _oracle(text: str) -> list[int]:
     ]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
-@given(_markdownish)
+# Line-structured documents hit block constructs (nested containers, fences
+# behind indentation, HTML blocks) far more often than random pieces do.
+_line = st.tuples(
+    st.sampled_from(
+        ["", " ", "  ", "   ", "    ", "     ", "      ", "        ", "\t"]
+    ),
+    st.sampled_from(["", "", "- ", "* ", "1. ", "> ", ">     ", "-     "]),
+    st.sampled_from(
+        [
+            "",
+            "[[a]]",
+            "text [[b|c]]",
+            "```",
+            "````",
+            "~~~",
+            "``` x`y",
+            "`x` [[a]]",
+            "<div>",
+            "# h",
+            "---",
+            "`open [[a]]",
+            "close` [[b]]",
+            "a `` b",
+            "para",
+            "<b>`</b> [[a]]",
+        ]
+    ),
+).map("".join)
+_line_documents = st.lists(_line, max_size=12).map("\n".join)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.one_of(_markdownish, _line_documents))
 def test_agrees_with_markdown_it(text):
     assert [link.offset for link in find_wikilinks(text)] == _oracle(text)
 
@@ -249,7 +366,9 @@ def _nodes(node):
 
 
 @pytest.mark.parametrize("text", _MARK_DOCS)
-@pytest.mark.parametrize("loader, bom_in_index", [(yaml.CSafeLoader, False), (yaml.SafeLoader, True)])
+@pytest.mark.parametrize(
+    "loader, bom_in_index", [(yaml.CSafeLoader, False), (yaml.SafeLoader, True)]
+)
 def test_line_index_matches_yaml_marks(text, loader, bom_in_index):
     index = LineIndex(text, bom_in_index=bom_in_index)
     for node in _nodes(yaml.compose(text, Loader=loader)):
@@ -264,7 +383,11 @@ def test_csafeloader_mark_index_skips_the_bom():
     py_node = yaml.compose(text, Loader=yaml.SafeLoader).value[0][1]
     assert c_node.start_mark.index == 5 and py_node.start_mark.index == 6
     assert LineIndex(text).text[c_node.start_mark.index :].startswith("value")
-    assert LineIndex(text, bom_in_index=True).text[py_node.start_mark.index :].startswith("value")
+    assert (
+        LineIndex(text, bom_in_index=True)
+        .text[py_node.start_mark.index :]
+        .startswith("value")
+    )
 
 
 def test_csafeloader_mark_index_counts_code_points_and_crlf_as_two():
@@ -293,7 +416,12 @@ def positions(text, path=("body",), loader=yaml.CSafeLoader, bom_in_index=False)
     out = []
     for link in find_wikilinks(node.value):
         pos = source_position(
-            index, node.start_mark.index, node.end_mark.index, node.style, node.value, link.offset
+            index,
+            node.start_mark.index,
+            node.end_mark.index,
+            node.style,
+            node.value,
+            link.offset,
         )
         # the same through the plain-text entry point
         assert pos == source_position(
@@ -337,7 +465,10 @@ def test_double_quoted_scalar():
 
 def test_double_quoted_escape_creating_brackets_falls_back_to_scalar_start():
     text = 'id: x\nbody: "\\x5b[a]] and [[b]]"\n'
-    assert yaml.compose(text, Loader=yaml.CSafeLoader).value[1][1].value == "[[a]] and [[b]]"
+    assert (
+        yaml.compose(text, Loader=yaml.CSafeLoader).value[1][1].value
+        == "[[a]] and [[b]]"
+    )
     assert positions(text) == [(2, 7), (2, 7)]
 
 
@@ -429,7 +560,10 @@ def test_bom_text():
     assert positions(text, path=("next",)) == [(4, 3)]
     assert _at(text, 1, 11).startswith("[[a]]")
     # the pure-Python loader counts the BOM in its index: same answer
-    assert positions(text, loader=yaml.SafeLoader, bom_in_index=True) == [(1, 11), (2, 3)]
+    assert positions(text, loader=yaml.SafeLoader, bom_in_index=True) == [
+        (1, 11),
+        (2, 3),
+    ]
 
 
 def test_bom_and_crlf_text():
@@ -440,7 +574,9 @@ def test_bom_and_crlf_text():
 def test_offset_that_is_not_a_link_falls_back_to_scalar_start():
     text = "id: x\nbody: see [[a]]\n"
     node = _find(yaml.compose(text, Loader=yaml.CSafeLoader), ("body",))
-    assert source_position(text, node.start_mark.index, node.end_mark.index, None, node.value, 0) == (2, 7)
+    assert source_position(
+        text, node.start_mark.index, node.end_mark.index, None, node.value, 0
+    ) == (2, 7)
 
 
 def test_comments_after_the_scalar_are_not_counted():
@@ -449,8 +585,15 @@ def test_comments_after_the_scalar_are_not_counted():
     assert positions(text, path=("block",)) == [(3, 5)]
 
 
-@pytest.mark.parametrize("loader, bom_in_index", [(yaml.CSafeLoader, False), (yaml.SafeLoader, True)])
+@pytest.mark.parametrize(
+    "loader, bom_in_index", [(yaml.CSafeLoader, False), (yaml.SafeLoader, True)]
+)
 def test_both_loaders_agree(loader, bom_in_index):
     text = "\ufeffid: x\r\nbody: |-\r\n  one [[a]]\r\n  two `[[no]]` [[b]]\r\nq: 'x [[c]]'\r\n"
-    assert positions(text, loader=loader, bom_in_index=bom_in_index) == [(3, 7), (4, 16)]
-    assert positions(text, path=("q",), loader=loader, bom_in_index=bom_in_index) == [(5, 7)]
+    assert positions(text, loader=loader, bom_in_index=bom_in_index) == [
+        (3, 7),
+        (4, 16),
+    ]
+    assert positions(text, path=("q",), loader=loader, bom_in_index=bom_in_index) == [
+        (5, 7)
+    ]

@@ -70,14 +70,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 __all__ = [
+    "LineIndex",
     "WikiLink",
     "find_wikilinks",
     "replace_wikilinks",
-    "LineIndex",
     "source_position",
 ]
 
@@ -120,11 +120,12 @@ def _line_hint(pattern: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
 # Indented code needs 4 columns of whitespace after its container's markers:
 # four spaces in a row or a tab within the line's prefix.
 _INDENT_HINT = re.compile(_PREFIX + r"(?:\t| {4})")
-_INDENT_HINTS = (_INDENT_HINT, re.compile("\n" + _INDENT_HINT.pattern))
 # A line that, if the previous line was paragraph text, is paragraph text too
 # (or a list item starting with paragraph text): spaces, at most one list
 # marker followed by 1-4 spaces, then a character that starts no other block.
-_PARAGRAPH_LINE = re.compile(r"( *)(?:(?:[-+*]|[0-9]{1,9}[.)]) {1,4})?(?:[A-Za-z(\"'@]|\[\[)")
+_PARAGRAPH_LINE = re.compile(
+    r"( *)(?:(?:[-+*]|[0-9]{1,9}[.)]) {1,4})?(?:[A-Za-z(\"'@]|\[\[)"
+)
 
 
 def _continues_paragraph(text: str, line: int, depth: int = 0) -> bool:
@@ -149,9 +150,13 @@ def _continues_paragraph(text: str, line: int, depth: int = 0) -> bool:
     return True
 
 
-# A fence, possibly inside containers.
+# Suspicious lines, classified in one pass: (1) indented by four columns
+# (maybe indented code), (2) a fence marker (maybe a fence, possibly inside
+# containers), (3) the start of an HTML block (backticks and fences inside one
+# are not code).
+_SUSPICIOUS = _PREFIX + r"(?:(\t| {4})|(```|~~~)|(<[A-Za-z/!?]))"
+_SUSPICIOUS_FIRST, _SUSPICIOUS_LATER = _line_hint(_SUSPICIOUS)
 _FENCE_HINT = _line_hint(_PREFIX + r"(?:```|~~~)")
-# The start of an HTML block: backticks and fences inside are not code.
 _HTML_HINT = _line_hint(_PREFIX + r"<[A-Za-z/!?]")
 # A blockquote or list item, or a link reference definition.
 _CONTAINER_HINT = _line_hint(
@@ -167,12 +172,20 @@ _FENCE_CLOSE = {
 }
 
 
-def _has_line(hint: tuple[re.Pattern[str], re.Pattern[str]], text: str, start: int = 0, end: int | None = None) -> bool:
+def _has_line(
+    hint: tuple[re.Pattern[str], re.Pattern[str]],
+    text: str,
+    start: int = 0,
+    end: int | None = None,
+) -> bool:
     """Whether a line starting in ``text[start:end]`` matches (``start`` is a line start)."""
     if end is None:
         end = len(text)
     first, later = hint
-    return first.match(text, start, end) is not None or later.search(text, start, end) is not None
+    return (
+        first.match(text, start, end) is not None
+        or later.search(text, start, end) is not None
+    )
 
 
 def _flat_fences(text: str) -> list[tuple[int, int]]:
@@ -238,7 +251,7 @@ def _html_tag_match(text: str, pos: int, end: int) -> int:
         from markdown_it.common.html_re import HTML_TAG_RE
 
         pattern = HTML_TAG_RE.pattern
-        _html_tag_re = re.compile(pattern[1:] if pattern.startswith("^") else pattern)
+        _html_tag_re = re.compile(pattern.removeprefix("^"))
     m = _html_tag_re.match(text, pos, end)
     return m.end() if m else -1
 
@@ -388,7 +401,28 @@ def _code_ranges(text: str, links: list[WikiLink]) -> list[tuple[int, int]] | No
     # Indented code: a link is in one only if its own line is indented.
     # (Backticks on other indented-code lines can change the pairing of code
     # spans only through a span that crosses a line break: caught below.)
-    if _has_line(_INDENT_HINTS, text):
+    # One pass over the line starts classifies the suspicious lines.
+    indented = fences = html = False
+    m = _SUSPICIOUS_FIRST.match(text)
+    if m is not None:
+        indented, fences, html = (
+            m.group(1) is not None,
+            m.group(2) is not None,
+            m.group(3) is not None,
+        )
+    for m in _SUSPICIOUS_LATER.finditer(text):
+        if m.group(1) is not None:
+            indented = True
+        elif m.group(2) is not None:
+            fences = True
+        else:
+            html = True
+    if indented:
+        # Four leading spaces shadow whatever follows them on the line (the
+        # regex stops at the first alternative): look again for fences and
+        # HTML blocks inside containers, e.g. "- a\n\n     ```".
+        fences = fences or _has_line(_FENCE_HINT, text)
+        html = html or _has_line(_HTML_HINT, text)
         indent = _INDENT_HINT.match
         rfind = text.rfind
         for link in links:
@@ -396,10 +430,9 @@ def _code_ranges(text: str, links: list[WikiLink]) -> list[tuple[int, int]] | No
             if indent(text, line, link.offset) and not _continues_paragraph(text, line):
                 return _code_ranges_markdown_it(text)
     backticks = "`" in text
-    fences = (backticks and "```" in text or "~~~" in text) and _has_line(_FENCE_HINT, text)
     if not backticks and not fences:
         return None
-    if _has_line(_HTML_HINT, text):
+    if html:
         return _code_ranges_markdown_it(text)
     if fences:
         if _has_line(_CONTAINER_HINT, text):
@@ -448,7 +481,9 @@ class _MutableWikiLink:
 def _class_swap_works() -> bool:
     try:
         link = object.__new__(_MutableWikiLink)
-        link.target, link.anchor, link.label, link.offset, link.end = "t", None, None, 0, 5
+        link.target = "t"
+        link.anchor = link.label = None
+        link.offset, link.end = 0, 5
         link.__class__ = WikiLink  # type: ignore[assignment]
     except TypeError:  # pragma: no cover - not CPython
         return False
@@ -521,14 +556,24 @@ def find_wikilinks(markdown: str) -> list[WikiLink]:
             break
     else:
         return out  # no delimiter inside code: nothing to drop
-    starts = [a for a, _ in ranges]
-    ends = [b for _, b in ranges]
-
-    def in_code(index: int) -> bool:
-        i = bisect_right(starts, index) - 1
-        return i >= 0 and index < ends[i]
-
-    return [link for link in out if not in_code(link.offset) and not in_code(link.end - 1)]
+    # Links and ranges are both sorted (ranges disjoint): walk them together.
+    kept: list[WikiLink] = []
+    n = len(ranges)
+    i = 0
+    for link in out:
+        first = link.offset
+        while i < n and ranges[i][1] <= first:
+            i += 1
+        if i < n and ranges[i][0] <= first:
+            continue  # "[[" in code
+        last = link.end - 1
+        j = i
+        while j < n and ranges[j][1] <= last:
+            j += 1
+        if j < n and ranges[j][0] <= last:
+            continue  # "]]" in code
+        kept.append(link)
+    return kept
 
 
 def replace_wikilinks(markdown: str, render: Callable[[WikiLink], str]) -> str:
@@ -565,7 +610,7 @@ class LineIndex:
     the character at a mark.
     """
 
-    __slots__ = ("text", "_skip", "_starts")
+    __slots__ = ("_skip", "_starts", "text")
 
     def __init__(self, text: str, *, bom_in_index: bool = False) -> None:
         has_bom = text.startswith(_BOM)
@@ -624,7 +669,11 @@ def source_position(
     create a ``[[`` with no counterpart in the source: then the scalar's start
     is returned.
     """
-    index = text if isinstance(text, LineIndex) else LineIndex(text, bom_in_index=bom_in_index)
+    index = (
+        text
+        if isinstance(text, LineIndex)
+        else LineIndex(text, bom_in_index=bom_in_index)
+    )
     src = index.text
     search_from = start
     if style in ("|", ">"):
