@@ -65,6 +65,14 @@ def test_mv_rewrites_links_keeping_labels_anchors_and_every_other_byte(tmp_path:
     assert located(compile_kb(tmp_path), ignore=("orphan",)) == []
 
 
+def test_mv_keeps_file_permissions(tmp_path: Path) -> None:
+    write_kb(tmp_path, {"records/facts/ridge.yaml": RIDGE, "records/flops/user.yaml": USER})
+    (tmp_path / "records/flops/user.yaml").chmod(0o644)
+    assert mv(tmp_path, "facts/ridge", "facts/ridge-point")[0] == 0
+    assert (tmp_path / "records/flops/user.yaml").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "records/facts/ridge-point.yaml").stat().st_mode & 0o077 != 0
+
+
 def test_mv_keeps_a_suffix_link_that_still_lands(tmp_path: Path) -> None:
     write_kb(tmp_path, {"records/facts/ridge.yaml": RIDGE, "records/flops/user.yaml": USER})
     assert mv(tmp_path, "facts/ridge", "facts/archive/ridge")[0] == 0

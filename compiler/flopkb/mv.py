@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import codecs
 import itertools
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from flopkb.atomic import write_atomically
 from flopkb.config import Config
 from flopkb.links import Link
 from flopkb.loader import Source
@@ -146,7 +145,9 @@ def write_move(config: Config, plan: MovePlan) -> None:
     for path, text in sorted(plan.texts.items()):
         original = root / (plan.old_path if path == plan.new_path else path)
         bom = original.read_bytes().startswith(codecs.BOM_UTF8)
-        _write_atomic(root / path, ("\ufeff" if bom else "") + text)
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(target, (("\ufeff" if bom else "") + text).encode("utf-8"))
     old_file = root / plan.old_path
     if old_file.exists() and plan.old_path != plan.new_path:
         old_file.unlink()
@@ -329,19 +330,6 @@ def _apply(text: str, edits: list[tuple[int, int, str]], path: str) -> str:
         position = end
     parts.append(text[position:])
     return "".join(parts)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
 
 
 def _remove_empty_parents(folder: Path, stop: Path) -> None:
