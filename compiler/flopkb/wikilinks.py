@@ -410,13 +410,15 @@ def _code_ranges(text: str, links: list[WikiLink]) -> list[tuple[int, int]] | No
             m.group(2) is not None,
             m.group(3) is not None,
         )
-    for m in _SUSPICIOUS_LATER.finditer(text):
-        if m.group(1) is not None:
-            indented = True
-        elif m.group(2) is not None:
-            fences = True
-        else:
-            html = True
+    found = _SUSPICIOUS_LATER.search(text)  # usually None: cheaper than finditer
+    if found is not None:
+        for m in _SUSPICIOUS_LATER.finditer(text, found.start()):
+            if m.group(1) is not None:
+                indented = True
+            elif m.group(2) is not None:
+                fences = True
+            else:
+                html = True
     if indented:
         # Four leading spaces shadow whatever follows them on the line (the
         # regex stops at the first alternative): look again for fences and
@@ -551,29 +553,22 @@ def find_wikilinks(markdown: str) -> list[WikiLink]:
     # not stop it.  Scanning the whole text once and then dropping links is
     # the same as scanning around the code: a match holds no "[" or "]" but its
     # delimiters, so no other link can start inside a dropped one.
-    for a, b in ranges:
-        if markdown.find("[[", a, b) >= 0 or markdown.find("]]", a, b) >= 0:
-            break
-    else:
-        return out  # no delimiter inside code: nothing to drop
-    # Links and ranges are both sorted (ranges disjoint): walk them together.
-    kept: list[WikiLink] = []
-    n = len(ranges)
-    i = 0
-    for link in out:
-        first = link.offset
-        while i < n and ranges[i][1] <= first:
-            i += 1
-        if i < n and ranges[i][0] <= first:
-            continue  # "[[" in code
-        last = link.end - 1
-        j = i
-        while j < n and ranges[j][1] <= last:
-            j += 1
-        if j < n and ranges[j][0] <= last:
-            continue  # "]]" in code
-        kept.append(link)
-    return kept
+    # Only a range holding "[[" or "]]" can drop a link (a delimiter in code
+    # lies there whole: ranges start and end at a backtick or a line break).
+    find = markdown.find
+    bad = [(a, b) for a, b in ranges if find("[[", a, b) >= 0 or find("]]", a, b) >= 0]
+    if not bad:
+        return out
+    offsets = [link.offset for link in out]
+    drop: set[int] = set()
+    for a, b in bad:
+        i = bisect_left(offsets, a)
+        drop.update(range(i, bisect_left(offsets, b)))  # "[[" in code
+        # Links do not overlap, so only the last one opened before the range
+        # can reach into it; it is dropped if its "]]" lies in the range.
+        if i and a <= out[i - 1].end - 1 < b:
+            drop.add(i - 1)
+    return [link for k, link in enumerate(out) if k not in drop] if drop else out
 
 
 def replace_wikilinks(markdown: str, render: Callable[[WikiLink], str]) -> str:
