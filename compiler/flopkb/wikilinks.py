@@ -15,7 +15,10 @@ What is code
 ------------
 Nothing inside an inline code span (any backtick-run length), a fenced code
 block (backticks or tildes) or an indented code block is a link, exactly as
-CommonMark (markdown-it-py, ``commonmark`` preset) decides.
+CommonMark (markdown-it-py, ``commonmark`` preset) decides.  A link is dropped
+when its ``[[`` or its ``]]`` lies in code (so a fence's info string, part of
+the fence, links nothing); a code span wholly inside a link,
+``[[t|the `x` part]]``, does not stop the link.
 
 Why code spans are found by hand
 --------------------------------
@@ -47,7 +50,7 @@ found, and markdown-it only when block structure can matter:
 * backticks, no HTML block start, and either no fence or fences in a text
   without blockquotes/lists: fences found by the CommonMark fence rule, code
   spans by the rule above, exact as long as no span crosses a line break;
-* otherwise (``\r``, HTML blocks, fences inside containers, multi-line code
+* otherwise (``\\r``, HTML blocks, fences inside containers, multi-line code
   spans, indented link lines that may be code): markdown-it's block parser,
   with inline parsing switched off.
 
