@@ -86,6 +86,18 @@ def test_invalid_value_for_a_wrong_type(tmp_path: Path) -> None:
     assert located(kb, ignore=UNLINKED) == [("invalid-value", "records/sources/s.yaml", 4, 7)]
 
 
+def test_text_starting_with_a_wikilink_gets_a_quoting_hint(tmp_path: Path) -> None:
+    kb = compile_kb(write_kb(tmp_path, {"records/flops/a.yaml": FLOP.replace("description: Mechanism.", "description: [[flops/a]] explains it")}))
+    assert located(kb, ignore=UNLINKED) == [("yaml-syntax", "records/flops/a.yaml", 4, 26)]
+    assert "quote the text" in kb.diagnostics[0].hint
+
+
+def test_wikilink_alone_as_a_plain_value_gets_a_quoting_hint(tmp_path: Path) -> None:
+    kb = compile_kb(write_kb(tmp_path, {"records/flops/a.yaml": FLOP.replace("description: Mechanism.", "description: [[flops/a]]")}))
+    assert located(kb, ignore=UNLINKED) == [("invalid-value", "records/flops/a.yaml", 4, 14)]
+    assert "quote the text" in kb.diagnostics[0].hint
+
+
 def test_unknown_term_with_hint(tmp_path: Path) -> None:
     kb = compile_kb(write_kb(tmp_path, {"records/flops/a.yaml": FLOP.replace("arithmetic-intensity", "arithmetic-intensty")}))
     assert located(kb, ignore=UNLINKED) == [("unknown-term", "records/flops/a.yaml", 3, 11)]

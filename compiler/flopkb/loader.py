@@ -38,6 +38,8 @@ _LONGEST_WORD_LITERAL = len("false")
 _ALLOWED_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("int", "float", "bool", "null", "timestamp"))
 _SCALAR_CONSTRUCTORS = yaml.constructor.SafeConstructor.yaml_constructors
 _FLOW_BRACKETS = re.compile(r"[^\[\]{}]+")
+LINK_AS_LIST_HINT = "a value that starts with [[ is read as a YAML list: quote the text or write it as a block (|)"
+_VALUE_STARTS_WITH_LINK = re.compile(r"(^|:)\s+(- )?\[\[")
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +127,7 @@ def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
         mark = err.problem_mark or err.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         message = " ".join(part for part in (err.context, err.problem) if part) or str(err)
-        return None, [make("yaml-syntax", path, line, column, message)]
+        return None, [make("yaml-syntax", path, line, column, message, _syntax_hint(text, line))]
     except yaml.YAMLError as err:
         return None, [make("yaml-syntax", path, 1, 1, str(err))]
     if root is None:
@@ -139,6 +141,14 @@ def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
     except _Problem as problem:
         return None, [make(problem.code, path, *problem.mark, problem.message)]
     return Source(path, text, data), builder.diagnostics
+
+
+def _syntax_hint(text: str, line: int) -> str | None:
+    """The one syntax slip authors make most in records: a plain value that starts with a wikilink."""
+    lines = text.splitlines()
+    if 0 < line <= len(lines) and _VALUE_STARTS_WITH_LINK.search(lines[line - 1]):
+        return LINK_AS_LIST_HINT
+    return None
 
 
 def _compose(text: str) -> yaml.Node | None:

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from flopkb.diagnostics import Diagnostic, make
 from flopkb.hints import did_you_mean
-from flopkb.loader import Path, Source
+from flopkb.loader import LINK_AS_LIST_HINT, Path, Source
 from flopkb.models import KINDS, MODELS, Record, id_problem
 from flopkb.vocabulary import Vocabulary
 
@@ -105,7 +105,16 @@ def _diagnostic(code: str, item: dict[str, Any], path: Path, trailing: list[Any]
     else:
         line, column = source.position(path, key="[key]" in trailing)
         message = f"{where}: {_message(item)}"
+        hint = _flow_list_hint(item)
     return make(code, source.path, line, column, message, hint)
+
+
+def _flow_list_hint(item: dict[str, Any]) -> str | None:
+    """`notes: [[x]] ...` is a YAML list of lists, not text with a wikilink: say so."""
+    value = item.get("input")
+    if item["type"] == "string_type" and isinstance(value, list) and value and all(isinstance(part, list) for part in value):
+        return LINK_AS_LIST_HINT
+    return None
 
 
 def _message(item: dict[str, Any]) -> str:
