@@ -104,3 +104,21 @@ def test_unknown_format_is_a_usage_error(kb: Path) -> None:
 def test_path_outside_the_base_is_a_usage_error(kb: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     outside = tmp_path_factory.mktemp("elsewhere")
     assert run(kb, "check", str(outside)).exit_code == 2
+
+
+def test_check_imports_only_what_it_needs(kb: Path) -> None:
+    """networkx (the graph), rich (colour) and numpy (pint's arrays) are not needed to check: their imports cost ~0.4 s."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from flopkb.cli import main\n"
+        f"try:\n    main(['check', '--root', {str(kb)!r}, '--format', 'text', '--no-cache'])\n"
+        "except SystemExit:\n    pass\n"
+        "from flopkb.units import parse_quantity\n"
+        "parse_quantity('3 TB/s')\n"
+        "print(sorted(m for m in ('networkx', 'rich', 'numpy', 'pint') if m in sys.modules), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env={"NO_COLOR": "1", "PATH": ""}, check=True)
+    assert done.stderr.strip() == "['pint']"

@@ -258,6 +258,28 @@ def test_importing_units_does_not_import_pint():
     )
 
 
+PINT_PROBE = (
+    "import sys\n"
+    "{before}"
+    "from flopkb.units import parse_quantity, format_quantity, to_base, magnitude_in, dimension_of\n"
+    "q = [parse_quantity(t) for t in ('4.8 TB/s', '989 TFLOP/s', '80 GiB', '12 ms', '1e4 byte**2/s', '3')]\n"
+    "print([format_quantity(x, 12) for x in q], [to_base(x) for x in q], magnitude_in(q[0], 'GB/s'), dimension_of('[information] / [time]'))\n"
+    "print('numpy' in sys.modules)\n"
+)
+
+
+def test_pint_is_imported_without_numpy_and_computes_the_same():
+    def probe(before: str) -> list[str]:
+        script = PINT_PROBE.format(before=before)
+        return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.splitlines()
+
+    without, numpy_first = probe(""), probe("import numpy\n")
+    assert without[1] == "False" and numpy_first[1] == "True"
+    assert without[0] == numpy_first[0]
+    assert "numpy" in subprocess.run([sys.executable, "-c", "import flopkb.units as u; u.registry(); import numpy; print(numpy.__name__)"],
+                                     capture_output=True, text=True, check=True).stdout
+
+
 def test_magnitude_in_a_unit():
     assert magnitude_in(parse_quantity("3.35 TB/s"), "GB/s") == pytest.approx(3350)
     assert magnitude_in(parse_quantity("80 GiB"), "byte") == 80 * 2**30

@@ -9,7 +9,8 @@ the sorted, distinct places the links were written (`flopkb.links.ORIGINS`:
 
 The graph is built once, on first use, with two bulk calls
 (`add_nodes_from`, `add_edges_from`) from the resolved links of `kb.links`;
-checking needs only orphans, which come from the links directly. Nodes
+checking needs only orphans, which come from the links directly (so `flopkb
+check` never imports networkx: that import alone is about 0.2 s). Nodes
 carry each record's evidence status (`evidence`) when it has been computed. Exports are
 deterministic: nodes and edges sorted, attributes in a fixed order.
 """
@@ -22,11 +23,11 @@ import operator
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
 from flopkb.diagnostics import Diagnostic, make
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from flopkb.pipeline import KnowledgeBase
 
 FORMATS = ("json", "graphml", "dot")
@@ -54,6 +55,8 @@ class LinkGraph:
         return self._graph
 
     def _build(self) -> nx.DiGraph:
+        import networkx as nx  # only the site and `flopkb graph` ask for the graph itself: check need not pay its import
+
         kb = self.kb
         pairs: dict[tuple[str, str], list[str]] = {}
         for record_id, group in kb.links.items():
@@ -107,12 +110,16 @@ class LinkGraph:
 
     def neighbourhood(self, record_id: str, radius: int = 1) -> nx.DiGraph:
         """The subgraph of records within `radius` links of `record_id`, in either direction."""
+        import networkx as nx
+
         if record_id not in self.graph:
             return nx.DiGraph()
         return nx.ego_graph(self.graph, record_id, radius=radius, undirected=True)
 
     def components(self) -> list[list[str]]:
         """Weakly connected components, each sorted, largest first (ties by first id)."""
+        import networkx as nx
+
         found = [sorted(component) for component in nx.weakly_connected_components(self.graph)]
         return sorted(found, key=lambda ids: (-len(ids), ids[0]))
 
@@ -129,6 +136,8 @@ class LinkGraph:
         return json.dumps(self.to_data(graph), indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
     def to_graphml(self, graph: nx.DiGraph | None = None) -> str:
+        import networkx as nx
+
         graph = self.graph if graph is None else graph
         flat = nx.DiGraph()
         flat.add_nodes_from((node, {key: _graphml_value(value) for key, value in graph.nodes[node].items()}) for node in sorted(graph))

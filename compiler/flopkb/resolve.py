@@ -23,8 +23,6 @@ import gc
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from rapidfuzz import fuzz, process
-
 from flopkb.diagnostics import Diagnostic, make
 from flopkb.links import Link, extract_all
 from flopkb.models import formulas_of
@@ -137,6 +135,8 @@ class Resolver:
         A target is compared with whole ids and with the same number of
         trailing segments of each id, so `h100-sxn` finds `accelerators/h100-sxm`.
         """
+        from rapidfuzz import fuzz, process  # hints are for the few targets that do not resolve
+
         keys, names, folded = self._hint_keys(target.count("/") + 1, frozenset(kinds))
         same_but_case = folded.get(target.lower(), [])
         scored = process.extract(target, names, scorer=fuzz.ratio, limit=_HINT_COUNT * 3, score_cutoff=_HINT_CUTOFF)
