@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -559,17 +560,35 @@ def neighbourhood_data(site: Site, page: Page, record_id: str, limit: int = NEIG
                 break
             if other in site.entries:
                 chosen.setdefault(other, None)
-    nodes = [
-        {"id": node, "label": site.titles[node], "kind": site.kinds[node], **({"href": page.href(node)} if node != record_id else {})}
-        for node in chosen
-    ]
+    order = {kind: index for index, kind in enumerate(KIND_ORDER)}
+    around = sorted((node for node in chosen if node != record_id), key=lambda node: (order.get(site.kinds[node], 9), site.titles[node].lower(), node))
+    positions = ring_positions(len(around))
+    nodes = [{"id": record_id, "label": site.titles[record_id], "kind": site.kinds[record_id], "x": 0.0, "y": 0.0}]
+    nodes += [{"id": node, "label": site.titles[node], "kind": site.kinds[node], "href": page.href(node), "x": x, "y": y}
+              for node, (x, y) in zip(around, positions)]
     edges = []
     for node in chosen:
         for target in graph.succ[node]:
             if target in chosen and target != node:
                 edges.append({"source": node, "target": target})
     edges.sort(key=lambda edge: (edge["source"], edge["target"]))
-    return {"focus": record_id, "nodes": nodes, "edges": edges, "more": max(0, len(graph.succ[record_id]) + len(graph.pred[record_id]) - (len(chosen) - 1))}
+    linked = len((set(graph.succ[record_id]) | set(graph.pred[record_id])) - {record_id})
+    return {"focus": record_id, "nodes": nodes, "edges": edges, "more": max(0, linked - (len(chosen) - 1))}
+
+
+def ring_positions(count: int) -> list[tuple[float, float]]:
+    """Where the neighbours of a record go around it: an ellipse wider than tall (labels are wide), every other
+    node pushed out a little so that neighbouring labels do not overlap, starting at the top, clockwise."""
+    if count == 0:
+        return []
+    width = max(150.0, 34.0 * count)
+    height = max(90.0, 13.0 * count)
+    found = []
+    for index in range(count):
+        angle = -math.pi / 2 + 2 * math.pi * index / count
+        stretch = 1.0 if index % 2 == 0 or count < 6 else 1.22
+        found.append((round(width * stretch * math.cos(angle), 1), round(height * stretch * math.sin(angle), 1)))
+    return found
 
 
 def neighbourhood_json(site: Site, page: Page, record_id: str) -> Markup | None:

@@ -121,7 +121,8 @@ def accelerator_context(site: Site, page: Page, entry: Entry) -> dict[str, Any]:
             site.write(rel, svg)
             width, height = svg_size(svg)
             chart = {"src": page.url(rel), "width": width, "height": height, "alt": f"Roofline of {title}: attainable FLOP/s against arithmetic intensity"}
-    used_by = [{"link": page.link(record_id, formula_id), "formula": formula_title} for record_id, formula_id, formula_title in formulas_on(site).get(entry.id, ())]
+    used_by = [{"link": page.link(record_id, formula_id), "record": page.link(record_id), "formula": formula_title}
+               for record_id, formula_id, formula_title in formulas_on(site).get(entry.id, ())]
     return {
         "vendor": record.vendor,
         "description": page.prose(record.description),
