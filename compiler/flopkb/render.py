@@ -33,6 +33,7 @@ indexes are built once).
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
@@ -44,7 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from flopkb.models import is_url
 from flopkb.resolve import Resolver
@@ -116,20 +117,22 @@ def css_word(value: object) -> str:
 def link_html(link: RecordLink) -> Markup:
     """`<a href>title</a>`, or the title alone (marked) when the link resolves to nothing."""
     if link.href:
-        return Markup('<a href="%s">%s</a>') % (link.href, link.title)
-    return Markup('<span class="flopkb-unresolved">%s</span>') % link.title
+        return Markup(f'<a href="{escape(link.href)}">{escape(link.title)}</a>')
+    return Markup(f'<span class="flopkb-unresolved">{escape(link.title)}</span>')
 
 
 def links_html(links: Iterable[RecordLink]) -> Markup:
-    return Markup(", ").join(link_html(link) for link in links)
+    return Markup(", ".join([link_html(link) for link in links]))
 
 
+@functools.lru_cache(maxsize=256)
 def kind_chip_html(kind: str) -> Markup:
-    return Markup('<span class="flopkb-kind flopkb-kind--%s">%s</span>') % (css_word(kind), kind)
+    return Markup(f'<span class="flopkb-kind flopkb-kind--{css_word(kind)}">{escape(kind)}</span>')
 
 
+@functools.lru_cache(maxsize=256)
 def badge_html(basis: str) -> Markup:
-    return Markup('<span class="flopkb-badge flopkb-badge--%s">%s</span>') % (css_word(basis), basis)
+    return Markup(f'<span class="flopkb-badge flopkb-badge--{css_word(basis)}">{escape(basis)}</span>')
 
 
 def heading_id(value: str) -> Markup:
@@ -137,17 +140,27 @@ def heading_id(value: str) -> Markup:
     return Markup("{: #" + re.sub(r"[^A-Za-z0-9_.:-]", "-", value) + " }")
 
 
-_ENVIRONMENTS: dict[tuple[Path, ...], jinja2.Environment] = {}
+_ENVIRONMENTS: dict[tuple[Path, ...], tuple[tuple[tuple[str, int, int], ...], jinja2.Environment]] = {}
+
+
+def _template_files(dirs: Sequence[Path]) -> tuple[tuple[str, int, int], ...]:
+    return tuple(sorted((str(path), stat.st_mtime_ns, stat.st_size) for folder in dirs for path in folder.rglob("*")
+                        for stat in [path.stat()] if path.is_file()))
 
 
 def environment(dirs: Sequence[Path]) -> jinja2.Environment:
-    """The environment for these template folders, kept for the process: each template is compiled once
-    (and again only when its file changes: `flopkb serve` rebuilds with warm templates)."""
+    """The environment for these template folders, kept for the process while no template file changes.
+
+    Templates are compiled once; `flopkb serve` rebuilds with warm templates
+    and gets a fresh environment when a template is edited. (jinja2's own
+    auto_reload would check every template's file on every page instead.)
+    """
     key = tuple(dirs)
-    env = _ENVIRONMENTS.get(key)
-    if env is None:
-        env = _ENVIRONMENTS[key] = make_environment(dirs)
-    return env
+    files = _template_files(dirs)
+    found = _ENVIRONMENTS.get(key)
+    if found is None or found[0] != files:
+        found = _ENVIRONMENTS[key] = (files, make_environment(dirs))
+    return found[1]
 
 
 def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
@@ -159,7 +172,7 @@ def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
-        auto_reload=True,
+        auto_reload=False,
     )
     env.filters["md"] = lambda value: Markup(markdown_text(str(value)))
     env.filters["link"] = link_html
@@ -174,8 +187,10 @@ def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
 
 
 def json_for_script(data: Any) -> Markup:
-    """JSON for a `<script type="application/json">` element: `<`, `>` and `&` escaped, so no text can end the element."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    """JSON for a `<script type="application/json">` element: `<`, `>` and `&` escaped, so no text can end the element.
+
+    Keys stay in the order the data was built in (deterministic: it is built in a fixed order)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return Markup(text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
 
 
@@ -240,6 +255,9 @@ class Site:
         self.cache: dict[str, Any] = {}
         """Indexes that several pages share, built on first use (e.g. the formulas computed on each accelerator)."""
         self.category_paths = category_paths(self.vocabulary.categories if self.vocabulary else {}, self.entries)
+        order = {kind: index for index, kind in enumerate(KIND_ORDER)}
+        self.sort_keys = {record_id: (order.get(kind, len(order)), self.titles[record_id].lower(), record_id) for record_id, kind in self.kinds.items()}
+        """Records in reading order: by kind, then title."""
 
     # -- files -------------------------------------------------------------
 
@@ -536,16 +554,12 @@ def backlinks_view(site: Site, page: Page, record_id: str) -> list[dict[str, Any
     if site.graph is None or record_id not in site.graph:
         return []
     pred = site.graph.pred[record_id]
-    order = {kind: index for index, kind in enumerate(KIND_ORDER)}
+    sort_key = site.sort_keys
     found = []
-    for source in pred:
-        if source == record_id or source not in site.entries:
-            continue
-        link = page.link(source)
+    for source in sorted((source for source in pred if source != record_id and source in sort_key), key=sort_key.__getitem__):
         words = [ORIGIN_WORDS.get(origin, origin) for origin in pred[source]["origins"]]
-        found.append(((order.get(link.kind, 9), link.title.lower(), source), {"link": link, "how": ", ".join(dict.fromkeys(words))}))
-    found.sort(key=lambda item: item[0])
-    return [view for _, view in found]
+        found.append({"link": page.link(source), "how": ", ".join(dict.fromkeys(words))})
+    return found
 
 
 def neighbourhood_data(site: Site, page: Page, record_id: str, limit: int = NEIGHBOURHOOD_LIMIT) -> dict[str, Any] | None:
@@ -560,8 +574,8 @@ def neighbourhood_data(site: Site, page: Page, record_id: str, limit: int = NEIG
                 break
             if other in site.entries:
                 chosen.setdefault(other, None)
-    order = {kind: index for index, kind in enumerate(KIND_ORDER)}
-    around = sorted((node for node in chosen if node != record_id), key=lambda node: (order.get(site.kinds[node], 9), site.titles[node].lower(), node))
+    sort_key = site.sort_keys
+    around = sorted((node for node in chosen if node != record_id), key=sort_key.__getitem__)
     positions = ring_positions(len(around))
     nodes = [{"id": record_id, "label": site.titles[record_id], "kind": site.kinds[record_id], "x": 0.0, "y": 0.0}]
     nodes += [{"id": node, "label": site.titles[node], "kind": site.kinds[node], "href": page.href(node), "x": x, "y": y}
@@ -576,6 +590,7 @@ def neighbourhood_data(site: Site, page: Page, record_id: str, limit: int = NEIG
     return {"focus": record_id, "nodes": nodes, "edges": edges, "more": max(0, linked - (len(chosen) - 1))}
 
 
+@functools.lru_cache(maxsize=128)
 def ring_positions(count: int) -> list[tuple[float, float]]:
     """Where the neighbours of a record go around it: an ellipse wider than tall (labels are wide), every other
     node pushed out a little so that neighbouring labels do not overlap, starting at the top, clockwise."""
