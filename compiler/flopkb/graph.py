@@ -106,7 +106,7 @@ class LinkGraph:
     def orphans(self) -> list[str]:
         """Records (that loaded as records) no link or ref of another record points at, sorted."""
         referenced = self.referenced()
-        return sorted(record_id for record_id, entry in self.kb.entries.items() if entry.record is not None and record_id not in referenced)
+        return sorted(record_id for record_id, entry in self.kb.entries.items() if entry.summary.kind is not None and record_id not in referenced)
 
     def neighbourhood(self, record_id: str, radius: int = 1) -> nx.DiGraph:
         """The subgraph of records within `radius` links of `record_id`, in either direction."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
@@ -42,6 +42,14 @@ LINK_AS_LIST_HINT = "a value that starts with [[ is read as a YAML list: quote t
 _VALUE_STARTS_WITH_LINK = re.compile(r"(^|:)\s+(- )?\[\[")
 
 
+class Later(Protocol):
+    """What a deferred `Source` asks for its text and data."""
+
+    def text(self) -> str: ...
+
+    def data(self) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class ScalarSpan:
     """Where a string scalar's source text stands, to locate text inside it."""
@@ -51,19 +59,67 @@ class ScalarSpan:
     style: str | None
 
 
-@dataclass(slots=True)
 class Source:
     """A parsed record file: its text and its data; positions are found on demand.
 
     Most files never need a position (only files with problems or links that
     are reported do), so the parse that builds `data` records none; the first
     call of `position` or `span` parses the text again, recording them.
+
+    A source can also be *deferred* (`Source.deferred`): its text and its data
+    are asked of another object when first used. The load cache
+    (`flopkb.cache`) makes the sources of unchanged files so, because most of
+    them are never looked at again. Either way, a source compares equal to
+    another of the same path, text and data.
     """
 
-    path: str
-    text: str
-    data: dict[str, Any]
-    _positions: _Positions | None = field(default=None, repr=False, compare=False)
+    __slots__ = ("path", "_text", "_data", "_positions", "_later")
+
+    def __init__(self, path: str, text: str, data: dict[str, Any]) -> None:
+        self.path = path
+        self._text: str | None = text
+        self._data: dict[str, Any] | None = data
+        self._positions: _Positions | None = None
+        self._later: Later | None = None
+
+    @classmethod
+    def deferred(cls, path: str, later: Later) -> Source:
+        """A source whose text is `later.text()` and data `later.data()`, each asked for once, when first needed."""
+        source = cls.__new__(cls)
+        source.path = path
+        source._text = source._data = source._positions = None
+        source._later = later
+        return source
+
+    @property
+    def text(self) -> str:
+        text = self._text
+        if text is None:
+            assert self._later is not None
+            text = self._text = self._later.text()
+        return text
+
+    @property
+    def data(self) -> dict[str, Any]:
+        data = self._data
+        if data is None:
+            assert self._later is not None
+            data = self._data = self._later.data()
+        return data
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.path, self.text, self.data) == (other.path, other.text, other.data)  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]  # mutable (positions are filled in), as before
+
+    def __repr__(self) -> str:
+        return f"Source(path={self.path!r}, text={self.text!r}, data={self.data!r})"
+
+    def __reduce__(self) -> tuple[type[Source], tuple[str, str, dict[str, Any]]]:
+        # Parse workers send sources back: the text and data, never the positions or what a deferred one asks.
+        return Source, (self.path, self.text, self.data)
 
     def position(self, path: Path, *, key: bool = False) -> Mark:
         """The 1-based (line, column) of the value at `path` (or of its key), else of its nearest ancestor."""
@@ -84,7 +140,9 @@ class Source:
     def _index(self) -> _Positions:
         if self._positions is None:
             builder = _Builder(self.path, record_positions=True)
-            builder.build(_compose(self.text), (), 0)
+            root = _compose(self.text)
+            if root is not None:  # None: the text of a deferred source whose file changed since (see flopkb.cache)
+                builder.build(root, (), 0)
             self._positions = builder.positions
         return self._positions
 

@@ -103,7 +103,9 @@ QuantityIn = Annotated[Union[str, int, float], Field(union_mode="left_to_right")
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=False, coerce_numbers_to_str=False, use_attribute_docstrings=True)
+    # defer_build: the validators are built when a record is first validated, not on import (a run whose
+    # records all come from the load cache validates none).
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False, coerce_numbers_to_str=False, use_attribute_docstrings=True, defer_build=True)
 
 
 class ScalesWith(_Model):

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from flopkb.diagnostics import Diagnostic, make
 from flopkb.links import Link, extract_all
-from flopkb.models import formulas_of
 
 if TYPE_CHECKING:
     from flopkb.pipeline import Entry, KnowledgeBase
@@ -66,7 +65,6 @@ class Resolver:
         # Targets that resolve by step 1 or a unique step 2, found with one dict lookup; the rest go through `resolve`.
         self._found: dict[str, str | None] = {suffix: found[0] for suffix, found in suffixes.items() if len(found) == 1}
         self._found.update(zip(self.ids, self.ids))
-        self._formula_ids: dict[str, tuple[str, ...] | None] = {}
         self._hint_texts: dict[tuple[str, tuple[str, ...]], str | None] = {}
         self._hints: dict[tuple[int, frozenset[str]], tuple[dict[str, str], list[str], dict[str, list[str]]]] = {}
 
@@ -75,16 +73,11 @@ class Resolver:
         aliases: dict[str, str] = {}
         kinds: dict[str, str] = {}
         for record_id, entry in entries.items():
-            record = entry.record
-            if record is not None:
-                kinds[record_id] = record.kind
-                for alias in record.aliases:
-                    aliases.setdefault(alias, record_id)
-            elif entry.source is not None:
-                listed = entry.source.data.get("aliases")
-                for alias in listed if isinstance(listed, list) else ():
-                    if isinstance(alias, str):
-                        aliases.setdefault(alias, record_id)
+            kind, listed, _ = entry.summary  # the model's kind and aliases, or a broken record's listed aliases
+            if kind is not None:
+                kinds[record_id] = kind
+            for alias in listed:
+                aliases.setdefault(alias, record_id)
         return cls(entries, aliases, kinds, entries)
 
     @classmethod
@@ -123,11 +116,8 @@ class Resolver:
 
     def formula_ids(self, record_id: str) -> tuple[str, ...] | None:
         """The formula ids of a record, or None when the record did not validate (its formulas are unknown)."""
-        if record_id not in self._formula_ids:
-            entry = self.entries.get(record_id)
-            record = entry.record if entry is not None else None
-            self._formula_ids[record_id] = None if record is None else tuple(formula.id for formula in formulas_of(record))
-        return self._formula_ids[record_id]
+        entry = self.entries.get(record_id)
+        return entry.summary.formula_ids if entry is not None else None
 
     def closest(self, target: str, kinds: Iterable[str] = ()) -> list[str]:
         """Ids and aliases closest to `target` (records of `kinds` only, when given), best first.
