@@ -2,19 +2,31 @@
 
 Loading (parse + validate) is the per-file part of the pipeline and most of a
 cold check's time. The cache stores, for every record file, the blake2b
-digest of its bytes, its parsed data, its record model and its load
-diagnostics, as pickles under the configured cache folder
-(`build/cache/check/`). The next run still reads every file (reading and
-hashing 10,000 small files is a fraction of a second), takes the stored result
-of every file whose digest is unchanged and loads only the others. Stages that
-span files (links, graph, formulas) always re-run on the whole knowledge base.
+digest of its bytes, its parsed data and record model (one pickle per file,
+unpickled only when a stage asks for them), what the rest of the base needs
+to know of it without them (`pipeline.RecordSummary`: kind, aliases, formula
+ids), its load diagnostics and what stages derived from it, as pickles under
+the configured cache folder (`build/cache/check/`).
 
-A cached entry is the same as a fresh one: its `Source` is rebuilt from the
-file's text and the stored data, and finds positions on demand, as a freshly
-parsed one does. Stages can keep per-file work in the cache too: what they put
-in `entry.derived` (picklable, computed from that file, or keyed by the
-`entry.digest` of every file it depends on) is stored with the file and comes
-back while the file is unchanged.
+The next run does not read a file whose stat (size, modification and change
+times in nanoseconds, inode) is the one stored: it takes the stored result.
+A file whose stat differs is read and hashed, and loaded again only when its
+digest differs too (a `git checkout` or `touch` changes the stat, not the
+content: the digest remains the key of truth). As git does with its index, a
+stat taken within `RACY_SECONDS` of the file's last change is not trusted
+(a second write within the same timestamp tick would keep it): such a file
+is hashed on the next run, until its stat is old enough.
+
+A cached entry is the same as a fresh one: its `Source` is the file's text and
+the stored data, and finds positions on demand, as a freshly parsed one does;
+but its text, data and model are only read (text from the file, checked
+against the digest) when something asks for them (`Source.deferred`,
+`Entry.deferred`). Stages keep per-file work in the cache: what they put in
+`entry.derived` (picklable, computed from that file, or keyed by the
+`entry.digest` of every file it depends on: see `flopkb.memo`) is stored with
+the file and comes back while the file is unchanged. So a run after editing
+one file parses and validates that file alone, and the stages that span files
+(links, graph, evidence, specs, formulas) redo only what depends on it.
 
 Files are spread over `SHARDS` pickles by a hash of their path, so that a run
 that changed one file rewrites one small shard, not the whole cache. Each
@@ -32,13 +44,14 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import os
 import pickle
 import sys
+import time
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pydantic
 
@@ -48,30 +61,39 @@ from flopkb.config import Config
 from flopkb.diagnostics import Diagnostic
 from flopkb.loader import Source, decode
 from flopkb.models import Record
-from flopkb.pipeline import Entry, load_entries
+from flopkb.pipeline import Entry, RecordSummary, load_entries, load_entry
 from flopkb.validate import expected_id
 from flopkb.vocabulary import Vocabulary
 
 CACHE_FOLDER = "check"
 SHARDS = 64
-FORMAT = 2
+FORMAT = 3
+RACY_SECONDS = 2
+"""A file changed this recently when it was read has its stat kept as untrusted (see the module)."""
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 _PACKAGE = Path(flopkb.__file__).parent
 
+Stat = tuple[int, int, int, int]
+"""(size, mtime_ns, ctime_ns, inode) of a file."""
+Model = tuple[dict[str, Any], Record | None]
+"""A file's parsed data and its record model (None when it did not validate)."""
 
-@dataclass(frozen=True, slots=True)
-class _Loaded:
-    """What loading one file produced: enough to rebuild its entry without parsing it."""
+
+class _Loaded(NamedTuple):
+    """What loading one file produced: enough to rebuild its entry without reading or parsing it.
+
+    A named tuple, not a dataclass: 10,000 of them are unpickled on every run, and a tuple unpickles fastest.
+    """
 
     digest: bytes
-    data: dict[str, object] | None
-    record: Record | None
+    stat: Stat | None
+    """The file's stat when it was read, if old enough to be trusted; None: hash the file again next time."""
+    summary: RecordSummary
     diagnostics: tuple[Diagnostic, ...]
+    model: bytes | Model | None
+    """The pickled `Model` (as stored), or the model itself (loaded by this process); None when the file did not parse."""
     derived: dict[str, Any]
     """`Entry.derived`: what later stages computed from the file."""
-
-
-_MISSING = _Loaded(b"", None, None, (), {})
 
 
 class FileCache:
@@ -96,21 +118,49 @@ class FileCache:
             self._key = key
             self._loaded, self._dirty = self._read(key)
         root = str(config.root)
-        contents = {rel: raw for rel in files if (raw := _read_bytes(f"{root}/{rel}")) is not None}
-        digests = {rel: _digest(raw) for rel, raw in contents.items()}
-        stale = [rel for rel in files if rel not in digests or self._loaded.get(rel, _MISSING).digest != digests[rel]]
+        trusted_before = time.time_ns() - RACY_SECONDS * 1_000_000_000
+        kept: dict[str, _Loaded] = {}
+        read: dict[str, tuple[bytes, Stat | None]] = {}
+        stale: list[str] = []
+        for rel in files:
+            path = f"{root}/{rel}"  # not pathlib: its overhead is a third of the time on 10,000 small files
+            try:
+                status = os.stat(path)
+            except OSError:
+                stale.append(rel)  # loading the file reports why
+                continue
+            stat = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+            stored = self._loaded.get(rel)
+            if stored is not None and stored.stat == stat:
+                kept[rel] = stored
+                continue
+            raw = _read_bytes(path)
+            if raw is None:
+                stale.append(rel)
+                continue
+            digest = _digest(raw)
+            trusted = stat if max(status.st_mtime_ns, status.st_ctime_ns) < trusted_before else None
+            if stored is not None and stored.digest == digest:
+                if stored.stat != trusted:
+                    stored = stored._replace(stat=trusted)
+                    self._dirty.add(shard_of(rel))
+                kept[rel] = stored
+            else:
+                stale.append(rel)
+                read[rel] = (digest, trusted)
         fresh = dict(zip(stale, load_entries(config, stale, vocabulary)))
         results = []
         loaded: dict[str, _Loaded] = {}
         for rel in files:
             if rel in fresh:
                 entry, diagnostics = fresh[rel]
-                if rel in digests:  # an unreadable file is not stored
-                    entry.digest = digests[rel]
-                    loaded[rel] = _Loaded(entry.digest, entry.source.data if entry.source else None, entry.record, tuple(diagnostics), {})
+                if rel in read:  # an unreadable file is not stored
+                    entry.digest, stat = read[rel]
+                    model = (entry.source.data, entry.record) if entry.source is not None else None
+                    loaded[rel] = _Loaded(entry.digest, stat, entry.summary, tuple(diagnostics), model, {})
             else:
-                stored = loaded[rel] = self._loaded[rel]
-                entry, diagnostics = _rebuild(config, rel, contents[rel], stored), list(stored.diagnostics)
+                stored = loaded[rel] = kept[rel]
+                entry, diagnostics = _rebuild(config, vocabulary, rel, stored), list(stored.diagnostics)
             results.append((entry, diagnostics))
         self._dirty.update(map(shard_of, stale))
         self._dirty.update(map(shard_of, self._loaded.keys() - loaded.keys()))
@@ -127,12 +177,15 @@ class FileCache:
         if not self._dirty or self._key is None:
             return
         by_shard: dict[int, dict[str, _Loaded]] = {shard: {} for shard in self._dirty}
-        for rel, loaded in self._loaded.items():
-            if shard_of(rel) in by_shard:
-                by_shard[shard_of(rel)][rel] = loaded
         enabled = gc.isenabled()
         gc.disable()  # pickling allocates a little per model, which the collector would rescan many times
         try:
+            for rel, loaded in self._loaded.items():
+                content = by_shard.get(shard_of(rel))
+                if content is not None:
+                    if loaded.model is not None and not isinstance(loaded.model, bytes):
+                        loaded = self._loaded[rel] = loaded._replace(model=pickle.dumps(loaded.model, protocol=_PROTOCOL))
+                    content[rel] = loaded
             self.folder.mkdir(parents=True, exist_ok=True)
             for shard, content in by_shard.items():
                 path = self.folder / _shard_name(shard)
@@ -151,7 +204,7 @@ class FileCache:
         for rel, entry in self._entries.items():
             stored = self._loaded.get(rel)
             if stored is not None and _changed(entry.derived, stored.derived):
-                self._loaded[rel] = replace(stored, derived=dict(entry.derived))
+                self._loaded[rel] = stored._replace(derived=dict(entry.derived))
                 self._dirty.add(shard_of(rel))
 
     def _read(self, key: bytes) -> tuple[dict[str, _Loaded], set[int]]:
@@ -222,13 +275,52 @@ def _digest(raw: bytes) -> bytes:
     return hashlib.blake2b(raw, digest_size=16).digest()
 
 
-def _rebuild(config: Config, rel: str, raw: bytes, stored: _Loaded) -> Entry:
-    source = None
-    if stored.data is not None:
-        text = decode(raw, rel)
-        assert isinstance(text, str), "a file with stored data decoded before"
-        source = Source(rel, text, stored.data)
-    return Entry(expected_id(rel, config.records), rel, source, stored.record, stored.digest, dict(stored.derived))
+def _rebuild(config: Config, vocabulary: Vocabulary | None, rel: str, stored: _Loaded) -> Entry:
+    """The entry of an unchanged file: its text, data and model are read when first asked for."""
+    later = _Later(config, vocabulary, rel, stored.digest, stored.model)
+    source = Source.deferred(rel, later) if stored.model is not None else None
+    return Entry.deferred(expected_id(rel, config.records), rel, source, later, stored.summary, stored.digest, dict(stored.derived))
+
+
+class _Later:
+    """What a deferred source and entry ask for (`Source.deferred`, `Entry.deferred`): an unchanged file's text, data and model.
+
+    The data and model are unpickled from the stored pickle when first asked
+    for. The text is read from the file and checked against its digest: were
+    the file changed (or removed) since the start of the run, its stored data
+    has no text, and it is empty (positions in it are 1:1 for this run; the
+    next run loads the new content).
+    """
+
+    __slots__ = ("_config", "_vocabulary", "_rel", "_digest", "_model")
+
+    def __init__(self, config: Config, vocabulary: Vocabulary | None, rel: str, digest: bytes, model: bytes | Model | None) -> None:
+        self._config, self._vocabulary, self._rel, self._digest, self._model = config, vocabulary, rel, digest, model
+
+    def text(self) -> str:
+        raw = _read_bytes(f"{self._config.root}/{self._rel}")
+        if raw is None or _digest(raw) != self._digest:
+            return ""
+        text = decode(raw, self._rel)
+        return text if isinstance(text, str) else ""
+
+    def data(self) -> dict[str, Any]:
+        return self._get()[0]
+
+    def record(self) -> Record | None:
+        return None if self._model is None else self._get()[1]
+
+    def _get(self) -> Model:
+        model = self._model
+        if isinstance(model, bytes):
+            try:
+                model = pickle.loads(model)  # noqa: S301 -- the cache is local build output (see the module)
+            except Exception:  # noqa: BLE001 -- a damaged pickle inside a readable shard: load the file instead
+                entry, _ = load_entry(self._config, self._rel, self._vocabulary)
+                model = (entry.source.data if entry.source is not None else {}, entry.record)
+            self._model = model
+        assert model is not None, "a file without a source has no model to read"
+        return model
 
 
 def _changed(derived: dict[str, Any], stored: dict[str, Any]) -> bool:
