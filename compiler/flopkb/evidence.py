@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from flopkb.diagnostics import Diagnostic, make
 from flopkb.loader import Path
+from flopkb.memo import dependency_key
 from flopkb.models import Formula, formulas_of
 from flopkb.resolve import Resolver
 
@@ -192,69 +193,114 @@ def formula_scope(kb: KnowledgeBase, record_id: str, formula: Formula) -> tuple[
     return scope, via
 
 
+OWN_MEMO = "evidence"
+"""`Entry.derived` key of a record's own figures: its debt items, its missing-source problems, whether it makes claims."""
+INHERITED_MEMO = "evidence-inherited"
+"""`Entry.derived` key of a record's inherited debt, with the `flopkb.memo.dependency_key` it was computed under."""
+
+
+def _own_figures(record_id: str, entry: Any) -> tuple[tuple[DebtItem, ...], tuple[Diagnostic, ...], bool]:
+    """A record's unverified figures, its missing-source problems, and whether it has rows or formulas (claims that can inherit debt)."""
+    record, source = entry.record, entry.source
+    items: list[DebtItem] = []
+    problems: list[Diagnostic] = []
+
+    def figure(path: Path, parameter: str, what: str, basis: str, sources: list[str]) -> None:
+        if basis == UNVERIFIED:
+            line, column = source.position((*path, "basis"))
+            items.append(DebtItem(record_id, path, parameter, what, source.path, line, column))
+        elif basis in NEEDS_SOURCES and not sources:
+            line, column = source.position((*path, "basis"))
+            where = f"specs.{parameter}" if what == SPEC else f"{path[0]}[{path[1]}] ({parameter})"
+            problems.append(make("missing-source", source.path, line, column, f"{where}: the basis '{basis}' needs sources, and there are none", "add sources: a source record or an http(s) URL; or set the basis to unverified"))
+
+    fields = record.__dict__  # pydantic keeps field values here; a missing field is a missing key, not an exception
+    rows = fields.get("hardware_parameters")
+    if rows:
+        for index, row in enumerate(rows):
+            figure(("hardware_parameters", index), row.parameter, ROW, row.basis, row.sources)
+    specs = fields.get("specs")
+    if specs:
+        for parameter, spec in specs.items():
+            figure(("specs", parameter), parameter, SPEC, spec.basis, spec.sources)
+    return tuple(items), tuple(problems), bool(rows or fields.get("formulas"))
+
+
+def _inherited(record_id: str, record: Any, spec_debt: dict[tuple[str, str], DebtItem], formulas: _Formulas) -> tuple[InheritedDebt, ...]:
+    """The unverified specs of other records that a record's rows and formulas rest on, sorted."""
+    target = formulas.resolver.target
+    found: dict[InheritedDebt, None] = {}
+    fields = record.__dict__
+    for index, row in enumerate(fields.get("hardware_parameters", ())):
+        for ref in row.values_for:
+            accelerator = target(ref)
+            item = spec_debt.get((accelerator, row.parameter)) if accelerator is not None else None
+            if item is not None and accelerator != record_id:
+                found[InheritedDebt(item, (accelerator,), ("hardware_parameters", index))] = None
+    for index, formula in enumerate(fields.get("formulas", ())):
+        scope, via, parameters = formulas.scope(record, formula)
+        if not parameters:
+            continue
+        extra = [resolved for expect in formula.expect if expect.hardware for resolved in [target(expect.hardware)] if resolved is not None and resolved not in scope]
+        for accelerator in [*scope, *extra]:
+            for parameter in parameters:
+                item = spec_debt.get((accelerator, parameter))
+                if item is not None and accelerator != record_id:
+                    found[InheritedDebt(item, (*via, accelerator) if accelerator in scope else (accelerator,), ("formulas", index))] = None
+    return tuple(sorted(found))
+
+
 def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
-    """Evidence status of every record, the whole debt, and the unverified-basis / missing-source diagnostics."""
+    """Evidence status of every record, the whole debt, and the unverified-basis / missing-source diagnostics.
+
+    A record's own figures depend on its file alone, and its inherited debt
+    on the records its computing references reach (`flopkb.memo`): with the
+    load cache, both are kept in the record's `derived` data and taken back
+    while those files are unchanged. Everything that spans the base (who
+    rests on which figure, the statuses, the debt list) is put together again
+    on every run.
+    """
     resolver = Resolver.of(kb)
-    target = resolver.target
     diagnostics: list[Diagnostic] = []
     own: dict[str, list[DebtItem]] = {}
     spec_debt: dict[tuple[str, str], DebtItem] = {}
     dependents: dict[DebtItem, set[str]] = {}
 
-    def figure(record_id: str, source: Any, path: Path, parameter: str, what: str, basis: str, sources: list[str]) -> None:
-        if basis == UNVERIFIED:
-            line, column = source.position((*path, "basis"))
-            item = DebtItem(record_id, path, parameter, what, source.path, line, column)
-            own.setdefault(record_id, []).append(item)
-            dependents[item] = set()
-            if what == SPEC:
-                spec_debt[(record_id, parameter)] = item
-        elif basis in NEEDS_SOURCES and not sources:
-            line, column = source.position((*path, "basis"))
-            where = f"specs.{parameter}" if what == SPEC else f"{path[0]}[{path[1]}] ({parameter})"
-            diagnostics.append(make("missing-source", source.path, line, column, f"{where}: the basis '{basis}' needs sources, and there are none", "add sources: a source record or an http(s) URL; or set the basis to unverified"))
-
-    claimants: list[tuple[str, Any]] = []
+    claimants: list[str] = []
     for record_id, entry in kb.entries.items():
-        record = entry.record
-        if record is None:
-            continue
-        fields = record.__dict__  # pydantic keeps field values here; a missing field is a missing key, not an exception
-        rows = fields.get("hardware_parameters")
-        if rows:
-            for index, row in enumerate(rows):
-                figure(record_id, entry.source, ("hardware_parameters", index), row.parameter, ROW, row.basis, row.sources)
-        specs = fields.get("specs")
-        if specs:
-            for parameter, spec in specs.items():
-                figure(record_id, entry.source, ("specs", parameter), parameter, SPEC, spec.basis, spec.sources)
-        if rows or fields.get("formulas"):
-            claimants.append((record_id, record))
+        figures = entry.derived.get(OWN_MEMO)
+        if figures is None:
+            if entry.record is None:
+                continue
+            figures = _own_figures(record_id, entry)
+            if entry.digest is not None:
+                entry.derived[OWN_MEMO] = figures
+        items, problems, claims = figures
+        if items:
+            own[record_id] = list(items)
+            for item in items:
+                dependents[item] = set()
+                if item.what == SPEC:
+                    spec_debt[(record_id, item.parameter)] = item
+        diagnostics.extend(problems)
+        if claims:
+            claimants.append(record_id)
 
     inherited: dict[str, list[InheritedDebt]] = {}
     if spec_debt:
         formulas = _Formulas(kb, resolver)
-        for record_id, record in claimants:
-            found: dict[InheritedDebt, None] = {}
-            fields = record.__dict__
-            for index, row in enumerate(fields.get("hardware_parameters", ())):
-                for ref in row.values_for:
-                    accelerator = target(ref)
-                    item = spec_debt.get((accelerator, row.parameter)) if accelerator is not None else None
-                    if item is not None and accelerator != record_id:
-                        found[InheritedDebt(item, (accelerator,), ("hardware_parameters", index))] = None
-            for index, formula in enumerate(fields.get("formulas", ())):
-                scope, via, parameters = formulas.scope(record, formula)
-                if not parameters:
-                    continue
-                extra = [resolved for expect in formula.expect if expect.hardware for resolved in [target(expect.hardware)] if resolved is not None and resolved not in scope]
-                for accelerator in [*scope, *extra]:
-                    for parameter in parameters:
-                        item = spec_debt.get((accelerator, parameter))
-                        if item is not None and accelerator != record_id:
-                            found[InheritedDebt(item, (*via, accelerator) if accelerator in scope else (accelerator,), ("formulas", index))] = None
+        for record_id in claimants:
+            entry = kb.entries[record_id]
+            key = dependency_key(kb, record_id) if entry.digest is not None else None
+            kept = entry.derived.get(INHERITED_MEMO)
+            if key is not None and kept is not None and kept[0] == key:
+                found = kept[1]
+            else:
+                found = _inherited(record_id, entry.record, spec_debt, formulas)
+                if key is not None:
+                    entry.derived[INHERITED_MEMO] = (key, found)
             if found:
-                inherited[record_id] = sorted(found)
+                inherited[record_id] = list(found)
                 for debt in found:
                     dependents[debt.item].add(record_id)
 

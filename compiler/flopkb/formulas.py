@@ -64,6 +64,7 @@ from flopkb.evaluate import Evaluation, FormulaProblem, QuantityLike, evaluate_f
 from flopkb.expr import Expr, ExprSyntaxError, HwParam, parse, walk
 from flopkb.links import line_index
 from flopkb.loader import Path, Source
+from flopkb.memo import dependency_key
 from flopkb.models import Expect, Formula, formulas_of
 from flopkb.resolve import Resolver, resolve_formula_ref
 from flopkb.specs import AcceleratorSpecs, read_specs
@@ -229,6 +230,8 @@ class _Evaluator:
         self._units: dict[str, QuantityError | None] = {}
         self._specs: dict[str, AcceleratorSpecs | None] = {}
         self.cycles: list[Diagnostic] = []
+        self.cyclic: set[Key] = set()
+        """Formulas whose ref chain runs into a cycle: what is reported about them depends on which was evaluated first."""
 
     # Lookups ----------------------------------------------------------------
 
@@ -301,9 +304,12 @@ class _Evaluator:
         while current is not None:
             if current in self._definitions:
                 base = self._definitions[current]
+                if current in self.cyclic:
+                    self.cyclic.update(path)
                 break
             if current in on_path:
                 self._report_cycle(path[on_path[current] :])
+                self.cyclic.update(path)
                 break
             located = self.formulas(current[0]).get(current[1])
             if located is None:
@@ -786,8 +792,8 @@ def _after(index: Any, last: int) -> tuple[int, int]:
 
 def _formula_entries(kb: KnowledgeBase) -> Iterator[Entry]:
     for entry in kb.entries.values():
-        record = entry.record
-        if record is not None and entry.source is not None and record.kind in ("flop", "fact") and formulas_of(record):
+        kind, _, formula_ids = entry.summary  # not the model: a cached entry's is loaded only when needed
+        if formula_ids and kind in ("flop", "fact") and entry.source is not None:
             yield entry
 
 
@@ -807,19 +813,62 @@ def evaluate_entry(evaluator: _Evaluator, entry: Entry) -> list[FormulaResult]:
     return [evaluator.evaluate(located) for located in evaluator.formulas(entry.id).values()]
 
 
-def check_formulas(kb: KnowledgeBase) -> Iterator[Diagnostic]:
-    """The stage: evaluate every formula and claim of the base, store the results (`kb.formulas`), report problems."""
+MEMO = "formulas"
+"""`Entry.derived` key of a record's formula problems: (dependency key, problems, whether a ref chain ran into a cycle)."""
+
+
+def _evaluate(kb: KnowledgeBase, entries: list[Entry]) -> tuple[FormulaResults, dict[str, tuple[list[Diagnostic], bool]]]:
+    """The formulas of `entries` evaluated in order, and per entry its problems and whether it touched a cycle of refs."""
     evaluator = _Evaluator(kb)
     results: FormulaResults = {}
-    diagnostics: list[Diagnostic] = []
-    for entry in _formula_entries(kb):
+    problems: dict[str, tuple[list[Diagnostic], bool]] = {}
+    for entry in entries:
+        reported = len(evaluator.cycles)
         found = results[entry.id] = evaluate_entry(evaluator, entry)
-        for result in found:
-            diagnostics.extend(result.problems)
-        diagnostics.extend(_repeated_ids(entry))
+        mine = [problem for result in found for problem in result.problems]
+        mine.extend(_repeated_ids(entry))
+        mine.extend(evaluator.cycles[reported:])
+        problems[entry.id] = (mine, any((entry.id, formula_id) in evaluator.cyclic for formula_id in evaluator.formulas(entry.id)))
+    return results, problems
+
+
+def _remember(kb: KnowledgeBase, problems: dict[str, tuple[list[Diagnostic], bool]]) -> None:
+    for record_id, (mine, cyclic) in problems.items():
+        entry = kb.entries[record_id]
+        key = dependency_key(kb, record_id) if entry.digest is not None else None
+        if key is not None:
+            entry.derived[MEMO] = (key, tuple(mine), cyclic)
+
+
+def check_formulas(kb: KnowledgeBase) -> Iterator[Diagnostic]:
+    """The stage: evaluate every formula and claim of the base, store the results (`kb.formulas`), report problems.
+
+    With the load cache, a record's problems are kept in its `derived` data
+    with the `flopkb.memo.dependency_key` of what it computes with, and taken
+    back while the key is the same; only the other records are evaluated.
+    The results themselves (`kb.formulas`) are then evaluated on first use,
+    which `check` never makes. Which formula of a cycle of refs reports it
+    depends on the order of evaluation: a record whose refs reach a cycle has
+    no dependency key, so it is always evaluated (in order, as in a cold run),
+    and should evaluating only some records still run into a cycle, the whole
+    base is evaluated instead.
+    """
+    entries = list(_formula_entries(kb))
+    kept: dict[str, tuple[Diagnostic, ...]] = {}
+    for entry in entries:
+        memo = entry.derived.get(MEMO)
+        if memo is not None and not memo[2] and memo[0] == dependency_key(kb, entry.id):
+            kept[entry.id] = memo[1]
+    if kept:
+        _, fresh = _evaluate(kb, [entry for entry in entries if entry.id not in kept])
+        if not any(cyclic for _, cyclic in fresh.values()):
+            _remember(kb, fresh)
+            kb.formulas_later(lambda: _evaluate(kb, list(_formula_entries(kb)))[0])
+            return iter([*(problem for mine in kept.values() for problem in mine), *(problem for mine, _ in fresh.values() for problem in mine)])
+    results, fresh = _evaluate(kb, entries)
+    _remember(kb, fresh)
     kb.formulas = results
-    diagnostics.extend(evaluator.cycles)
-    return iter(diagnostics)
+    return iter([problem for mine, _ in fresh.values() for problem in mine])
 
 
 def evaluate_record(

@@ -331,18 +331,60 @@ _URL_PREFIXES = ("http://", "https://")
 _WALKERS: dict[str, tuple[Walker, Walker]] = {kind: (_compile(PLANS[kind]), _compile(REF_PLANS[kind])) for kind in PLANS}
 
 
+MEMO = "links"
+"""The key of `Entry.derived` under which a file's links are kept, as written and unresolved (see `extract_all`)."""
+
+
 def extract_all(entries: Any, resolve: Resolve = _unresolved, kind_of: dict[str, str] | None = None, suspects: list[Link] | None = None) -> dict[str, list[Link]]:
-    """Links of every entry that has a source (`kb.entries`), keyed by record id; records without links are absent. See `extract`."""
+    """Links of every entry that has a source (`kb.entries`), keyed by record id; records without links are absent. See `extract`.
+
+    What a file's links are, as written, depends on that file alone; what
+    they resolve to depends on every file. So an entry that the load cache
+    keeps (one with a `digest`) keeps its links, unresolved, in its `derived`
+    data, and later runs resolve them again without walking its data.
+    """
     result: dict[str, list[Link]] = {}
     kind_of = {} if kind_of is None else kind_of
     suspects = [] if suspects is None else suspects
     for entry in entries.values():
-        if entry.source is None:
+        source = entry.source
+        if source is None:
             continue
-        found = extract(entry.id, entry.source, resolve, kind_of, suspects)
+        written = entry.derived.get(MEMO)
+        if written is None:
+            found = extract(entry.id, source, resolve, kind_of, suspects)
+            if entry.digest is not None:
+                entry.derived[MEMO] = tuple(map(_as_written, found))
+        else:
+            found = _resolved(entry.id, source, written, resolve, kind_of, suspects)
         if found:
             result[entry.id] = found
     return result
+
+
+_SHARED: dict[Any, Any] = {}
+"""One object for each target and field path kept, across files: pickled once per cache shard, so unpickled once."""
+
+
+def _as_written(link: Link) -> tuple[Any, ...]:
+    """What `extract_all` keeps of a link: all but its record, source and resolution."""
+    shared = _SHARED.setdefault
+    target = shared(link.target, link.target)
+    value = link.value if link.offset >= 0 else shared(link.value, link.value)  # prose values are long and already one per field
+    return (link.origin, target, link.anchor, link.label, shared(link.field, link.field), link.offset, link.end, link.kinds, value)
+
+
+def _resolved(record_id: str, source: Source, written: tuple[tuple[Any, ...], ...], resolve: Resolve, kind_of: dict[str, str], suspects: list[Link]) -> list[Link]:
+    """The links kept by `extract_all`, resolved: the same links, and suspects, as `extract` finds."""
+    found = []
+    append = found.append
+    for origin, target, anchor, label, path, offset, end, kinds, value in written:
+        resolved = resolve(target)
+        link = _new_link(Link, (record_id, origin, target, anchor, label, path, offset, end, kinds, value, source, resolved))
+        append(link)
+        if resolved is None or anchor is not None or (kinds and kind_of.get(resolved, kinds[0]) not in kinds):
+            suspects.append(link)
+    return found
 
 
 def iter_links(links: dict[str, list[Link]]) -> Iterator[Link]:

@@ -100,8 +100,17 @@ def read_specs(entry: Entry, vocabulary: Vocabulary | None) -> tuple[Accelerator
     return AcceleratorSpecs(record.id, record.display_title, figures, frozenset(invalid), values), problems
 
 
+MEMO = "specs"
+"""`Entry.derived` key of an accelerator's spec problems: they depend on its file (and the vocabulary, which the cache is keyed by)."""
+
+
 def check_specs(kb: KnowledgeBase) -> Iterator[Diagnostic]:
     """The stage: every accelerator spec reads as a quantity of its parameter's dimension."""
     for entry in kb.entries.values():
-        if entry.record is not None and entry.record.kind == "accelerator":
-            yield from read_specs(entry, kb.vocabulary)[1]
+        if entry.summary.kind == "accelerator":
+            problems = entry.derived.get(MEMO)
+            if problems is None:
+                problems = tuple(read_specs(entry, kb.vocabulary)[1])
+                if entry.digest is not None:
+                    entry.derived[MEMO] = problems
+            yield from problems
