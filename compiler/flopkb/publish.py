@@ -23,6 +23,7 @@ Guarantees:
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import subprocess
@@ -148,8 +149,14 @@ def build(config: Config, *, load: EntryLoader = load_entries, strict: bool = Fa
         timings["render"] = time.perf_counter() - mark
         mark = time.perf_counter()
         when = source_date_epoch(config) if epoch is None else epoch
-        result = build_site(work / "docs", work / "site", config_file=work / "mkdocs.yml", source_date_epoch=when,
-                            nav=rendered.nav, **options)
+        # The compiled base stays in memory while mkdocs runs: keep the cyclic
+        # collector from scanning it again and again (it holds no garbage).
+        gc.freeze()
+        try:
+            result = build_site(work / "docs", work / "site", config_file=work / "mkdocs.yml", source_date_epoch=when,
+                                nav=rendered.nav, **options)
+        finally:
+            gc.unfreeze()
         timings["mkdocs"] = time.perf_counter() - mark
         mark = time.perf_counter()
         swap_in(work / "site", site)

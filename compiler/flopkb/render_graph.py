@@ -6,10 +6,10 @@ same on every visit and every build (a fixed seed, coordinates rounded):
 - up to `SPRING_LIMIT` records: networkx's `spring_layout` of the whole graph;
 - beyond that (a force layout costs O(n^2) per iteration: seconds at a few
   hundred nodes on a shared machine, minutes at 10,000), records are grouped
-  by the folder of their id (`flops/`, `kb/g07/`, ...); the groups are laid
-  out with `spring_layout` of the graph of groups (edges weighted by the links
-  between them), and each group's records fill a sunflower spiral around its
-  centre, best-linked records in the middle. O(records + links).
+  by the folder of their id (`flops/`, `kb/g07/`, ...); each group's records
+  fill a sunflower spiral (best-linked records in the middle), and the groups
+  themselves are placed on a larger sunflower spiral, best-linked groups in
+  the middle, overlaps pushed apart. O(records + links).
 
 The data is written to `graph.json` (also a handy export) and, for a graph
 of at most `INLINE_LIMIT` records, inlined into the page as well, so that the
@@ -90,44 +90,55 @@ def _grouped(ids: list[str], edges: list[tuple[str, str]]) -> dict[str, tuple[fl
     for record_id in ids:
         groups.setdefault(group_of(record_id), []).append(record_id)
     degree = dict.fromkeys(ids, 0)
-    between: dict[tuple[str, str], int] = {}
     for source, target in edges:
         degree[source] += 1
         degree[target] += 1
-        a, b = group_of(source), group_of(target)
-        if a != b:
-            key = (a, b) if a < b else (b, a)
-            between[key] = between.get(key, 0) + 1
-    names = sorted(groups)
-    radius = {name: SPACING * math.sqrt(len(groups[name])) for name in names}
-    if len(names) == 1:
-        centres = {names[0]: (0.0, 0.0)}
-    elif len(names) <= SPRING_LIMIT:
-        quotient = nx.Graph()
-        quotient.add_nodes_from(names)
-        quotient.add_weighted_edges_from((a, b, count) for (a, b), count in sorted(between.items()))
-        raw = nx.spring_layout(quotient, seed=SEED, iterations=100, weight="weight")
-        centres = {name: (float(raw[name][0]), float(raw[name][1])) for name in names}
-    else:
-        centres = {name: (math.cos(2 * math.pi * i / len(names)), math.sin(2 * math.pi * i / len(names))) for i, name in enumerate(names)}
-    # Spread the unit-scale centres until no two groups' discs overlap (checked for
-    # the closest pairs only: groups are few).
-    scale = 1.0
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            dx, dy = centres[a][0] - centres[b][0], centres[a][1] - centres[b][1]
-            distance = math.hypot(dx, dy) or 1e-6
-            scale = max(scale, (radius[a] + radius[b] + SPACING) / distance)
-    scale = min(scale, SPACING * 4 * math.sqrt(len(ids)))
+    links = {name: sum(degree[record_id] for record_id in members) for name, members in groups.items()}
+    # Best-linked groups in the middle, the others around them on a sunflower spiral
+    # whose radius grows with the area the groups inside it take.
+    names = sorted(groups, key=lambda name: (-links[name], name))
+    radius = {name: SPACING * (0.6 * math.sqrt(len(groups[name])) + 0.5) for name in names}
+    centres: dict[str, tuple[float, float]] = {}
+    area = 0.0
+    for index, name in enumerate(names):
+        distance = math.sqrt(area / 0.7) + (radius[name] if index else 0.0)
+        angle = index * _GOLDEN_ANGLE
+        centres[name] = (distance * math.cos(angle), distance * math.sin(angle))
+        area += (radius[name] + SPACING / 2) ** 2
+    placed = _separate(names, centres, radius)
     positions: dict[str, tuple[float, float]] = {}
     for name in names:
-        cx, cy = centres[name][0] * scale, centres[name][1] * scale
+        cx, cy = placed[name]
         members = sorted(groups[name], key=lambda record_id: (-degree[record_id], record_id))
         for index, record_id in enumerate(members):
             r = SPACING * 0.6 * math.sqrt(index)
             angle = index * _GOLDEN_ANGLE
             positions[record_id] = (_round(cx + r * math.cos(angle)), _round(cy + r * math.sin(angle)))
     return positions
+
+
+def _separate(names: list[str], centres: dict[str, tuple[float, float]], radius: dict[str, float],
+              rounds: int = 80) -> dict[str, tuple[float, float]]:
+    """Group centres with overlapping discs pushed apart, a little at a time (numpy, all pairs at once:
+    groups are few; more than a few hundred are placed as they come)."""
+    import numpy as np
+
+    points = np.array([centres[name] for name in names], dtype=float)
+    sizes = np.array([radius[name] for name in names], dtype=float)
+    if len(names) < 2 or len(names) > 400:
+        return {name: (float(x), float(y)) for name, (x, y) in zip(names, points)}
+    wanted = sizes[:, None] + sizes[None, :] + SPACING
+    for _ in range(rounds):
+        delta = points[:, None, :] - points[None, :, :]
+        distance = np.linalg.norm(delta, axis=2)
+        np.fill_diagonal(distance, np.inf)
+        overlap = np.clip(wanted - distance, 0, None)
+        np.fill_diagonal(overlap, 0)
+        if not overlap.any():
+            break
+        push = (delta / np.maximum(distance, 1e-6)[:, :, None]) * (overlap / 2)[:, :, None]
+        points += push.sum(axis=1) * 0.5
+    return {name: (float(x), float(y)) for name, (x, y) in zip(names, points)}
 
 
 def _round(value: float) -> float:

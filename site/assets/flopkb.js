@@ -240,10 +240,16 @@
         { selector: "edge", style: {
           "width": 1.2, "line-color": line, "curve-style": edges > 2000 ? "haystack" : "bezier",
           "target-arrow-shape": edges > 2000 ? "none" : "triangle", "target-arrow-color": line,
-          "arrow-scale": 0.8 } },
+          "arrow-scale": 0.8,
+          // Thousands of edges would hide the records: draw them faint, darker on hover.
+          "opacity": edges > 20000 ? 0.06 : edges > 2000 ? 0.25 : 1 } },
         { selector: ".faded", style: { "opacity": 0.15 } },
-        { selector: "edge.near", style: { "line-color": fg, "target-arrow-color": fg, "width": 2 } }
-      ]
+        { selector: "edge.faded", style: { "opacity": edges > 2000 ? 0.02 : 0.15 } },
+        { selector: "edge.near", style: { "line-color": fg, "target-arrow-color": fg, "width": 2, "opacity": 1 } }
+      ],
+      // Big graphs: draw edges only when the view is still (panning stays fluid).
+      hideEdgesOnViewport: edges > 5000,
+      textureOnViewport: edges > 5000
     });
 
     // A handful of nodes would otherwise be blown up to fill the box.
