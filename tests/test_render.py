@@ -397,3 +397,40 @@ def test_long_sweeps_are_cut_in_the_table(tmp_path: Path, sweep: int) -> None:
     assert rows == min(sweep, 60)
     if sweep > 60:
         assert f"The first 60 of {sweep} rows" in html and "flopkb eval facts/s" in html
+
+
+def test_debt_inherited_through_a_formula_is_shown_and_traced(tmp_path: Path) -> None:
+    built = build_base(write_kb(tmp_path / "kb", {
+        "records/hw/acc.yaml": """\
+            id: hw/acc
+            kind: accelerator
+            vendor: V
+            specs:
+              memory_bandwidth: {value: 2 TB/s, basis: unverified}
+              peak_bf16_dense: {value: 500 TFLOP/s, basis: derived}
+            """,
+        "records/facts/ridge.yaml": """\
+            id: facts/ridge
+            kind: fact
+            statement: The ridge of [[hw/acc]].
+            formulas:
+              - id: ridge
+                expr: hw.peak_bf16_dense / hw.memory_bandwidth
+                unit: FLOP/byte
+                hardware: [hw/acc]
+                expect:
+                  - {hardware: hw/acc, value: 250}
+            """,
+    }))
+    fact = built.html("records/facts/ridge.html")
+    assert "flopkb-status--inherited-debt" in fact
+    evidence = fact.split('id="Evidence"', 1)[1].split('id="Referenced-by"', 1)[0]
+    assert 'href="#ridge"' in evidence
+    assert 'href="../../records/hw/acc.html#specs.memory_bandwidth"' in evidence
+    accelerator = built.html("records/hw/acc.html")
+    assert "flopkb-status--own-debt" in accelerator
+    assert "1 other record rests on it" in accelerator
+    page = built.html("evidence.html")
+    assert 'href="records/hw/acc.html#specs.memory_bandwidth"' in page
+    assert page.split('id="Resting"', 1)[1].count("records/facts/ridge.html") >= 1
+    assert "250 FLOP/byte" in fact
