@@ -92,8 +92,11 @@ class _Loaded(NamedTuple):
     diagnostics: tuple[Diagnostic, ...]
     model: bytes | Model | None
     """The pickled `Model` (as stored), or the model itself (loaded by this process); None when the file did not parse."""
-    derived: dict[str, Any]
-    """`Entry.derived`: what later stages computed from the file."""
+    derived: bytes | dict[str, Any]
+    """`Entry.derived`, what later stages computed from the file: pickled (as stored), or as a stage left it in this process.
+
+    Pickled apart from the rest, so that rewriting a shard costs little for the files whose derived data did not change.
+    """
 
 
 class FileCache:
@@ -111,6 +114,8 @@ class FileCache:
         self._entries: dict[str, Entry] = {}
         self._dirty: set[int] = set()
         """The shards to write."""
+        self._derived: dict[str, dict[str, Any]] = {}
+        """What each entry of the last run started with as `derived`: what stages changed is told from it."""
 
     def __call__(self, config: Config, files: list[str], vocabulary: Vocabulary | None) -> list[tuple[Entry, list[Diagnostic]]]:
         key = cache_key(config, vocabulary)
@@ -151,16 +156,18 @@ class FileCache:
         fresh = dict(zip(stale, load_entries(config, stale, vocabulary)))
         results = []
         loaded: dict[str, _Loaded] = {}
+        self._derived = {}
         for rel in files:
             if rel in fresh:
                 entry, diagnostics = fresh[rel]
                 if rel in read:  # an unreadable file is not stored
                     entry.digest, stat = read[rel]
                     model = (entry.source.data, entry.record) if entry.source is not None else None
-                    loaded[rel] = _Loaded(entry.digest, stat, entry.summary, tuple(diagnostics), model, {})
+                    loaded[rel] = _Loaded(entry.digest, stat, entry.summary, tuple(diagnostics), model, self._derived.setdefault(rel, {}))
             else:
                 stored = loaded[rel] = kept[rel]
-                entry, diagnostics = _rebuild(config, vocabulary, rel, stored), list(stored.diagnostics)
+                derived = self._derived[rel] = stored.derived if isinstance(stored.derived, dict) else _unpickled(stored.derived)
+                entry, diagnostics = _rebuild(config, vocabulary, rel, stored, derived), list(stored.diagnostics)
             results.append((entry, diagnostics))
         self._dirty.update(map(shard_of, stale))
         self._dirty.update(map(shard_of, self._loaded.keys() - loaded.keys()))
@@ -185,6 +192,11 @@ class FileCache:
                 if content is not None:
                     if loaded.model is not None and not isinstance(loaded.model, bytes):
                         loaded = self._loaded[rel] = loaded._replace(model=pickle.dumps(loaded.model, protocol=_PROTOCOL))
+                    if isinstance(loaded.derived, dict):
+                        try:
+                            loaded = self._loaded[rel] = loaded._replace(derived=pickle.dumps(loaded.derived, protocol=_PROTOCOL))
+                        except (pickle.PicklingError, TypeError, AttributeError):
+                            continue  # this file is not stored: the next run loads it again
                     content[rel] = loaded
             self.folder.mkdir(parents=True, exist_ok=True)
             for shard, content in by_shard.items():
@@ -203,8 +215,9 @@ class FileCache:
     def _keep_derived(self) -> None:
         for rel, entry in self._entries.items():
             stored = self._loaded.get(rel)
-            if stored is not None and _changed(entry.derived, stored.derived):
-                self._loaded[rel] = stored._replace(derived=dict(entry.derived))
+            if stored is not None and _changed(entry.derived, self._derived[rel]):
+                self._derived[rel] = derived = dict(entry.derived)
+                self._loaded[rel] = stored._replace(derived=derived)
                 self._dirty.add(shard_of(rel))
 
     def _read(self, key: bytes) -> tuple[dict[str, _Loaded], set[int]]:
@@ -275,11 +288,19 @@ def _digest(raw: bytes) -> bytes:
     return hashlib.blake2b(raw, digest_size=16).digest()
 
 
-def _rebuild(config: Config, vocabulary: Vocabulary | None, rel: str, stored: _Loaded) -> Entry:
+def _rebuild(config: Config, vocabulary: Vocabulary | None, rel: str, stored: _Loaded, derived: dict[str, Any]) -> Entry:
     """The entry of an unchanged file: its text, data and model are read when first asked for."""
     later = _Later(config, vocabulary, rel, stored.digest, stored.model)
     source = Source.deferred(rel, later) if stored.model is not None else None
-    return Entry.deferred(expected_id(rel, config.records), rel, source, later, stored.summary, stored.digest, dict(stored.derived))
+    return Entry.deferred(expected_id(rel, config.records), rel, source, later, stored.summary, stored.digest, dict(derived))
+
+
+def _unpickled(derived: bytes) -> dict[str, Any]:
+    try:
+        found = pickle.loads(derived)  # noqa: S301 -- the cache is local build output (see the module)
+    except Exception:  # noqa: BLE001 -- damaged: what stages derived is derived again
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 class _Later:
