@@ -45,8 +45,14 @@ def is_url(text: str) -> bool:
     return text.startswith(("http://", "https://"))
 
 
+_VALID_ID = re.compile(r"[a-z0-9][a-z0-9._-]*(?:/[a-z0-9][a-z0-9._-]*)*")
+"""Segments joined by '/' (a segment never is '..': it cannot start with a dot); one match instead of one per segment."""
+
+
 def id_problem(value: str) -> str | None:
     """Why `value` breaks the id grammar, or None."""
+    if len(value) <= MAX_ID_LENGTH and _VALID_ID.fullmatch(value):
+        return None  # every id of a record is checked three times on load: this is the common case, fast
     if len(value) > MAX_ID_LENGTH:
         return f"an id has at most {MAX_ID_LENGTH} characters"
     if not value or value.startswith("/") or value.endswith("/"):
