@@ -320,18 +320,3 @@ def test_a_file_changed_during_the_run_has_no_stale_text(tmp_path: Path) -> None
     assert entry.source.text == ""  # not the new text for the old data
     assert entry.source.position(("statement",)) == (1, 1)
     shutil.rmtree(root / "build")
-
-
-def test_parallel_parse_with_links_extracted_in_the_workers_equals_the_serial_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import flopkb.pipeline
-
-    root = write_kb(tmp_path / "kb", initial(random.Random(7)))
-    serial = view(cold(root))
-    monkeypatch.setattr(flopkb.pipeline, "PARALLEL_FROM_FILES", 1)
-    monkeypatch.setattr(flopkb.pipeline.os, "cpu_count", lambda: 2)
-    kb = cold(root)
-    assert all(entry.source is None or "links" in entry.derived for entry in kb.entries.values())  # from the workers
-    assert view(kb) == serial
-    shutil.rmtree(root / "build", ignore_errors=True)
-    assert view(warm(root)) == serial  # and a first cached run, which loads every file, in parallel
-    assert view(warm(root)) == serial

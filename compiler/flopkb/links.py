@@ -374,14 +374,6 @@ def _as_written(link: Link) -> tuple[Any, ...]:
     return (link.origin, target, link.anchor, link.label, shared(link.field, link.field), link.offset, link.end, link.kinds, value)
 
 
-def written_links(source: Source) -> tuple[tuple[Any, ...], ...]:
-    """The links of a parsed file as `extract_all` keeps them in `Entry.derived` (as written, unresolved).
-
-    Parse workers extract them beside the parse (`flopkb.pipeline.read_sources`): they depend on the file alone.
-    """
-    return tuple(map(_as_written, extract("", source)))
-
-
 def _resolved(record_id: str, source: Source, written: tuple[tuple[Any, ...], ...], resolve: Resolve, kind_of: dict[str, str], suspects: list[Link]) -> list[Link]:
     """The links kept by `extract_all`, resolved: the same links, and suspects, as `extract` finds."""
     found = []

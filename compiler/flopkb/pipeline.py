@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from flopkb.config import Config
 from flopkb.diagnostics import Diagnostic, make
-from flopkb.links import MEMO as LINKS
-from flopkb.links import written_links
 from flopkb.loader import Source, decode, parse
 from flopkb.models import Record, formulas_of, id_problem
 from flopkb.validate import expected_id, validate_record
@@ -215,27 +213,19 @@ def validate_entry(config: Config, rel: str, source: Source | None, diagnostics:
     return Entry(record_id, rel, source, record), diagnostics
 
 
-Written = tuple[tuple[Any, ...], ...]
-"""A file's links as written (`flopkb.links.written_links`)."""
+def _parse_in_worker(job: tuple[Path, str]) -> tuple[Source | None, list[Diagnostic]]:
+    return read_source(*job)
 
 
-def _parse_in_worker(job: tuple[Path, str]) -> tuple[Source | None, list[Diagnostic], Written | None]:
-    source, diagnostics = read_source(*job)
-    return source, diagnostics, written_links(source) if source is not None else None
-
-
-def read_sources(root: Path, files: list[str]) -> Iterator[tuple[Source | None, list[Diagnostic], Written | None]]:
+def read_sources(root: Path, files: list[str]) -> Iterator[tuple[Source | None, list[Diagnostic]]]:
     """Parse every file, in order; a large base is parsed by one worker process per core.
 
     Workers return plain data (text, dicts, diagnostics), which pickles fast;
     models are built in this process, as pydantic models pickle slowly.
-    Workers also extract each file's links as written (None when parsed
-    here): that depends on the file alone, and would otherwise be done later
-    in this process, while the other cores idle.
     """
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if len(files) < PARALLEL_FROM_FILES or workers < 2:
-        yield from ((*read_source(root, rel), None) for rel in files)
+        yield from (read_source(root, rel) for rel in files)
         return
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         yield from pool.imap(_parse_in_worker, [(root, rel) for rel in files], chunksize=64)
@@ -263,11 +253,8 @@ EntryLoader = Callable[[Config, list[str], Vocabulary | None], Iterable[tuple[En
 
 def load_entries(config: Config, files: list[str], vocabulary: Vocabulary | None) -> Iterator[tuple[Entry, list[Diagnostic]]]:
     """Parse and validate every file, in order."""
-    for rel, (source, parse_problems, written) in zip(files, read_sources(config.root, files)):
-        entry, problems = validate_entry(config, rel, source, parse_problems, vocabulary)
-        if written is not None:
-            entry.derived[LINKS] = written
-        yield entry, problems
+    for rel, (source, parse_problems) in zip(files, read_sources(config.root, files)):
+        yield validate_entry(config, rel, source, parse_problems, vocabulary)
 
 
 def load_knowledge_base(config: Config, load: EntryLoader = load_entries) -> KnowledgeBase:
