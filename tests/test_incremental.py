@@ -320,3 +320,15 @@ def test_a_file_changed_during_the_run_has_no_stale_text(tmp_path: Path) -> None
     assert entry.source.text == ""  # not the new text for the old data
     assert entry.source.position(("statement",)) == (1, 1)
     shutil.rmtree(root / "build")
+
+
+def test_the_parallel_parse_equals_the_serial_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import flopkb.pipeline
+
+    root = write_kb(tmp_path / "kb", initial(random.Random(7)))
+    serial = view(cold(root))
+    monkeypatch.setattr(flopkb.pipeline, "PARALLEL_FROM_FILES", 1)
+    monkeypatch.setattr(flopkb.pipeline.os, "cpu_count", lambda: 2)
+    assert view(cold(root)) == serial
+    assert view(warm(root)) == serial  # a first cached run loads every file, in parallel
+    assert view(warm(root)) == serial
