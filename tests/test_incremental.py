@@ -329,6 +329,33 @@ def test_the_parallel_parse_equals_the_serial_one(tmp_path: Path, monkeypatch: p
     serial = view(cold(root))
     monkeypatch.setattr(flopkb.pipeline, "PARALLEL_FROM_FILES", 1)
     monkeypatch.setattr(flopkb.pipeline.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(flopkb.pipeline, "idle_cores", lambda: 2.0)
     assert view(cold(root)) == serial
     assert view(warm(root)) == serial  # a first cached run loads every file, in parallel
     assert view(warm(root)) == serial
+
+
+def test_the_parse_is_serial_when_no_core_is_idle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
+
+    import flopkb.pipeline
+
+    root = write_kb(tmp_path / "kb", initial(random.Random(8)))
+    monkeypatch.setattr(flopkb.pipeline, "PARALLEL_FROM_FILES", 1)
+    monkeypatch.setattr(flopkb.pipeline.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(flopkb.pipeline, "idle_cores", lambda: 0.1)
+    monkeypatch.setattr(multiprocessing, "get_context", lambda *_: pytest.fail("a pool was started"))
+    assert view(cold(root)) == view(warm(root))
+
+
+def test_idle_cores_is_unknown_over_a_short_window_and_measured_over_a_longer_one() -> None:
+    import math
+    import time
+
+    from flopkb import cores
+
+    cores.idle_cores()
+    assert cores.idle_cores() == math.inf  # asked again at once: too short a window to say
+    time.sleep(0.15)
+    idle = cores.idle_cores()
+    assert idle == math.inf or 0 <= idle <= (os.cpu_count() or 1) + 0.5  # inf where there is no /proc/stat

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from flopkb.config import Config
+from flopkb.cores import idle_cores
 from flopkb.diagnostics import Diagnostic, make
 from flopkb.loader import Source, decode, parse
 from flopkb.models import Record, formulas_of, id_problem
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 RECORD_SUFFIXES = (".yaml", ".yml")
 PARALLEL_FROM_FILES = 2000
 MAX_WORKERS = 4
+IDLE_FOR_PARALLEL = 0.5
+"""Parse in worker processes only when at least this many cores (besides this process's) have been idle of late (`flopkb.cores`)."""
 
 
 class RecordSummary(NamedTuple):
@@ -218,13 +221,15 @@ def _parse_in_worker(job: tuple[Path, str]) -> tuple[Source | None, list[Diagnos
 
 
 def read_sources(root: Path, files: list[str]) -> Iterator[tuple[Source | None, list[Diagnostic]]]:
-    """Parse every file, in order; a large base is parsed by one worker process per core.
+    """Parse every file, in order; a large base is parsed by one worker process per core, when cores are idle.
 
     Workers return plain data (text, dicts, diagnostics), which pickles fast;
     models are built in this process, as pydantic models pickle slowly.
+    Sending the data back still costs CPU, which only idle cores repay: when
+    other jobs keep them busy (`flopkb.cores`), files are parsed here.
     """
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
-    if len(files) < PARALLEL_FROM_FILES or workers < 2:
+    if len(files) < PARALLEL_FROM_FILES or workers < 2 or idle_cores() < IDLE_FOR_PARALLEL:
         yield from (read_source(root, rel) for rel in files)
         return
     with multiprocessing.get_context("fork").Pool(workers) as pool:
