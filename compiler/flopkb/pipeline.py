@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 RECORD_SUFFIXES = (".yaml", ".yml")
 PARALLEL_FROM_FILES = 2000
 MAX_WORKERS = 4
+CHUNK = 256
+"""Files a worker parses per task: fewer, larger tasks cost less to hand out and return; smaller ones start the main process sooner."""
 IDLE_FOR_PARALLEL = 0.5
 """Parse in worker processes only when at least this many cores (besides this process's) have been idle of late (`flopkb.cores`)."""
 
@@ -233,7 +235,7 @@ def read_sources(root: Path, files: list[str]) -> Iterator[tuple[Source | None, 
         yield from (read_source(root, rel) for rel in files)
         return
     with multiprocessing.get_context("fork").Pool(workers) as pool:
-        yield from pool.imap(_parse_in_worker, [(root, rel) for rel in files], chunksize=64)
+        yield from pool.imap(_parse_in_worker, [(root, rel) for rel in files], chunksize=CHUNK)
 
 
 @contextmanager
