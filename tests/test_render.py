@@ -434,3 +434,14 @@ def test_debt_inherited_through_a_formula_is_shown_and_traced(tmp_path: Path) ->
     assert 'href="records/hw/acc.html#specs.memory_bandwidth"' in page
     assert page.split('id="Resting"', 1)[1].count("records/facts/ridge.html") >= 1
     assert "250 FLOP/byte" in fact
+
+
+def test_record_pages_rendered_in_worker_processes_are_the_same(project_site: BuiltSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from flopkb import render
+
+    kb = project_site.outcome.kb
+    alone = render.render_docs(kb, tmp_path / "alone", parallel=False)
+    monkeypatch.setattr(render, "render_workers", lambda records: 2)
+    shared = render.render_docs(kb, tmp_path / "shared")
+    assert sorted(alone.written) == sorted(shared.written)
+    assert tree_digest(tmp_path / "alone") == tree_digest(tmp_path / "shared")
