@@ -141,8 +141,8 @@ def test_accelerators_have_spec_tables_and_rooflines(project_site: BuiltSite) ->
     compare = project_site.html("accelerators/compare.html")
     for title in ("NVIDIA H100 SXM", "NVIDIA H200 SXM", "AMD Instinct MI300X"):
         assert title in compare
-    assert 'src="../charts/compare-peak_bf16_dense.svg"' in compare
-    svg = (project_site.site / "charts/compare-peak_bf16_dense.svg").read_text(encoding="utf-8")
+    assert 'src="../charts/_compare/peak_bf16_dense.svg"' in compare
+    svg = (project_site.site / "charts/_compare/peak_bf16_dense.svg").read_text(encoding="utf-8")
     assert svg.count('class="roof"') == 4
 
 

@@ -16,6 +16,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from flopkb.charts import RooflineSeries, roofline_svg, svg_size
+from flopkb.render import css_word
 from flopkb.render_formulas import chart_path
 from flopkb.specs import AcceleratorSpecs, read_specs
 from flopkb.units import QuantityError, dimension_of, format_number, to_base
@@ -183,7 +184,7 @@ def render_compare_page(site: Site) -> None:
             continue
         drawn.append(values)
         svg = roofline_svg(series, title=f"Rooflines: {parameter} over {BANDWIDTH}")
-        rel = f"charts/compare-{parameter}.svg"
+        rel = f"charts/_compare/{css_word(parameter)}.svg"  # "_": no record id starts with it
         site.write(rel, svg)
         width, height = svg_size(svg)
         charts.append({"parameter": parameter, "src": page.url(rel), "width": width, "height": height,
