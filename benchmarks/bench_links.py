@@ -9,8 +9,9 @@ time.perf_counter and time.process_time:
   wikilinks and the typed refs), alone: what a cold check pays and a warm one
   takes from the cache (`flopkb.links.extract_all`);
 - `resolve`: the resolution index built and every link resolved and checked
-  (`check_links` on entries that carry their links as written, as after the
-  load cache): what every check pays;
+  (`check_links` on entries that carry their links as written, as the load
+  cache gives them back when ids or aliases changed); a check after an edit
+  that changed none takes even what they resolve to from the cache;
 - `graph`: orphans (`check_graph`);
 - `evidence`: evidence debt and its diagnostics (`check_evidence`).
 
@@ -33,11 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import generate  # noqa: E402
 
 ONE_RUN = """
-import json, sys, time
+import json, pickle, sys, time
 from pathlib import Path
 from flopkb.config import load_config
 from flopkb.pipeline import load_knowledge_base
-from flopkb.links import MEMO, extract_all
+from flopkb.links import MEMO, extract_all, written_links
 from flopkb.resolve import check_links
 from flopkb.graph import check_graph
 from flopkb.evidence import check_evidence
@@ -54,9 +55,9 @@ def since(start):
 start = clock()
 found = extract_all(kb.entries)
 extract = since(start)
-for entry in kb.entries.values():  # as the load cache gives them back: links as written, not yet resolved
+for entry in kb.entries.values():  # as the load cache gives them back after a change of ids: links as written, to resolve
     if entry.source is not None:
-        entry.derived[MEMO] = tuple(link[1:10] for link in found.get(entry.id, ()))
+        entry.derived[MEMO] = pickle.dumps(written_links(found.get(entry.id, [])))
 start = clock()
 problems = list(check_links(kb))
 resolve = since(start)

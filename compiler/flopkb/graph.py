@@ -78,6 +78,8 @@ class LinkGraph:
 
     def referenced(self) -> set[str]:
         """Ids of the records some link or ref of another record resolves to."""
+        if self.kb.referenced is not None:
+            return set(self.kb.referenced)  # as the link stage found them, without building every link
         referenced: set[str | None] = set()
         resolved = operator.attrgetter("resolved")
         for record_id, group in self.kb.links.items():

@@ -19,6 +19,7 @@ about ten per record, and each one costs little.
 
 from __future__ import annotations
 
+import pickle
 import types
 import typing
 from collections.abc import Callable, Iterator
@@ -332,50 +333,134 @@ _WALKERS: dict[str, tuple[Walker, Walker]] = {kind: (_compile(PLANS[kind]), _com
 
 
 MEMO = "links"
-"""The key of `Entry.derived` under which a file's links are kept, as written and unresolved (see `extract_all`)."""
+"""`Entry.derived` key of a file's links as written, unresolved (pickled: most runs never unpickle them; see `link_all`)."""
+RESOLVED = "links-resolved"
+"""`Entry.derived` key of what a file's links resolved to: (`Resolver.signature`, the ids they reach, the suspects
+among them as (index, resolved id), and every computing reference as (origin, target, resolved id))."""
+COMPUTING_ORIGINS = frozenset({"values_for", "affected_by_hardware", "formula-hardware", "formula-ref", "expect-hardware"})
+"""Origins of the references that a record's evidence and formulas compute with (`flopkb.memo`)."""
 
 
 def extract_all(entries: Any, resolve: Resolve = _unresolved, kind_of: dict[str, str] | None = None, suspects: list[Link] | None = None) -> dict[str, list[Link]]:
-    """Links of every entry that has a source (`kb.entries`), keyed by record id; records without links are absent. See `extract`.
-
-    What a file's links are, as written, depends on that file alone; what
-    they resolve to depends on every file. So an entry that the load cache
-    keeps (one with a `digest`) keeps its links, unresolved, in its `derived`
-    data, and later runs resolve them again without walking its data.
-    """
+    """Links of every entry that has a source (`kb.entries`), keyed by record id; records without links are absent. See `extract`."""
     result: dict[str, list[Link]] = {}
     kind_of = {} if kind_of is None else kind_of
     suspects = [] if suspects is None else suspects
     for entry in entries.values():
-        source = entry.source
-        if source is None:
-            continue
-        written = entry.derived.get(MEMO)
-        if written is None:
-            found = extract(entry.id, source, resolve, kind_of, suspects)
-            if entry.digest is not None:
-                entry.derived[MEMO] = tuple(map(_as_written, found))
-        else:
-            found = _resolved(entry.id, source, written, resolve, kind_of, suspects)
-        if found:
-            result[entry.id] = found
+        if entry.source is not None:
+            found = extract(entry.id, entry.source, resolve, kind_of, suspects)
+            if found:
+                result[entry.id] = found
     return result
 
 
-_SHARED: dict[Any, Any] = {}
-"""One object for each target and field path kept, across files: pickled once per cache shard, so unpickled once."""
+class Linked(NamedTuple):
+    """What `link_all` found: the links it built, the ids they reach, and the entries whose links it did not build."""
+
+    built: dict[str, list[Link]]
+    referenced: set[str]
+    """Ids some link or ref of another record resolves to."""
+    deferred: frozenset[str]
+    """Entries whose links resolve as the load cache says they did: built only when `links` is asked for."""
+
+    def links(self, entries: Any, resolve: Resolve) -> dict[str, list[Link]]:
+        """Every entry's links (as `extract_all` finds them), building the deferred ones."""
+        result: dict[str, list[Link]] = {}
+        for record_id, entry in entries.items():
+            if entry.source is None:
+                continue
+            if record_id in self.deferred:
+                found = _resolved(record_id, entry.source, unwritten(pickle.loads(entry.derived[MEMO]), entry.source), resolve, {}, [])
+            else:
+                found = self.built.get(record_id, [])
+            if found:
+                result[record_id] = found
+        return result
 
 
-def _as_written(link: Link) -> tuple[Any, ...]:
-    """What `extract_all` keeps of a link: all but its record, source and resolution."""
-    shared = _SHARED.setdefault
-    target = shared(link.target, link.target)
-    value = link.value if link.offset >= 0 else shared(link.value, link.value)  # prose values are long and already one per field
-    return (link.origin, target, link.anchor, link.label, shared(link.field, link.field), link.offset, link.end, link.kinds, value)
+def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
+    """Every entry's links resolved with `resolver` (a `flopkb.resolve.Resolver`), the suspects appended to `suspects`.
+
+    What a file's links are, as written, depends on that file alone; what
+    they resolve to depends on every id, kind and alias of the base, which
+    `resolver.signature` digests. So an entry the load cache keeps (one with
+    a `digest`) keeps, in its `derived` data, its links as written (`MEMO`)
+    and what they resolved to under that signature (`RESOLVED`). While the
+    signature is the same, a later run takes the ids they reach and the
+    suspects from there, without resolving anything: only the suspects are
+    built now (to be reported), the other links when `kb.links` is first
+    asked for. A file whose links resolve under another signature is
+    resolved again from its links as written; a changed file is walked again.
+    """
+    resolve, kind_of = resolver.target, resolver.kinds
+    signature: bytes | None = None
+    built: dict[str, list[Link]] = {}
+    referenced: set[str] = set()
+    deferred: set[str] = set()
+    for record_id, entry in entries.items():
+        source = entry.source
+        if source is None:
+            continue
+        derived = entry.derived
+        kept = derived.get(RESOLVED)
+        if kept is not None:
+            if signature is None:
+                signature = resolver.signature
+            if kept[0] == signature:
+                referenced.update(kept[1])
+                deferred.add(record_id)
+                if kept[2]:  # to be reported: built now, as they resolved
+                    written = unwritten(pickle.loads(derived[MEMO]), source)
+                    suspects.extend(_new_link(Link, (record_id, *written[index], source, resolved)) for index, resolved in kept[2])
+                continue
+        written = derived.get(MEMO)
+        mine: list[Link] = []
+        if written is None:
+            found = extract(record_id, source, resolve, kind_of, mine)
+        else:
+            found = _resolved(record_id, source, unwritten(pickle.loads(written), source), resolve, kind_of, mine)
+        suspects.extend(mine)
+        built[record_id] = found
+        reached = {link.resolved for link in found}
+        reached.discard(None)
+        reached.discard(record_id)
+        referenced |= reached  # type: ignore[arg-type]
+        if entry.digest is not None:
+            if written is None:
+                derived[MEMO] = pickle.dumps(written_links(found), protocol=pickle.HIGHEST_PROTOCOL)
+            position = {id(link): index for index, link in enumerate(found)}
+            computing = tuple((link.origin, link.target, link.resolved) for link in found if link.origin in COMPUTING_ORIGINS)
+            derived[RESOLVED] = (signature or resolver.signature, tuple(reached), tuple((position[id(link)], link.resolved) for link in mine), computing)
+    return Linked(built, referenced, frozenset(deferred))
+
+
+def written_links(found: list[Link]) -> tuple[tuple[Any, ...], ...]:
+    """What `link_all` keeps of links: all but their record, source and resolution, and the value of prose links.
+
+    A prose link's value is its whole markdown field, about nine tenths of
+    what would be kept; `unwritten` takes it from the file's data again.
+    """
+    return tuple([(*link[1:9], None if link.offset >= 0 else link.value) for link in found])
+
+
+def unwritten(written: tuple[tuple[Any, ...], ...], source: Source) -> tuple[tuple[Any, ...], ...]:
+    """Links kept by `written_links`, with the value of each prose link again."""
+    if all(link[8] is not None for link in written):
+        return written
+    data = source.data
+    result = []
+    for link in written:
+        if link[8] is None:
+            value: Any = data
+            for part in link[4]:
+                value = value[part]
+            link = (*link[:8], value)
+        result.append(link)
+    return tuple(result)
 
 
 def _resolved(record_id: str, source: Source, written: tuple[tuple[Any, ...], ...], resolve: Resolve, kind_of: dict[str, str], suspects: list[Link]) -> list[Link]:
-    """The links kept by `extract_all`, resolved: the same links, and suspects, as `extract` finds."""
+    """The links kept by `link_all`, resolved: the same links, and suspects, as `extract` finds."""
     found = []
     append = found.append
     for origin, target, anchor, label, path, offset, end, kinds, value in written:

@@ -23,7 +23,7 @@ for a record together with this key, and takes it back only while the key
 is the same: if any record it computes with changed, or any of its
 references now resolves elsewhere, the key differs and the result is
 computed again. A record on a cycle of formula refs, or one whose references
-are not known (its links were not kept: see `flopkb.links.extract_all`), has
+are not known (its links were not kept: see `flopkb.links.link_all`), has
 no key (None): its results are always computed.
 """
 
@@ -31,14 +31,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from flopkb.links import MEMO as LINKS_MEMO
+from flopkb.links import RESOLVED
 from flopkb.resolve import Resolver
 
 if TYPE_CHECKING:
     from flopkb.pipeline import KnowledgeBase
 
-COMPUTING_ORIGINS = frozenset({"values_for", "affected_by_hardware", "formula-hardware", "formula-ref", "expect-hardware"})
-"""Link origins (`flopkb.links.ORIGINS`) of references that a record's evidence and formulas compute with."""
 _FOLLOWED = "formula-ref"
 Key = tuple[Any, ...]
 
@@ -52,13 +50,18 @@ def dependency_key(kb: KnowledgeBase, record_id: str) -> Key | None:
 
 
 class _Keys:
-    """The dependency keys of one knowledge base, each computed once."""
+    """The dependency keys of one knowledge base, each computed once.
+
+    A record's computing references, and what they resolve to, are those the
+    link stage kept (`flopkb.links.RESOLVED`) under the resolver's current
+    signature: no reference is resolved again here.
+    """
 
     _ON_STACK: Any = object()
 
     def __init__(self, kb: KnowledgeBase) -> None:
         self.entries = kb.entries
-        self.target = Resolver.of(kb).target
+        self.signature = Resolver.of(kb).signature
         self.keys: dict[str, Key | None] = {}
 
     def get(self, record_id: str) -> Key | None:
@@ -70,19 +73,21 @@ class _Keys:
     def _compute(self, record_id: str) -> Key | None:
         keys = self.keys
         entry = self.entries.get(record_id)
-        written = entry.derived.get(LINKS_MEMO) if entry is not None and entry.source is not None else ()
-        if entry is None or entry.digest is None or written is None:
+        if entry is None or entry.digest is None:
             keys[record_id] = None
             return None
+        if entry.source is None:
+            computing: tuple[tuple[str, str, str | None], ...] = ()  # no data, no references
+        else:
+            kept = entry.derived.get(RESOLVED)
+            if kept is None or kept[0] != self.signature:
+                keys[record_id] = None  # not linked under this signature: unknown
+                return None
+            computing = kept[3]
         keys[record_id] = self._ON_STACK
-        target = self.target
         key: list[Any] = [entry.digest]
-        for link in written:
-            origin = link[0]
-            if origin not in COMPUTING_ORIGINS:
-                continue
-            resolved = target(link[1])
-            key += (origin, link[1], resolved)
+        for origin, target, resolved in computing:
+            key += (origin, target, resolved)
             if resolved is None or resolved == record_id:
                 continue  # its own formulas are its own file
             part = self.get(resolved) if origin == _FOLLOWED else self.entries[resolved].digest

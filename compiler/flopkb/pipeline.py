@@ -128,8 +128,10 @@ class KnowledgeBase:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     resolver: Resolver | None = None
     """Resolves link targets to record ids (`flopkb.resolve`); built on first use."""
-    links: dict[str, list[Link]] = field(default_factory=dict)
-    """Every wikilink and typed ref, by the id of the record that holds it, resolved (`flopkb.links`)."""
+    _links: dict[str, list[Link]] = field(default_factory=dict, repr=False)
+    _links_later: Callable[[], dict[str, list[Link]]] | None = field(default=None, repr=False, compare=False)
+    referenced: set[str] | None = field(default=None, repr=False, compare=False)
+    """Ids that some link or ref of another record resolves to (`flopkb.links.link_all`): what orphans are told by."""
     graph: LinkGraph | None = None
     """The link graph of records (`flopkb.graph`): backlinks, orphans, neighbourhoods, exports."""
     evidence: Evidence | None = None
@@ -138,6 +140,26 @@ class KnowledgeBase:
     _formulas_later: Callable[[], dict[str, list[FormulaResult]]] | None = field(default=None, repr=False, compare=False)
     dependency_keys: Any = field(default=None, repr=False, compare=False)
     """Per record, the key of what its evidence and formulas read of other files (`flopkb.memo`); built on first use."""
+
+    @property
+    def links(self) -> dict[str, list[Link]]:
+        """Every wikilink and typed ref, by the id of the record that holds it, resolved (`flopkb.links`).
+
+        When the link stage took what they resolve to from the load cache, they
+        are built here, on first use (`check` never uses them).
+        """
+        if self._links_later is not None:
+            later, self._links_later = self._links_later, None
+            self._links = later()
+        return self._links
+
+    @links.setter
+    def links(self, value: dict[str, list[Link]]) -> None:
+        self._links, self._links_later = value, None
+
+    def links_later(self, compute: Callable[[], dict[str, list[Link]]]) -> None:
+        """Leave `links` to `compute()`, called on first use of `links`."""
+        self._links, self._links_later = {}, compute
 
     @property
     def formulas(self) -> dict[str, list[FormulaResult]]:

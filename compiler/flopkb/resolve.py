@@ -20,11 +20,12 @@ are computed with rapidfuzz only for targets that resolve to nothing.
 from __future__ import annotations
 
 import gc
+import hashlib
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from flopkb.diagnostics import Diagnostic, make
-from flopkb.links import Link, extract_all
+from flopkb.links import Link, link_all
 
 if TYPE_CHECKING:
     from flopkb.pipeline import Entry, KnowledgeBase
@@ -50,23 +51,55 @@ class Resolver:
     def __init__(self, ids: Iterable[str], aliases: dict[str, str], kinds: dict[str, str], entries: dict[str, Entry] | None = None) -> None:
         self.entries = entries or {}
         self.ids: frozenset[str] = frozenset(ids)
-        suffixes: dict[str, list[str]] = {}
-        for record_id in self.ids:
-            if "/" in record_id:
-                parts = record_id.split("/")
-                for start in range(1, len(parts)):
-                    suffixes.setdefault("/".join(parts[start:]), []).append(record_id)
-        self.suffixes = suffixes
         self.aliases = aliases
         """Alias -> id of the record that lists it (the first one, when two do: that is a duplicate-id)."""
         self.kinds = kinds
         """Kind of every record that validated; a broken record has no known kind."""
+        self._suffixes: dict[str, list[str]] | None = None
+        self._found_targets: dict[str, str | None] | None = None
+        self._signature: bytes | None = None
         self._cache: dict[str, Resolution] = {}
-        # Targets that resolve by step 1 or a unique step 2, found with one dict lookup; the rest go through `resolve`.
-        self._found: dict[str, str | None] = {suffix: found[0] for suffix, found in suffixes.items() if len(found) == 1}
-        self._found.update(zip(self.ids, self.ids))
         self._hint_texts: dict[tuple[str, tuple[str, ...]], str | None] = {}
         self._hints: dict[tuple[int, frozenset[str]], tuple[dict[str, str], list[str], dict[str, list[str]]]] = {}
+
+    @property
+    def suffixes(self) -> dict[str, list[str]]:
+        """Every trailing part of an id (`h100-sxm`, `nvidia/h100-sxm`) -> the ids that end with it.
+
+        Built on first use: a check whose links all come from the load cache resolves none (see `signature`).
+        """
+        if self._suffixes is None:
+            suffixes: dict[str, list[str]] = {}
+            for record_id in self.ids:
+                rest = record_id
+                while "/" in rest:
+                    rest = rest.split("/", 1)[1]
+                    suffixes.setdefault(rest, []).append(record_id)
+            self._suffixes = suffixes
+        return self._suffixes
+
+    @property
+    def _found(self) -> dict[str, str | None]:
+        # Targets that resolve by step 1 or a unique step 2, found with one dict lookup; the rest go through `resolve`.
+        if self._found_targets is None:
+            found = {suffix: ids[0] for suffix, ids in self.suffixes.items() if len(ids) == 1}
+            found.update(zip(self.ids, self.ids))
+            self._found_targets = found
+        return self._found_targets
+
+    @property
+    def signature(self) -> bytes:
+        """A digest of everything resolution and the link checks depend on: every id, its kind and the aliases.
+
+        While it is unchanged, a file's links resolve as they did (what the load cache keeps: `flopkb.links.extract_all`).
+        """
+        if self._signature is None:
+            digest = hashlib.blake2b(digest_size=16)
+            digest.update("\n".join(sorted(f"{record_id}\t{self.kinds.get(record_id, '')}" for record_id in self.ids)).encode())
+            digest.update(b"\0")
+            digest.update("\n".join(f"{alias}\t{owner}" for alias, owner in sorted(self.aliases.items())).encode())
+            self._signature = digest.digest()
+        return self._signature
 
     @classmethod
     def from_entries(cls, entries: dict[str, Entry]) -> Resolver:
@@ -108,11 +141,14 @@ class Resolver:
 
     def target(self, target: str) -> str | None:
         """The id of the record `target` resolves to, or None."""
+        found = self._found_targets
+        if found is None:
+            found = self._found
         try:
-            return self._found[target]
+            return found[target]
         except KeyError:
-            found = self._found[target] = self.resolve(target).id
-            return found
+            resolved = found[target] = self.resolve(target).id
+            return resolved
 
     def formula_ids(self, record_id: str) -> tuple[str, ...] | None:
         """The formula ids of a record, or None when the record did not validate (its formulas are unknown)."""
@@ -197,11 +233,16 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
     enabled = gc.isenabled()
     gc.disable()  # the links live as long as the knowledge base: the cyclic collector would only rescan them,
     try:  # now and in every later full collection (hence the freeze, as after loading)
-        kb.links = extract_all(kb.entries, resolver.target, kinds, suspects)
+        linked = link_all(kb.entries, resolver, suspects)
     finally:
         gc.freeze()
         if enabled:
             gc.enable()
+    kb.referenced = linked.referenced
+    if linked.deferred:
+        kb.links_later(lambda: linked.links(kb.entries, resolver.target))
+    else:
+        kb.links = linked.links(kb.entries, resolver.target)
     for link in suspects:
         target_id = link.resolved
         if target_id is None:
