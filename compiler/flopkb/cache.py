@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import io
 import os
 import pickle
 import sys
@@ -67,7 +68,7 @@ from flopkb.vocabulary import Vocabulary
 
 CACHE_FOLDER = "check"
 SHARDS = 64
-FORMAT = 3
+FORMAT = 4
 RACY_SECONDS = 2
 """A file changed this recently when it was read has its stat kept as untrusted (see the module)."""
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
@@ -190,7 +191,7 @@ class FileCache:
             for rel, loaded in self._loaded.items():
                 content = by_shard.get(shard_of(rel))
                 if content is not None:
-                    if loaded.model is not None and not isinstance(loaded.model, bytes):
+                    if loaded.model is not None and not isinstance(loaded.model, _PICKLED):
                         loaded = self._loaded[rel] = loaded._replace(model=pickle.dumps(loaded.model, protocol=_PROTOCOL))
                     if isinstance(loaded.derived, dict):
                         try:
@@ -202,7 +203,7 @@ class FileCache:
             for shard, content in by_shard.items():
                 path = self.folder / _shard_name(shard)
                 if content:
-                    write_atomically(path, pickle.dumps(self._key, protocol=_PROTOCOL) + pickle.dumps(content, protocol=_PROTOCOL))
+                    write_atomically(path, _shard_bytes(self._key, content))
                 else:
                     path.unlink(missing_ok=True)
                 self._dirty.discard(shard)
@@ -242,13 +243,48 @@ def _shard_name(shard: int) -> str:
     return f"{shard:02d}.pickle"
 
 
+_PICKLED = (bytes, memoryview)
+"""How a pickled model or derived dict is held: bytes, or a view into the shard file it was read from."""
+
+
+def _shard_bytes(key: bytes, content: dict[str, _Loaded]) -> bytes:
+    """A shard file: the key, a header (the length of the entries' pickle and of each blob), the entries, the blobs.
+
+    The pickled models and derived data (most of the bytes) are written out of
+    band (pickle protocol 5), after the entries, and read back as views into
+    the file's bytes: never copied, and unpickled only when asked for.
+    """
+    blobs: list[pickle.PickleBuffer] = []
+    wrapped = {
+        rel: loaded._replace(
+            model=pickle.PickleBuffer(loaded.model) if isinstance(loaded.model, _PICKLED) else loaded.model,
+            derived=pickle.PickleBuffer(loaded.derived) if isinstance(loaded.derived, _PICKLED) else loaded.derived,
+        )
+        for rel, loaded in content.items()
+    }
+    entries = pickle.dumps(wrapped, protocol=5, buffer_callback=blobs.append)
+    views = [blob.raw() for blob in blobs]
+    header = pickle.dumps((len(entries), [view.nbytes for view in views]), protocol=_PROTOCOL)
+    return b"".join([pickle.dumps(key, protocol=_PROTOCOL), header, entries, *views])
+
+
 def _read_shard(path: Path, key: bytes) -> dict[str, _Loaded] | None:
     """What a shard stores: empty when it does not exist, None when it exists but cannot be used."""
     try:
-        with path.open("rb") as stream:
-            if pickle.load(stream) != key:
-                return None
-            loaded = pickle.load(stream)
+        raw = path.read_bytes()
+        stream = io.BytesIO(raw)
+        if pickle.load(stream) != key:
+            return None
+        size, lengths = pickle.load(stream)
+        start = stream.tell()
+        view = memoryview(raw)
+        blobs, offset = [], start + size
+        for length in lengths:
+            blobs.append(view[offset : offset + length])
+            offset += length
+        if offset != len(raw):
+            return None
+        loaded = pickle.loads(view[start : start + size], buffers=blobs)
     except FileNotFoundError:
         return {}
     # A cache is only ever a shortcut: whatever is wrong with a shard (truncated, corrupt,
@@ -333,7 +369,7 @@ class _Later:
 
     def _get(self) -> Model:
         model = self._model
-        if isinstance(model, bytes):
+        if isinstance(model, _PICKLED):
             try:
                 model = pickle.loads(model)  # noqa: S301 -- the cache is local build output (see the module)
             except Exception:  # noqa: BLE001 -- a damaged pickle inside a readable shard: load the file instead
