@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from flopkb.diagnostics import Diagnostic, make
 from flopkb.hints import did_you_mean
 from flopkb.loader import LINK_AS_LIST_HINT, Path, Source
-from flopkb.models import KINDS, MODELS, Record, id_problem
+from flopkb.models import KINDS, MODELS, Record, id_problem, ready
 from flopkb.vocabulary import Vocabulary
 
 _CODE_BY_ERROR_TYPE = {
@@ -37,7 +37,7 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
         line, column = source.position(("kind",))
         hint = did_you_mean(str(kind), KINDS) or f"one of {', '.join(KINDS)}"
         return None, [make("unknown-term", source.path, line, column, f"'{kind}' is not a record kind", hint)]
-    model = MODELS[kind]
+    model = ready(MODELS[kind])
     diagnostics = _id_diagnostics(source, record_id)
     try:
         record = model.model_validate(data, context={"vocabulary": vocabulary})
