@@ -191,8 +191,11 @@ def guard_page(page: object, log: PageLog) -> None:
 
     def on_requestfailed(request: object) -> None:
         url = request.url  # type: ignore[attr-defined]
-        if is_local_url(url):  # external ones are ours to block: recorded already
-            log.failed_requests.append(f"{url}: {request.failure}")  # type: ignore[attr-defined]
+        failure = request.failure  # type: ignore[attr-defined]
+        # External requests are ours to block (recorded already); ERR_ABORTED is the browser
+        # cancelling loads of a page it navigates away from, which no reader sees as an error.
+        if is_local_url(url) and "ERR_ABORTED" not in str(failure):
+            log.failed_requests.append(f"{url}: {failure}")
 
     def on_websocket(ws: object) -> None:
         if not is_local_url(ws.url):  # type: ignore[attr-defined]

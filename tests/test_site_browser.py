@@ -251,7 +251,7 @@ def test_serve_rebuilds_on_a_change_and_the_page_reloads(served, page) -> None:
     assert changed != text
     start = time.monotonic()
     record.write_text(changed, encoding="utf-8")
-    page.wait_for_function("document.querySelector('article h1').innerText.includes('edited while serving')", timeout=60_000)
+    page.wait_for_function("document.querySelector('article h1')?.innerText.includes('edited while serving')", timeout=60_000)
     seen = time.monotonic() - start
     print(f"flopkb serve: the change showed in the browser after {seen:.2f} s")
     assert "edited while serving" in (server.site_dir / RIDGE).read_text(encoding="utf-8")
