@@ -195,7 +195,7 @@ def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
         return None, [make("not-a-record", path, line, column, "the top level is not a mapping; a record is a mapping of fields")]
     builder = _Builder(path)
     try:
-        data = builder.build(root, (), 0)
+        data = builder.plain(root, 0)
     except _Problem as problem:
         return None, [make(problem.code, path, *problem.mark, problem.message)]
     return Source(path, text, data), builder.diagnostics
@@ -289,6 +289,35 @@ class _Builder:
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, (*path, index), depth + 1) for index, item in enumerate(node.value)]
         return self._mapping(node, path, depth)
+
+    def plain(self, node: yaml.Node, depth: int) -> Any:
+        """`build` without positions: no data paths are made (the parse that builds every file's data records none)."""
+        self._nodes += 1
+        if self._nodes > MAX_NODES:
+            raise _Problem("not-a-record", _mark(node), f"the file has more than {MAX_NODES:,} values (alias expansion?)")
+        if depth > MAX_NESTING:
+            raise _Problem("not-a-record", _mark(node), f"values nest deeper than {MAX_NESTING} levels")
+        if node.tag == _STR:
+            return node.value
+        if isinstance(node, yaml.ScalarNode):
+            return self._typed_scalar(node)
+        depth += 1
+        if isinstance(node, yaml.SequenceNode):
+            return [self.plain(item, depth) for item in node.value]
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _STR and isinstance(key_node, yaml.ScalarNode):
+                key = key_node.value
+            elif isinstance(key_node, yaml.ScalarNode):
+                key = str(self._typed_scalar(key_node))
+            else:
+                raise _Problem("invalid-value", _mark(key_node), "a mapping key must be a plain name, not a collection")
+            if key in result:
+                line, column = _mark(key_node)
+                self.diagnostics.append(make("duplicate-key", self.path, line, column, f"the key '{key}' is repeated", "keep one of the two"))
+                continue
+            result[key] = self.plain(value_node, depth)
+        return result
 
     def _typed_scalar(self, node: yaml.ScalarNode) -> Any:
         if node.tag not in _ALLOWED_TAGS:
