@@ -14,13 +14,19 @@ formulas, rendering the pages, charts and graph, and swapping the site in.
 
 Prints, per size, both wall times, their ratio (the target: at most 1.3) and
 the time per 1,000 records; then the growth per 1,000 records between the
-sizes (linear growth: about the same per-1,000 figure at every size). The
-machine may be shared and noisy: compare ratios, and repeat when in doubt.
+sizes (linear growth: about the same per-1,000 figure at every size).
+
+Wall time on a shared machine moves with whatever else runs (±30% between
+two runs of the same command has been seen), so the CPU time of each command
+(user + system, its worker processes included) is printed too: it is the
+steadier measure of the work each does. `--repeat N` interleaves the two
+commands N times and keeps the best of each.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import subprocess
 import sys
@@ -36,13 +42,16 @@ from generate import generate
 TARGET_RATIO = 1.3
 
 
-def timed(command: list[str], cwd: Path | None = None) -> float:
+def timed(command: list[str], cwd: Path | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system of the command and the processes it waited for)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-    return elapsed
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def bare_config(base: Path, out: Path) -> Path:
@@ -54,8 +63,8 @@ def bare_config(base: Path, out: Path) -> Path:
     return path
 
 
-def measure(base: Path, repeat: int) -> tuple[float, float, int]:
-    """(best flopkb build seconds, best bare mkdocs seconds, pages)."""
+def measure(base: Path, repeat: int) -> tuple[tuple[float, float], tuple[float, float], int]:
+    """((wall, CPU) of the best flopkb build, (wall, CPU) of the best bare mkdocs build, pages)."""
     builds, bares = [], []
     for _ in range(repeat):
         shutil.rmtree(base / "build", ignore_errors=True)
@@ -84,10 +93,11 @@ def main() -> None:
             base = root / f"kb{size}"
             if not (base / "records").is_dir():
                 generate(base, size)
-            build, bare, pages = measure(base, args.repeat)
+            (build, build_cpu), (bare, bare_cpu), pages = measure(base, args.repeat)
             rows.append((size, pages, build, bare))
             print(f"{size:>6} records, {pages} pages: flopkb build {build:7.1f} s, bare mkdocs build {bare:7.1f} s, "
-                  f"ratio {build / bare:.2f} (target <= {TARGET_RATIO}), {build / size * 1000:.1f} s per 1,000 records", flush=True)
+                  f"ratio {build / bare:.2f} (target <= {TARGET_RATIO}), {build / size * 1000:.1f} s per 1,000 records; "
+                  f"CPU {build_cpu:.1f} s against {bare_cpu:.1f} s, ratio {build_cpu / bare_cpu:.2f}", flush=True)
     finally:
         if not args.keep and args.root is None:
             shutil.rmtree(root, ignore_errors=True)
