@@ -403,35 +403,47 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
             continue
         derived = entry.derived
         kept = derived.get(RESOLVED)
-        if kept is not None:
-            if signature is None:
-                signature = resolver.signature
-            if kept[0] == signature:
-                referenced.update(kept[1])
-                deferred.add(record_id)
-                if kept[2]:  # to be reported: built now, as they resolved
-                    written = unwritten(pickle.loads(derived[MEMO]), source)
-                    suspects.extend(_new_link(Link, (record_id, *written[index], source, resolved)) for index, resolved in kept[2])
+        if kept is not None or entry.digest is not None:
+            signature = signature or resolver.signature
+        if kept is None or kept[0] != signature:
+            written = derived.get(MEMO)
+            if written is None:  # a changed file (or no cache): walk its data
+                mine: list[Link] = []
+                found = built[record_id] = extract(record_id, source, resolve, kind_of, mine)
+                suspects.extend(mine)
+                reached = {link.resolved for link in found}
+                reached.discard(None)
+                reached.discard(record_id)
+                referenced |= reached  # type: ignore[arg-type]
+                if entry.digest is not None:
+                    derived[MEMO] = pickle.dumps(written_links(found), protocol=pickle.HIGHEST_PROTOCOL)
+                    derived[RESOLVED] = _resolution(signature, record_id, [link[1:10] for link in found], [link.resolved for link in found], kind_of)
                 continue
-        written = derived.get(MEMO)
-        mine: list[Link] = []
-        if written is None:
-            found = extract(record_id, source, resolve, kind_of, mine)
-        else:
-            found = _resolved(record_id, source, unwritten(pickle.loads(written), source), resolve, kind_of, mine)
-        suspects.extend(mine)
-        built[record_id] = found
-        reached = {link.resolved for link in found}
-        reached.discard(None)
-        reached.discard(record_id)
-        referenced |= reached  # type: ignore[arg-type]
-        if entry.digest is not None:
-            if written is None:
-                derived[MEMO] = pickle.dumps(written_links(found), protocol=pickle.HIGHEST_PROTOCOL)
-            position = {id(link): index for index, link in enumerate(found)}
-            computing = tuple((link.origin, link.target, link.resolved) for link in found if link.origin in COMPUTING_ORIGINS)
-            derived[RESOLVED] = (signature or resolver.signature, tuple(reached), tuple((position[id(link)], link.resolved) for link in mine), computing)
+            # an unchanged file whose links may now resolve elsewhere: resolve them again, as written
+            links = pickle.loads(written)
+            kept = derived[RESOLVED] = _resolution(signature, record_id, links, [resolve(link[1]) for link in links], kind_of)
+        referenced.update(kept[1])
+        deferred.add(record_id)
+        if kept[2]:  # to be reported: built now, as they resolved
+            links = unwritten(pickle.loads(derived[MEMO]), source, [index for index, _ in kept[2]])
+            suspects.extend(_new_link(Link, (record_id, *links[index], source, resolved)) for index, resolved in kept[2])
     return Linked(built, referenced, frozenset(deferred))
+
+
+def _resolution(signature: bytes | None, record_id: str, links: list[tuple[Any, ...]] | tuple[tuple[Any, ...], ...], targets: list[str | None], kind_of: dict[str, str]) -> tuple[Any, ...]:
+    """What `RESOLVED` keeps of a file's links (as written, without record or source) that resolved to `targets`."""
+    reached = set(targets)
+    reached.discard(None)
+    reached.discard(record_id)
+    suspects = []
+    computing = []
+    for index, (link, resolved) in enumerate(zip(links, targets)):
+        kinds = link[7]
+        if resolved is None or link[2] is not None or (kinds and kind_of.get(resolved, kinds[0]) not in kinds):
+            suspects.append((index, resolved))
+        if link[0] in COMPUTING_ORIGINS:
+            computing.append((link[0], link[1], resolved))
+    return signature, tuple(reached), tuple(suspects), tuple(computing)
 
 
 def written_links(found: list[Link]) -> tuple[tuple[Any, ...], ...]:
@@ -443,19 +455,20 @@ def written_links(found: list[Link]) -> tuple[tuple[Any, ...], ...]:
     return tuple([(*link[1:9], None if link.offset >= 0 else link.value) for link in found])
 
 
-def unwritten(written: tuple[tuple[Any, ...], ...], source: Source) -> tuple[tuple[Any, ...], ...]:
-    """Links kept by `written_links`, with the value of each prose link again."""
-    if all(link[8] is not None for link in written):
+def unwritten(written: tuple[tuple[Any, ...], ...], source: Source, only: list[int] | None = None) -> tuple[tuple[Any, ...], ...]:
+    """Links kept by `written_links`, with the value of each prose link again (of those at `only`, when given)."""
+    wanted = range(len(written)) if only is None else only
+    if all(written[index][8] is not None for index in wanted):
         return written
     data = source.data
-    result = []
-    for link in written:
+    result = list(written)
+    for index in wanted:
+        link = written[index]
         if link[8] is None:
             value: Any = data
             for part in link[4]:
                 value = value[part]
-            link = (*link[:8], value)
-        result.append(link)
+            result[index] = (*link[:8], value)
     return tuple(result)
 
 
