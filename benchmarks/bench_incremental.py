@@ -15,7 +15,9 @@ shared and noisy: compare the ratios, not the seconds). Each round runs:
     evaluated again: pint is imported);
   - `accelerator`: a spec value of an accelerator changed: every record that
     computes with it (its `values_for` rows, formulas in whose scope it is)
-    has its evidence and formulas computed again, about a tenth of the base.
+    has its evidence and formulas computed again, about a tenth of the base;
+  - `new record`: a record added (as `flopkb new` does): the base's ids
+    change, so every file's links are resolved again (from the cache).
 
 Prints the best wall time and CPU time (user + system, worker processes
 included) of each, and the ratio to the cold check of both (target <= 0.25).
@@ -74,6 +76,9 @@ def edits(root: Path) -> dict[str, Callable[[int], None]]:
         "prose": rewrite(records / "kb/g01/rec-00001.yaml", lambda text, n: re.sub(r"description: \|\n  (\S+)", lambda m: f"{m.group(0)} edited{n}", text, count=1)),
         "formula": rewrite(flop, lambda text, n: re.sub(r"      k: \d+", f"      k: {5 + n}", text, count=1)),
         "accelerator": rewrite(records / "hw/acc-007.yaml", lambda text, n: re.sub(r'value: "[0-9.]+ TB/s"', f'value: "{3 + n}.5 TB/s"', text, count=1)),
+        "new record": lambda n: (records / f"kb/new/fact-{n}.yaml").write_text(
+            f"id: kb/new/fact-{n}\nkind: fact\nstatement: A new fact about [[kb/g01/rec-00001]].\n", encoding="utf-8"
+        ),
     }
 
 
@@ -86,6 +91,8 @@ def main() -> None:
     root = args.root or Path(tempfile.mkdtemp(prefix="flopkb-bench-")) / "kb"
     if not (root / "records").is_dir():
         generate(root, args.records)
+    shutil.rmtree(root / "records" / "kb" / "new", ignore_errors=True)
+    (root / "records" / "kb" / "new").mkdir()
     check = [sys.executable, "-m", "flopkb", "check", "--root", str(root), "--format", "json"]
     changes = edits(root)
     colds, writes = [], []
