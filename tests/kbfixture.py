@@ -27,6 +27,15 @@ basis:
   unverified: {description: Not yet verified.}
 """
 
+H100 = """\
+id: hw/h100
+kind: accelerator
+vendor: NVIDIA
+specs:
+  memory_bandwidth: {value: "3.35 TB/s", basis: derived}
+"""
+"""A minimal accelerator record for tests that need a target of typed refs."""
+
 
 def write_kb(root: Path, files: dict[str, str | bytes], *, vocabulary: str | None = VOCABULARY) -> Path:
     """Write a knowledge base: `files` maps root-relative paths to text (dedented) or raw bytes."""

@@ -9,15 +9,8 @@ from pathlib import Path
 import networkx as nx
 from click.testing import CliRunner
 from flopkb.cli import main
+from kbfixture import H100 as ACC
 from kbfixture import compile_kb, located, write_kb
-
-ACC = """\
-id: hw/h100
-kind: accelerator
-vendor: NVIDIA
-specs:
-  memory_bandwidth: {value: "3.35 TB/s", basis: derived}
-"""
 
 FLOP = """\
 id: flops/a

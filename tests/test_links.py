@@ -5,17 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from flopkb.resolve import resolve_formula_ref, resolve_target
+from kbfixture import H100 as ACC
 from kbfixture import compile_kb, located, write_kb
 
 QUIET = ("orphan", "unverified-basis")
-
-ACC = """\
-id: hw/h100
-kind: accelerator
-vendor: NVIDIA
-specs:
-  memory_bandwidth: {value: "3.35 TB/s", basis: derived}
-"""
 
 SRC = """\
 id: src/paper
