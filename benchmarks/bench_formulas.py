@@ -26,10 +26,10 @@ ONE_RUN = """
 import json, sys, time
 from pathlib import Path
 from flopkb.config import load_config
-from flopkb.pipeline import load_knowledge_base
-from flopkb.stages import LINK_STAGES
-from flopkb.specs import check_specs
-from flopkb.formulas import check_formulas
+from flopkb.pipeline.compile import load_knowledge_base
+from flopkb.pipeline.stages import LINK_STAGES
+from flopkb.formulas.specs import check_specs
+from flopkb.formulas.stage import check_formulas
 
 kb = load_knowledge_base(load_config(Path(sys.argv[1])))
 for stage in LINK_STAGES:
@@ -43,7 +43,7 @@ def since(start):
     return {"wall": now[0] - start[0], "cpu": now[1] - start[1]}
 
 start = clock()
-from flopkb.units import parse_quantity
+from flopkb.formulas.units import parse_quantity
 parse_quantity("1 TB/s")
 pint = since(start)
 start = clock()

@@ -39,11 +39,11 @@ ONE_RUN = """
 import json, sys, time
 from pathlib import Path
 from flopkb.config import load_config
-from flopkb.pipeline import load_knowledge_base
-from flopkb.links import RESOLVED
-from flopkb.resolve import check_links
-from flopkb.graph import check_graph
-from flopkb.evidence import check_evidence
+from flopkb.pipeline.compile import load_knowledge_base
+from flopkb.links.extract import RESOLVED
+from flopkb.links.resolve import check_links
+from flopkb.links.graph import check_graph
+from flopkb.links.evidence import check_evidence
 
 kb = load_knowledge_base(load_config(Path(sys.argv[1])))
 

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from repo import REPO
 SCREENSHOT_DIR = REPO / "build" / "screenshots"
 CHROMIUM = os.environ.get("FLOPKB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -7,8 +7,8 @@ from collections.abc import Collection
 from pathlib import Path
 
 from flopkb.config import load_config
-from flopkb.pipeline import KnowledgeBase, compile_knowledge_base
-from flopkb.stages import CHECK_STAGES
+from flopkb.pipeline.compile import KnowledgeBase, compile_knowledge_base
+from flopkb.pipeline.stages import CHECK_STAGES
 
 VOCABULARY = """\
 categories:

@@ -2,7 +2,7 @@
 
 - `project_site`: the project's own records and schema, copied to a temporary
   base (so the tests never depend on, or touch, the working tree's build/) and
-  built with `flopkb.publish.build`.
+  built with `flopkb.site.publish.build`.
 - `hostile_site`: the hostile base of `hostile_kb.py`, built the same way.
 
 Each is a `BuiltSite(root, site, outcome)`.
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 from flopkb.config import load_config
-from flopkb.publish import BuildOutcome, build
+from flopkb.site.publish import BuildOutcome, build
 
-REPO = Path(__file__).resolve().parents[1]
+from repo import REPO
 EPOCH = 1_700_000_000
 
 

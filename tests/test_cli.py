@@ -116,7 +116,7 @@ def test_check_imports_only_what_it_needs(kb: Path) -> None:
         "from flopkb.cli import main\n"
         f"try:\n    main(['check', '--root', {str(kb)!r}, '--format', 'text', '--no-cache'])\n"
         "except SystemExit:\n    pass\n"
-        "from flopkb.units import parse_quantity\n"
+        "from flopkb.formulas.units import parse_quantity\n"
         "parse_quantity('3 TB/s')\n"
         "print(sorted(m for m in ('networkx', 'rich', 'numpy', 'pint') if m in sys.modules), file=sys.stderr)\n"
     )

@@ -65,11 +65,11 @@ def main() -> None:
 @click.option("--watch", "watch_mode", is_flag=True, help="Check again on every save and print what changed, until Ctrl-C.")
 def check(root: str | None, paths: tuple[str, ...], output_format: str, strict: bool, no_cache: bool, watch_mode: bool) -> None:
     """Load, validate, link-check and evaluate the whole knowledge base; report diagnostics."""
-    from flopkb.cache import FileCache
-    from flopkb.diagnostics import Diagnostic
-    from flopkb.pipeline import compile_knowledge_base, load_entries
-    from flopkb.reporters import Summary, report, resolve_color, resolve_format
-    from flopkb.stages import CHECK_STAGES
+    from flopkb.pipeline.cache import FileCache
+    from flopkb.report.diagnostics import Diagnostic
+    from flopkb.pipeline.compile import compile_knowledge_base, load_entries
+    from flopkb.report.reporters import Summary, report, resolve_color, resolve_format
+    from flopkb.pipeline.stages import CHECK_STAGES
 
     config = open_config(root)
     filters = relative_filters(config, paths)
@@ -83,7 +83,7 @@ def check(root: str | None, paths: tuple[str, ...], output_format: str, strict: 
         return shown, Summary.of(shown, records=len(kb.entries))
 
     if watch_mode:
-        from flopkb.watch import watch
+        from flopkb.authoring.watch import watch
 
         try:
             watch(run, [folder for folder in (config.records_path, config.root / config.schema) if folder.is_dir()], sys.stdout)
@@ -112,8 +112,8 @@ def exit_status(summary: object, strict: bool) -> int:
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None, help="Write to FILE instead of standard output.")
 def graph(root: str | None, output_format: str, output: str | None) -> None:
     """Write the link graph of records: every wikilink and typed ref as an edge."""
-    from flopkb.pipeline import compile_knowledge_base
-    from flopkb.stages import LINK_STAGES
+    from flopkb.pipeline.compile import compile_knowledge_base
+    from flopkb.pipeline.stages import LINK_STAGES
 
     config = open_config(root)
     kb = compile_knowledge_base(config, LINK_STAGES)
@@ -132,7 +132,7 @@ def graph(root: str | None, output_format: str, output: str | None) -> None:
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 def mv(root: str | None, old: str, new: str, dry_run: bool) -> None:
     """Rename record OLD to id NEW: move its file, rewrite every link to it, keep OLD as an alias."""
-    from flopkb.mv import MoveError, move
+    from flopkb.links.mv import MoveError, move
 
     config = open_config(root)
     try:
@@ -152,9 +152,9 @@ def mv(root: str | None, old: str, new: str, dry_run: bool) -> None:
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; list the schemas that are out of date and exit 1 if any is.")
 def schema(root: str | None, check_only: bool) -> None:
     """Write the JSON Schema of every record kind into schema/, for editors (see docs/authoring.md)."""
-    from flopkb.pipeline import load_vocabulary
-    from flopkb.reporters import Summary, report
-    from flopkb.schema_export import outdated, schemas
+    from flopkb.pipeline.compile import load_vocabulary
+    from flopkb.report.reporters import Summary, report
+    from flopkb.authoring.schema import outdated, schemas
 
     config = open_config(root)
     vocabulary, problems = load_vocabulary(config)
@@ -179,8 +179,8 @@ def schema(root: str | None, check_only: bool) -> None:
 @click.argument("record_id", metavar="ID")
 def new(root: str | None, kind: str, record_id: str) -> None:
     """Write records/ID.yaml: a new KIND record (flop, fact, engine, accelerator or source) to fill in."""
-    from flopkb.pipeline import load_vocabulary
-    from flopkb.scaffold import ScaffoldError, new_record
+    from flopkb.pipeline.compile import load_vocabulary
+    from flopkb.authoring.scaffold import ScaffoldError, new_record
 
     config = open_config(root)
     vocabulary, _ = load_vocabulary(config)
@@ -202,9 +202,9 @@ def new(root: str | None, kind: str, record_id: str) -> None:
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; list the files that would change and exit 1 if any would.")
 def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
     """Rewrite records in canonical form, every word and comment kept (see docs/authoring.md)."""
-    from flopkb.fmt import format_file, write
-    from flopkb.pipeline import record_files
-    from flopkb.reporters import Summary, report
+    from flopkb.authoring.fmt import format_file, write
+    from flopkb.pipeline.compile import record_files
+    from flopkb.report.reporters import Summary, report
 
     config = open_config(root)
     filters = relative_filters(config, paths)
@@ -233,10 +233,10 @@ def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
 @click.option("--set", "settings", metavar="NAME=QUANTITY", multiple=True, help="Override an input (a what-if); NAME=Q1,Q2 is a sweep. Repeatable.")
 def eval_command(root: str | None, record: str, hardware: str | None, settings: tuple[str, ...]) -> None:
     """Print the evaluations of record ID's formulas as tables, with units; --set and --hardware make a what-if."""
-    from flopkb.eval_table import EvalUsageError, evaluate, render
-    from flopkb.pipeline import compile_knowledge_base
-    from flopkb.reporters import Summary, report, resolve_color
-    from flopkb.stages import CHECK_STAGES
+    from flopkb.formulas.eval_table import EvalUsageError, evaluate, render
+    from flopkb.pipeline.compile import compile_knowledge_base
+    from flopkb.report.reporters import Summary, report, resolve_color
+    from flopkb.pipeline.stages import CHECK_STAGES
 
     config = open_config(root)
     kb = compile_knowledge_base(config, CHECK_STAGES)
@@ -259,11 +259,11 @@ def eval_command(root: str | None, record: str, hardware: str | None, settings: 
 @click.option("--no-cache", is_flag=True, help="Load every file again; neither read nor write the cache (build/cache).")
 def build(root: str | None, output_format: str, strict: bool, no_cache: bool) -> None:
     """Check the knowledge base, then render its site into build/site (refused when there are errors)."""
-    from flopkb.cache import FileCache
-    from flopkb.pipeline import load_entries
-    from flopkb.publish import BuildError
-    from flopkb.publish import build as build_site
-    from flopkb.reporters import Summary, report, resolve_color, resolve_format
+    from flopkb.pipeline.cache import FileCache
+    from flopkb.pipeline.compile import load_entries
+    from flopkb.site.publish import BuildError
+    from flopkb.site.publish import build as build_site
+    from flopkb.report.reporters import Summary, report, resolve_color, resolve_format
 
     config = open_config(root)
     cache = None if no_cache else FileCache(config)
@@ -296,7 +296,7 @@ def build(root: str | None, output_format: str, strict: bool, no_cache: bool) ->
 @click.option("--no-cache", is_flag=True, help="Load every file again on each rebuild.")
 def serve(root: str | None, port: int, no_cache: bool) -> None:
     """Build the site, serve it on 127.0.0.1 and rebuild on every change to records, schema or site; pages reload themselves."""
-    from flopkb.serve import ServeError, run
+    from flopkb.site.serve import ServeError, run
 
     config = open_config(root)
     try:

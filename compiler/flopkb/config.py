@@ -6,9 +6,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flopkb.codes import CODES
-from flopkb.diagnostics import Severity
-from flopkb.hints import did_you_mean
+from flopkb.report.codes import CODES
+from flopkb.report.diagnostics import Severity
+from flopkb.report.hints import did_you_mean
 
 SEVERITY_OFF = "off"
 

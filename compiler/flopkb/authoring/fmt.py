@@ -1,0 +1,304 @@
+"""`flopkb fmt`: records in one canonical form, every word and comment kept, meaning proven unchanged.
+
+The canonical form (docs/authoring.md shows it):
+
+- keys in the order of the record format: `id`, `kind`, `title`, `aliases`,
+  `tags`, the kind's own fields, then `sources` and `notes`; rows (a
+  `scales_with` or `hardware_parameters` row, a formula, an expectation, a
+  spec) in their model's field order; unknown keys keep their place after the
+  known ones, for `check` to report;
+- a block mapping at the top, two-space indentation, sequences indented
+  under their key (`  - item`);
+- a string that holds a line break is a literal block (`|`); a plain or
+  quoted string wrapped over several lines is a folded block (`>-`) broken
+  where the author broke it; every other string keeps its quoting;
+- lists of ids (refs, `aliases`, `tags`) in flow style (`[a, b]`) when the
+  line fits in 100 columns and the list holds no URL and no comment, in
+  block style otherwise; other lists keep the style they have;
+- comments stay with the key or item they belong to (see
+  `flopkb.authoring.comments`); the file's line endings (LF or CRLF) and byte-order
+  mark are kept.
+
+ruamel.yaml's round-trip mode rebuilds the text: it keeps quoting, block
+scalars, number spellings. Each result is checked before it is written: the
+data must parse equal to the original and every comment must still be there,
+or the file is left as it is and reported.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedBase, CommentedMap, CommentedSeq
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.scalarstring import (
+    FoldedScalarString,
+    LiteralScalarString,
+    ScalarString,
+)
+
+from flopkb.atomic import write_atomically
+from flopkb.report.diagnostics import Diagnostic
+from flopkb.authoring.comments import Comments, attach, comment_texts, detach
+from flopkb.load.source import decode, parse
+from flopkb.load.models import MODELS, RefTo, field_order, is_url
+
+FLOW_WIDTH = 100
+"""A list of ids goes on one line (`key: [a, b]`) when that line fits in this many columns."""
+INDENT = 2
+_BOM = "\ufeff"
+_FLOW_SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:+~%=&?@-]*")
+_FLOW_FIELDS = ("aliases", "tags")
+"""Lists of ids that are not refs."""
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What formatting one file gave: its new text (None when it cannot be formatted) and the problems found."""
+
+    path: str
+    original: str
+    text: str | None
+    problems: list[Diagnostic] = field(default_factory=list)
+    refusal: str | None = None
+    """Why a file that parses was left as it is: formatting would have changed its meaning."""
+
+    @property
+    def changed(self) -> bool:
+        return self.text is not None and self.text != self.original
+
+
+class _Unsafe(Exception):
+    """The formatted text would not mean what the original means."""
+
+
+def format_file(root: Path, rel: str) -> Outcome:
+    """Format the record at `root/rel` in memory."""
+    raw = (root / rel).read_bytes()
+    text = decode(raw, rel)
+    original = raw.decode("utf-8", errors="replace")
+    if isinstance(text, Diagnostic):
+        return Outcome(rel, original, None, [text])
+    try:
+        formatted = format_text(text, rel)
+    except _Unsafe as refusal:
+        return Outcome(rel, original, None, refusal=str(refusal))
+    if isinstance(formatted, list):
+        return Outcome(rel, original, None, formatted)
+    return Outcome(rel, original, (_BOM if original.startswith(_BOM) else "") + formatted)
+
+
+def write(root: Path, outcome: Outcome) -> None:
+    """Replace the file with its formatted text, atomically."""
+    assert outcome.text is not None
+    write_atomically(root / outcome.path, outcome.text.encode("utf-8"))
+
+
+def format_text(text: str, path: str) -> str | list[Diagnostic]:
+    """The canonical form of a record's text (without BOM), or the problems that keep it from having one."""
+    newline = "\r\n" if text.partition("\n")[0].endswith("\r") else "\n"
+    text = text.replace("\r\n", "\n")
+    source, problems = parse(text, path)
+    if source is None or problems:
+        return problems
+    tree = _compose(text)
+    comments = detach(text, tree)
+    try:
+        data = _round_trip().load(text)
+    except YAMLError as error:
+        raise _Unsafe(f"ruamel.yaml cannot read it: {error}") from error
+    _strip_comments(data)
+    _canonical(data, comments, _multiline_sources(tree, text))
+    stream = io.StringIO()
+    _round_trip().dump(data, stream)
+    bare = stream.getvalue()
+    formatted = attach(bare, _compose(bare), comments)
+    _verify(source.data, comment_texts(text, tree), formatted, path)
+    return formatted.replace("\n", newline) if newline != "\n" else formatted
+
+
+def _round_trip() -> YAML:
+    handler = YAML(typ="rt")
+    handler.preserve_quotes = True
+    handler.width = 1 << 16  # never fold a line the author did not fold
+    handler.indent(mapping=INDENT, sequence=2 * INDENT, offset=INDENT)
+    return handler
+
+
+def _compose(text: str) -> yaml.Node:
+    return yaml.compose(text, Loader=yaml.CSafeLoader)
+
+
+def _verify(data: dict[str, Any], comments: list[str], formatted: str, path: str) -> None:
+    source, problems = parse(formatted, path)
+    if source is None or problems or source.data != data:
+        raise _Unsafe("the formatted data would differ from the original")
+    if comment_texts(formatted, _compose(formatted)) != comments:
+        raise _Unsafe("a comment would be lost")
+
+
+def _strip_comments(node: Any) -> None:
+    """Drop ruamel's own comment bookkeeping: comments are carried by `flopkb.authoring.comments`."""
+    if isinstance(node, CommentedBase):
+        node.ca.items.clear()
+        node.ca.comment = None
+        node.ca.end = []
+    elif isinstance(node, (LiteralScalarString, FoldedScalarString)):
+        node.comment = None  # type: ignore[attr-defined]  # a comment on the block's header line
+    children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+    for child in children:
+        _strip_comments(child)
+
+
+# ---------------------------------------------------------------------------
+# The canonical form
+
+
+def _canonical(data: Any, comments: Comments, multiline: dict[tuple[Any, ...], list[str]]) -> None:
+    data.fa.set_block_style()  # a record is a block mapping, even when written as `{id: ..., kind: ...}`
+    if data.get("kind") in MODELS:
+        model = MODELS[data["kind"]]
+        _reorder(data, field_order(model))
+        _fields(data, model, (), 0, comments)
+    _block_strings(data, (), multiline)
+
+
+def _fields(node: CommentedMap, model: type[BaseModel], path: tuple[Any, ...], column: int, comments: Comments) -> None:
+    """Order the rows under the fields of `node` (a mapping of `model`) and set the style of its id lists."""
+    for key, value in node.items():
+        info = model.model_fields.get(key)
+        if info is None:
+            continue
+        where = (*path, key)
+        container, row = _shape(info.annotation)
+        if row is not None and container == "model" and isinstance(value, CommentedMap):
+            _row(value, row, where, column + INDENT, comments)
+        elif row is not None and container == "list" and isinstance(value, CommentedSeq):
+            for index, item in enumerate(value):
+                if isinstance(item, CommentedMap):
+                    _row(item, row, (*where, index), column + 2 * INDENT, comments)
+        elif row is not None and container == "dict" and isinstance(value, CommentedMap):
+            for name, item in value.items():
+                if isinstance(item, CommentedMap):
+                    _row(item, row, (*where, name), column + 2 * INDENT, comments)
+        if isinstance(value, CommentedSeq) and _is_id_list(key, info.annotation):
+            _id_list_style(value, where, column + len(str(key)) + len(": "), comments)
+
+
+def _row(node: CommentedMap, model: type[BaseModel], path: tuple[Any, ...], column: int, comments: Comments) -> None:
+    _reorder(node, list(model.model_fields))
+    _fields(node, model, path, column, comments)
+
+
+def _reorder(node: CommentedMap, order: list[str]) -> None:
+    """Known keys in `order`, then the others in the order they were."""
+    rank = {name: index for index, name in enumerate(order)}
+    keys = sorted(node, key=lambda key: (0, rank[key]) if key in rank else (1, 0))
+    for key in keys:
+        node.move_to_end(key)
+
+
+def _shape(annotation: Any) -> tuple[str | None, type[BaseModel] | None]:
+    """How a field holds rows: ("model" | "list" | "dict", the row model), or (None, None)."""
+    annotation = _unwrap(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "model", annotation
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (list, dict) and args:
+        inner = _unwrap(args[-1])
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            return ("list" if origin is list else "dict"), inner
+    return None, None
+
+
+def _unwrap(annotation: Any) -> Any:
+    """`X` from `X | None` and from `Annotated[X, ...]`."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        options = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        annotation = options[0] if len(options) == 1 else annotation
+    return typing.get_args(annotation)[0] if typing.get_origin(annotation) is typing.Annotated else annotation
+
+
+def _is_id_list(key: str, annotation: Any) -> bool:
+    if key in _FLOW_FIELDS:
+        return True
+    annotation = _unwrap(annotation)
+    if typing.get_origin(annotation) is not list:
+        return False
+    item = typing.get_args(annotation)[0]
+    return any(isinstance(meta, RefTo) for meta in getattr(item, "__metadata__", ()))
+
+
+def _id_list_style(node: CommentedSeq, path: tuple[Any, ...], column: int, comments: Comments) -> None:
+    width = sum(len(str(item)) + (2 if isinstance(item, ScalarString) else 0) for item in node) + len(", ") * (len(node) - 1) + len("[]")
+    fits = column + width <= FLOW_WIDTH and all(_flow_safe(item) for item in node)
+    if fits and not comments.inside(path):
+        node.fa.set_flow_style()
+    else:
+        node.fa.set_block_style()
+
+
+def _flow_safe(item: Any) -> bool:
+    if not isinstance(item, str):
+        return False
+    if isinstance(item, ScalarString):  # quoted by its author: kept quoted, two characters wider
+        return not any(char in item for char in "'\"\\\n")
+    return bool(_FLOW_SAFE.fullmatch(item)) and not is_url(item)
+
+
+def _block_strings(node: Any, path: tuple[Any, ...], multiline: dict[tuple[Any, ...], list[str]]) -> None:
+    """Literal blocks for strings that hold line breaks, folded blocks for strings wrapped over several lines."""
+    entries = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in list(entries):
+        where = (*path, str(key) if isinstance(node, dict) else key)
+        if isinstance(value, (dict, list)):
+            _block_strings(value, where, multiline)
+        elif isinstance(value, str) and not isinstance(value, (LiteralScalarString, FoldedScalarString)):
+            block = _as_block(value, multiline.get(where))
+            if block is not None:
+                node[key] = block
+
+
+def _as_block(value: str, source_lines: list[str] | None) -> ScalarString | None:
+    if "\n" in value:
+        return LiteralScalarString(value)
+    if source_lines is None or " ".join(source_lines) != value:
+        return None
+    folded = FoldedScalarString(value)
+    folded.fold_pos = []  # type: ignore[attr-defined]
+    position = -1
+    for line in source_lines[:-1]:
+        position += len(line) + 1
+        folded.fold_pos.append(position)  # type: ignore[attr-defined]
+    return folded
+
+
+def _multiline_sources(root: yaml.Node, text: str) -> dict[tuple[Any, ...], list[str]]:
+    """The stripped source lines of every plain or quoted string written over several lines, by data path."""
+    found: dict[tuple[Any, ...], list[str]] = {}
+
+    def walk(node: yaml.Node, path: tuple[Any, ...]) -> None:
+        if isinstance(node, yaml.ScalarNode):
+            if node.style not in ("|", ">") and node.start_mark.line != node.end_mark.line:
+                body = text[node.start_mark.index : node.end_mark.index]
+                if node.style in ("'", '"'):
+                    body = body[1:-1]
+                found[path] = [line.strip() for line in body.split("\n")]
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                walk(item, (*path, index))
+        else:
+            for key, value in node.value:
+                walk(value, (*path, key.value))
+
+    walk(root, ())
+    return found

@@ -1,0 +1,88 @@
+"""`flopkb new KIND ID`: a new record from the kind's template, ready to fill in.
+
+Templates live in `templates/new/<kind>.yaml.j2`. Each writes every required
+field, with a comment on what to write and a value that already validates: a
+sentence to replace in prose, the first term of a vocabulary in a term field
+(its comment lists the others), an empty `specs` for an accelerator. Its first
+line points the YAML language server at the kind's JSON Schema, so the editor
+completes and checks the record from the first keystroke.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+import yaml
+
+from flopkb.config import Config
+from flopkb.report.hints import did_you_mean
+from flopkb.load.models import KINDS, MODELS, id_problem
+from flopkb.pipeline.compile import RECORD_SUFFIXES
+from flopkb.authoring.schema import schema_file
+from flopkb.load.vocabulary import Vocabulary
+
+
+def _scalar(text: str) -> str:
+    """`text` as a YAML scalar: plain when YAML reads it back as that text, double-quoted otherwise."""
+    return text if yaml.safe_load(text) == text else yaml.safe_dump(text, default_style='"').strip()
+
+
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates" / "new"),
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+    autoescape=False,  # YAML, not HTML
+)
+_TEMPLATES.filters["scalar"] = _scalar
+
+
+class ScaffoldError(Exception):
+    """The record cannot be created: the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scaffolded:
+    path: Path
+    to_fill: list[str]
+    """The required fields the author must write: their template values are placeholders."""
+    schema: Path
+    """The JSON Schema its first line names."""
+
+
+def new_record(config: Config, kind: str, record_id: str, vocabulary: Vocabulary) -> Scaffolded:
+    """Write `records/<record_id>.yaml` from the template of `kind`; refuse a bad kind or id, or an existing record."""
+    if kind not in KINDS:
+        hint = did_you_mean(kind, KINDS)
+        raise ScaffoldError(f"'{kind}' is not a record kind; one of {', '.join(KINDS)}" + (f" ({hint})" if hint else ""))
+    if record_id.endswith(RECORD_SUFFIXES):
+        raise ScaffoldError(f"'{record_id}' is a file name; give the id, without the extension")
+    problem = id_problem(record_id)
+    if problem:
+        raise ScaffoldError(f"'{record_id}' is not a valid id: {problem}")
+    existing = [config.records_path / f"{record_id}{suffix}" for suffix in RECORD_SUFFIXES]
+    for path in existing:
+        if path.exists():
+            raise ScaffoldError(f"{path.relative_to(config.root).as_posix()} already exists")
+    path = existing[0]
+    schema = config.root / config.schema / schema_file(kind)
+    text = render(kind, record_id, Path(os.path.relpath(schema, path.parent)).as_posix(), vocabulary)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("x", encoding="utf-8", newline="\n") as stream:
+        stream.write(text)
+    required = [name for name, field in MODELS[kind].model_fields.items() if field.is_required() and name not in ("id", "kind")]
+    return Scaffolded(path, required, schema)
+
+
+def render(kind: str, record_id: str, schema: str, vocabulary: Vocabulary) -> str:
+    """The text of a new record of `kind` with id `record_id`, whose first line names `schema`."""
+    template = _TEMPLATES.get_template(f"{kind}.yaml.j2")
+    return template.render(id=record_id, title=_title(record_id), schema=schema, terms=vocabulary.terms)
+
+
+def _title(record_id: str) -> str:
+    """A first title from the id's last segment: `sd-batch-dilution` → `Sd batch dilution`."""
+    words = record_id.rsplit("/", 1)[-1].replace("-", " ").replace("_", " ")
+    return words[:1].upper() + words[1:]

@@ -1,0 +1,232 @@
+"""`flopkb eval ID [--hardware REF] [--set NAME=QUANTITY ...]`: a record's evaluations as tables, for what-ifs.
+
+The knowledge base is compiled as `check` compiles it; then the record's
+formulas are shown as the formula stage evaluated them (`kb.formulas`), or,
+with `--set` or `--hardware`, evaluated again as a what-if
+(`flopkb.formulas.stage.evaluate_record`):
+
+- `--set NAME=QUANTITY` replaces input NAME in every formula of the record
+  that has it (or whose expression uses it); `NAME=Q1,Q2,...` is a sweep, so a
+  sweep can become one value and one value a sweep.
+- `--hardware REF` (resolved like a ref) evaluates every formula that uses
+  `hw.` on that one accelerator, in scope or not.
+
+Claims are checked only without a what-if. Exit status: 0; 1 when the record
+(or the what-if) has errors, which are printed; 2 for an unknown record or
+accelerator, a record without formulas, an unknown input, or a value that is
+no quantity or has another dimension than the input it replaces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from flopkb.report.diagnostics import Diagnostic, Severity
+from flopkb.formulas.stage import CLAIM_MISMATCH, CLAIM_OK, FormulaResult, evaluate_record
+from flopkb.formulas.units import Dimension, QuantityError, format_dimension, format_number, format_quantity, parse_quantity, to_base
+
+if TYPE_CHECKING:
+    from flopkb.formulas.evaluate import QuantityLike
+    from flopkb.pipeline.compile import KnowledgeBase
+
+FORMULA_STAGE_CODES = frozenset(
+    {"formula-syntax", "formula-unknown-name", "formula-missing-spec", "formula-unit-mismatch", "formula-error",
+     "formula-cycle", "claim-mismatch"}
+)
+WIDTH = 120
+"""Columns when output is not a terminal (a pipe, a file, a test)."""
+
+
+class EvalUsageError(ValueError):
+    """What the user asked for cannot be evaluated (exit status 2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EvalOutcome:
+    record: str
+    results: list[FormulaResult]
+    diagnostics: list[Diagnostic]
+    what_if: bool
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == Severity.ERROR]
+
+
+def parse_settings(settings: Sequence[str]) -> dict[str, str | list[str]]:
+    """`NAME=QUANTITY` (or `NAME=Q1,Q2,...`) options as input overrides; EvalUsageError for anything else."""
+    overrides: dict[str, str | list[str]] = {}
+    for setting in settings:
+        name, equals, value = setting.partition("=")
+        name = name.strip()
+        if not equals or not name.isidentifier():
+            raise EvalUsageError(f"--set {setting!r}: write NAME=QUANTITY, e.g. --set batch=32 or --set t_spec='28 ms'")
+        items = [item.strip() for item in value.split(",")]
+        for item in items:
+            try:
+                parse_quantity(item)
+            except QuantityError as error:
+                hint = f" ({error.hint})" if error.hint else ""
+                raise EvalUsageError(f"--set {name}: {error.message}{hint}") from None
+        overrides[name] = items if len(items) > 1 else items[0]
+    return overrides
+
+
+def evaluate(kb: KnowledgeBase, target: str, hardware: str | None, settings: Sequence[str]) -> EvalOutcome:
+    """Resolve the record and the accelerator, evaluate (a what-if when asked), and gather the record's diagnostics."""
+    from flopkb.links.resolve import Resolver
+
+    resolver = Resolver.of(kb)
+    record_id = resolver.target(target)
+    if record_id is None:
+        found = resolver.resolve(target)
+        if found.candidates:
+            raise EvalUsageError(f"{target!r} matches several records: {', '.join(found.candidates)}")
+        hint = resolver.hint(target, ("flop", "fact"))
+        raise EvalUsageError(f"no record {target!r}" + (f"; {hint}" if hint else ""))
+    entry = kb.entries[record_id]
+    if entry.record is None:
+        problems = [d for d in kb.diagnostics if d.path == entry.path]
+        return EvalOutcome(record_id, [], problems, False)
+    results = kb.formulas.get(record_id, [])
+    if not results:
+        raise EvalUsageError(f"{record_id} has no formulas to evaluate")
+    accelerator = None
+    if hardware is not None:
+        accelerator = resolver.target(hardware)
+        if accelerator is None or resolver.kinds.get(accelerator) != "accelerator":
+            what = "no record" if accelerator is None else f"{accelerator} is not an accelerator"
+            hint = resolver.hint(hardware, ("accelerator",))
+            raise EvalUsageError(f"--hardware {hardware}: {what}" + (f"; {hint}" if hint else ""))
+    overrides = parse_settings(settings)
+    unknown = [name for name in overrides if not any(_has_input(result, name) for result in results)]
+    if unknown:
+        known = sorted({name for result in results for name in result.inputs})
+        raise EvalUsageError(f"--set {unknown[0]}: no formula of {record_id} has that input (its inputs: {', '.join(known) or 'none'})")
+    for name, value in overrides.items():
+        _check_dimension(name, value, results)
+    diagnostics = [d for d in kb.diagnostics if d.path == entry.path]
+    if not overrides and accelerator is None:
+        return EvalOutcome(record_id, results, diagnostics, False)
+    results, problems = evaluate_record(kb, record_id, overrides, accelerator)
+    kept = [d for d in diagnostics if d.code not in FORMULA_STAGE_CODES and not _about_formula_inputs(d)]
+    return EvalOutcome(record_id, results, sorted({*kept, *problems}), True)
+
+
+def _dimension(value: object) -> Dimension | None:
+    first = value[0] if isinstance(value, list) and value else value
+    try:
+        return to_base(parse_quantity(first))[1]  # type: ignore[arg-type]
+    except (QuantityError, TypeError):
+        return None
+
+
+def _check_dimension(name: str, value: str | list[str], results: list[FormulaResult]) -> None:
+    """An override must have the dimension of the input it replaces (`t_spec=40` for an input in ms is a usage error)."""
+    given = _dimension(value)
+    for result in results:
+        if name in result.inputs:
+            wanted = _dimension(result.inputs[name])
+            if wanted is not None and given is not None and given != wanted:
+                raise EvalUsageError(
+                    f"--set {name}: {value if isinstance(value, str) else ','.join(value)} is {format_dimension(given)}, "
+                    f"but input `{name}` of {result.anchor} is {format_dimension(wanted)}"
+                )
+
+
+def _has_input(result: FormulaResult, name: str) -> bool:
+    return name in result.inputs or (result.expr is not None and name in result.expr.inputs_used)
+
+
+def _about_formula_inputs(diagnostic: Diagnostic) -> bool:
+    return diagnostic.code == "invalid-value" and diagnostic.message.startswith(("input `", "unit:"))
+
+
+# ---------------------------------------------------------------------------
+# Rendering
+
+
+def show(value: QuantityLike | str | float) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return format_number(float(value), 6)
+    return format_quantity(value, 6)
+
+
+def formula_table(result: FormulaResult, what_if: bool) -> Group:
+    """One formula: a heading, its definition, a table of its evaluations, the hardware figures it used, its claims."""
+    heading = Text.assemble((f"{result.record}#{result.id}", "bold"), f"  {result.title}" if result.title else "")
+    parts: list[Text | Table] = [heading]
+    if result.expr is not None:
+        definition = Text.assemble("  ", (str(result.expr), "cyan"), f"  [{result.unit}]")
+        if result.defined_in is not None:
+            definition.append(f"  (from {result.defined_in[0]}#{result.defined_in[1]})", "dim")
+        parts.append(definition)
+    fixed = [(name, value) for name, value in result.inputs.items() if name not in result.swept
+             and (result.expr is None or name in result.expr.inputs_used)]
+    if fixed:
+        parts.append(Text("  " + ", ".join(f"{name} = {show(value)}" for name, value in fixed), "dim"))
+    if result.evaluations:
+        parts.append(_evaluation_table(result))
+    else:
+        parts.append(Text("  no evaluations: see the problems below", "yellow"))
+    parts.append(_claims(result, what_if))
+    return Group(*parts, Text(""))
+
+
+def _evaluation_table(result: FormulaResult) -> Table:
+    """Columns: the swept inputs, the accelerator and each spec it lent (value and basis), the value."""
+    figures = {(figure.accelerator, figure.parameter): figure for figure in result.figures}
+    parameters = list(dict.fromkeys(figure.parameter for figure in result.figures))
+    with_hardware = any(evaluation.hardware for evaluation in result.evaluations)
+    table = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 2))
+    for name in result.swept:
+        table.add_column(name, justify="right")
+    if with_hardware:
+        table.add_column("hardware")
+        for parameter in parameters:
+            table.add_column(f"hw.{parameter}", justify="right")
+    table.add_column(f"value [{result.unit}]" if result.unit.strip() != "1" else "value", justify="right", style="bold")
+    for evaluation in result.evaluations:
+        point = dict(evaluation.point)
+        row = [show(point[name]) if name in point else "" for name in result.swept]
+        if with_hardware:
+            row.append(evaluation.hardware or "")
+            for parameter in parameters:
+                figure = figures.get((evaluation.hardware or "", parameter))
+                row.append(f"{figure.value} ({figure.basis})" if figure is not None else "")
+        row.append(format_number(evaluation.value, 6))
+        table.add_row(*(Text(cell) for cell in row))
+    return table
+
+
+def _claims(result: FormulaResult, what_if: bool) -> Text:
+    if not result.claims:
+        return Text("  no claims", "dim")
+    if what_if:
+        return Text(f"  {len(result.claims)} claim(s) not checked in a what-if", "dim")
+    ok = sum(claim.status == CLAIM_OK for claim in result.claims)
+    off = sum(claim.status == CLAIM_MISMATCH for claim in result.claims)
+    rest = len(result.claims) - ok - off
+    text = Text(f"  claims: {ok} of {len(result.claims)} within tolerance", "green" if ok == len(result.claims) else "")
+    if off:
+        text.append(f", {off} off", "red")
+    if rest:
+        text.append(f", {rest} not checked", "yellow")
+    return text
+
+
+def render(outcome: EvalOutcome, stream: TextIO, *, color: bool, terminal: bool) -> None:
+    console = Console(file=stream, no_color=not color, highlight=False, width=None if terminal else WIDTH,
+                      force_terminal=color or None)
+    if outcome.what_if:
+        console.print(Text("what-if: claims are not checked", "yellow"))
+    for result in outcome.results:
+        console.print(formula_table(result, outcome.what_if))

@@ -1,0 +1,116 @@
+"""Accelerator specs read as quantities, and the check that each has its parameter's dimension.
+
+Every `specs.<parameter>.value` of an accelerator record must read as a
+quantity (else `invalid-value` at the value) whose unit has the dimension of
+the unit that `schema/vocabulary.yaml` declares for the parameter (else
+`unit-mismatch` at the value, naming both dimensions): `"989 TFLOP/s"` is no
+memory bandwidth.
+
+`read_specs` is the one place specs are read: the formula stage
+(`flopkb.formulas.stage`) uses it too, once per accelerator, so a formula computes
+only with spec values that passed this check. A spec that fails it is left
+out of `AcceleratorSpecs.values` and listed in `invalid`, so formulas that
+use it are not evaluated on that accelerator and the problem is reported once,
+here, not again at every formula.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.load.models import AcceleratorRecord
+from flopkb.formulas.units import Dimension, QuantityError, dimension_of, format_dimension, parse_quantity, to_base
+
+if TYPE_CHECKING:
+    from flopkb.pipeline.compile import Entry, KnowledgeBase
+    from flopkb.formulas.units import Quantity
+    from flopkb.load.vocabulary import Vocabulary
+
+
+@dataclass(frozen=True, slots=True)
+class SpecFigure:
+    """One spec value that reads as a quantity of the right dimension."""
+
+    parameter: str
+    quantity: Quantity
+    text: str
+    """The value as written in the record, e.g. `3.35 TB/s`."""
+    basis: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AcceleratorSpecs:
+    """The spec values of one accelerator record, read once."""
+
+    id: str
+    title: str
+    figures: dict[str, SpecFigure] = field(default_factory=dict)
+    invalid: frozenset[str] = frozenset()
+    """Parameters whose value does not read, or has the wrong dimension (reported by `check_specs`)."""
+    values: dict[str, Quantity] = field(default_factory=dict)
+    """Parameter -> quantity of every figure: the mapping the evaluator takes as one accelerator's `hw`."""
+
+
+@functools.lru_cache(maxsize=256)
+def _parameter_dimension(unit: str) -> Dimension | None:
+    try:
+        return dimension_of(unit)
+    except QuantityError:
+        return None
+
+
+def read_specs(entry: Entry, vocabulary: Vocabulary | None) -> tuple[AcceleratorSpecs | None, list[Diagnostic]]:
+    """The specs of an accelerator entry (None for any other entry, or one that did not validate) and their problems."""
+    record = entry.record
+    if not isinstance(record, AcceleratorRecord) or entry.source is None:
+        return None, []
+    source = entry.source
+    figures: dict[str, SpecFigure] = {}
+    invalid: set[str] = set()
+    problems: list[Diagnostic] = []
+    for parameter, spec in record.specs.items():
+        path = ("specs", parameter, "value")
+        text = spec.value if isinstance(spec.value, str) else repr(spec.value)
+        try:
+            quantity = parse_quantity(spec.value)
+        except QuantityError as error:
+            invalid.add(parameter)
+            problems.append(make("invalid-value", source.path, *source.position(path), f"specs.{parameter}: {error.message}", error.hint))
+            continue
+        declared = vocabulary.parameters.get(parameter) if vocabulary is not None else None
+        wanted = _parameter_dimension(declared.unit) if declared is not None else None
+        if wanted is not None:
+            dimension = to_base(quantity)[1]
+            if dimension != wanted:
+                invalid.add(parameter)
+                message = (
+                    f"specs.{parameter}: {text} is {format_dimension(dimension)}, "
+                    f"but {parameter} is {format_dimension(wanted)} ({declared.unit})"
+                )
+                hint = f"write the value in a unit of {declared.unit}, e.g. a multiple of {declared.unit}"
+                problems.append(make("unit-mismatch", source.path, *source.position(path), message, hint))
+                continue
+        figures[parameter] = SpecFigure(parameter, quantity, text.strip(), spec.basis, tuple(spec.sources))
+    values = {name: figure.quantity for name, figure in figures.items()}
+    return AcceleratorSpecs(record.id, record.display_title, figures, frozenset(invalid), values), problems
+
+
+MEMO = "specs"
+"""`Entry.derived` key of an accelerator's spec problems: they depend on its file (and the vocabulary, which the cache is keyed by)."""
+
+
+def check_specs(kb: KnowledgeBase) -> Iterator[Diagnostic]:
+    """The stage: every accelerator spec reads as a quantity of its parameter's dimension."""
+    for entry in kb.entries.values():
+        if entry.summary.kind == "accelerator":
+            problems = entry.derived.get(MEMO)
+            if problems is None:
+                problems = tuple(read_specs(entry, kb.vocabulary)[1])
+                if entry.digest is not None:
+                    entry.derived[MEMO] = problems
+            yield from problems

@@ -1,0 +1,329 @@
+"""Evidence: unverified figures reported, missing sources caught, and evidence debt as data.
+
+Diagnostics (spec "Evidence"): a `hardware_parameters` row or an accelerator
+spec whose basis is `unverified` is `unverified-basis` (a warning); one whose
+basis is `measured`, `vendor-spec` or `cited` without `sources` of its own is
+`missing-source` (an error). Both stand at the row's or spec's `basis` line.
+
+Evidence debt goes further, as data on the compiled knowledge base
+(`kb.evidence`), not as diagnostics:
+
+- A record's **own debt** is its unverified figures: the unverified rows of
+  a flop, the unverified specs of an accelerator.
+- A record **depends on** a figure of another record when one of its claims
+  computes with it. Dependencies point from the user to the figure, like the
+  graph's edges; debt flows the other way, from the figure to its users:
+  - a `hardware_parameters` row with parameter P depends on spec P of every
+    accelerator in its `values_for`;
+  - a formula whose expression uses `hw.P` depends on spec P of every
+    accelerator in its hardware scope (`formula_scope`) and of every
+    accelerator an `expect` names;
+  - a formula with `ref` takes the expression of the formula it refers to
+    (following chains), and that formula's hardware when it has none of its
+    own, so debt reaches a fact through the flop it borrows a formula from.
+  Prose links and `sources` carry no debt: mentioning a record is not
+  computing with its figures.
+- A record's **inherited debt** is every unverified figure one of its claims
+  depends on, each with the path of records it came through (`via`) and the
+  claim (`claim`: data path of the row or formula) that rests on it.
+
+`Evidence.records[id].status` is `verified` (no debt), `own-debt` (it has
+unverified figures of its own) or `inherited-debt` (only inherited), and
+`Evidence.debt` is the whole debt list, with `dependents` naming, for every
+unverified figure, the records that rest on it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.load.source import Path
+from flopkb.links.memo import dependency_key
+from flopkb.load.models import Formula, formulas_of
+from flopkb.links.resolve import Resolver
+
+if TYPE_CHECKING:
+    from flopkb.pipeline.compile import KnowledgeBase
+
+VERIFIED, OWN_DEBT, INHERITED_DEBT = "verified", "own-debt", "inherited-debt"
+UNVERIFIED = "unverified"
+NEEDS_SOURCES = frozenset({"measured", "vendor-spec", "cited"})
+ROW, SPEC = "hardware-row", "spec"
+_HW_NAME = re.compile(r"\bhw\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class DebtItem:
+    """One unverified figure: a hardware row (`path` = ("hardware_parameters", i)) or a spec (("specs", parameter))."""
+
+    record: str
+    path: Path
+    parameter: str
+    what: str = field(compare=False)
+    """ROW or SPEC."""
+    file: str = field(compare=False)
+    line: int = field(compare=False)
+    column: int = field(compare=False)
+
+    @property
+    def label(self) -> str:
+        """`hardware_parameters[2] (memory_bandwidth)` or `specs.peak_fp8_dense`."""
+        if self.what == SPEC:
+            return f"specs.{self.parameter}"
+        return f"{self.path[0]}[{self.path[1]}] ({self.parameter})"
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class InheritedDebt:
+    """An unverified figure of another record that one of this record's claims rests on."""
+
+    item: DebtItem
+    via: tuple[str, ...]
+    """The records the debt came through, from this record's direct dependency to `item.record` (its last element)."""
+    claim: Path
+    """The data path of this record's row or formula that rests on it: ("hardware_parameters", 0), ("formulas", 1)."""
+
+
+class RecordEvidence(NamedTuple):
+    """One record's evidence status (`verified`, `own-debt`, `inherited-debt`), its own debt and what it inherits."""
+
+    id: str
+    status: str
+    own: tuple[DebtItem, ...] = ()
+    inherited: tuple[InheritedDebt, ...] = ()
+
+    @property
+    def sources_of_debt(self) -> tuple[str, ...]:
+        """The records whose unverified figures this one inherits, sorted."""
+        return tuple(sorted({debt.item.record for debt in self.inherited}))
+
+
+@dataclass(slots=True)
+class Evidence:
+    records: dict[str, RecordEvidence]
+    """Every record's evidence status (records that failed to load are `verified`: nothing is known of them)."""
+    debt: tuple[DebtItem, ...]
+    """Every unverified row and spec of the base, sorted by record and path."""
+    dependents: dict[DebtItem, tuple[str, ...]]
+    """For each item of `debt`, the other records that rest on it, sorted."""
+
+    def of(self, record_id: str) -> RecordEvidence:
+        return self.records.get(record_id) or RecordEvidence(record_id, VERIFIED)
+
+    def counts(self) -> dict[str, int]:
+        result = {VERIFIED: 0, OWN_DEBT: 0, INHERITED_DEBT: 0}
+        for status in self.records.values():
+            result[status.status] += 1
+        return result
+
+
+def hw_parameters(expr: str | None) -> tuple[str, ...]:
+    """The `hw.<parameter>` names an expression uses, in order of first use."""
+    if not expr or "hw" not in expr:
+        return ()
+    return tuple(dict.fromkeys(_HW_NAME.findall(expr)))
+
+
+def default_scope(record: Any, target: Any) -> list[str]:
+    """The spec's default hardware of a formula that uses `hw.`: the record's affected_by_hardware plus every row's values_for, resolved, in order."""
+    found: dict[str, None] = {}
+    fields = record.__dict__  # a field the kind lacks is a missing key here, not a slow AttributeError
+    for ref in fields.get("affected_by_hardware", ()):
+        resolved = target(ref)
+        if resolved is not None:
+            found[resolved] = None
+    for row in fields.get("hardware_parameters", ()):
+        for ref in row.values_for:
+            resolved = target(ref)
+            if resolved is not None:
+                found[resolved] = None
+    return list(found)
+
+
+class _Formulas:
+    """Follows formula refs to the expression and hardware a formula computes with."""
+
+    def __init__(self, kb: KnowledgeBase, resolver: Resolver) -> None:
+        self.kb = kb
+        self.resolver = resolver
+
+    def find(self, record_id: str, formula_id: str) -> Formula | None:
+        entry = self.kb.entries.get(record_id)
+        if entry is None or entry.record is None:
+            return None
+        return next((formula for formula in formulas_of(entry.record) if formula.id == formula_id), None)
+
+    def chain(self, formula: Formula, seen: frozenset[tuple[str, str]] = frozenset()) -> tuple[str | None, list[str] | None, tuple[str, ...]]:
+        """(expression, explicit hardware refs, records that hardware came through) of `formula`, following refs (cycles stop)."""
+        if formula.ref is None:
+            return formula.expr, formula.hardware, ()
+        target, _, formula_id = formula.ref.partition("#")
+        record_id = self.resolver.target(target)
+        key = (record_id or "", formula_id)
+        referred = self.find(record_id, formula_id) if record_id is not None and key not in seen else None
+        if referred is None:
+            return None, formula.hardware, ()
+        expr, hardware, via = self.chain(referred, seen | {key})
+        if formula.hardware is not None:
+            return expr, formula.hardware, ()
+        return expr, hardware, ((record_id, *via) if hardware is not None else ())
+
+    def scope(self, record: Any, formula: Formula) -> tuple[list[str], tuple[str, ...], tuple[str, ...]]:
+        """(accelerators in scope, records the hardware came through, hw parameters the expression uses)."""
+        expr, hardware, via = self.chain(formula)
+        parameters = hw_parameters(expr)
+        target = self.resolver.target
+        if hardware is not None:
+            return [found for ref in hardware for found in [target(ref)] if found is not None], via, parameters
+        return (default_scope(record, target) if parameters else []), (), parameters
+
+
+def formula_scope(kb: KnowledgeBase, record_id: str, formula: Formula) -> tuple[list[str], tuple[str, ...]]:
+    """The accelerators a formula of `record_id` computes with, resolved, and the records that choice came through.
+
+    Its own `hardware` if written; else the hardware of the formula it refers
+    to (following refs); else, when the expression uses `hw.`, the default of
+    the spec, taken from the record that holds the formula.
+    """
+    scope, via, _ = _Formulas(kb, Resolver.of(kb)).scope(kb.entries[record_id].record, formula)
+    return scope, via
+
+
+OWN_MEMO = "evidence"
+"""`Entry.derived` key of a record's own figures: its debt items, its missing-source problems, whether it makes claims."""
+INHERITED_MEMO = "evidence-inherited"
+"""`Entry.derived` key of a record's inherited debt, with the `flopkb.links.memo.dependency_key` it was computed under."""
+
+
+def _own_figures(record_id: str, entry: Any) -> tuple[tuple[DebtItem, ...], tuple[Diagnostic, ...], bool]:
+    """A record's unverified figures, its missing-source problems, and whether it has rows or formulas (claims that can inherit debt)."""
+    record, source = entry.record, entry.source
+    items: list[DebtItem] = []
+    problems: list[Diagnostic] = []
+
+    def figure(path: Path, parameter: str, what: str, basis: str, sources: list[str]) -> None:
+        if basis == UNVERIFIED:
+            line, column = source.position((*path, "basis"))
+            items.append(DebtItem(record_id, path, parameter, what, source.path, line, column))
+        elif basis in NEEDS_SOURCES and not sources:
+            line, column = source.position((*path, "basis"))
+            where = f"specs.{parameter}" if what == SPEC else f"{path[0]}[{path[1]}] ({parameter})"
+            problems.append(make("missing-source", source.path, line, column, f"{where}: the basis '{basis}' needs sources, and there are none", "add sources: a source record or an http(s) URL; or set the basis to unverified"))
+
+    fields = record.__dict__  # pydantic keeps field values here; a missing field is a missing key, not an exception
+    rows = fields.get("hardware_parameters")
+    if rows:
+        for index, row in enumerate(rows):
+            figure(("hardware_parameters", index), row.parameter, ROW, row.basis, row.sources)
+    specs = fields.get("specs")
+    if specs:
+        for parameter, spec in specs.items():
+            figure(("specs", parameter), parameter, SPEC, spec.basis, spec.sources)
+    return tuple(items), tuple(problems), bool(rows or fields.get("formulas"))
+
+
+def _inherited(record_id: str, record: Any, spec_debt: dict[tuple[str, str], DebtItem], formulas: _Formulas) -> tuple[InheritedDebt, ...]:
+    """The unverified specs of other records that a record's rows and formulas rest on, sorted."""
+    target = formulas.resolver.target
+    found: dict[InheritedDebt, None] = {}
+    fields = record.__dict__
+    for index, row in enumerate(fields.get("hardware_parameters", ())):
+        for ref in row.values_for:
+            accelerator = target(ref)
+            item = spec_debt.get((accelerator, row.parameter)) if accelerator is not None else None
+            if item is not None and accelerator != record_id:
+                found[InheritedDebt(item, (accelerator,), ("hardware_parameters", index))] = None
+    for index, formula in enumerate(fields.get("formulas", ())):
+        scope, via, parameters = formulas.scope(record, formula)
+        if not parameters:
+            continue
+        extra = [resolved for expect in formula.expect if expect.hardware for resolved in [target(expect.hardware)] if resolved is not None and resolved not in scope]
+        for accelerator in [*scope, *extra]:
+            for parameter in parameters:
+                item = spec_debt.get((accelerator, parameter))
+                if item is not None and accelerator != record_id:
+                    found[InheritedDebt(item, (*via, accelerator) if accelerator in scope else (accelerator,), ("formulas", index))] = None
+    return tuple(sorted(found))
+
+
+def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
+    """Evidence status of every record, the whole debt, and the unverified-basis / missing-source diagnostics.
+
+    A record's own figures depend on its file alone, and its inherited debt
+    on the records its computing references reach (`flopkb.links.memo`): with the
+    load cache, both are kept in the record's `derived` data and taken back
+    while those files are unchanged. Everything that spans the base (who
+    rests on which figure, the statuses, the debt list) is put together again
+    on every run.
+    """
+    resolver = Resolver.of(kb)
+    diagnostics: list[Diagnostic] = []
+    own: dict[str, list[DebtItem]] = {}
+    spec_debt: dict[tuple[str, str], DebtItem] = {}
+    dependents: dict[DebtItem, set[str]] = {}
+
+    claimants: list[str] = []
+    for record_id, entry in kb.entries.items():
+        figures = entry.derived.get(OWN_MEMO)
+        if figures is None:
+            if entry.record is None:
+                continue
+            figures = _own_figures(record_id, entry)
+            if entry.digest is not None:
+                entry.derived[OWN_MEMO] = figures
+        items, problems, claims = figures
+        if items:
+            own[record_id] = list(items)
+            for item in items:
+                dependents[item] = set()
+                if item.what == SPEC:
+                    spec_debt[(record_id, item.parameter)] = item
+        diagnostics.extend(problems)
+        if claims:
+            claimants.append(record_id)
+
+    inherited: dict[str, list[InheritedDebt]] = {}
+    if spec_debt:
+        formulas = _Formulas(kb, resolver)
+        for record_id in claimants:
+            entry = kb.entries[record_id]
+            key = dependency_key(kb, record_id) if entry.digest is not None else None
+            kept = entry.derived.get(INHERITED_MEMO)
+            if key is not None and kept is not None and kept[0] == key:
+                found = kept[1]
+            else:
+                found = _inherited(record_id, entry.record, spec_debt, formulas)
+                if key is not None:
+                    entry.derived[INHERITED_MEMO] = (key, found)
+            if found:
+                inherited[record_id] = list(found)
+                for debt in found:
+                    dependents[debt.item].add(record_id)
+
+    for items in own.values():
+        for item in items:
+            users = len(dependents[item])
+            hint = "find the evidence, then set the basis to measured, vendor-spec, cited or derived and add sources"
+            if users:
+                hint += f"; {users} other record{'s' if users != 1 else ''} rest{'s' if users == 1 else ''} on this figure"
+            diagnostics.append(make("unverified-basis", item.file, item.line, item.column, f"{item.label}: the basis is unverified", hint))
+
+    records = {record_id: RecordEvidence(record_id, VERIFIED) for record_id in kb.entries}
+    for record_id in own.keys() | inherited.keys():
+        mine = tuple(own.get(record_id, ()))
+        theirs = tuple(inherited.get(record_id, ()))
+        records[record_id] = RecordEvidence(record_id, OWN_DEBT if mine else INHERITED_DEBT, mine, theirs)
+    debt = tuple(sorted(item for items in own.values() for item in items))
+    evidence = Evidence(records, debt, {item: tuple(sorted(dependents[item])) for item in debt})
+    return evidence, diagnostics
+
+
+def check_evidence(kb: KnowledgeBase) -> Iterator[Diagnostic]:
+    """Compute the evidence (stored as `kb.evidence`, and shown on the graph's nodes) and report."""
+    evidence, diagnostics = compute_evidence(kb)
+    kb.evidence = evidence
+    yield from diagnostics

@@ -1,0 +1,490 @@
+"""Every prose link and typed reference of a record, located in its file.
+
+What is a link is read from the record models, not written here per kind:
+a field whose metadata carries `Markdown` is prose that may hold
+`[[wikilinks]]`, a field carrying `RefTo(kind)` is a typed reference (see
+`flopkb.load.models`). The models are compiled once into a *plan* per kind (which
+keys hold prose, refs, nested rows), and each record's parsed data is walked
+along that plan. Walking the data rather than the model instance gives the
+exact paths that the loader keyed positions by, and lets the links of a file
+that failed validation still count (their targets exist; a broken file must
+not make the records it links to look orphaned).
+
+A link's line and column are computed on demand (`Link.position`):
+locating a `[[` inside a block scalar costs a scan of its file, and only
+links that are reported or rewritten need it. Links are named tuples,
+resolved as they are extracted when given a resolver: a large base has
+about ten per record, and each one costs little.
+"""
+
+from __future__ import annotations
+
+import pickle
+import types
+import typing
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple, Union
+
+from pydantic import BaseModel
+
+from flopkb.load.source import Path, Source
+from flopkb.load.models import MODELS, Formula, Markdown, RefTo
+from flopkb.links.wikilinks import LineIndex, find_wikilinks, source_position
+
+PROSE = "prose"
+"""The origin of a `[[wikilink]]` in a markdown field."""
+
+FORMULA_REF = "formula-ref"
+ORIGINS = (PROSE, "values_for", "affected_by_hardware", "source", "formula-hardware", "formula-ref", "expect-hardware")
+"""Every origin a link can have: where in a record it was written."""
+
+_FORMULA_KINDS = ("flop", "fact")
+
+
+class Link(NamedTuple):
+    """One wikilink or typed reference as written, and the record it resolves to.
+
+    `record` is the id of the record that holds it and `source` that
+    record's parsed file; `field` is the data path of the string scalar that
+    holds it; `origin` is one of `ORIGINS`; `kinds` the kinds a typed ref
+    must land on (empty for prose). For a prose link `offset`/`end` delimit
+    `[[...]]` in the scalar's `value`; for a ref they are -1. `resolved` is
+    the id of the record the target resolves to (None when it resolves to
+    nothing or to several records, or when extracted without a resolver).
+    """
+
+    record: str
+    origin: str
+    target: str
+    anchor: str | None
+    label: str | None
+    field: Path
+    offset: int
+    end: int
+    kinds: tuple[str, ...]
+    value: str
+    source: Source
+    resolved: str | None
+
+    @property
+    def file(self) -> str:
+        return self.source.path
+
+    @property
+    def is_prose(self) -> bool:
+        return self.offset >= 0
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """1-based (line, column) in the file: of the `[[` for prose, of the scalar for a ref. Computed on each call."""
+        source = self.source
+        span = source.span(self.field) if self.offset >= 0 else None
+        if span is not None:
+            return source_position(line_index(source), span.start, span.end, span.style, self.value, self.offset)
+        return source.position(self.field)
+
+    @property
+    def line(self) -> int:
+        return self.position[0]
+
+    @property
+    def column(self) -> int:
+        return self.position[1]
+
+    @property
+    def text(self) -> str:
+        """The link as written: `[[...]]` for prose, the scalar's value for a ref."""
+        return self.value[self.offset : self.end] if self.offset >= 0 else self.value
+
+    @property
+    def where(self) -> str:
+        """The field path as readers write it: `hardware_parameters[0].values_for[1]`."""
+        parts: list[str] = []
+        for part in self.field:
+            if isinstance(part, int):
+                parts.append(f"[{part}]")
+            else:
+                parts.append(("." if parts else "") + str(part))
+        return "".join(parts)
+
+    def __repr__(self) -> str:
+        return f"Link({self.record!r} -> {self.target!r}, origin={self.origin!r}, field={self.field!r}, resolved={self.resolved!r})"
+
+
+_LINE_INDEXES: dict[int, tuple[Source, LineIndex]] = {}
+
+
+def line_index(source: Source) -> LineIndex:
+    """The line index of a source's text, kept for the few most recently located files."""
+    key = id(source)
+    cached = _LINE_INDEXES.get(key)
+    if cached is not None and cached[0] is source:
+        return cached[1]
+    if len(_LINE_INDEXES) > 64:
+        _LINE_INDEXES.clear()
+    index = LineIndex(source.text)
+    _LINE_INDEXES[key] = (source, index)
+    return index
+
+
+_new_link = tuple.__new__
+
+
+# ---------------------------------------------------------------------------
+# Plans: what to walk in a record's data, read once from the models' markers.
+
+# A plan node is a tuple: (_MD,), (_REF, origin, kinds, urls, split_anchor),
+# (_LIST, node), (_DICT, node) for mapping values, (_MODEL, {key: node}).
+_MD, _REF, _LIST, _DICT, _MODEL = range(5)
+Plan = tuple[Any, ...]
+
+
+def _origin(owner: type[BaseModel], name: str) -> str:
+    if name == "sources":
+        return "source"
+    if name == "hardware":
+        return f"{owner.__name__.lower()}-hardware"
+    return name
+
+
+def _node(annotation: Any, metadata: list[Any], owner: type[BaseModel], name: str, seen: dict[type, dict[str, Plan]]) -> Plan | None:
+    """The plan node of one annotation (with its field-level metadata), or None when it holds no links."""
+    for item in metadata:
+        if isinstance(item, Markdown):
+            return (_MD,)
+        if isinstance(item, RefTo):
+            return (_REF, _origin(owner, name), (item.kind,), item.urls, False)
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _node(args[0], list(annotation.__metadata__), owner, name, seen)
+    if origin in (Union, types.UnionType):
+        found = [node for arg in args if arg is not type(None) for node in [_node(arg, [], owner, name, seen)] if node is not None]
+        return found[0] if found else None
+    if origin is list and args:
+        inner = _node(args[0], [], owner, name, seen)
+        return (_LIST, inner) if inner else None
+    if origin is dict and len(args) == 2:
+        inner = _node(args[1], [], owner, name, seen)
+        return (_DICT, inner) if inner else None
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        fields = _model_plan(annotation, seen)
+        return (_MODEL, fields) if fields else None
+    return None
+
+
+# Formula `ref` is a `<target>#<formula-id>` string: a reference the models
+# leave unmarked because it is not a bare target. It lands on a flop or fact.
+_EXTRA: dict[tuple[type, str], Plan] = {(Formula, "ref"): (_REF, FORMULA_REF, _FORMULA_KINDS, False, True)}
+
+
+def _model_plan(model: type[BaseModel], seen: dict[type, dict[str, Plan]]) -> dict[str, Plan]:
+    if model in seen:
+        return seen[model]
+    plan: dict[str, Plan] = {}
+    seen[model] = plan
+    for name, info in model.model_fields.items():
+        node = _EXTRA.get((model, name)) or _node(info.annotation, list(info.metadata), model, name, seen)
+        if node is not None:
+            plan[name] = node
+    return plan
+
+
+def _without_prose(node: Plan) -> Plan | None:
+    tag = node[0]
+    if tag == _MD:
+        return None
+    if tag == _REF:
+        return node
+    if tag in (_LIST, _DICT):
+        inner = _without_prose(node[1])
+        return (tag, inner) if inner else None
+    fields = {key: sub for key, child in node[1].items() for sub in [_without_prose(child)] if sub is not None}
+    return (_MODEL, fields) if fields else None
+
+
+PLANS: dict[str, Plan] = {kind: (_MODEL, _model_plan(model, {})) for kind, model in MODELS.items()}
+"""Per kind: where its prose and refs are."""
+REF_PLANS: dict[str, Plan] = {kind: _without_prose(plan) or (_MODEL, {}) for kind, plan in PLANS.items()}
+"""Per kind: where its refs are (for files with no `[[` at all)."""
+
+
+# ---------------------------------------------------------------------------
+# Extraction
+
+
+Resolve = Callable[[str], "str | None"]
+
+
+def _unresolved(target: str) -> None:
+    return None
+
+
+def extract(record_id: str, source: Source, resolve: Resolve = _unresolved, kind_of: dict[str, str] | None = None, suspects: list[Link] | None = None) -> list[Link]:
+    """Every link of the record in `source` (whose data need not have validated), each resolved with `resolve`.
+
+    With `kind_of` (record id -> kind) and a `suspects` list, the links that
+    may be wrong are also appended to `suspects`: unresolved, anchored, or a
+    ref landing on a kind its field does not take. Checking only those
+    spares a second pass over every link.
+    """
+    data = source.data
+    walkers = _WALKERS.get(data.get("kind"))  # type: ignore[arg-type]
+    if walkers is None:
+        return []
+    out: list[Link] = []
+    walk = walkers[0] if "[[" in source.text else walkers[1]
+    walk(data, (), out, (record_id, source, resolve, {} if kind_of is None else kind_of, [] if suspects is None else suspects))
+    return out
+
+
+# Each plan node is compiled once into a closure `walk(value, path, out, context)`
+# that appends the links under `value`: no generic dispatch per value.
+Context = tuple[str, Source, Resolve, dict[str, str], list[Link]]
+Walker = Callable[[Any, Path, list, Context], None]
+
+
+def _compile(node: Plan) -> Walker:
+    tag = node[0]
+    if tag == _MD:
+
+        def prose(value: Any, path: Path, out: list[Link], context: Context) -> None:
+            if type(value) is str and "[[" in value:
+                _prose(value, path, out, context)
+
+        return prose
+    if tag == _REF:
+        _, origin, kinds, urls, split = node
+        first_kind = kinds[0]
+
+        def ref(value: Any, path: Path, out: list[Link], context: Context) -> None:
+            if type(value) is str and value and not (urls and value.startswith(_URL_PREFIXES)):
+                target, anchor = value, None
+                if split and "#" in value:
+                    target, anchor = value.split("#", 1)
+                record_id, source, resolve, kind_of, suspects = context
+                resolved = resolve(target)
+                link = _new_link(Link, (record_id, origin, target, anchor, None, path, -1, -1, kinds, value, source, resolved))
+                out.append(link)
+                if resolved is None or anchor is not None or kind_of.get(resolved, first_kind) not in kinds:
+                    suspects.append(link)
+
+        return ref
+    inner = _compile(node[1]) if tag in (_LIST, _DICT) else None
+    if tag == _LIST and node[1][0] == _MD:
+
+        def prose_list(value: Any, path: Path, out: list[Link], context: Context) -> None:
+            if type(value) is list:
+                for index, item in enumerate(value):
+                    if type(item) is str and "[[" in item:
+                        _prose(item, (*path, index), out, context)
+
+        return prose_list
+    if tag == _LIST:
+
+        def sequence(value: Any, path: Path, out: list[Link], context: Context) -> None:
+            if type(value) is list:
+                for index, item in enumerate(value):
+                    inner(item, (*path, index), out, context)
+
+        return sequence
+    if tag == _DICT:
+
+        def mapping(value: Any, path: Path, out: list[Link], context: Context) -> None:
+            if type(value) is dict:
+                for key, item in value.items():
+                    inner(item, (*path, key), out, context)
+
+        return mapping
+    prose_keys = tuple(key for key, child in node[1].items() if child[0] == _MD)
+    fields = tuple((key, _compile(child)) for key, child in node[1].items() if child[0] != _MD)
+
+    def model(value: Any, path: Path, out: list[Link], context: Context) -> None:
+        if type(value) is dict:
+            get = value.get
+            for key in prose_keys:
+                item = get(key)
+                if type(item) is str and "[[" in item:
+                    _prose(item, (*path, key), out, context)
+            for key, walk in fields:
+                item = get(key)
+                if item is not None:
+                    walk(item, (*path, key), out, context)
+
+    return model
+
+
+def _prose(value: str, path: Path, out: list[Link], context: Context) -> None:
+    """The wikilinks of one markdown string (the caller has checked that it holds `[[`)."""
+    record_id, source, resolve, _, suspects = context
+    append = out.append
+    for found in find_wikilinks(value):
+        target = found.target
+        anchor = found.anchor
+        resolved = resolve(target)
+        link = _new_link(Link, (record_id, PROSE, target, anchor, found.label, path, found.offset, found.end, (), value, source, resolved))
+        append(link)
+        if resolved is None or anchor is not None:
+            suspects.append(link)
+
+
+_URL_PREFIXES = ("http://", "https://")
+_WALKERS: dict[str, tuple[Walker, Walker]] = {kind: (_compile(PLANS[kind]), _compile(REF_PLANS[kind])) for kind in PLANS}
+
+
+MEMO = "links"
+"""`Entry.derived` key of a file's links as written, unresolved (pickled: most runs never unpickle them; see `link_all`)."""
+RESOLVED = "links-resolved"
+"""`Entry.derived` key of what a file's links resolved to: (`Resolver.signature`, the ids they reach, the suspects
+among them as (index, resolved id), and every computing reference as (origin, target, resolved id))."""
+COMPUTING_ORIGINS = frozenset({"values_for", "affected_by_hardware", "formula-hardware", "formula-ref", "expect-hardware"})
+"""Origins of the references that a record's evidence and formulas compute with (`flopkb.links.memo`)."""
+
+
+def extract_all(entries: Any, resolve: Resolve = _unresolved, kind_of: dict[str, str] | None = None, suspects: list[Link] | None = None) -> dict[str, list[Link]]:
+    """Links of every entry that has a source (`kb.entries`), keyed by record id; records without links are absent. See `extract`."""
+    result: dict[str, list[Link]] = {}
+    kind_of = {} if kind_of is None else kind_of
+    suspects = [] if suspects is None else suspects
+    for entry in entries.values():
+        if entry.source is not None:
+            found = extract(entry.id, entry.source, resolve, kind_of, suspects)
+            if found:
+                result[entry.id] = found
+    return result
+
+
+class Linked(NamedTuple):
+    """What `link_all` found: the links it built, the ids they reach, and the entries whose links it did not build."""
+
+    built: dict[str, list[Link]]
+    referenced: set[str]
+    """Ids some link or ref of another record resolves to."""
+    deferred: frozenset[str]
+    """Entries whose links resolve as the load cache says they did: built only when `links` is asked for."""
+
+    def links(self, entries: Any, resolve: Resolve) -> dict[str, list[Link]]:
+        """Every entry's links (as `extract_all` finds them), building the deferred ones."""
+        result: dict[str, list[Link]] = {}
+        for record_id, entry in entries.items():
+            if entry.source is None:
+                continue
+            if record_id in self.deferred:
+                found = _resolved(record_id, entry.source, unwritten(pickle.loads(entry.derived[MEMO]), entry.source), resolve, {}, [])
+            else:
+                found = self.built.get(record_id, [])
+            if found:
+                result[record_id] = found
+        return result
+
+
+def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
+    """Every entry's links resolved with `resolver` (a `flopkb.links.resolve.Resolver`), the suspects appended to `suspects`.
+
+    What a file's links are, as written, depends on that file alone; what
+    they resolve to depends on every id, kind and alias of the base, which
+    `resolver.signature` digests. So an entry the load cache keeps (one with
+    a `digest`) keeps, in its `derived` data, its links as written (`MEMO`)
+    and what they resolved to under that signature (`RESOLVED`). While the
+    signature is the same, a later run takes the ids they reach and the
+    suspects from there, without resolving anything: only the suspects are
+    built now (to be reported), the other links when `kb.links` is first
+    asked for. A file whose links resolve under another signature is
+    resolved again from its links as written; a changed file is walked again.
+    """
+    resolve, kind_of = resolver.target, resolver.kinds
+    signature: bytes | None = None
+    built: dict[str, list[Link]] = {}
+    referenced: set[str] = set()
+    deferred: set[str] = set()
+    for record_id, entry in entries.items():
+        source = entry.source
+        if source is None:
+            continue
+        derived = entry.derived
+        kept = derived.get(RESOLVED)
+        if kept is not None or entry.digest is not None:
+            signature = signature or resolver.signature
+        if kept is None or kept[0] != signature:
+            written = derived.get(MEMO)
+            if written is None:  # a changed file (or no cache): walk its data
+                mine: list[Link] = []
+                found = built[record_id] = extract(record_id, source, resolve, kind_of, mine)
+                suspects.extend(mine)
+                reached = {link.resolved for link in found}
+                reached.discard(None)
+                reached.discard(record_id)
+                referenced |= reached  # type: ignore[arg-type]
+                if entry.digest is not None:
+                    derived[MEMO] = pickle.dumps(written_links(found), protocol=pickle.HIGHEST_PROTOCOL)
+                    derived[RESOLVED] = _resolution(signature, record_id, [link[1:10] for link in found], [link.resolved for link in found], kind_of)
+                continue
+            # an unchanged file whose links may now resolve elsewhere: resolve them again, as written
+            links = pickle.loads(written)
+            kept = derived[RESOLVED] = _resolution(signature, record_id, links, [resolve(link[1]) for link in links], kind_of)
+        referenced.update(kept[1])
+        deferred.add(record_id)
+        if kept[2]:  # to be reported: built now, as they resolved
+            links = unwritten(pickle.loads(derived[MEMO]), source, [index for index, _ in kept[2]])
+            suspects.extend(_new_link(Link, (record_id, *links[index], source, resolved)) for index, resolved in kept[2])
+    return Linked(built, referenced, frozenset(deferred))
+
+
+def _resolution(signature: bytes | None, record_id: str, links: list[tuple[Any, ...]] | tuple[tuple[Any, ...], ...], targets: list[str | None], kind_of: dict[str, str]) -> tuple[Any, ...]:
+    """What `RESOLVED` keeps of a file's links (as written, without record or source) that resolved to `targets`."""
+    reached = set(targets)
+    reached.discard(None)
+    reached.discard(record_id)
+    suspects = []
+    computing = []
+    for index, (link, resolved) in enumerate(zip(links, targets)):
+        kinds = link[7]
+        if resolved is None or link[2] is not None or (kinds and kind_of.get(resolved, kinds[0]) not in kinds):
+            suspects.append((index, resolved))
+        if link[0] in COMPUTING_ORIGINS:
+            computing.append((link[0], link[1], resolved))
+    return signature, tuple(reached), tuple(suspects), tuple(computing)
+
+
+def written_links(found: list[Link]) -> tuple[tuple[Any, ...], ...]:
+    """What `link_all` keeps of links: all but their record, source and resolution, and the value of prose links.
+
+    A prose link's value is its whole markdown field, about nine tenths of
+    what would be kept; `unwritten` takes it from the file's data again.
+    """
+    return tuple([(*link[1:9], None if link.offset >= 0 else link.value) for link in found])
+
+
+def unwritten(written: tuple[tuple[Any, ...], ...], source: Source, only: list[int] | None = None) -> tuple[tuple[Any, ...], ...]:
+    """Links kept by `written_links`, with the value of each prose link again (of those at `only`, when given)."""
+    wanted = range(len(written)) if only is None else only
+    if all(written[index][8] is not None for index in wanted):
+        return written
+    data = source.data
+    result = list(written)
+    for index in wanted:
+        link = written[index]
+        if link[8] is None:
+            value: Any = data
+            for part in link[4]:
+                value = value[part]
+            result[index] = (*link[:8], value)
+    return tuple(result)
+
+
+def _resolved(record_id: str, source: Source, written: tuple[tuple[Any, ...], ...], resolve: Resolve, kind_of: dict[str, str], suspects: list[Link]) -> list[Link]:
+    """The links kept by `link_all`, resolved: the same links, and suspects, as `extract` finds."""
+    found = []
+    append = found.append
+    for origin, target, anchor, label, path, offset, end, kinds, value in written:
+        resolved = resolve(target)
+        link = _new_link(Link, (record_id, origin, target, anchor, label, path, offset, end, kinds, value, source, resolved))
+        append(link)
+        if resolved is None or anchor is not None or (kinds and kind_of.get(resolved, kinds[0]) not in kinds):
+            suspects.append(link)
+    return found
+
+
+def iter_links(links: dict[str, list[Link]]) -> Iterator[Link]:
+    for group in links.values():
+        yield from group

@@ -1,0 +1,334 @@
+"""The typed record models: one pydantic class per kind, fields in the spec's order.
+
+Field metadata marks what the compiler does with a value: `MARKDOWN` fields
+may hold wikilinks, `RefTo(kind)` fields are typed references. The link graph
+and the formatter read these markers, so a new field needs no code elsewhere.
+Controlled terms are checked against the vocabulary passed as validation
+context (`{"vocabulary": Vocabulary}`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic_core import PydanticCustomError
+
+from flopkb.report.hints import did_you_mean
+
+ID_SEGMENT = re.compile(r"[a-z0-9][a-z0-9._-]*")
+FORMULA_ID = re.compile(r"[a-z][a-z0-9_-]*")
+SNAKE_CASE = re.compile(r"[a-z][a-z0-9_]*")
+MAX_ID_LENGTH = 200
+KINDS = ("flop", "fact", "engine", "accelerator", "source")
+
+
+@dataclass(frozen=True, slots=True)
+class Markdown:
+    """Marks a field whose text is markdown and may hold wikilinks."""
+
+
+@dataclass(frozen=True, slots=True)
+class RefTo:
+    """Marks a typed reference to a record of `kind` (URLs allowed when `urls`)."""
+
+    kind: str
+    urls: bool = False
+
+
+MARKDOWN = Markdown()
+
+
+def is_url(text: str) -> bool:
+    return text.startswith(("http://", "https://"))
+
+
+_VALID_ID = re.compile(r"[a-z0-9][a-z0-9._-]*(?:/[a-z0-9][a-z0-9._-]*)*")
+"""Segments joined by '/' (a segment never is '..': it cannot start with a dot); one match instead of one per segment."""
+
+
+def id_problem(value: str) -> str | None:
+    """Why `value` breaks the id grammar, or None."""
+    if len(value) <= MAX_ID_LENGTH and _VALID_ID.fullmatch(value):
+        return None  # every id of a record is checked three times on load: this is the common case, fast
+    if len(value) > MAX_ID_LENGTH:
+        return f"an id has at most {MAX_ID_LENGTH} characters"
+    if not value or value.startswith("/") or value.endswith("/"):
+        return "an id is segments joined by '/', with no leading or trailing '/'"
+    for segment in value.split("/"):
+        if segment == ".." or not ID_SEGMENT.fullmatch(segment):
+            return f"the segment '{segment}' must match [a-z0-9][a-z0-9._-]*"
+    return None
+
+
+def _check_id(value: str) -> str:
+    problem = id_problem(value)
+    if problem:
+        raise PydanticCustomError("invalid_id", "'{value}' is not a valid id: {problem}", {"value": value, "problem": problem})
+    return value
+
+
+def _term(section: str) -> AfterValidator:
+    def check(value: str, info: ValidationInfo) -> str:
+        vocabulary = (info.context or {}).get("vocabulary")
+        if vocabulary is not None and value not in getattr(vocabulary, section):
+            hint = did_you_mean(value, getattr(vocabulary, section)) or ""
+            raise PydanticCustomError("unknown_term", "'{value}' is not a term of '{section}'", {"value": value, "section": section, "hint": hint})
+        return value
+
+    return AfterValidator(check)
+
+
+def _pattern(regex: re.Pattern[str], what: str) -> AfterValidator:
+    def check(value: str) -> str:
+        if not regex.fullmatch(value):
+            raise PydanticCustomError("invalid_value", "'{value}' is not {what}", {"value": value, "what": what})
+        return value
+
+    return AfterValidator(check)
+
+
+def _target(value: str) -> str:
+    if not value.strip() or value != value.strip():
+        raise PydanticCustomError("invalid_value", "a reference must be a non-empty target without surrounding spaces", {})
+    return value
+
+
+RecordId = Annotated[str, AfterValidator(_check_id)]
+Text = Annotated[str, MARKDOWN]
+Category = Annotated[str, _term("categories")]
+ParameterTerm = Annotated[str, _term("parameters")]
+Basis = Annotated[str, _term("basis")]
+AcceleratorRef = Annotated[str, AfterValidator(_target), RefTo("accelerator")]
+SourceRef = Annotated[str, AfterValidator(_target), RefTo("source", urls=True)]
+Url = Annotated[str, _pattern(re.compile(r"https?://\S+"), "an http(s) URL")]
+QuantityIn = Annotated[Union[str, int, float], Field(union_mode="left_to_right")]
+"""A quantity as written: a number or "<number> <unit>"; units are read by the evaluator."""
+
+
+class _Model(BaseModel):
+    # defer_build: the validators are built when a record is first validated, not on import (a run whose
+    # records all come from the load cache validates none).
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False, coerce_numbers_to_str=False, use_attribute_docstrings=True, defer_build=True)
+
+
+class ScalesWith(_Model):
+    factor: Annotated[str, _pattern(SNAKE_CASE, "a snake_case name")]
+    """What the cost scales with, as a snake_case name (e.g. batch_size)."""
+    effect: Text
+    """How the cost moves with it (markdown; may hold [[wikilinks]])."""
+
+
+class HardwareParameter(_Model):
+    parameter: ParameterTerm
+    """The hardware quantity: a term of `parameters` in schema/vocabulary.yaml."""
+    effect: Text
+    """How this quantity moves the class's cost (markdown; may hold [[wikilinks]])."""
+    basis: Basis
+    """The evidence behind the row: a term of `basis`; measured, vendor-spec and cited need sources."""
+    magnitude: Text | None = None
+    """How large the effect is (markdown)."""
+    values_for: list[AcceleratorRef]
+    """Refs to the accelerator records the row is about."""
+    sources: list[SourceRef] = []
+    """Evidence for the row: refs to source records, or http(s):// URLs."""
+
+
+class Expect(_Model):
+    where: dict[str, QuantityIn] = {}
+    """The value of every sweep input for this claim: input name to quantity."""
+    hardware: AcceleratorRef | None = None
+    """Ref to the accelerator the claim is computed on (needed when the expression uses hw.)."""
+    value: QuantityIn
+    """The claimed result: a quantity; a bare number is read in the formula's unit."""
+    rel_tol: Annotated[float, Field(ge=0)] = 0.01
+    """The relative difference allowed between the claim and the computed value (default 0.01)."""
+
+
+class Formula(_Model):
+    id: Annotated[str, _pattern(FORMULA_ID, "a formula id ([a-z][a-z0-9_-]*)")]
+    """The formula's id, [a-z][a-z0-9_-]*, unique within the record; [[record#id]] links to it."""
+    title: str | None = None
+    """A title for readers."""
+    expr: str | None = None
+    """The expression: numbers, input names, hw.<parameter>, + - * / **, parentheses and min max abs sqrt exp log log2 log10 ceil floor. Exactly one of expr and ref."""
+    ref: str | None = None
+    """Reuse another record's formula, as <target>#<formula-id>: its expression, unit and inputs. Exactly one of expr and ref."""
+    unit: str = "1"
+    """The unit the result must be expressible in; "1" is dimensionless (the default)."""
+    inputs: dict[str, QuantityIn | list[QuantityIn]] = {}
+    """Input name to a quantity, or to a list of quantities (a sweep)."""
+    hardware: list[AcceleratorRef] | None = None
+    """Refs to the accelerator records to evaluate on; by default, when the expression uses hw., the record's affected_by_hardware plus every row's values_for."""
+    expect: list[Expect] = []
+    """Claims the compiler re-computes: a value at given inputs and hardware."""
+
+    @model_validator(mode="after")
+    def _expr_or_ref(self) -> Formula:
+        if (self.expr is None) == (self.ref is None):
+            raise PydanticCustomError("expr_or_ref", "a formula has exactly one of 'expr' and 'ref'", {})
+        if self.ref is not None and "#" not in self.ref:
+            raise PydanticCustomError("invalid_value", "'ref' is '<record>#<formula-id>'", {})
+        return self
+
+
+class Spec(_Model):
+    value: QuantityIn
+    """The value: a quantity such as "4.8 TB/s", in a unit of the dimension the parameter declares."""
+    basis: Basis
+    """The evidence behind the value: a term of `basis`; measured, vendor-spec and cited need sources."""
+    sources: list[SourceRef] = []
+    """Evidence for the value: refs to source records, or http(s):// URLs."""
+    note: Text | None = None
+    """How the value was read or derived (markdown; may hold [[wikilinks]])."""
+
+
+class _Record(_Model):
+    id: RecordId
+    """The record's id: its file's path below records/, without the extension; segments [a-z0-9][a-z0-9._-]* joined by '/'."""
+    title: str | None = None
+    """The title readers see; defaults to the id's last segment."""
+    aliases: list[RecordId] = []
+    """Former ids of this record; a link to an alias resolves here."""
+    tags: list[str] = []
+    """Free tags."""
+    sources: list[SourceRef] = []
+    """Evidence: refs to source records, or http(s):// URLs."""
+    notes: Text | None = None
+    """Free notes (markdown; may hold [[wikilinks]])."""
+
+    @property
+    def display_title(self) -> str:
+        return self.title or self.id.rsplit("/", 1)[-1]
+
+
+class FlopRecord(_Record):
+    """A flop class: a mechanism that sets the cost of LLM inference, what it scales with and the hardware that moves it."""
+
+    kind: Literal["flop"]
+    """The record's kind."""
+    category: Category
+    """What sets this class's cost: a term of `categories` in schema/vocabulary.yaml."""
+    description: Text
+    """The mechanism (markdown; may hold [[wikilinks]])."""
+    scales_with: list[ScalesWith] = []
+    """What the cost scales with: rows of a factor and its effect."""
+    hardware_parameters: list[HardwareParameter] = []
+    """The hardware quantities that move this class's cost, with the evidence for each."""
+    affected_by_hardware: list[AcceleratorRef] = []
+    """Refs to the accelerator records the record applies to."""
+    workarounds: list[Text] = []
+    """Ways to avoid or reduce the cost (markdown each)."""
+    formulas: list[Formula] = []
+    """Formulas the compiler evaluates on the record's hardware and checks against their claims."""
+
+
+class FactRecord(_Record):
+    """A fact: a statement, optionally with formulas the compiler evaluates."""
+
+    kind: Literal["fact"]
+    """The record's kind."""
+    statement: Text
+    """The fact (markdown; may hold [[wikilinks]])."""
+    formulas: list[Formula] = []
+    """Formulas the compiler evaluates on the record's hardware and checks against their claims."""
+
+
+class EngineRecord(_Record):
+    """An inference engine and the features it implements."""
+
+    kind: Literal["engine"]
+    """The record's kind."""
+    description: Text
+    """What the engine is and does (markdown; may hold [[wikilinks]])."""
+    homepage: Url | None = None
+    """The engine's home page (an http(s) URL)."""
+    features: list[str] = []
+    """What it implements, e.g. its speculative-decoding methods."""
+
+
+class AcceleratorRecord(_Record):
+    """An accelerator and its specifications, each with its evidence."""
+
+    kind: Literal["accelerator"]
+    """The record's kind."""
+    vendor: str
+    """The vendor's name."""
+    description: Text | None = None
+    """What the accelerator is (markdown; may hold [[wikilinks]])."""
+    specs: dict[ParameterTerm, Spec]
+    """Its specifications: a `parameters` term to its value, basis, sources and note."""
+
+
+class SourceRecord(_Record):
+    """A source of evidence: a paper, datasheet or article that other records cite."""
+
+    kind: Literal["source"]
+    """The record's kind."""
+    title: str  # type: ignore[assignment]  # required for sources
+    """The source's title."""
+    url: Url | None = None
+    """Where to read it (an http(s) URL)."""
+    authors: list[str] = []
+    """The authors' names."""
+    year: int | None = None
+    """The year of publication."""
+    venue: str | None = None
+    """Where it appeared: journal, conference, arXiv id."""
+
+
+Record = FlopRecord | FactRecord | EngineRecord | AcceleratorRecord | SourceRecord
+MODELS: dict[str, type[_Record]] = {
+    "flop": FlopRecord,
+    "fact": FactRecord,
+    "engine": EngineRecord,
+    "accelerator": AcceleratorRecord,
+    "source": SourceRecord,
+}
+
+
+def ready(model: type[_Record]) -> type[_Record]:
+    """`model`, its validator built (once, on first use), without pydantic plugins.
+
+    The models defer building their validators to first use (`defer_build`).
+    The first validator pydantic builds in a process looks for plugins by
+    scanning the entry points of every installed distribution: 0.12 to 0.2 s
+    here, more than validating a thousand records. Validating records is
+    flopkb's own business, so its models are built with plugins turned off
+    (`PYDANTIC_DISABLE_PLUGINS`, unless the environment sets it already), the
+    variable set only while they are built.
+    """
+    if not model.__pydantic_complete__:
+        unset = os.environ.get(_NO_PLUGINS) is None
+        if unset:
+            os.environ[_NO_PLUGINS] = "__all__"
+        try:
+            model.model_rebuild()
+        finally:
+            if unset:
+                os.environ.pop(_NO_PLUGINS, None)
+    return model
+
+
+_NO_PLUGINS = "PYDANTIC_DISABLE_PLUGINS"
+_TRAILING_FIELDS = ("sources", "notes")
+
+
+def field_order(model: type[BaseModel]) -> list[str]:
+    """Canonical key order: id, kind, the common heading fields, the kind's own fields, then sources and notes."""
+    names = [name for name in model.model_fields if name not in ("id", "kind", *_TRAILING_FIELDS)]
+    return ["id", "kind", *names, *_TRAILING_FIELDS]
+
+
+def formulas_of(record: Record) -> list[Formula]:
+    return list(getattr(record, "formulas", []))
+
+
+def markers(annotation_metadata: list[Any]) -> tuple[bool, RefTo | None]:
+    """Whether a field's metadata marks it markdown, and the reference it is, if any."""
+    is_markdown = any(isinstance(item, Markdown) for item in annotation_metadata)
+    ref = next((item for item in annotation_metadata if isinstance(item, RefTo)), None)
+    return is_markdown, ref

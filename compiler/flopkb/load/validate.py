@@ -1,0 +1,176 @@
+"""Validate parsed data against the record models; map every pydantic error to a located diagnostic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.report.hints import did_you_mean
+from flopkb.load.source import LINK_AS_LIST_HINT, Path, Source
+from flopkb.load.models import KINDS, MODELS, Record, id_problem, ready
+from flopkb.load.vocabulary import Vocabulary
+
+_CODE_BY_ERROR_TYPE = {
+    "missing": "missing-field",
+    "extra_forbidden": "unknown-field",
+    "unknown_term": "unknown-term",
+    "invalid_id": "invalid-id",
+}
+
+
+def expected_id(path: str, records_dir: str) -> str:
+    """The id a file at `path` (relative to the root) must have."""
+    inside = path[len(records_dir) + 1 :] if path.startswith(records_dir + "/") else path
+    return inside.rsplit(".", 1)[0]
+
+
+def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> tuple[Record | None, list[Diagnostic]]:
+    """The record model of `source`, or None, with every schema problem located in the file."""
+    data = source.data
+    kind = data.get("kind")
+    if "kind" not in data:
+        line, column = source.position(())
+        return None, [make("missing-field", source.path, line, column, f"the field 'kind' is required; one of {', '.join(KINDS)}")]
+    if kind not in MODELS:
+        line, column = source.position(("kind",))
+        hint = did_you_mean(str(kind), KINDS) or f"one of {', '.join(KINDS)}"
+        return None, [make("unknown-term", source.path, line, column, f"'{kind}' is not a record kind", hint)]
+    model = ready(MODELS[kind])
+    diagnostics = _id_diagnostics(source, record_id)
+    try:
+        record = model.model_validate(data, context={"vocabulary": vocabulary})
+    except ValidationError as error:
+        return None, diagnostics + _located(error, source, model)
+    return record, diagnostics
+
+
+def _id_diagnostics(source: Source, record_id: str) -> list[Diagnostic]:
+    value = source.data.get("id")
+    if not isinstance(value, str) or id_problem(value) or value == record_id:
+        return []  # absent or malformed ids are reported by the model
+    line, column = source.position(("id",))
+    return [make("id-path-mismatch", source.path, line, column, f"the id '{value}' is not the file's path; expected '{record_id}'", f"set id: {record_id}, or move the file (flopkb mv)")]
+
+
+def _located(error: ValidationError, source: Source, model: type) -> list[Diagnostic]:
+    seen: set[tuple[str, Path]] = set()
+    result = []
+    for item in error.errors(include_url=False):
+        path, trailing = _data_path(source.data, item["loc"])
+        code = _CODE_BY_ERROR_TYPE.get(item["type"], "invalid-value")
+        if (code, path) in seen:
+            continue  # one diagnostic per place: a union reports each alternative
+        seen.add((code, path))
+        result.append(_diagnostic(code, item, path, trailing, source, model))
+    return result
+
+
+def _data_path(data: Any, loc: tuple[Any, ...]) -> tuple[Path, list[Any]]:
+    """The part of pydantic's `loc` that indexes the data, and what is left (union labels, a missing key)."""
+    path: list[Any] = []
+    trailing: list[Any] = []
+    node = data
+    for part in loc:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+            path.append(part)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+            path.append(part)
+        else:
+            trailing.append(part)
+    return tuple(path), trailing
+
+
+def _diagnostic(code: str, item: dict[str, Any], path: Path, trailing: list[Any], source: Source, model: type) -> Diagnostic:
+    where = "/".join(str(part) for part in path) or "the record"
+    hint = None
+    if code == "missing-field":
+        field = trailing[-1] if trailing else "?"
+        line, column = source.position(path)
+        message = f"the field '{field}' is required in {where}"
+    elif code == "unknown-field":
+        line, column = source.position(path, key=True)
+        field = path[-1] if path else "?"
+        message = f"'{field}' is not a field here"
+        hint = did_you_mean(str(field), _sibling_fields(model, path)) or None
+    elif code == "unknown-term":
+        on_key = "[key]" in trailing
+        line, column = source.position(path, key=on_key)
+        ctx = item.get("ctx") or {}
+        message = f"'{ctx.get('value')}' is not a term of '{ctx.get('section')}' in schema/vocabulary.yaml"
+        hint = ctx.get("hint") or None
+    else:
+        line, column = source.position(path, key="[key]" in trailing)
+        message = f"{where}: {_message(item)}"
+        hint = _flow_list_hint(item)
+    return make(code, source.path, line, column, message, hint)
+
+
+def _flow_list_hint(item: dict[str, Any]) -> str | None:
+    """`notes: [[x]] ...` is a YAML list of lists, not text with a wikilink: say so."""
+    value = item.get("input")
+    if item["type"] == "string_type" and isinstance(value, list) and value and all(isinstance(part, list) for part in value):
+        return LINK_AS_LIST_HINT
+    return None
+
+
+def _message(item: dict[str, Any]) -> str:
+    if item["type"] in ("string_type", "int_type", "float_type", "list_type", "dict_type", "model_type", "bool_type", "int_parsing", "float_parsing"):
+        return f"expected {_EXPECTED.get(item['type'], 'another type')}, got {_describe(item['input'])}"
+    return str(item["msg"])
+
+
+_EXPECTED = {
+    "string_type": "text",
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "bool_type": "true or false",
+    "list_type": "a list",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+}
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the text '{value[:40]}'"
+    return "a list" if isinstance(value, list) else "a mapping"
+
+
+def _sibling_fields(model: type, path: Path) -> list[str]:
+    """Field names of the model that owns the key at `path` (nested rows included)."""
+    from pydantic import BaseModel
+
+    current: Any = model
+    for part in path[:-1]:
+        if isinstance(part, int) or not (isinstance(current, type) and issubclass(current, BaseModel)):
+            continue
+        field = current.model_fields.get(part)
+        current = _inner_model(field.annotation) if field else None
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return []
+
+
+def _inner_model(annotation: Any) -> Any:
+    """The model class inside `list[M]`, `dict[K, M]` or `M | None`, if any."""
+    from pydantic import BaseModel
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None

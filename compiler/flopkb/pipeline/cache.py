@@ -1,0 +1,385 @@
+"""The incremental check: what loading one file produced, kept on disk and keyed by the file's content.
+
+Loading (parse + validate) is the per-file part of the pipeline and most of a
+cold check's time. The cache stores, for every record file, the blake2b
+digest of its bytes, its parsed data and record model (one pickle per file,
+unpickled only when a stage asks for them), what the rest of the base needs
+to know of it without them (`pipeline.RecordSummary`: kind, aliases, formula
+ids), its load diagnostics and what stages derived from it, as pickles under
+the configured cache folder (`build/cache/check/`).
+
+The next run does not read a file whose stat (size, modification and change
+times in nanoseconds, inode) is the one stored: it takes the stored result.
+A file whose stat differs is read and hashed, and loaded again only when its
+digest differs too (a `git checkout` or `touch` changes the stat, not the
+content: the digest remains the key of truth). As git does with its index, a
+stat taken within `RACY_SECONDS` of the file's last change is not trusted
+(a second write within the same timestamp tick would keep it): such a file
+is hashed on the next run, until its stat is old enough.
+
+A cached entry is the same as a fresh one: its `Source` is the file's text and
+the stored data, and finds positions on demand, as a freshly parsed one does;
+but its text, data and model are only read (text from the file, checked
+against the digest) when something asks for them (`Source.deferred`,
+`Entry.deferred`). Stages keep per-file work in the cache: what they put in
+`entry.derived` (picklable, computed from that file, or keyed by the
+`entry.digest` of every file it depends on: see `flopkb.links.memo`) is stored with
+the file and comes back while the file is unchanged. So a run after editing
+one file parses and validates that file alone, and the stages that span files
+(links, graph, evidence, specs, formulas) redo only what depends on it.
+
+Files are spread over `SHARDS` pickles by a hash of their path, so that a run
+that changed one file rewrites one small shard, not the whole cache. Each
+shard carries the cache key; a shard whose key differs is thrown away,
+silently: the key covers the cache format, the Python and pydantic versions,
+the flopkb version and the digest of flopkb's own code, the records folder
+setting, and the vocabulary. A shard that cannot be read (truncated, corrupt,
+from elsewhere) is ignored, and its files loaded again. Shards are written
+atomically (a temporary file, then a rename), so a crash or a parallel run
+never leaves half a shard behind. The cache is local build output and is
+unpickled: never put a cache from an untrusted source there.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import io
+import os
+import pickle
+import sys
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pydantic
+
+import flopkb
+from flopkb.atomic import write_atomically
+from flopkb.config import Config
+from flopkb.report.diagnostics import Diagnostic
+from flopkb.load.source import Source, decode
+from flopkb.load.models import Record
+from flopkb.pipeline.compile import Entry, RecordSummary, load_entries, load_entry
+from flopkb.load.validate import expected_id
+from flopkb.load.vocabulary import Vocabulary
+
+CACHE_FOLDER = "check"
+SHARDS = 64
+FORMAT = 4
+RACY_SECONDS = 2
+"""A file changed this recently when it was read has its stat kept as untrusted (see the module)."""
+_PROTOCOL = pickle.HIGHEST_PROTOCOL
+_PACKAGE = Path(flopkb.__file__).parent
+
+Stat = tuple[int, int, int, int]
+"""(size, mtime_ns, ctime_ns, inode) of a file."""
+Model = tuple[dict[str, Any], Record | None]
+"""A file's parsed data and its record model (None when it did not validate)."""
+
+
+class _Loaded(NamedTuple):
+    """What loading one file produced: enough to rebuild its entry without reading or parsing it.
+
+    A named tuple, not a dataclass: 10,000 of them are unpickled on every run, and a tuple unpickles fastest.
+    """
+
+    digest: bytes
+    stat: Stat | None
+    """The file's stat when it was read, if old enough to be trusted; None: hash the file again next time."""
+    summary: RecordSummary
+    diagnostics: tuple[Diagnostic, ...]
+    model: bytes | Model | None
+    """The pickled `Model` (as stored), or the model itself (loaded by this process); None when the file did not parse."""
+    derived: bytes | dict[str, Any]
+    """`Entry.derived`, what later stages computed from the file: pickled (as stored), or as a stage left it in this process.
+
+    Pickled apart from the rest, so that rewriting a shard costs little for the files whose derived data did not change.
+    """
+
+
+class FileCache:
+    """An `EntryLoader` (see `flopkb.pipeline.compile`) that loads only the files that changed since the last run.
+
+    One instance can serve many runs (as `check --watch` does): the stored
+    results are read from disk once and then kept in memory. `save` writes
+    back the shards that a run changed.
+    """
+
+    def __init__(self, config: Config) -> None:
+        self.folder = config.root / config.cache_dir / CACHE_FOLDER
+        self._key: bytes | None = None
+        self._loaded: dict[str, _Loaded] = {}
+        self._entries: dict[str, Entry] = {}
+        self._dirty: set[int] = set()
+        """The shards to write."""
+        self._derived: dict[str, dict[str, Any]] = {}
+        """What each entry of the last run started with as `derived`: what stages changed is told from it."""
+
+    def __call__(self, config: Config, files: list[str], vocabulary: Vocabulary | None) -> list[tuple[Entry, list[Diagnostic]]]:
+        key = cache_key(config, vocabulary)
+        if key != self._key:
+            self._key = key
+            self._loaded, self._dirty = self._read(key)
+        root = str(config.root)
+        trusted_before = time.time_ns() - RACY_SECONDS * 1_000_000_000
+        kept: dict[str, _Loaded] = {}
+        read: dict[str, tuple[bytes, Stat | None]] = {}
+        stale: list[str] = []
+        for rel in files:
+            path = f"{root}/{rel}"  # not pathlib: its overhead is a third of the time on 10,000 small files
+            try:
+                status = os.stat(path)
+            except OSError:
+                stale.append(rel)  # loading the file reports why
+                continue
+            stat = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+            stored = self._loaded.get(rel)
+            if stored is not None and stored.stat == stat:
+                kept[rel] = stored
+                continue
+            raw = _read_bytes(path)
+            if raw is None:
+                stale.append(rel)
+                continue
+            digest = _digest(raw)
+            trusted = stat if max(status.st_mtime_ns, status.st_ctime_ns) < trusted_before else None
+            if stored is not None and stored.digest == digest:
+                if stored.stat != trusted:
+                    stored = stored._replace(stat=trusted)
+                    self._dirty.add(shard_of(rel))
+                kept[rel] = stored
+            else:
+                stale.append(rel)
+                read[rel] = (digest, trusted)
+        fresh = dict(zip(stale, load_entries(config, stale, vocabulary)))
+        results = []
+        loaded: dict[str, _Loaded] = {}
+        self._derived = {}
+        for rel in files:
+            if rel in fresh:
+                entry, diagnostics = fresh[rel]
+                if rel in read:  # an unreadable file is not stored
+                    entry.digest, stat = read[rel]
+                    model = (entry.source.data, entry.record) if entry.source is not None else None
+                    loaded[rel] = _Loaded(entry.digest, stat, entry.summary, tuple(diagnostics), model, self._derived.setdefault(rel, {}))
+            else:
+                stored = loaded[rel] = kept[rel]
+                derived = self._derived[rel] = stored.derived if isinstance(stored.derived, dict) else _unpickled(stored.derived)
+                entry, diagnostics = _rebuild(config, vocabulary, rel, stored, derived), list(stored.diagnostics)
+            results.append((entry, diagnostics))
+        self._dirty.update(map(shard_of, stale))
+        self._dirty.update(map(shard_of, self._loaded.keys() - loaded.keys()))
+        self._loaded = loaded
+        self._entries = {entry.path: entry for entry, _ in results}
+        return results
+
+    def save(self) -> None:
+        """Write the shards that the last run (or what stages derived since) changed.
+
+        A cache folder that cannot be written, or derived data that cannot be pickled, is skipped: the next run loads again.
+        """
+        self._keep_derived()
+        if not self._dirty or self._key is None:
+            return
+        by_shard: dict[int, dict[str, _Loaded]] = {shard: {} for shard in self._dirty}
+        enabled = gc.isenabled()
+        gc.disable()  # pickling allocates a little per model, which the collector would rescan many times
+        try:
+            for rel, loaded in self._loaded.items():
+                content = by_shard.get(shard_of(rel))
+                if content is not None:
+                    if loaded.model is not None and not isinstance(loaded.model, _PICKLED):
+                        loaded = self._loaded[rel] = loaded._replace(model=pickle.dumps(loaded.model, protocol=_PROTOCOL))
+                    if isinstance(loaded.derived, dict):
+                        try:
+                            loaded = self._loaded[rel] = loaded._replace(derived=pickle.dumps(loaded.derived, protocol=_PROTOCOL))
+                        except (pickle.PicklingError, TypeError, AttributeError):
+                            continue  # this file is not stored: the next run loads it again
+                    content[rel] = loaded
+            self.folder.mkdir(parents=True, exist_ok=True)
+            for shard, content in by_shard.items():
+                path = self.folder / _shard_name(shard)
+                if content:
+                    write_atomically(path, _shard_bytes(self._key, content))
+                else:
+                    path.unlink(missing_ok=True)
+                self._dirty.discard(shard)
+        except (OSError, pickle.PicklingError, TypeError, AttributeError):
+            return
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _keep_derived(self) -> None:
+        for rel, entry in self._entries.items():
+            stored = self._loaded.get(rel)
+            if stored is not None and _changed(entry.derived, self._derived[rel]):
+                self._derived[rel] = derived = dict(entry.derived)
+                self._loaded[rel] = stored._replace(derived=derived)
+                self._dirty.add(shard_of(rel))
+
+    def _read(self, key: bytes) -> tuple[dict[str, _Loaded], set[int]]:
+        """The stored results under `key`, and the shards on disk that hold none (to rewrite or remove)."""
+        loaded: dict[str, _Loaded] = {}
+        unusable = set()
+        for shard in range(SHARDS):
+            path = self.folder / _shard_name(shard)
+            content = _read_shard(path, key)
+            if content is None:
+                unusable.add(shard)
+            loaded.update(content or {})
+        return loaded, unusable
+
+
+def shard_of(rel: str) -> int:
+    """The shard that stores the file at `rel`: stable across runs and machines."""
+    return zlib.crc32(rel.encode()) % SHARDS
+
+
+def _shard_name(shard: int) -> str:
+    return f"{shard:02d}.pickle"
+
+
+_PICKLED = (bytes, memoryview)
+"""How a pickled model or derived dict is held: bytes, or a view into the shard file it was read from."""
+
+
+def _shard_bytes(key: bytes, content: dict[str, _Loaded]) -> bytes:
+    """A shard file: the key, a header (the length of the entries' pickle and of each blob), the entries, the blobs.
+
+    The pickled models and derived data (most of the bytes) are written out of
+    band (pickle protocol 5), after the entries, and read back as views into
+    the file's bytes: never copied, and unpickled only when asked for.
+    """
+    blobs: list[pickle.PickleBuffer] = []
+    wrapped = {
+        rel: loaded._replace(
+            model=pickle.PickleBuffer(loaded.model) if isinstance(loaded.model, _PICKLED) else loaded.model,
+            derived=pickle.PickleBuffer(loaded.derived) if isinstance(loaded.derived, _PICKLED) else loaded.derived,
+        )
+        for rel, loaded in content.items()
+    }
+    entries = pickle.dumps(wrapped, protocol=5, buffer_callback=blobs.append)
+    views = [blob.raw() for blob in blobs]
+    header = pickle.dumps((len(entries), [view.nbytes for view in views]), protocol=_PROTOCOL)
+    return b"".join([pickle.dumps(key, protocol=_PROTOCOL), header, entries, *views])
+
+
+def _read_shard(path: Path, key: bytes) -> dict[str, _Loaded] | None:
+    """What a shard stores: empty when it does not exist, None when it exists but cannot be used."""
+    try:
+        raw = path.read_bytes()
+        stream = io.BytesIO(raw)
+        if pickle.load(stream) != key:
+            return None
+        size, lengths = pickle.load(stream)
+        start = stream.tell()
+        view = memoryview(raw)
+        blobs, offset = [], start + size
+        for length in lengths:
+            blobs.append(view[offset : offset + length])
+            offset += length
+        if offset != len(raw):
+            return None
+        loaded = pickle.loads(view[start : start + size], buffers=blobs)
+    except FileNotFoundError:
+        return {}
+    # A cache is only ever a shortcut: whatever is wrong with a shard (truncated, corrupt,
+    # written by other code), the answer is to load its files.
+    except Exception:  # noqa: BLE001
+        return None
+    if not isinstance(loaded, dict) or not all(isinstance(item, _Loaded) for item in loaded.values()):
+        return None
+    return loaded
+
+
+def cache_key(config: Config, vocabulary: Vocabulary | None) -> bytes:
+    """What every stored result depends on besides its file: code, versions, settings and vocabulary."""
+    key = hashlib.blake2b(digest_size=20)
+    for part in (str(FORMAT), str(SHARDS), sys.version, pydantic.VERSION, flopkb.__version__, config.records, repr(vocabulary)):
+        key.update(part.encode())
+        key.update(b"\0")
+    for path in _code_files():
+        key.update(path.read_bytes())
+    return key.digest()
+
+
+def _code_files() -> Iterator[Path]:
+    """flopkb's own code and data: a changed compiler must not reuse results of the old one."""
+    return (path for path in sorted(_PACKAGE.rglob("*")) if path.suffix in (".py", ".txt") and path.is_file())
+
+
+def _read_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as stream:  # not pathlib: its overhead is a third of the time on 10,000 small files
+            return stream.read()
+    except OSError:
+        return None  # loading the file reports why
+
+
+def _digest(raw: bytes) -> bytes:
+    return hashlib.blake2b(raw, digest_size=16).digest()
+
+
+def _rebuild(config: Config, vocabulary: Vocabulary | None, rel: str, stored: _Loaded, derived: dict[str, Any]) -> Entry:
+    """The entry of an unchanged file: its text, data and model are read when first asked for."""
+    later = _Later(config, vocabulary, rel, stored.digest, stored.model)
+    source = Source.deferred(rel, later) if stored.model is not None else None
+    return Entry.deferred(expected_id(rel, config.records), rel, source, later, stored.summary, stored.digest, dict(derived))
+
+
+def _unpickled(derived: bytes) -> dict[str, Any]:
+    try:
+        found = pickle.loads(derived)  # noqa: S301 -- the cache is local build output (see the module)
+    except Exception:  # noqa: BLE001 -- damaged: what stages derived is derived again
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+class _Later:
+    """What a deferred source and entry ask for (`Source.deferred`, `Entry.deferred`): an unchanged file's text, data and model.
+
+    The data and model are unpickled from the stored pickle when first asked
+    for. The text is read from the file and checked against its digest: were
+    the file changed (or removed) since the start of the run, its stored data
+    has no text, and it is empty (positions in it are 1:1 for this run; the
+    next run loads the new content).
+    """
+
+    __slots__ = ("_config", "_vocabulary", "_rel", "_digest", "_model")
+
+    def __init__(self, config: Config, vocabulary: Vocabulary | None, rel: str, digest: bytes, model: bytes | Model | None) -> None:
+        self._config, self._vocabulary, self._rel, self._digest, self._model = config, vocabulary, rel, digest, model
+
+    def text(self) -> str:
+        raw = _read_bytes(f"{self._config.root}/{self._rel}")
+        if raw is None or _digest(raw) != self._digest:
+            return ""
+        text = decode(raw, self._rel)
+        return text if isinstance(text, str) else ""
+
+    def data(self) -> dict[str, Any]:
+        return self._get()[0]
+
+    def record(self) -> Record | None:
+        return None if self._model is None else self._get()[1]
+
+    def _get(self) -> Model:
+        model = self._model
+        if isinstance(model, _PICKLED):
+            try:
+                model = pickle.loads(model)  # noqa: S301 -- the cache is local build output (see the module)
+            except Exception:  # noqa: BLE001 -- a damaged pickle inside a readable shard: load the file instead
+                entry, _ = load_entry(self._config, self._rel, self._vocabulary)
+                model = (entry.source.data if entry.source is not None else {}, entry.record)
+            self._model = model
+        assert model is not None, "a file without a source has no model to read"
+        return model
+
+
+def _changed(derived: dict[str, Any], stored: dict[str, Any]) -> bool:
+    """Whether a stage added or replaced something (values are compared by identity: they may be large)."""
+    return derived.keys() != stored.keys() or any(derived[name] is not stored[name] for name in derived)

@@ -1,0 +1,334 @@
+"""The compile pipeline: files → sources → records → knowledge base → diagnostics.
+
+`compile_knowledge_base` is the one entry point that `check`, `build`,
+`serve` and `eval` share. It loads and checks everything before anything is
+written, and never raises on bad records: every problem is a diagnostic.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from flopkb.config import Config
+from flopkb.load.cores import idle_cores
+from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.load.source import Source, decode, parse
+from flopkb.load.models import Record, formulas_of, id_problem
+from flopkb.load.validate import expected_id, validate_record
+from flopkb.load.vocabulary import Vocabulary, VocabularyError, vocabulary_from_data
+
+if TYPE_CHECKING:
+    from flopkb.links.evidence import Evidence
+    from flopkb.formulas.stage import FormulaResult
+    from flopkb.links.graph import LinkGraph
+    from flopkb.links.extract import Link
+    from flopkb.links.resolve import Resolver
+
+RECORD_SUFFIXES = (".yaml", ".yml")
+PARALLEL_FROM_FILES = 2000
+MAX_WORKERS = 4
+CHUNK = 256
+"""Files a worker parses per task: fewer, larger tasks cost less to hand out and return; smaller ones start the main process sooner."""
+IDLE_FOR_PARALLEL = 0.5
+"""Parse in worker processes only when at least this many cores (besides this process's) have been idle of late (`flopkb.load.cores`)."""
+
+
+class RecordSummary(NamedTuple):
+    """What other files need to know of a record file without its model: resolution's part of it."""
+
+    kind: str | None
+    """The record's kind; None when the file did not validate (its kind is not known)."""
+    aliases: tuple[str, ...]
+    """Its aliases: the model's, or the text items of its data's `aliases` when it did not validate."""
+    formula_ids: tuple[str, ...] | None
+    """Its formula ids in order; None when it did not validate."""
+
+
+def summarize(source: Source | None, record: Record | None) -> RecordSummary:
+    if record is not None:
+        return RecordSummary(record.kind, tuple(record.aliases), tuple(formula.id for formula in formulas_of(record)))
+    listed = source.data.get("aliases") if source is not None else None
+    return RecordSummary(None, tuple(alias for alias in listed if isinstance(alias, str)) if isinstance(listed, list) else (), None)
+
+
+class LaterRecord(Protocol):
+    """What a deferred `Entry` asks for its model."""
+
+    def record(self) -> Record | None: ...
+
+
+class Entry:
+    """One record file: its id (from its path), its source and its model, either absent when it failed.
+
+    The load cache makes *deferred* entries (`Entry.deferred`) for unchanged
+    files: their model is unpickled when first used, and their `summary`
+    is known without it, so that stages which keep their results in
+    `derived` never touch the models of files that did not change.
+    """
+
+    __slots__ = ("id", "path", "source", "_record", "digest", "derived", "_summary", "_later")
+
+    def __init__(self, id: str, path: str, source: Source | None, record: Record | None, digest: bytes | None = None, derived: dict[str, Any] | None = None) -> None:
+        self.id = id
+        self.path = path
+        self.source = source
+        self._record = record
+        self.digest = digest
+        """The digest of the file's bytes when the load cache read it (`flopkb.pipeline.cache`): a key for a stage's own memo."""
+        self.derived: dict[str, Any] = {} if derived is None else derived
+        """What later stages computed from this file, by stage (picklable): the load cache keeps it while the file is unchanged."""
+        self._summary: RecordSummary | None = None
+        self._later: LaterRecord | None = None
+
+    @classmethod
+    def deferred(cls, id: str, path: str, source: Source | None, later: LaterRecord, summary: RecordSummary, digest: bytes | None, derived: dict[str, Any]) -> Entry:
+        """An entry whose model is `later.record()`, asked for when first needed."""
+        entry = cls(id, path, source, None, digest, derived)
+        entry._later = later
+        entry._summary = summary
+        return entry
+
+    @property
+    def record(self) -> Record | None:
+        if self._later is not None:
+            self._record, self._later = self._later.record(), None
+        return self._record
+
+    @property
+    def summary(self) -> RecordSummary:
+        """Kind, aliases and formula ids, without loading a deferred model."""
+        if self._summary is None:
+            self._summary = summarize(self.source, self.record)
+        return self._summary
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        fields = ("id", "path", "source", "record", "digest", "derived")
+        return all(getattr(self, name) == getattr(other, name) for name in fields)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Entry(id={self.id!r}, path={self.path!r}, source={self.source!r}, record={self.record!r}, digest={self.digest!r}, derived={self.derived!r})"
+
+
+@dataclass(slots=True)
+class KnowledgeBase:
+    config: Config
+    vocabulary: Vocabulary | None
+    entries: dict[str, Entry]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    resolver: Resolver | None = None
+    """Resolves link targets to record ids (`flopkb.links.resolve`); built on first use."""
+    _links: dict[str, list[Link]] = field(default_factory=dict, repr=False)
+    _links_later: Callable[[], dict[str, list[Link]]] | None = field(default=None, repr=False, compare=False)
+    referenced: set[str] | None = field(default=None, repr=False, compare=False)
+    """Ids that some link or ref of another record resolves to (`flopkb.links.extract.link_all`): what orphans are told by."""
+    graph: LinkGraph | None = None
+    """The link graph of records (`flopkb.links.graph`): backlinks, orphans, neighbourhoods, exports."""
+    evidence: Evidence | None = None
+    """Evidence status of every record and the whole evidence debt (`flopkb.links.evidence`)."""
+    _formulas: dict[str, list[FormulaResult]] = field(default_factory=dict, repr=False)
+    _formulas_later: Callable[[], dict[str, list[FormulaResult]]] | None = field(default=None, repr=False, compare=False)
+    dependency_keys: Any = field(default=None, repr=False, compare=False)
+    """Per record, the key of what its evidence and formulas read of other files (`flopkb.links.memo`); built on first use."""
+
+    @property
+    def links(self) -> dict[str, list[Link]]:
+        """Every wikilink and typed ref, by the id of the record that holds it, resolved (`flopkb.links.extract`).
+
+        When the link stage took what they resolve to from the load cache, they
+        are built here, on first use (`check` never uses them).
+        """
+        if self._links_later is not None:
+            later, self._links_later = self._links_later, None
+            self._links = later()
+        return self._links
+
+    @links.setter
+    def links(self, value: dict[str, list[Link]]) -> None:
+        self._links, self._links_later = value, None
+
+    def links_later(self, compute: Callable[[], dict[str, list[Link]]]) -> None:
+        """Leave `links` to `compute()`, called on first use of `links`."""
+        self._links, self._links_later = {}, compute
+
+    @property
+    def formulas(self) -> dict[str, list[FormulaResult]]:
+        """Every formula of every flop and fact, evaluated, with its claims, by record id in formula order (`flopkb.formulas.stage`).
+
+        When the formula stage took its diagnostics from the load cache, the
+        results themselves are computed here, on first use (`check` never uses them).
+        """
+        if self._formulas_later is not None:
+            later, self._formulas_later = self._formulas_later, None
+            self._formulas = later()
+        return self._formulas
+
+    @formulas.setter
+    def formulas(self, value: dict[str, list[FormulaResult]]) -> None:
+        self._formulas, self._formulas_later = value, None
+
+    def formulas_later(self, compute: Callable[[], dict[str, list[FormulaResult]]]) -> None:
+        """Leave `formulas` to `compute()`, called on first use of `formulas`."""
+        self._formulas, self._formulas_later = {}, compute
+
+    def records(self) -> Iterator[Record]:
+        return (entry.record for entry in self.entries.values() if entry.record is not None)
+
+
+Stage = Callable[[KnowledgeBase], Iterable[Diagnostic]]
+
+
+def record_files(config: Config) -> list[str]:
+    """Paths (relative to the root, '/'-separated, sorted) of every record file."""
+    found = []
+    for folder, _, names in os.walk(config.records_path):
+        prefix = Path(folder).relative_to(config.root).as_posix()
+        found.extend(f"{prefix}/{name}" for name in names if name.endswith(RECORD_SUFFIXES))
+    return sorted(found)
+
+
+def load_vocabulary(config: Config) -> tuple[Vocabulary | None, list[Diagnostic]]:
+    path = config.vocabulary_path
+    rel = path.relative_to(config.root).as_posix()
+    source, diagnostics = read_source(config.root, rel)
+    if source is None:
+        return None, diagnostics
+    try:
+        return vocabulary_from_data(source.data), diagnostics
+    except VocabularyError as error:
+        line, column = source.position(error.path)
+        return None, [*diagnostics, make("invalid-value", rel, line, column, str(error))]
+
+
+def load_entry(config: Config, rel: str, vocabulary: Vocabulary | None) -> tuple[Entry, list[Diagnostic]]:
+    """Read, parse and validate one record file."""
+    source, diagnostics = read_source(config.root, rel)
+    return validate_entry(config, rel, source, diagnostics, vocabulary)
+
+
+def read_source(root: Path, rel: str) -> tuple[Source | None, list[Diagnostic]]:
+    """Read and parse one file: the part of loading that needs no other file."""
+    try:
+        with open(f"{root}/{rel}", "rb") as stream:  # not pathlib: half the cost of reading 10,000 small files
+            raw = stream.read()
+    except OSError as error:
+        return None, [make("encoding", rel, 1, 1, f"the file cannot be read: {error.strerror}")]
+    text = decode(raw, rel)
+    if isinstance(text, Diagnostic):
+        return None, [text]
+    return parse(text, rel)
+
+
+def validate_entry(config: Config, rel: str, source: Source | None, diagnostics: list[Diagnostic], vocabulary: Vocabulary | None) -> tuple[Entry, list[Diagnostic]]:
+    """Turn a parsed file into an entry with its record model, adding the schema problems."""
+    record_id = expected_id(rel, config.records)
+    record = None
+    if id_problem(record_id):
+        diagnostics.append(make("invalid-id", rel, 1, 1, f"the file's path gives the id '{record_id}': {id_problem(record_id)}", "rename the file"))
+    elif source is not None and vocabulary is not None:
+        record, problems = validate_record(source, vocabulary, record_id)
+        diagnostics.extend(problems)
+    return Entry(record_id, rel, source, record), diagnostics
+
+
+def _parse_in_worker(job: tuple[Path, str]) -> tuple[Source | None, list[Diagnostic]]:
+    return read_source(*job)
+
+
+def read_sources(root: Path, files: list[str]) -> Iterator[tuple[Source | None, list[Diagnostic]]]:
+    """Parse every file, in order; a large base is parsed by one worker process per core, when cores are idle.
+
+    Workers return plain data (text, dicts, diagnostics), which pickles fast;
+    models are built in this process, as pydantic models pickle slowly.
+    Sending the data back still costs CPU, which only idle cores repay: when
+    other jobs keep them busy (`flopkb.load.cores`), files are parsed here.
+    """
+    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if len(files) < PARALLEL_FROM_FILES or workers < 2 or idle_cores() < IDLE_FOR_PARALLEL:
+        yield from (read_source(root, rel) for rel in files)
+        return
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        yield from pool.imap(_parse_in_worker, [(root, rel) for rel in files], chunksize=CHUNK)
+
+
+@contextmanager
+def _bulk_allocation() -> Iterator[None]:
+    """Loading keeps everything it allocates; the cyclic collector would only rescan it, 2-4 times over.
+
+    What was loaded is frozen out of the collector's view afterwards for the same reason.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+EntryLoader = Callable[[Config, list[str], Vocabulary | None], Iterable[tuple[Entry, list[Diagnostic]]]]
+"""Loads the entries of the given files, in their order: `load_entries`, or a cache in front of it (`flopkb.pipeline.cache`)."""
+
+
+def load_entries(config: Config, files: list[str], vocabulary: Vocabulary | None) -> Iterator[tuple[Entry, list[Diagnostic]]]:
+    """Parse and validate every file, in order."""
+    for rel, (source, parse_problems) in zip(files, read_sources(config.root, files)):
+        yield validate_entry(config, rel, source, parse_problems, vocabulary)
+
+
+def load_knowledge_base(config: Config, load: EntryLoader = load_entries) -> KnowledgeBase:
+    vocabulary, diagnostics = load_vocabulary(config)
+    entries: dict[str, Entry] = {}
+    with _bulk_allocation():
+        for entry, problems in load(config, record_files(config), vocabulary):
+            diagnostics.extend(problems)
+            if entry.id in entries:
+                diagnostics.append(make("duplicate-id", entry.path, 1, 1, f"'{entry.id}' is also the id of {entries[entry.id].path}", "keep one of the two files"))
+                continue
+            entries[entry.id] = entry
+    kb = KnowledgeBase(config, vocabulary, entries, diagnostics)
+    kb.diagnostics.extend(_alias_diagnostics(kb))
+    return kb
+
+
+def _alias_diagnostics(kb: KnowledgeBase) -> Iterator[Diagnostic]:
+    claimed = {record_id: record_id for record_id in kb.entries}
+    for entry in kb.entries.values():
+        summary = entry.summary  # not the model: a cached entry's model is loaded only when needed
+        if summary.kind is None or entry.source is None:
+            continue
+        for index, alias in enumerate(summary.aliases):
+            owner = claimed.setdefault(alias, entry.id)
+            if owner != entry.id:
+                line, column = entry.source.position(("aliases", index))
+                yield make("duplicate-id", entry.path, line, column, f"the alias '{alias}' is already the id or an alias of {owner}", "remove the alias")
+
+
+def stamp_severities(diagnostics: Iterable[Diagnostic], config: Config) -> list[Diagnostic]:
+    """Apply the configured severity of each code, drop those turned off, and sort."""
+    stamped = []
+    for diagnostic in diagnostics:
+        severity = config.severity_of(diagnostic.code)
+        if severity is not None:
+            stamped.append(diagnostic if severity == diagnostic.severity else replace(diagnostic, severity=severity))
+    return sorted(set(stamped))
+
+
+def compile_knowledge_base(config: Config, stages: Iterable[Stage] = (), load: EntryLoader = load_entries) -> KnowledgeBase:
+    """Load every record, run the checking stages, and return the knowledge base with its sorted diagnostics."""
+    kb = load_knowledge_base(config, load)
+    for stage in stages:
+        kb.diagnostics.extend(stage(kb))
+    kb.diagnostics = stamp_severities(kb.diagnostics, config)
+    return kb

@@ -1,0 +1,18 @@
+"""The checking stages that `flopkb check` runs after loading, in order."""
+
+from __future__ import annotations
+
+from flopkb.links.evidence import check_evidence
+from flopkb.formulas.stage import check_formulas
+from flopkb.links.graph import check_graph
+from flopkb.pipeline.compile import Stage
+from flopkb.links.resolve import check_links
+from flopkb.formulas.specs import check_specs
+
+LINK_STAGES: tuple[Stage, ...] = (check_links, check_graph, check_evidence)
+"""Links extracted and resolved (`kb.links`, `kb.resolver`), the graph and orphans (`kb.graph`), evidence (`kb.evidence`)."""
+
+FORMULA_STAGES: tuple[Stage, ...] = (check_specs, check_formulas)
+"""Accelerator specs read and checked against their parameters' dimensions; every formula evaluated and every claim re-computed (`kb.formulas`)."""
+
+CHECK_STAGES: tuple[Stage, ...] = (*LINK_STAGES, *FORMULA_STAGES)

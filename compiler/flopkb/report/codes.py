@@ -1,0 +1,111 @@
+"""The catalogue of diagnostic codes: one place for every code's severity and docs.
+
+The docs page of all codes (`docs/codes.md`) is generated from this table by
+`flopkb.report.codes_doc`; reporters (SARIF rules) read it too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flopkb.report.diagnostics import Severity
+
+E = Severity.ERROR
+W = Severity.WARNING
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    name: str
+    severity: Severity
+    summary: str
+    why: str
+    example: str
+    fix: str
+
+
+_CATALOGUE = [
+    Code("yaml-syntax", E, "The file is not valid YAML.",
+         "Nothing in a file that does not parse can be checked; the rest of the knowledge base still is.",
+         "description: [unclosed", "Fix the syntax at the reported position; the message quotes the parser."),
+    Code("duplicate-key", E, "A mapping repeats a key.",
+         "YAML loaders silently keep the last value, so the first one would vanish without a word.",
+         "title: A\ntitle: B", "Keep one of the two keys."),
+    Code("not-a-record", E, "The top level is not a mapping, or the file is empty.",
+         "A record is a mapping of fields; anything else cannot be one.",
+         "- just\n- a list", "Write the record as `key: value` lines, starting with `id:` and `kind:`."),
+    Code("encoding", E, "The file is not UTF-8.",
+         "Records are shared text; a file in another encoding reads differently on every machine.",
+         "(a file saved as Latin-1 with an `é`)", "Re-save the file as UTF-8."),
+    Code("missing-field", E, "A required field is absent.",
+         "Required fields are what every reader and every formula counts on.",
+         "kind: flop\n# no category", "Add the field; the message names it."),
+    Code("unknown-field", E, "A field that the record's kind does not have.",
+         "A typo such as `workaround:` for `workarounds:` must not pass silently.",
+         "workaround:\n  - Disable it", "Rename the field as the hint suggests, or remove it."),
+    Code("invalid-value", E, "A value of the wrong type or shape.",
+         "A list where a string belongs, or a string where a number belongs, cannot be read as the author meant.",
+         "year: twenty-twenty-three", "Write the value in the type the field asks for."),
+    Code("unknown-term", E, "A term that `schema/vocabulary.yaml` does not list.",
+         "Categories, parameters and bases are controlled so that records can be compared and indexed.",
+         "basis: verified", "Use a listed term (the hint names the closest), or add the term to the vocabulary."),
+    Code("invalid-id", E, "An id that breaks the id grammar.",
+         "Ids are paths and link targets; they must be lower-case segments `[a-z0-9][a-z0-9._-]*` joined by `/`.",
+         "id: Flops/My Record", "Use lower-case letters, digits, `.`, `_` and `-` only."),
+    Code("id-path-mismatch", E, "The `id` is not the file's path below `records/`.",
+         "Readers and links find a record by its id; the file must be where its id says.",
+         "records/flops/a.yaml with id: flops/b", "Rename the file or the id (`flopkb mv` does both and keeps links working)."),
+    Code("duplicate-id", E, "Two records claim one id (an alias counts).",
+         "A link to a shared id could not know which record it means.",
+         "aliases: [flops/a] in a record other than flops/a", "Remove the alias or rename one of the records."),
+    Code("dangling-link", E, "A `[[wikilink]]` resolves to no record.",
+         "A reader who follows it lands nowhere.",
+         "See [[flops/no-such-record]].", "Correct the target (the hint names the closest ids) or write the missing record."),
+    Code("dangling-ref", E, "A typed reference resolves to no record.",
+         "Typed references carry hardware figures and evidence; a broken one silently drops them.",
+         "values_for: [nvidia-h300]", "Correct the target (the hint names the closest ids) or write the missing record."),
+    Code("ambiguous-link", E, "A link or reference matches several records by its last segment.",
+         "The compiler will not guess which record an author meant.",
+         "[[vllm]] with records engines/vllm and papers/vllm", "Write more of the id, e.g. `[[engines/vllm]]`."),
+    Code("dangling-anchor", E, "A `#anchor` names no formula of the target record.",
+         "The link would land on the page but not on the formula it promises.",
+         "[[facts/x#ridge]] where facts/x has no formula `ridge`", "Use one of the target's formula ids (the hint lists them)."),
+    Code("wrong-kind-ref", E, "A typed reference lands on a record of the wrong kind.",
+         "`values_for` must name accelerators, `sources` source records: anything else breaks evaluation and citations.",
+         "values_for: [engines/vllm]", "Point the reference at a record of the kind the field asks for."),
+    Code("orphan", W, "No other record links to or references this one.",
+         "An unreachable record is invisible to readers browsing the base.",
+         "a new record that nothing mentions", "Link to it from a related record."),
+    Code("unverified-basis", W, "A hardware row or spec whose basis is `unverified`.",
+         "Unverified figures are debt: visible until someone finds the evidence.",
+         "basis: unverified", "Find a source, then set the basis to `measured`, `vendor-spec`, `cited` or `derived` with `sources`."),
+    Code("missing-source", E, "A basis that needs evidence (`measured`, `vendor-spec`, `cited`) has no `sources`.",
+         "A figure that claims evidence must say where the evidence is.",
+         "basis: vendor-spec\n# no sources", "Add `sources:` with a source record or URL, or set the basis to `unverified`."),
+    Code("unit-mismatch", E, "A quantity's unit has the wrong dimension.",
+         "A bandwidth in FLOP/s would make every formula that uses it wrong.",
+         "memory_bandwidth: {value: \"989 TFLOP/s\"}", "Write the value in a unit of the dimension the parameter declares."),
+    Code("formula-syntax", E, "An expression does not parse under the formula grammar.",
+         "Formulas are parsed, never executed; only numbers, inputs, `hw.<parameter>`, arithmetic and a few functions are allowed.",
+         "expr: __import__('os')", "Rewrite the expression with the allowed grammar."),
+    Code("formula-unknown-name", E, "A name that is neither an input nor `hw.<parameter>`.",
+         "An undefined name has no value to compute with.",
+         "expr: B * k  # no input k", "Add the input, or correct the name (the hint names the closest)."),
+    Code("formula-missing-spec", E, "An accelerator in scope lacks a spec the expression uses.",
+         "The formula cannot be evaluated for that accelerator.",
+         "expr: hw.peak_fp8_dense on an accelerator without it", "Add the spec to the accelerator, or narrow the formula's `hardware`."),
+    Code("formula-unit-mismatch", E, "The result cannot be expressed in `unit`, or units do not add up.",
+         "Adding bandwidth to compute, or stating a time in bytes, is a mistake in the formula.",
+         "expr: hw.memory_bandwidth + hw.peak_bf16_dense", "Fix the expression or the formula's `unit`."),
+    Code("formula-error", E, "Evaluation failed: division by zero, overflow, a domain error or too many points.",
+         "A formula that cannot be evaluated gives readers no number.",
+         "expr: 1 / (B - B)", "Fix the expression or its inputs; sweeps are limited to 10,000 points."),
+    Code("formula-cycle", E, "Formula references form a cycle.",
+         "A formula defined through itself has no value.",
+         "a#f refs b#g, which refs a#f", "Break the cycle: one of the formulas must have its own `expr`."),
+    Code("claim-mismatch", E, "An `expect` value differs from the computed one by more than `rel_tol`.",
+         "A number in prose that its own formula contradicts is a number readers cannot trust.",
+         "expect: [{where: {a: 0.8, k: 4}, value: 3.5}]", "Correct the stated value or the formula (the message gives both)."),
+]
+
+CODES: dict[str, Code] = {code.name: code for code in _CATALOGUE}

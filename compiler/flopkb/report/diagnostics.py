@@ -1,0 +1,48 @@
+"""The diagnostic: a frozen, located, sortable problem report.
+
+Checks create diagnostics with the code's default severity; the pipeline
+(`flopkb.pipeline.compile`) re-stamps severities from the configuration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Diagnostic:
+    """One problem at one place. Sorts by path, line, column, code (the spec's order), then message."""
+
+    path: str
+    line: int
+    column: int
+    code: str
+    message: str
+    hint: str | None = field(default=None, compare=False)
+    severity: Severity = field(default=Severity.ERROR, compare=False)
+
+    def to_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "code": self.code,
+            "severity": self.severity.value,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+        }
+        if self.hint:
+            data["hint"] = self.hint
+        return data
+
+
+def make(code: str, path: str, line: int, column: int, message: str, hint: str | None = None) -> Diagnostic:
+    """A diagnostic with the catalogue's default severity for `code`."""
+    from flopkb.report.codes import CODES
+
+    return Diagnostic(path, line, column, code, message, hint, CODES[code].severity)

@@ -1,0 +1,367 @@
+"""Formulas on a record's page: typeset, evaluated per accelerator and sweep point, their figures and claims.
+
+For each formula of a flop or fact (as compiled by `flopkb.formulas.stage`), the
+view a template renders:
+
+- the expression as LaTeX (`Expr.to_latex()`, typeset by KaTeX in the browser)
+  and as text (searchable), its unit, its inputs, where a `ref` took it from,
+  and which accelerators it is evaluated on and why;
+- the results as a table with units: one column per accelerator (or, without
+  hardware, the last swept input pivoted into columns when it has a few
+  values), one row per sweep point; long sweeps are cut at `MAX_ROWS` rows,
+  with a pointer to `flopkb eval`;
+- a line chart of a sweep (static SVG, written under `charts/`): the first
+  swept input on x, one line per accelerator (or per value of the second swept
+  input), further swept inputs held at their first value;
+- every hardware figure used, linked to the spec row of its accelerator's page;
+- every claim (`expect`), with its status.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from flopkb.site.charts import LineSeries, line_chart_svg, svg_size
+from flopkb.formulas.units import (
+    QuantityError,
+    format_number,
+    format_quantity,
+    parse_unit,
+    registry,
+)
+
+if TYPE_CHECKING:
+    from flopkb.formulas.stage import Claim, FormulaResult
+    from flopkb.pipeline.compile import Entry
+    from flopkb.site.render import Page, Site
+
+MAX_ROWS = 60
+"""Rows of a results table beyond which the table is cut (every value is in `flopkb eval`)."""
+MAX_PIVOT = 8
+"""A swept input with at most this many values may become the columns of a table without hardware."""
+MAX_SERIES = 8
+"""Lines on a sweep chart."""
+DIGITS = 4
+
+HARDWARE_FROM = {
+    "own": "the accelerators this formula lists",
+    "ref": "the accelerators of the formula it reuses",
+    "default": "the record's hardware (affected_by_hardware and every row's values_for)",
+    "none": "",
+}
+CLAIM_WORDS = {"ok": "checked", "mismatch": "does not match", "unchecked": "not checked"}
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    text: str
+    href: str | None = None
+    num: bool = False
+    header: bool = False
+
+
+@dataclass(slots=True)
+class Table:
+    head: list[Cell]
+    rows: list[list[Cell]]
+    total: int = 0
+    """Rows before the cut (`len(rows)` when nothing was cut)."""
+
+    @property
+    def cut(self) -> bool:
+        return self.total > len(self.rows)
+
+
+@dataclass(slots=True)
+class Chart:
+    src: str
+    width: int
+    height: int
+    alt: str
+    caption: str = ""
+
+
+@dataclass(slots=True)
+class FormulaView:
+    id: str
+    title: str
+    latex: str | None
+    text: str | None
+    unit: str
+    inputs: list[dict[str, Any]] = field(default_factory=list)
+    defined_in: Any = None
+    hardware: list[Any] = field(default_factory=list)
+    hardware_from: str = ""
+    table: Table | None = None
+    chart: Chart | None = None
+    figures: list[dict[str, Any]] = field(default_factory=list)
+    claims: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    eval_command: str = ""
+
+
+# ---------------------------------------------------------------------------
+# Numbers with units
+
+
+@functools.lru_cache(maxsize=512)
+def _unit(unit: str) -> Any:
+    """The pint unit of a formula's `unit` text, or None when dimensionless or unreadable."""
+    text = unit.strip()
+    if text in ("", "1"):
+        return None
+    try:
+        parsed = parse_unit(text)
+    except QuantityError:
+        return None
+    return parsed
+
+
+def show_value(value: float, unit: str) -> str:
+    """A computed value in its formula's unit, compactly: `295.3 FLOP/byte`, `26.8 TB/s`, `0.35`."""
+    if not math.isfinite(value):
+        return str(value)
+    parsed = _unit(unit)
+    if parsed is None:
+        return format_number(value, DIGITS)
+    return format_quantity(registry().Quantity(value, parsed), DIGITS)
+
+
+def show_input(value: Any) -> str:
+    """An input as computed with: a quantity (`20 ms`) or a number."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (int, float)):
+        return format_number(float(value), 6)
+    if hasattr(value, "magnitude"):
+        if not value.unit_items():
+            return format_number(float(value.magnitude), 6)
+        return format_quantity(value, 6)
+    return str(value).strip()
+
+
+def show_raw(value: Any) -> str:
+    """An input as written in the record: a quantity string, a number, or a sweep of them."""
+    if isinstance(value, list):
+        return ", ".join(show_raw(item) for item in value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return format_number(float(value), 12)
+    return " ".join(str(value).split())
+
+
+def _magnitude(value: Any, like: Any) -> float | None:
+    """`value` as a float for a chart axis: in the unit of `like` (the sweep's first value)."""
+    try:
+        if hasattr(value, "magnitude"):
+            if hasattr(like, "units") and value.units != like.units:
+                return float(value.to(like.units).magnitude)
+            return float(value.magnitude)
+        return float(value)
+    except Exception:  # noqa: BLE001 -- a value that does not convert is left off the chart
+        return None
+
+
+def _axis_unit(value: Any) -> str:
+    """The unit of a sweep's values as written (`ms`), or "" for numbers."""
+    if hasattr(value, "unit_items") and value.unit_items():
+        return format_quantity(registry().Quantity(1.0, value.units), 6).partition(" ")[2]
+    return ""
+
+
+# ---------------------------------------------------------------------------
+# Views
+
+
+def formula_views(site: Site, page: Page, entry: Entry) -> list[FormulaView]:
+    """The views of a record's formulas, in record order."""
+    results = {result.id: result for result in site.kb.formulas.get(entry.id, ())}
+    views = []
+    for formula in getattr(entry.record, "formulas", ()):
+        result = results.get(formula.id)
+        views.append(formula_view(site, page, entry.id, formula, result))
+    return views
+
+
+def formula_view(site: Site, page: Page, record_id: str, formula: Any, result: FormulaResult | None) -> FormulaView:
+    if result is None:
+        return FormulaView(formula.id, formula.title or formula.id, None, formula.expr, formula.unit, problems=["this formula was not evaluated"])
+    expr = result.expr
+    view = FormulaView(
+        id=result.id,
+        title=result.title or result.id,
+        latex=expr.to_latex() if expr is not None else None,
+        text=str(expr) if expr is not None else (formula.expr or None),
+        unit=result.unit,
+        eval_command=f"flopkb eval {record_id}",
+    )
+    swept = set(result.swept)
+    for name, raw in result.inputs.items():
+        view.inputs.append({"name": name, "value": show_raw(raw), "swept": name in swept})
+    if result.defined_in is not None and result.defined_in != result.key:
+        defined_record, defined_formula = result.defined_in
+        view.defined_in = page.link(defined_record, defined_formula)
+    view.hardware = [page.link(accelerator) for accelerator in result.hardware if accelerator in site.entries]
+    view.hardware_from = HARDWARE_FROM.get(result.hardware_from, "")
+    if result.evaluations:
+        view.table = results_table(site, page, result)
+        view.chart = sweep_chart(site, page, record_id, result)
+    seen: set[tuple[str, str]] = set()
+    for figure in result.figures:
+        key = (figure.accelerator, figure.parameter)
+        if key in seen:
+            continue
+        seen.add(key)
+        view.figures.append({
+            "accelerator": page.link(figure.accelerator),
+            "parameter": figure.parameter,
+            "value": figure.value,
+            "basis": figure.basis,
+            "href": page.href(figure.accelerator, f"specs.{figure.parameter}"),
+        })
+    view.claims = [claim_view(page, claim, result.unit) for claim in result.claims]
+    view.problems = [problem.message for problem in result.problems]
+    return view
+
+
+def claim_view(page: Page, claim: Claim, unit: str) -> dict[str, Any]:
+    where = ", ".join(f"{name} = {show_input(value)}" for name, value in claim.where)
+    unit_text = "" if unit.strip() in ("", "1") else f" {unit.strip()}"
+    stated = claim.stated_text
+    if claim.stated is not None and not any(ch.isalpha() for ch in stated.replace("e", "")):
+        stated = f"{stated}{unit_text}"
+    return {
+        "status": claim.status,
+        "word": CLAIM_WORDS.get(claim.status, claim.status),
+        "where": where,
+        "hardware": page.link(claim.hardware) if claim.hardware else None,
+        "stated": stated,
+        "computed": show_value(claim.computed, unit) if claim.computed is not None else None,
+        "tolerance": f"{format_number(claim.rel_tol * 100, 3)} %",
+        "reason": claim.reason,
+    }
+
+
+def _point_key(point: Sequence[tuple[str, Any]]) -> tuple[str, ...]:
+    return tuple(show_input(value) for _, value in point)
+
+
+def results_table(site: Site, page: Page, result: FormulaResult) -> Table:
+    """Values per accelerator (columns) and sweep point (rows), or a pivot of the last swept input without hardware."""
+    swept = list(result.swept)
+    unit = result.unit
+    evaluations = result.evaluations
+    value_head = "result"
+    if result.hardware:
+        accelerators = list(dict.fromkeys(e.hardware for e in evaluations))
+        values: dict[tuple[tuple[str, ...], str | None], float] = {}
+        points: dict[tuple[str, ...], None] = {}
+        for evaluation in evaluations:
+            key = _point_key(evaluation.point)
+            points.setdefault(key, None)
+            values[(key, evaluation.hardware)] = evaluation.value
+        head = [Cell(name, header=True) for name in swept]
+        head += [Cell(site.titles.get(acc, acc or ""), page.href(acc) if acc in site.entries else None, num=True, header=True) for acc in accelerators]
+        rows = [
+            [Cell(text) for text in key] + [Cell(show_value(values[(key, acc)], unit), num=True) if (key, acc) in values else Cell("–", num=True) for acc in accelerators]
+            for key in points
+        ]
+        if not swept:
+            head.insert(0, Cell("", header=True))
+            rows = [[Cell(value_head)] + row for row in rows]
+        return _cut(Table(head, rows))
+    keys = [_point_key(e.point) for e in evaluations]
+    if len(swept) >= 2:
+        last = list(dict.fromkeys(key[-1] for key in keys))
+        if len(last) <= MAX_PIVOT:
+            grid: dict[tuple[str, ...], dict[str, float]] = {}
+            for key, evaluation in zip(keys, evaluations):
+                grid.setdefault(key[:-1], {})[key[-1]] = evaluation.value
+            head = [Cell(name, header=True) for name in swept[:-1]] + [Cell(f"{swept[-1]} = {value}", num=True, header=True) for value in last]
+            rows = [
+                [Cell(text) for text in row_key] + [Cell(show_value(cells[value], unit), num=True) if value in cells else Cell("–", num=True) for value in last]
+                for row_key, cells in grid.items()
+            ]
+            return _cut(Table(head, rows))
+    head = [Cell(name, header=True) for name in swept] + [Cell(value_head, num=True, header=True)]
+    rows = [[Cell(text) for text in key] + [Cell(show_value(evaluation.value, unit), num=True)] for key, evaluation in zip(keys, evaluations)]
+    return _cut(Table(head, rows))
+
+
+def _cut(table: Table) -> Table:
+    table.total = len(table.rows)
+    if len(table.rows) > MAX_ROWS:
+        table.rows = table.rows[:MAX_ROWS]
+    return table
+
+
+def chart_path(record_id: str, name: str) -> str:
+    return f"charts/{record_id}/{name}.svg"
+
+
+def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -> Chart | None:
+    """A line chart of a sweep, written to `charts/<record>/<formula>.svg`; None when there is nothing to draw."""
+    swept = list(result.swept)
+    if not swept:
+        return None
+    evaluations = result.evaluations
+    first = {name: value for name, value in evaluations[0].point}
+    x_name = swept[0]
+    pinned = swept[1:]
+    if result.hardware:
+        series_of = lambda e: e.hardware
+        names = {acc: site.titles.get(acc, acc) for acc in dict.fromkeys(e.hardware for e in evaluations)}
+    elif pinned:
+        by = pinned.pop(0)
+        series_of = lambda e: show_input(dict(e.point)[by])
+        names = {key: f"{by} = {key}" for key in dict.fromkeys(series_of(e) for e in evaluations)}
+    else:
+        series_of = lambda e: None
+        names = {None: "result"}
+    names = dict(list(names.items())[:MAX_SERIES])
+    pinned_keys = {name: show_input(first[name]) for name in pinned}
+    lines: dict[Any, list[tuple[float, float]]] = {key: [] for key in names}
+    like = first[x_name]
+    for evaluation in evaluations:
+        point = dict(evaluation.point)
+        if any(show_input(point[name]) != text for name, text in pinned_keys.items()):
+            continue
+        key = series_of(evaluation)
+        if key not in lines:
+            continue
+        x = _magnitude(point[x_name], like)
+        if x is not None and math.isfinite(x) and math.isfinite(evaluation.value):
+            lines[key].append((x, evaluation.value))
+    if max((len({x for x, _ in points}) for points in lines.values()), default=0) < 2:
+        return None
+    xs = [x for points in lines.values() for x, _ in points]
+    ys = [y for points in lines.values() for _, y in points]
+    log_x = min(xs) > 0 and max(xs) / min(xs) >= 50
+    log_y = min(ys) > 0 and max(ys) / min(ys) >= 100
+    x_unit = _axis_unit(like)
+    unit = result.unit.strip()
+    title = result.title or result.id
+    try:
+        svg = line_chart_svg(
+            [LineSeries(str(names[key]), points) for key, points in lines.items()],
+            x_label=f"{x_name} ({x_unit})" if x_unit else x_name,
+            y_label="result" if unit in ("", "1") else f"result ({unit})",
+            title=title if len(title) <= 70 else title[:69] + "…",
+            log_x=log_x,
+            log_y=log_y,
+        )
+    except ValueError:
+        return None
+    rel = chart_path(record_id, result.id)
+    site.write(rel, svg)
+    width, height = svg_size(svg)
+    caption = ""
+    if pinned_keys:
+        caption = "Other swept inputs held at " + ", ".join(f"{name} = {text}" for name, text in pinned_keys.items()) + "."
+    if len(names) < len({series_of(e) for e in evaluations}):
+        caption = (caption + " " if caption else "") + f"The first {MAX_SERIES} lines are drawn; the table has every value."
+    return Chart(page.url(rel), width, height, f"Chart of {title} against {x_name}", caption)
+

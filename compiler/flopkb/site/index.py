@@ -1,0 +1,180 @@
+"""The index pages: home, one index per kind and per category, evidence debt, diagnostic codes; and the nav.
+
+Records stay out of the nav (Material renders the whole nav into every page:
+a nav of every record makes the build quadratic); readers reach them from
+these pages and from search. Long listings are marked `data-search-exclude`,
+so that searching for a record finds its page, not every index that lists it.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING, Any
+
+from flopkb.report.codes_doc import render_codes_markdown
+from flopkb.site.render import KIND_ORDER, KIND_TITLES, author_list, record_path
+from flopkb.site.graph import GRAPH_PAGE
+from flopkb.site.hardware import COMPARE_PAGE
+
+if TYPE_CHECKING:
+    from flopkb.site.render import Page, Site
+
+HOME = "index.md"
+EVIDENCE = "evidence.md"
+CODES = "codes.md"
+HOME_LIST_LIMIT = 60
+"""The home page lists the flop classes and facts themselves while there are at most this many of each."""
+
+
+def kind_page(kind: str) -> str:
+    return f"kinds/{kind}.md"
+
+
+def _sorted_ids(site: Site, ids: list[str]) -> list[str]:
+    return sorted(ids, key=lambda record_id: (site.titles[record_id].lower(), record_id))
+
+
+def _by_kind(site: Site) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {kind: [] for kind in KIND_ORDER}
+    for record_id, kind in site.kinds.items():
+        groups.setdefault(kind, []).append(record_id)
+    return {kind: _sorted_ids(site, ids) for kind, ids in groups.items()}
+
+
+def _by_category(site: Site) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {term: [] for term in site.category_paths}
+    for record_id, kind in site.kinds.items():
+        if kind == "flop":
+            groups[site.record(record_id).category].append(record_id)
+    return {term: _sorted_ids(site, ids) for term, ids in groups.items()}
+
+
+def _status(site: Site, record_id: str) -> str:
+    evidence = site.kb.evidence
+    return evidence.of(record_id).status if evidence is not None else "verified"
+
+
+def _row(site: Site, page: Page, record_id: str) -> dict[str, Any]:
+    """One record in a listing: link, id, what kind-specific detail there is, evidence status, tags."""
+    record = site.record(record_id)
+    kind = record.kind
+    detail = ""
+    detail_href = None
+    if kind == "flop":
+        detail = record.category
+        detail_href = page.url(site.category_paths[record.category]) if record.category in site.category_paths else None
+    elif kind == "accelerator":
+        detail = record.vendor
+    elif kind == "engine":
+        detail = f"{len(record.features)} features" if record.features else ""
+    elif kind == "source":
+        detail = " · ".join(part for part in (author_list(record.authors) or "", str(record.year or ""), record.venue or "") if part)
+    elif kind == "fact":
+        detail = f"{len(record.formulas)} formula{'s' if len(record.formulas) != 1 else ''}" if record.formulas else ""
+    return {"link": page.link(record_id), "id": record_id, "detail": detail, "detail_href": detail_href,
+            "status": _status(site, record_id), "tags": list(record.tags)}
+
+
+def nav(site: Site) -> list[Any]:
+    kinds = [{KIND_TITLES[kind]: kind_page(kind)} for kind in KIND_ORDER]
+    categories = [{html.escape(term): path} for term, path in site.category_paths.items()]
+    items: list[Any] = [{"Home": HOME}, {"Kinds": kinds}]
+    if categories:
+        items.append({"Categories": categories})
+    items += [{"Compare accelerators": COMPARE_PAGE}, {"Link graph": GRAPH_PAGE}, {"Evidence": EVIDENCE}, {"Diagnostic codes": CODES}]
+    return items
+
+
+def render_index_pages(site: Site) -> list[Any]:
+    """Write home, kind, category, evidence and codes pages; return the nav."""
+    by_kind = _by_kind(site)
+    by_category = _by_category(site)
+    render_home(site, by_kind, by_category)
+    for kind, ids in by_kind.items():
+        page = site.page(kind_page(kind))
+        site.render("pages/kind.md.j2", kind_page(kind), page=page, root=page.root, kind=kind,
+                    kind_title=KIND_TITLES.get(kind, kind), rows=[_row(site, page, record_id) for record_id in ids])
+    descriptions = site.vocabulary.categories if site.vocabulary else {}
+    for term, rel in site.category_paths.items():
+        page = site.page(rel)
+        site.render("pages/category.md.j2", rel, page=page, root=page.root, term=term, description=descriptions.get(term, ""),
+                    rows=[_row(site, page, record_id) for record_id in by_category[term]])
+    render_evidence(site)
+    site.write(CODES, render_codes_markdown())
+    return nav(site)
+
+
+def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str, list[str]]) -> None:
+    page = site.page(HOME)
+    evidence = site.kb.evidence
+    counts = evidence.counts() if evidence is not None else {"verified": len(site.entries), "own-debt": 0, "inherited-debt": 0}
+    descriptions = site.vocabulary.categories if site.vocabulary else {}
+    kinds = [{"kind": kind, "title": KIND_TITLES.get(kind, kind), "count": len(ids), "href": page.url(kind_page(kind))} for kind, ids in by_kind.items()]
+    categories = [{"term": term, "description": descriptions.get(term, ""), "count": len(by_category[term]), "href": page.url(rel)}
+                  for term, rel in site.category_paths.items()]
+    lists = {kind: [_row(site, page, record_id) for record_id in by_kind.get(kind, [])] for kind in ("flop", "fact")
+             if 0 < len(by_kind.get(kind, [])) <= HOME_LIST_LIMIT}
+    formulas = sum(len(results) for results in site.kb.formulas.values())
+    claims = sum(len(result.claims) for results in site.kb.formulas.values() for result in results)
+    checked = sum(1 for results in site.kb.formulas.values() for result in results for claim in result.claims if claim.status == "ok")
+    settings = site.config.site
+    site.render(
+        "pages/home.md.j2",
+        HOME,
+        page=page,
+        root=page.root,
+        name=settings.name,
+        description=settings.description,
+        repo_url=settings.repo_url if settings.repo_url and settings.repo_url.startswith(("http://", "https://")) else None,
+        records=len(site.entries),
+        kinds=kinds,
+        categories=categories,
+        lists=lists,
+        status_counts=counts,
+        debt=len(evidence.debt) if evidence is not None else 0,
+        formulas=formulas,
+        claims=claims,
+        checked=checked,
+        accelerators=len(by_kind.get("accelerator", [])),
+        links=site.graph.number_of_edges() if site.graph is not None else 0,
+        compare_href=page.url(COMPARE_PAGE),
+        graph_href=page.url(GRAPH_PAGE),
+        evidence_href=page.url(EVIDENCE),
+        codes_href=page.url(CODES),
+    )
+
+
+def render_evidence(site: Site) -> None:
+    from flopkb.site.render import debt_anchor
+
+    page = site.page(EVIDENCE)
+    evidence = site.kb.evidence
+    items = []
+    resting: list[str] = []
+    if evidence is not None:
+        for item in evidence.debt:
+            if item.record not in site.entries:
+                continue
+            items.append({
+                "figure": page.link(item.record, debt_anchor(item.path)),
+                "label": item.label,
+                "what": "spec" if item.what == "spec" else "hardware row",
+                "parameter": item.parameter,
+                "dependents": [page.link(other) for other in evidence.dependents.get(item, ()) if other in site.entries],
+                "source": item.file,
+            })
+        resting = [record_id for record_id, status in evidence.records.items() if status.status == "inherited-debt" and record_id in site.entries]
+    counts = evidence.counts() if evidence is not None else {"verified": len(site.entries), "own-debt": 0, "inherited-debt": 0}
+    site.render(
+        "pages/evidence.md.j2",
+        EVIDENCE,
+        page=page,
+        root=page.root,
+        items=items,
+        counts=counts,
+        records=len(site.entries),
+        resting=[_row(site, page, record_id) for record_id in _sorted_ids(site, resting)],
+    )
+
+
+__all__ = ["CODES", "EVIDENCE", "HOME", "kind_page", "nav", "record_path", "render_index_pages"]

@@ -1,0 +1,317 @@
+"""The mkdocs end of the pipeline: configuration, assets, build.
+
+The renderer writes plain markdown (plus chart SVGs and graph JSON) into a
+docs folder; this module turns that folder into the static site:
+
+    from flopkb.site.mkdocs import build_site
+    result = build_site("build/docs", "build/site")
+
+The mkdocs configuration is produced by a Python function, `mkdocs_config()`,
+not kept as a hand-written `mkdocs.yml`: docs_dir, site_dir and the theme's
+custom_dir are absolute paths that only the caller knows, the nav is decided
+by the renderer, and a dict is easy to test. `build_site()` writes the dict out
+as `mkdocs.yml` beside the site (default `build/mkdocs.yml`) before building,
+so `mkdocs serve -f build/mkdocs.yml` works for anyone poking at the theme.
+
+Presentation lives in the repository's `site/` folder: `site/assets/` (our
+script and stylesheet, and the vendored KaTeX and Cytoscape) is copied into
+`<docs>/assets/` by `install_assets()`; `site/overrides/` is Material's
+custom_dir.
+
+Choices, and why:
+
+- `use_directory_urls: false`: a record `records/flops/x.md` becomes
+  `records/flops/x.html`. Links then work from any static host and from the
+  file system (no reliance on a server mapping `x/` to `x/index.html`), a
+  record's URL is its id plus `.html`, and 10,000 records are 10,000 files,
+  not 10,000 folders. (Search still needs http: its worker fetches the
+  index.)
+- Records stay out of the nav: Material renders the whole nav into every
+  page, so a nav of N records makes the build O(N^2). The nav holds the home
+  page and the index pages only; `validation.nav.omitted_files: ignore` keeps
+  mkdocs from logging every record as "not included in the nav".
+- `theme.font: false` (and an emptied `fonts` block in `site/overrides/`):
+  no Google Fonts. Material's `offline` plugin is NOT used: it adds a script
+  from unpkg.com as a polyfill, i.e. an outside request.
+- Determinism: mkdocs reads SOURCE_DATE_EPOCH for the sitemap's lastmod and
+  the gzip header of sitemap.xml.gz; `build_site()` sets it for the length of
+  the build (argument, else the environment, else 0), so two builds of the
+  same docs are byte-identical.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "DEFAULT_NAV",
+    "EXTRA_CSS",
+    "EXTRA_JAVASCRIPT",
+    "SITE_ROOT",
+    "BuildResult",
+    "build_site",
+    "install_assets",
+    "mkdocs_config",
+    "nav_pages",
+    "write_config",
+]
+
+#: The repository's `site/` folder (overrides, assets). Pass `site_root=` to
+#: use another one, e.g. when flopkb is installed without its repository.
+SITE_ROOT = Path(__file__).resolve().parents[3] / "site"
+
+#: Home and index pages only; never records (see the module doc).
+DEFAULT_NAV: list[dict[str, Any]] = [
+    {"Home": "index.md"},
+    {"Kinds": [
+        {"Flop classes": "kinds/flop.md"},
+        {"Facts": "kinds/fact.md"},
+        {"Engines": "kinds/engine.md"},
+        {"Accelerators": "kinds/accelerator.md"},
+        {"Sources": "kinds/source.md"},
+    ]},
+    {"Compare accelerators": "accelerators/compare.md"},
+    {"Link graph": "graph.md"},
+    {"Evidence": "evidence.md"},
+    {"Diagnostic codes": "codes.md"},
+]
+
+#: Relative to docs_dir, in load order. KaTeX and Cytoscape come before
+#: flopkb.js, which uses both.
+EXTRA_CSS = [
+    "assets/vendor/katex/katex.min.css",
+    "assets/flopkb.css",
+]
+EXTRA_JAVASCRIPT = [
+    "assets/vendor/katex/katex.min.js",
+    "assets/vendor/cytoscape/cytoscape.min.js",
+    "assets/flopkb.js",
+]
+
+THEME_FEATURES = [
+    "navigation.tabs",
+    "navigation.sections",
+    "navigation.top",
+    "navigation.indexes",
+    "search.suggest",
+    "search.highlight",
+    "content.code.copy",
+    "toc.follow",
+]
+
+MARKDOWN_EXTENSIONS: list[Any] = [
+    "tables",
+    "attr_list",
+    "md_in_html",
+    "admonition",
+    "def_list",
+    {"toc": {"permalink": True}},
+    {"pymdownx.arithmatex": {"generic": True}},
+    "pymdownx.superfences",
+    "pymdownx.details",
+    {"pymdownx.highlight": {"anchor_linenums": False, "pygments_lang_class": True}},
+]
+
+# Files under site/assets that are documentation for us, not part of the site
+# (a README.md would otherwise become a page).
+_NOT_ASSETS = {".md", ".py", ".sh"}
+
+
+def nav_pages(nav: Sequence[Any] = DEFAULT_NAV) -> list[str]:
+    """Every markdown path the nav names, in nav order."""
+    out: list[str] = []
+
+    def walk(item: Any) -> None:
+        if isinstance(item, str):
+            if not item.startswith(("http://", "https://")):
+                out.append(item)
+        elif isinstance(item, dict):
+            for v in item.values():
+                walk(v)
+        elif isinstance(item, (list, tuple)):
+            for v in item:
+                walk(v)
+
+    walk(nav)
+    return out
+
+
+def mkdocs_config(
+    *,
+    docs_dir: str | Path,
+    site_dir: str | Path,
+    site_name: str = "flopkb",
+    site_description: str = "A knowledge base of LLM-inference performance: what costs FLOPs and bytes, and why.",
+    site_url: str | None = None,
+    nav: Sequence[Any] = DEFAULT_NAV,
+    strict: bool = False,
+    site_root: str | Path = SITE_ROOT,
+    copyright: str | None = "Compiled by flopkb from the knowledge base's records.",
+) -> dict[str, Any]:
+    """The mkdocs configuration as a plain dict (the content of mkdocs.yml).
+
+    Paths are made absolute. The dict is deterministic for the same
+    arguments; callers may add to it (e.g. `extra`) before `write_config`.
+    """
+    site_root = Path(site_root).resolve()
+    cfg: dict[str, Any] = {
+        "site_name": site_name,
+        "site_description": site_description,
+    }
+    if site_url:
+        cfg["site_url"] = site_url
+    cfg.update({
+        "docs_dir": str(Path(docs_dir).resolve()),
+        "site_dir": str(Path(site_dir).resolve()),
+        "use_directory_urls": False,
+        "strict": strict,
+        "theme": {
+            "name": "material",
+            "custom_dir": str(site_root / "overrides"),
+            "language": "en",
+            "font": False,
+            "icon": {"logo": "material/chip"},
+            "features": list(THEME_FEATURES),
+            "palette": [
+                {"media": "(prefers-color-scheme: light)", "scheme": "default",
+                 "primary": "indigo", "accent": "deep orange",
+                 "toggle": {"icon": "material/weather-night", "name": "Switch to dark mode"}},
+                {"media": "(prefers-color-scheme: dark)", "scheme": "slate",
+                 "primary": "indigo", "accent": "deep orange",
+                 "toggle": {"icon": "material/weather-sunny", "name": "Switch to light mode"}},
+            ],
+        },
+        "plugins": [{"search": {"lang": "en"}}],
+        "markdown_extensions": [dict(e) if isinstance(e, dict) else e for e in MARKDOWN_EXTENSIONS],
+        "extra_css": list(EXTRA_CSS),
+        "extra_javascript": list(EXTRA_JAVASCRIPT),
+        "extra": {"generator": False},
+        "nav": list(nav),
+        "validation": {
+            "nav": {"omitted_files": "ignore", "not_found": "warn", "absolute_links": "info"},
+            "links": {"not_found": "warn", "anchors": "warn", "absolute_links": "info",
+                      "unrecognized_links": "info"},
+        },
+    })
+    if copyright:
+        cfg["copyright"] = copyright
+    return cfg
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    return b.is_file() and a.stat().st_size == b.stat().st_size and a.read_bytes() == b.read_bytes()
+
+
+def install_assets(docs_dir: str | Path, site_root: str | Path = SITE_ROOT) -> list[str]:
+    """Copy `site/assets/**` into `<docs_dir>/assets/**`; return the relative paths.
+
+    Files that are already there with the same bytes are left alone (their
+    mtime too, so `flopkb serve` does not see a change). README.md and
+    scripts are skipped.
+    """
+    src_root = Path(site_root) / "assets"
+    dst_root = Path(docs_dir) / "assets"
+    done: list[str] = []
+    for src in sorted(p for p in src_root.rglob("*") if p.is_file()):
+        if src.suffix in _NOT_ASSETS or src.name.startswith("."):
+            continue
+        rel = src.relative_to(src_root)
+        dst = dst_root / rel
+        if not _same_file(src, dst):
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
+        done.append(f"assets/{rel.as_posix()}")
+    return done
+
+
+def write_config(config: dict[str, Any], path: str | Path) -> Path:
+    """Write the config dict as YAML (deterministic: keys in dict order)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    text = "# Generated by flopkb.site.mkdocs.mkdocs_config(); do not edit.\n" + yaml.safe_dump(
+        config, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+    if not (p.is_file() and p.read_text(encoding="utf-8") == text):
+        p.write_text(text, encoding="utf-8")
+    return p
+
+
+@contextlib.contextmanager
+def _source_date_epoch(epoch: int | None) -> Iterator[int]:
+    """Set SOURCE_DATE_EPOCH for the block (process-wide; restored after)."""
+    old = os.environ.get("SOURCE_DATE_EPOCH")
+    value = epoch if epoch is not None else int(old) if old else 0
+    os.environ["SOURCE_DATE_EPOCH"] = str(value)
+    try:
+        yield value
+    finally:
+        if old is None:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
+        else:
+            os.environ["SOURCE_DATE_EPOCH"] = old
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    site_dir: Path
+    config_file: Path
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def build_site(
+    docs_dir: str | Path,
+    site_dir: str | Path,
+    *,
+    config_file: str | Path | None = None,
+    source_date_epoch: int | None = None,
+    install: bool = True,
+    **config_kwargs: Any,
+) -> BuildResult:
+    """Install assets, write mkdocs.yml, and build the site with mkdocs.
+
+    `config_file` defaults to `<parent of site_dir>/mkdocs.yml`. Other keyword
+    arguments go to `mkdocs_config()` (site_name, nav, strict, site_url, ...).
+    mkdocs' warnings (broken links, missing nav pages) are returned; with
+    strict=True mkdocs raises `mkdocs.exceptions.Abort` on any of them.
+    mkdocs empties site_dir first, so files of removed records do not linger.
+    """
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    start = time.perf_counter()
+    docs = Path(docs_dir).resolve()
+    site = Path(site_dir).resolve()
+    if install:
+        install_assets(docs, config_kwargs.get("site_root", SITE_ROOT))
+    cfg = mkdocs_config(docs_dir=docs, site_dir=site, **config_kwargs)
+    cfg_path = Path(config_file) if config_file else site.parent / "mkdocs.yml"
+    write_config(cfg, cfg_path)
+    handler = _Collect()
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(handler)
+    try:
+        with _source_date_epoch(source_date_epoch):
+            config = load_config(config_file=str(cfg_path))
+            build(config)
+    finally:
+        logger.removeHandler(handler)
+    return BuildResult(site, cfg_path.resolve(), handler.messages, time.perf_counter() - start)

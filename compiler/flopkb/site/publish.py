@@ -1,0 +1,169 @@
+"""`flopkb build`: check the base, refuse on errors, render, build with mkdocs beside the old site, swap it in.
+
+    outcome = build(config)            # config from flopkb.config.load_config
+    if outcome.refused: ...            # outcome.kb.diagnostics says why
+
+Guarantees:
+
+- **Refuses** to write a site from a base with errors (or, with `strict`,
+  warnings): the old site, if any, stays as it was.
+- **Atomic**: the pages are rendered and the site built in a fresh folder
+  beside the site folder (`build/.site-build-XXXX/`); only a complete build is
+  swapped in (the old site renamed away, the new one renamed in, the old one
+  deleted). A failed build leaves the old site untouched and removes its
+  work folder.
+- **Deterministic**: the same records give the same bytes. Output is sorted
+  and carries no clock time; mkdocs' only dates (the sitemap's) come from
+  `SOURCE_DATE_EPOCH`: the environment's if set, else the time of the last
+  git commit that touched the base's records, schema or site folder, else 0.
+- The rendered markdown is kept beside the site (`build/site-docs/`, with
+  `build/site-mkdocs.yml`), so `mkdocs build -f build/site-mkdocs.yml` (or
+  `mkdocs serve`) works on exactly what flopkb built.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from flopkb.report.diagnostics import Severity
+from flopkb.pipeline.compile import (
+    EntryLoader,
+    KnowledgeBase,
+    compile_knowledge_base,
+    load_entries,
+)
+from flopkb.site.mkdocs import SITE_ROOT, build_site, mkdocs_config, write_config
+
+if TYPE_CHECKING:
+    from flopkb.config import Config
+
+
+class BuildError(Exception):
+    """The site cannot be built where the configuration says (a usage problem, exit status 2)."""
+
+
+@dataclass(slots=True)
+class BuildOutcome:
+    kb: KnowledgeBase
+    refused: bool
+    site_dir: Path | None = None
+    pages: int = 0
+    warnings: list[str] = field(default_factory=list)
+    """What mkdocs warned about (none is expected)."""
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds per phase: compile, render, mkdocs, swap."""
+
+
+def site_root_of(config: Config) -> Path:
+    """The presentation folder: the base's own `site/` when it has assets and overrides, else flopkb's."""
+    own = config.root / "site"
+    return own if (own / "assets").is_dir() and (own / "overrides").is_dir() else SITE_ROOT
+
+
+def source_date_epoch(config: Config) -> int:
+    """$SOURCE_DATE_EPOCH if set; else the last git commit touching records/, schema/ or site/; else 0."""
+    given = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if given.isdigit():
+        return int(given)
+    folders = [config.records, config.schema, "site"]
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(config.root), "log", "-1", "--format=%ct", "--", *folders],
+            capture_output=True, text=True, timeout=20, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    text = done.stdout.strip()
+    return int(text) if done.returncode == 0 and text.isdigit() else 0
+
+
+def site_paths(config: Config) -> tuple[Path, Path, Path]:
+    """(site folder, kept docs folder, kept mkdocs.yml), refusing a site folder that holds the base."""
+    root = config.root.resolve()
+    site = (root / config.site_dir).resolve()
+    protected = [root, (root / config.records).resolve(), (root / config.schema).resolve(), (root / "site").resolve()]
+    for folder in protected:
+        if site == folder or folder.is_relative_to(site):
+            raise BuildError(f"site_dir {config.site_dir!r} would replace {folder}: choose a folder of its own, e.g. build/site")
+    if site.exists() and not site.is_dir():
+        raise BuildError(f"site_dir {site} exists and is not a folder")
+    return site, site.with_name(site.name + "-docs"), site.with_name(site.name + "-mkdocs.yml")
+
+
+def swap_in(new: Path, target: Path) -> None:
+    """Replace `target` by `new`: rename the old one away, rename the new one in, delete the old one."""
+    old = None
+    if target.exists() or target.is_symlink():
+        old = target.with_name(f".{target.name}-old-{uuid.uuid4().hex[:8]}")
+        os.rename(target, old)
+    try:
+        os.rename(new, target)
+    except BaseException:
+        if old is not None:
+            os.rename(old, target)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def has_errors(kb: KnowledgeBase, strict: bool = False) -> bool:
+    return any(d.severity == Severity.ERROR or strict for d in kb.diagnostics)
+
+
+def build(config: Config, *, load: EntryLoader = load_entries, strict: bool = False, epoch: int | None = None,
+          kb: KnowledgeBase | None = None) -> BuildOutcome:
+    """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site."""
+    from flopkb.site.render import render_docs
+    from flopkb.pipeline.stages import CHECK_STAGES
+
+    site, kept_docs, kept_config = site_paths(config)
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    if kb is None:
+        kb = compile_knowledge_base(config, CHECK_STAGES, load)
+    timings["compile"] = time.perf_counter() - start
+    if has_errors(kb, strict):
+        return BuildOutcome(kb, refused=True, timings=timings)
+    site_root = site_root_of(config)
+    settings = config.site
+    options = {
+        "site_name": settings.name,
+        "site_description": settings.description,
+        "site_url": settings.url,
+        "site_root": site_root,
+    }
+    site.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{site.name}-build-", dir=site.parent))
+    try:
+        mark = time.perf_counter()
+        rendered = render_docs(kb, work / "docs", site_root=site_root)
+        timings["render"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        when = source_date_epoch(config) if epoch is None else epoch
+        # The compiled base stays in memory while mkdocs runs: keep the cyclic
+        # collector from scanning it again and again (it holds no garbage).
+        gc.freeze()
+        try:
+            result = build_site(work / "docs", work / "site", config_file=work / "mkdocs.yml", source_date_epoch=when,
+                                nav=rendered.nav, **options)
+        finally:
+            gc.unfreeze()
+        timings["mkdocs"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        swap_in(work / "site", site)
+        swap_in(work / "docs", kept_docs)
+        write_config(mkdocs_config(docs_dir=kept_docs, site_dir=site, nav=rendered.nav, **options), kept_config)
+        timings["swap"] = time.perf_counter() - mark
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    pages = sum(1 for rel in rendered.written if rel.endswith(".md"))
+    return BuildOutcome(kb, refused=False, site_dir=site, pages=pages, warnings=list(result.warnings), timings=timings)

@@ -1,0 +1,307 @@
+"""`flopkb serve`: build the site, serve it on 127.0.0.1, rebuild on every change, and reload the readers' pages.
+
+- The site is built as `flopkb build` builds it (same checks, same refusal on
+  errors, same atomic swap into `build/site/`), then served from there by a
+  small threaded HTTP server bound to 127.0.0.1 only.
+- `watchfiles` watches the base's `records/` and `schema/` folders and the
+  presentation folder (`site/`: templates, assets, overrides). A batch of
+  changes triggers one rebuild, in this process (warm imports and the load
+  cache make a rebuild of a small base take about a second).
+- Pages are reloaded by polling: every HTML page the server sends gets a tiny
+  script that asks `/__flopkb__/version` a few times a second and reloads the
+  page when the version changes. The script is added to the response only;
+  the built site never contains it. When a rebuild is refused (the base has
+  errors), the old site stays up and the pages show the diagnostics in a
+  banner until the next good build.
+"""
+
+from __future__ import annotations
+
+import gc
+import http.server
+import io
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import unquote, urlsplit
+
+from flopkb.site.publish import BuildError, build, site_paths, site_root_of
+
+if TYPE_CHECKING:
+    from flopkb.config import Config
+
+VERSION_PATH = "/__flopkb__/version"
+POLL_MS = 200
+
+RELOAD_SCRIPT = (
+    "<script>/* flopkb serve: reload on rebuild (added by the server, not part of the site) */"
+    "(function(){var seen=null,box=null;"
+    "function banner(text){if(!box){box=document.createElement('pre');box.id='flopkb-serve-banner';"
+    "box.style.cssText='position:fixed;z-index:1000;left:0;right:0;bottom:0;max-height:40vh;overflow:auto;margin:0;"
+    "padding:.8em 1.2em;background:#cf222e;color:#fff;font:12px/1.5 monospace;white-space:pre-wrap';"
+    "document.body.appendChild(box)}box.textContent=text}"
+    "function poll(){fetch('" + VERSION_PATH + "',{cache:'no-store'}).then(function(r){return r.json()})"
+    ".then(function(d){if(seen===null){seen=d.version}else if(d.version!==seen){location.reload();return}"
+    "if(d.state!=='ok'){banner(d.message)}else if(box){box.remove();box=null}"
+    "setTimeout(poll," + str(POLL_MS) + ")}).catch(function(){setTimeout(poll,1500)})}"
+    "poll()})();</script>"
+)
+
+
+class _MemoryBytecodeCache:
+    """Compiled jinja2 templates kept across rebuilds (keyed by name and source checksum, so edits recompile)."""
+
+    def __init__(self) -> None:
+        import jinja2
+
+        class Cache(jinja2.BytecodeCache):
+            def __init__(self) -> None:
+                self.codes: dict[str, bytes] = {}
+
+            def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+                code = self.codes.get(bucket.key)
+                if code is not None:
+                    bucket.bytecode_from_string(code)
+
+            def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+                self.codes[bucket.key] = bucket.bytecode_to_string()
+
+        self.cache = Cache()
+
+
+def warm_theme_templates() -> None:
+    """Let mkdocs reuse the theme's compiled templates from one rebuild to the next, in this process.
+
+    mkdocs makes a new jinja2 environment, and compiles Material's templates
+    again, on every build: about a fifth of a rebuild of a small base. Serving
+    rebuilds dozens of times, so the environment gets a bytecode cache.
+    """
+    import mkdocs.theme
+
+    original = mkdocs.theme.Theme.get_env
+    if getattr(original, "_flopkb_warm", False):
+        return
+    cache = _MemoryBytecodeCache().cache
+
+    def get_env(self: Any) -> Any:
+        env = original(self)
+        env.bytecode_cache = cache
+        return env
+
+    get_env._flopkb_warm = True  # type: ignore[attr-defined]
+    mkdocs.theme.Theme.get_env = get_env  # type: ignore[method-assign]
+
+
+class ServeError(Exception):
+    """The server cannot start (port in use, unusable site folder)."""
+
+
+class _State:
+    def __init__(self) -> None:
+        self.version = 0
+        self.state = "starting"
+        self.message = ""
+        self.lock = threading.Lock()
+
+    def set(self, state: str, message: str = "", bump: bool = False) -> None:
+        with self.lock:
+            if bump:
+                self.version += 1
+            self.state = state
+            self.message = message
+
+    def snapshot(self) -> dict[str, Any]:
+        with self.lock:
+            return {"version": self.version, "state": self.state, "message": self.message}
+
+
+def _handler(site_dir: Path, state: _State) -> type[http.server.SimpleHTTPRequestHandler]:
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, directory=str(site_dir), **kwargs)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def end_headers(self) -> None:
+            # Pages and the version are never cached; assets are revalidated (a 304 when
+            # unchanged), so that a reload after a rebuild does not fetch KaTeX again.
+            self.send_header("Cache-Control", "no-cache")
+            super().end_headers()
+
+        def do_GET(self) -> None:
+            path = unquote(urlsplit(self.path).path)
+            if path == VERSION_PATH:
+                self._send(200, "application/json", json.dumps(state.snapshot()).encode("utf-8"))
+                return
+            target = Path(self.translate_path(self.path))
+            if target.is_dir():
+                if not path.endswith("/"):
+                    super().do_GET()  # the base class redirects to the slashed URL
+                    return
+                target = target / "index.html"
+            if target.suffix == ".html" and target.is_file():
+                try:
+                    page = target.read_bytes()
+                except OSError:
+                    self.send_error(404)
+                    return
+                self._send(200, "text/html; charset=utf-8", inject(page))
+                return
+            super().do_GET()
+
+        def _send(self, status: int, content_type: str, body: bytes) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    return Handler
+
+
+def inject(page: bytes) -> bytes:
+    """The page with the reload script before `</body>` (or at the end)."""
+    script = RELOAD_SCRIPT.encode("utf-8")
+    index = page.rfind(b"</body>")
+    return page[:index] + script + page[index:] if index >= 0 else page + script
+
+
+class Server:
+    """A serving session: `start()` builds and listens, `stop()` ends it; `url` is the site's address."""
+
+    def __init__(self, config: Config, port: int = 8000, *, use_cache: bool = True, out: TextIO | None = None,
+                 on_build: Callable[[int], None] | None = None) -> None:
+        self.config = config
+        self.port = port
+        self.out = out if out is not None else io.StringIO()
+        self.state = _State()
+        self.on_build = on_build
+        try:
+            self.site_dir = site_paths(config)[0]
+        except BuildError as error:
+            raise ServeError(str(error)) from error
+        self.cache = None
+        if use_cache:
+            from flopkb.pipeline.cache import FileCache
+
+            self.cache = FileCache(config)
+        self._stop = threading.Event()
+        self._httpd: http.server.ThreadingHTTPServer | None = None
+        self._threads: list[threading.Thread] = []
+        self._build_lock = threading.Lock()
+        self._watching = threading.Event()
+
+    # -- building ----------------------------------------------------------
+
+    def watched(self) -> list[Path]:
+        folders = [self.config.records_path, self.config.root / self.config.schema, site_root_of(self.config)]
+        return [folder for folder in dict.fromkeys(f.resolve() for f in folders) if folder.is_dir()]
+
+    def rebuild(self) -> bool:
+        """Build once; True when a new site was swapped in."""
+        from flopkb.pipeline.compile import load_entries
+        from flopkb.report.reporters import Summary, report
+
+        with self._build_lock:
+            start = time.perf_counter()
+            try:
+                outcome = build(self.config, load=self.cache or load_entries)
+            except Exception as error:  # noqa: BLE001 -- a failed rebuild must not stop the server
+                message = f"the build failed: {type(error).__name__}: {error}"
+                self.state.set("failed", message)
+                self._say(message)
+                return False
+            finally:
+                if self.cache is not None:
+                    self.cache.save()
+            kb = outcome.kb
+            text = io.StringIO()
+            if kb.diagnostics:
+                report(kb.diagnostics, Summary.of(kb.diagnostics, records=len(kb.entries)), "text", text, color=False)
+            gc.unfreeze()  # loading froze what it allocated; let the previous base be collected
+            if outcome.refused:
+                message = "flopkb serve: the knowledge base has errors; still serving the last good build\n\n" + text.getvalue()
+                self.state.set("refused", message)
+                self._say(message)
+                return False
+            self.state.set("ok", "", bump=True)
+            self._say(f"{text.getvalue()}built {outcome.pages} pages in {time.perf_counter() - start:.1f} s")
+            if self.on_build is not None:
+                self.on_build(self.state.snapshot()["version"])
+            return True
+
+    def _say(self, text: str) -> None:
+        if text:
+            print(text.rstrip("\n"), file=self.out, flush=True)
+
+    def _watch(self) -> None:
+        from watchfiles import watch
+
+        # The first yield (changes, or none after rust_timeout) means the watcher is set up.
+        for changes in watch(*self.watched(), stop_event=self._stop, debounce=60, step=30, rust_timeout=250, yield_on_timeout=True):
+            self._watching.set()
+            if self._stop.is_set():
+                break
+            if changes:
+                self.rebuild()
+
+    # -- serving -----------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/"
+
+    def start(self) -> str:
+        """Start watching, build, start listening (in threads); return the URL.
+
+        The watcher is set up before the first build, so that no change made
+        while that build runs is missed: it triggers the next one.
+        """
+        warm_theme_templates()
+        try:
+            self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), _handler(self.site_dir, self.state))
+        except OSError as error:
+            raise ServeError(f"cannot listen on 127.0.0.1:{self.port}: {error.strerror}; pass another --port") from error
+        self._httpd.daemon_threads = True
+        self._spawn(self._watch, "flopkb-watch")
+        if not self._watching.wait(timeout=30):
+            self.stop()
+            raise ServeError("could not watch " + ", ".join(str(p) for p in self.watched()))
+        self.rebuild()
+        self.site_dir.mkdir(parents=True, exist_ok=True)
+        self._spawn(self._httpd.serve_forever, "flopkb-http")
+        return self.url
+
+    def _spawn(self, target: Callable[[], None], name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        for thread in self._threads:
+            thread.join(timeout=10)
+        self._threads.clear()
+
+
+def run(config: Config, port: int = 8000, *, use_cache: bool = True, out: TextIO = sys.stdout) -> None:
+    """Serve until interrupted (Ctrl-C)."""
+    server = Server(config, port, use_cache=use_cache, out=out)
+    url = server.start()
+    print(f"serving {server.site_dir} at {url} (watching {', '.join(str(p) for p in server.watched())}); Ctrl-C stops", file=out, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        print("stopped", file=out)
+    finally:
+        server.stop()

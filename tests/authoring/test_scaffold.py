@@ -1,0 +1,114 @@
+"""`flopkb new`: every kind's template passes check but for what only the author can give, and bad requests are refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from flopkb.cli import main
+from flopkb.load.source import parse
+from flopkb.load.models import KINDS
+from kbfixture import compile_kb, write_kb
+
+ORPHAN_ONLY = {"orphan"}
+
+
+def new(root: Path, *args: str) -> Result:
+    return CliRunner().invoke(main, ["new", "--root", str(root), *args])
+
+
+@pytest.fixture
+def kb_root(tmp_path: Path) -> Path:
+    root = write_kb(tmp_path, {})
+    assert CliRunner().invoke(main, ["schema", "--root", str(root)]).exit_code == 0
+    return root
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_new_record_passes_check_but_for_being_an_orphan(kb_root: Path, kind: str) -> None:
+    result = new(kb_root, kind, f"{kind}s/my-first")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"wrote records/{kind}s/my-first.yaml\n")
+    assert "now write:" in result.output and "orphan" in result.output
+    kb = compile_kb(kb_root)
+    assert [(d.code, d.path) for d in kb.diagnostics] == [("orphan", f"records/{kind}s/my-first.yaml")]
+    assert kb.entries[f"{kind}s/my-first"].record is not None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_first_line_names_the_kinds_schema_and_the_record_satisfies_it(kb_root: Path, kind: str) -> None:
+    new(kb_root, kind, f"deep/er/{kind}")
+    path = kb_root / f"records/deep/er/{kind}.yaml"
+    first_line, text = path.read_text(encoding="utf-8").split("\n", 1)[0], path.read_text(encoding="utf-8")
+    assert first_line == f"# yaml-language-server: $schema=../../../schema/{kind}.schema.json"
+    schema_path = (path.parent / first_line.split("$schema=", 1)[1]).resolve()
+    assert schema_path == (kb_root / f"schema/{kind}.schema.json").resolve()
+    jsonschema = pytest.importorskip("jsonschema")
+    source, _ = parse(text, path.name)
+    assert source is not None
+    assert list(jsonschema.Draft202012Validator(json.loads(schema_path.read_text())).iter_errors(source.data)) == []
+
+
+def test_the_output_names_what_the_author_must_write(kb_root: Path) -> None:
+    assert "now write: vendor, specs " in new(kb_root, "accelerator", "hw/x").output
+    assert "now write: category, description " in new(kb_root, "flop", "flops/x").output
+
+
+def test_an_id_that_yaml_would_read_as_a_number_stays_text(kb_root: Path) -> None:
+    assert new(kb_root, "fact", "1.5").exit_code == 0
+    kb = compile_kb(kb_root)
+    assert {d.code for d in kb.diagnostics} == ORPHAN_ONLY
+    assert kb.entries["1.5"].record is not None
+
+
+def test_a_missing_schema_gets_a_hint(tmp_path: Path) -> None:
+    root = write_kb(tmp_path, {})
+    result = new(root, "flop", "flops/x")
+    assert result.exit_code == 0
+    assert "run flopkb schema, so that editors find schema/flop.schema.json" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("flp", "flops/x"), "'flp' is not a record kind; one of flop, fact, engine, accelerator, source (did you mean flop?)"),
+        (("flop", "Flops/X"), "'Flops/X' is not a valid id: the segment 'Flops' must match"),
+        (("flop", "flops/../x"), "'flops/../x' is not a valid id"),
+        (("flop", "/flops/x"), "no leading or trailing '/'"),
+        (("flop", "flops/x.yaml"), "'flops/x.yaml' is a file name; give the id, without the extension"),
+    ],
+)
+def test_bad_requests_are_refused(kb_root: Path, args: tuple[str, str], message: str) -> None:
+    result = new(kb_root, *args)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert list((kb_root / "records").rglob("*")) == []
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".yml"])
+def test_an_existing_record_is_never_overwritten(kb_root: Path, suffix: str) -> None:
+    existing = kb_root / f"records/flops/x{suffix}"
+    existing.parent.mkdir(parents=True)
+    existing.write_text("precious", encoding="utf-8")
+    result = new(kb_root, "flop", "flops/x")
+    assert result.exit_code == 2
+    assert f"records/flops/x{suffix} already exists" in result.output
+    assert existing.read_text(encoding="utf-8") == "precious"
+
+
+def test_new_needs_a_knowledge_base(tmp_path: Path) -> None:
+    result = new(tmp_path, "flop", "flops/x")
+    assert result.exit_code == 2 and "no records/ folder" in result.output
+
+
+def test_new_needs_a_usable_vocabulary(tmp_path: Path) -> None:
+    root = write_kb(tmp_path, {}, vocabulary="categories: []\n")
+    result = new(root, "flop", "flops/x")
+    assert result.exit_code == 2 and "vocabulary.yaml cannot be used" in result.output
+
+
+def test_new_needs_its_arguments(kb_root: Path) -> None:
+    result = new(kb_root, "flop")
+    assert result.exit_code == 2 and "Missing argument 'ID'" in result.output

@@ -1,0 +1,241 @@
+"""The incremental check: only changed files are loaded again, and the answer is always the cold one."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import flopkb
+import flopkb.pipeline.cache
+import pytest
+from click.testing import CliRunner
+from flopkb.pipeline.cache import CACHE_FOLDER, FileCache, shard_of
+from flopkb.cli import main
+from flopkb.config import load_config
+from flopkb.pipeline.compile import KnowledgeBase, compile_knowledge_base, load_entries
+from flopkb.pipeline.stages import CHECK_STAGES
+from kbfixture import VOCABULARY, write_kb
+
+FLOP = """\
+id: flops/{name}
+kind: flop
+category: arithmetic-intensity
+description: Links to [[flops/{target}]].
+"""
+ACCELERATOR = """\
+id: hw/x
+kind: accelerator
+vendor: V
+specs:
+  memory_bandwidth: {value: "3 TB/s", basis: unverified}
+"""
+
+
+@pytest.fixture
+def kb_root(tmp_path: Path) -> Path:
+    return write_kb(
+        tmp_path,
+        {
+            "records/flops/a.yaml": FLOP.format(name="a", target="b"),
+            "records/flops/b.yaml": FLOP.format(name="b", target="missing"),
+            "records/flops/c.yaml": "id: flops/c\nkind: flop\ndescription: [unclosed\n",
+            "records/hw/x.yaml": ACCELERATOR,
+        },
+    )
+
+
+@pytest.fixture
+def loaded(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The files each run loaded (parsed and validated) rather than took from the cache."""
+    runs: list[list[str]] = []
+
+    def recording(config, files, vocabulary):  # type: ignore[no-untyped-def]
+        runs.append(list(files))
+        return load_entries(config, files, vocabulary)
+
+    monkeypatch.setattr(flopkb.pipeline.cache, "load_entries", recording)
+    return runs
+
+
+def compile_cached(root: Path) -> KnowledgeBase:
+    """One `flopkb check` run: a new cache object reads the stored results, and saves them after."""
+    config = load_config(root)
+    cache = FileCache(config)
+    kb = compile_knowledge_base(config, CHECK_STAGES, cache)
+    cache.save()
+    return kb
+
+
+def compile_cold(root: Path) -> KnowledgeBase:
+    return compile_knowledge_base(load_config(root), CHECK_STAGES)
+
+
+def report(kb: KnowledgeBase) -> list[dict[str, object]]:
+    return [diagnostic.to_dict() for diagnostic in kb.diagnostics]
+
+
+def test_second_run_loads_nothing_and_reports_the_same(kb_root: Path, loaded: list[list[str]]) -> None:
+    first = compile_cached(kb_root)
+    second = compile_cached(kb_root)
+    assert loaded == [["records/flops/a.yaml", "records/flops/b.yaml", "records/flops/c.yaml", "records/hw/x.yaml"], []]
+    assert report(second) == report(first) == report(compile_cold(kb_root))
+    assert {"dangling-link", "yaml-syntax", "unverified-basis"} <= {d.code for d in second.diagnostics}
+
+
+def test_cached_entries_equal_fresh_ones(kb_root: Path) -> None:
+    compile_cached(kb_root)
+    warm, cold = compile_cached(kb_root), compile_cold(kb_root)
+    assert warm.entries.keys() == cold.entries.keys()
+    for record_id, entry in warm.entries.items():
+        fresh = cold.entries[record_id]
+        assert (entry.id, entry.path, entry.record) == (fresh.id, fresh.path, fresh.record)
+        assert (entry.source is None) == (fresh.source is None)
+        if entry.source is not None and fresh.source is not None:
+            assert (entry.source.text, entry.source.data) == (fresh.source.text, fresh.source.data)
+            assert entry.source.position(("description",)) == fresh.source.position(("description",))
+
+
+def test_an_edited_file_alone_is_loaded_again(kb_root: Path, loaded: list[list[str]]) -> None:
+    compile_cached(kb_root)
+    (kb_root / "records/flops/b.yaml").write_text(FLOP.format(name="b", target="a"), encoding="utf-8")
+    kb = compile_cached(kb_root)
+    assert loaded[1] == ["records/flops/b.yaml"]
+    assert "dangling-link" not in {d.code for d in kb.diagnostics}
+    assert report(kb) == report(compile_cold(kb_root))
+
+
+def test_added_and_removed_files(kb_root: Path, loaded: list[list[str]]) -> None:
+    compile_cached(kb_root)
+    (kb_root / "records/flops/c.yaml").unlink()
+    (kb_root / "records/flops/missing.yaml").write_text(FLOP.format(name="missing", target="a"), encoding="utf-8")
+    kb = compile_cached(kb_root)
+    assert loaded[1] == ["records/flops/missing.yaml"]
+    assert report(kb) == report(compile_cold(kb_root))
+    compile_cached(kb_root)
+    assert loaded[2] == []
+
+
+def test_a_changed_vocabulary_reloads_everything(kb_root: Path, loaded: list[list[str]]) -> None:
+    compile_cached(kb_root)
+    vocabulary = VOCABULARY.replace("  arithmetic-intensity:", "  compute-bound:")
+    (kb_root / "schema/vocabulary.yaml").write_text(vocabulary, encoding="utf-8")
+    kb = compile_cached(kb_root)
+    assert len(loaded[1]) == 4
+    assert "unknown-term" in {d.code for d in kb.diagnostics}
+
+
+def test_a_changed_flopkb_reloads_everything(kb_root: Path, loaded: list[list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    compile_cached(kb_root)
+    monkeypatch.setattr(flopkb, "__version__", "99.0")
+    compile_cached(kb_root)
+    assert len(loaded[1]) == 4
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: b"",
+        lambda data: data[: len(data) // 2],
+        lambda data: b"not a pickle at all",
+        lambda data: data[:40] + bytes(64) + data[104:],
+        lambda data: pickle.dumps(pickle.loads(data)) + pickle.dumps(["not", "entries"]),
+    ],
+    ids=["empty", "truncated", "garbage", "overwritten", "wrong-content"],
+)
+def test_a_damaged_cache_is_rebuilt_silently(kb_root: Path, loaded: list[list[str]], damage) -> None:  # type: ignore[no-untyped-def]
+    first = compile_cached(kb_root)
+    for path in shards(kb_root):
+        path.write_bytes(damage(path.read_bytes()))
+    assert report(compile_cached(kb_root)) == report(first)
+    assert len(loaded[1]) == 4
+    compile_cached(kb_root)
+    assert loaded[2] == []
+
+
+def shards(root: Path) -> list[Path]:
+    return sorted((root / "build/cache" / CACHE_FOLDER).iterdir())
+
+
+def test_a_damaged_shard_costs_only_its_files(kb_root: Path, loaded: list[list[str]]) -> None:
+    compile_cached(kb_root)
+    shard = kb_root / "build/cache" / CACHE_FOLDER / f"{shard_of('records/flops/b.yaml'):02d}.pickle"
+    shard.write_bytes(b"garbage")
+    compile_cached(kb_root)
+    assert loaded[1] == sorted(rel for rel in loaded[0] if shard_of(rel) == shard_of("records/flops/b.yaml"))
+
+
+def test_the_cache_is_written_atomically_and_only_where_changed(kb_root: Path) -> None:
+    compile_cached(kb_root)
+    assert {path.name for path in shards(kb_root)} == {f"{shard_of(rel):02d}.pickle" for rel in ("records/flops/a.yaml", "records/flops/b.yaml", "records/flops/c.yaml", "records/hw/x.yaml")}
+    written = {path.name: path.stat().st_mtime_ns for path in shards(kb_root)}
+    compile_cached(kb_root)
+    assert {path.name: path.stat().st_mtime_ns for path in shards(kb_root)} == written
+    (kb_root / "records/flops/a.yaml").write_text(FLOP.format(name="a", target="a"), encoding="utf-8")
+    compile_cached(kb_root)
+    rewritten = {path.name for path in shards(kb_root) if path.stat().st_mtime_ns != written[path.name]}
+    assert rewritten == {f"{shard_of('records/flops/a.yaml'):02d}.pickle"}
+
+
+def test_an_unwritable_cache_folder_is_no_error(kb_root: Path) -> None:
+    (kb_root / "build").write_text("a file where the cache folder would be", encoding="utf-8")
+    assert report(compile_cached(kb_root)) == report(compile_cold(kb_root))
+
+
+def test_check_uses_the_cache_and_no_cache_skips_it(kb_root: Path) -> None:
+    runner = CliRunner()
+    cache = kb_root / "build/cache" / CACHE_FOLDER
+    cold = runner.invoke(main, ["check", "--root", str(kb_root), "--format", "json", "--no-cache"])
+    assert not cache.exists()
+    first = runner.invoke(main, ["check", "--root", str(kb_root), "--format", "json"])
+    assert shards(kb_root)
+    for path in shards(kb_root):
+        path.write_bytes(b"\x80\x05corrupt")
+    again = runner.invoke(main, ["check", "--root", str(kb_root), "--format", "json"])
+    assert cold.exit_code == first.exit_code == again.exit_code == 1
+    assert cold.output == first.output == again.output
+    assert "Traceback" not in again.output
+
+
+def counting_stage(computed: list[str]):  # type: ignore[no-untyped-def]
+    """A stage that keeps per-file work in `entry.derived`, and records when it had to do it."""
+
+    def stage(kb: KnowledgeBase) -> list[object]:
+        for entry in kb.entries.values():
+            if "words" not in entry.derived and entry.source is not None:
+                computed.append(entry.id)
+                entry.derived["words"] = len(entry.source.text.split())
+        return []
+
+    return stage
+
+
+def compile_with(root: Path, stage) -> KnowledgeBase:  # type: ignore[no-untyped-def]
+    config = load_config(root)
+    cache = FileCache(config)
+    kb = compile_knowledge_base(config, (*CHECK_STAGES, stage), cache)
+    cache.save()
+    return kb
+
+
+def test_what_stages_derive_from_a_file_is_kept_with_it(kb_root: Path) -> None:
+    computed: list[str] = []
+    compile_cached(kb_root)  # the cache exists before the stage derives anything
+    first = compile_with(kb_root, counting_stage(computed))
+    assert sorted(computed) == ["flops/a", "flops/b", "hw/x"]
+    second = compile_with(kb_root, counting_stage(computed))
+    assert len(computed) == 3
+    assert second.entries["flops/a"].derived["words"] == first.entries["flops/a"].derived["words"] == 10
+    assert second.entries["flops/a"].digest is not None
+    (kb_root / "records/flops/a.yaml").write_text(FLOP.format(name="a", target="c"), encoding="utf-8")
+    compile_with(kb_root, counting_stage(computed))
+    assert computed[3:] == ["flops/a"]
+
+
+def test_derived_data_that_cannot_be_stored_is_skipped(kb_root: Path) -> None:
+    def unpicklable(kb: KnowledgeBase) -> list[object]:
+        kb.entries["flops/a"].derived["lambda"] = lambda: None
+        return []
+
+    compile_with(kb_root, unpicklable)
+    assert shard_of("records/flops/a.yaml") not in {int(path.stem) for path in shards(kb_root)}
+    assert report(compile_cached(kb_root)) == report(compile_cold(kb_root))

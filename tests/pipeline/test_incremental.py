@@ -1,0 +1,369 @@
+"""The incremental check answers exactly as a cold one: random edit sequences, compared run by run.
+
+The load cache (`flopkb.pipeline.cache`) keeps, per file, what loading it produced and what
+stages derived from it; evidence and formulas keep results keyed by what they read of
+other files (`flopkb.links.memo`). Whatever is edited, added, removed, renamed, broken or
+fixed, a warm run must report the same diagnostics, and leave the same links,
+evidence and formula results on the knowledge base, as a cold run.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import flopkb.pipeline.cache
+import pytest
+from flopkb.pipeline.cache import FileCache
+from flopkb.config import load_config
+from flopkb.pipeline.compile import KnowledgeBase, compile_knowledge_base
+from flopkb.pipeline.stages import CHECK_STAGES
+from kbfixture import write_kb
+
+ACCELERATORS = ("a1", "a2", "a3")
+FACTS = ("f1", "f2", "f3", "f4")
+FLOPS = ("p1", "p2", "p3")
+PARAMETERS = ("memory_bandwidth", "peak_bf16_dense", "memory_capacity")
+UNITS = {"memory_bandwidth": "TB/s", "peak_bf16_dense": "TFLOP/s", "memory_capacity": "GB"}
+BASES = ("vendor-spec", "unverified", "measured", "derived")
+
+
+def accelerator(rng: random.Random, name: str) -> str:
+    lines = [f"id: hw/{name}", "kind: accelerator", "vendor: V"]
+    if rng.random() < 0.3:
+        lines.append(f"aliases: [{rng.choice(['gpu-x', 'gpu-y', name + '-old'])}]")
+    lines.append("specs:")
+    for parameter in rng.sample(PARAMETERS, rng.randint(1, 3)):
+        unit = UNITS[parameter] if rng.random() < 0.9 else rng.choice(["TB/s", "GB", "furlong"])
+        basis = rng.choice(BASES)
+        sources = " sources: [src/s]," if basis != "derived" and rng.random() < 0.7 else ""
+        lines.append(f'  {parameter}: {{value: "{rng.randint(1, 9)} {unit}", basis: {basis},{sources}}}')
+    return "\n".join(lines) + "\n"
+
+
+def hardware_ref(rng: random.Random) -> str:
+    return rng.choice([*(f"hw/{name}" for name in ACCELERATORS), "a1", "gpu-x", "gpu-y", "a2-old", "hw/missing", "flops/p1"])
+
+
+def flop(rng: random.Random, name: str) -> str:
+    lines = [f"id: flops/{name}", "kind: flop", "category: memory-bandwidth", f"description: See [[{rng.choice(FACTS)}]] and [[{hardware_ref(rng)}]]."]
+    if rng.random() < 0.8:
+        lines.append("hardware_parameters:")
+        for _ in range(rng.randint(1, 2)):
+            lines += [
+                f"  - parameter: {rng.choice(PARAMETERS)}",
+                "    effect: It moves.",
+                f"    basis: {rng.choice(BASES)}",
+                f"    values_for: [{hardware_ref(rng)}]",
+                *(["    sources: [src/s]"] if rng.random() < 0.6 else []),
+            ]
+    if rng.random() < 0.5:
+        lines += ["formulas:", *formula(rng, "own")]
+    return "\n".join(lines) + "\n"
+
+
+def formula(rng: random.Random, formula_id: str) -> list[str]:
+    lines = [f"  - id: {formula_id}"]
+    if rng.random() < 0.35:
+        target = rng.choice([*(f"facts/{name}" for name in FACTS), *(f"flops/{name}" for name in FLOPS), "facts/nothing"])
+        lines.append(f"    ref: {target}#{rng.choice(['x', 'own', 'y'])}")
+    else:
+        expr = rng.choice(["hw.memory_bandwidth * 2 s", "B * 2", "hw.peak_bf16_dense / hw.memory_bandwidth", "B +", "hw.nothing"])
+        lines.append(f'    expr: "{expr}"')
+        lines.append(f"    unit: {rng.choice(['TB', '1', 'FLOP/byte'])}")
+        lines.append(f"    inputs: {{B: {rng.choice(['[1, 2]', '3', '4 TB'])}}}")
+    if rng.random() < 0.5:
+        lines.append(f"    hardware: [{hardware_ref(rng)}, {hardware_ref(rng)}]")
+    if rng.random() < 0.5:
+        lines += ["    expect:", f"      - {{where: {{B: 1}}, hardware: {hardware_ref(rng)}, value: {rng.choice([2, 8, 16])}}}"]
+    return lines
+
+
+def fact(rng: random.Random, name: str) -> str:
+    lines = [f"id: facts/{name}", "kind: fact", f"statement: As [[{rng.choice(FLOPS)}#own]] says."]
+    if rng.random() < 0.3:
+        lines.append(f"aliases: [{rng.choice(['f-old', 'gpu-x', name + '-was'])}]")
+    lines += ["formulas:", *formula(rng, "x")]
+    if rng.random() < 0.4:
+        lines += formula(rng, rng.choice(["y", "x"]))
+    return "\n".join(lines) + "\n"
+
+
+def render(rng: random.Random, rel: str) -> str:
+    if rng.random() < 0.06:
+        return rng.choice(["id: [unclosed\n", "", "just text\n", "id: x\nkind: flop\n"])
+    name = Path(rel).stem
+    if rel.startswith("records/hw/"):
+        return accelerator(rng, name)
+    if rel.startswith("records/flops/"):
+        return flop(rng, name)
+    return fact(rng, name)
+
+
+def initial(rng: random.Random) -> dict[str, str]:
+    files = {"records/src/s.yaml": "id: src/s\nkind: source\ntitle: S\n"}
+    for name in ACCELERATORS:
+        files[f"records/hw/{name}.yaml"] = accelerator(rng, name)
+    for name in FLOPS:
+        files[f"records/flops/{name}.yaml"] = flop(rng, name)
+    for name in FACTS:
+        files[f"records/facts/{name}.yaml"] = fact(rng, name)
+    return files
+
+
+def edit(rng: random.Random, root: Path) -> None:
+    """One random edit: rewrite, remove, add or rename a record file, or change only its bytes."""
+    files = sorted(path.relative_to(root).as_posix() for path in (root / "records").rglob("*.yaml"))
+    rel = rng.choice(files)
+    action = rng.random()
+    if action < 0.6:
+        (root / rel).write_text(render(rng, rel), encoding="utf-8")
+    elif action < 0.7:
+        with (root / rel).open("a", encoding="utf-8") as stream:
+            stream.write("# a comment\n")
+    elif action < 0.8 and len(files) > 4:
+        (root / rel).unlink()
+    elif action < 0.9:
+        folder = rng.choice(["hw", "flops", "facts"])
+        names = {"hw": ACCELERATORS, "flops": FLOPS, "facts": FACTS}[folder]
+        new = f"records/{folder}/{rng.choice(names)}.yaml"
+        (root / new).parent.mkdir(parents=True, exist_ok=True)
+        (root / new).write_text(render(rng, new), encoding="utf-8")
+    else:
+        target = root / rel
+        renamed = target.with_name(target.stem + "-moved.yaml")
+        text = target.read_text(encoding="utf-8")
+        target.unlink()
+        renamed.write_text(text.replace(f"/{target.stem}\n", f"/{target.stem}-moved\n", 1), encoding="utf-8")
+
+
+def view(kb: KnowledgeBase) -> dict[str, Any]:
+    """Everything a warm run must agree with a cold one on."""
+    assert kb.evidence is not None and kb.graph is not None
+    return {
+        "diagnostics": [diagnostic.to_dict() for diagnostic in kb.diagnostics],
+        "links": {
+            record: [(link.origin, link.target, link.anchor, link.label, link.field, link.offset, link.kinds, link.value, link.resolved, link.position) for link in links]
+            for record, links in kb.links.items()
+        },
+        "orphans": kb.graph.orphans(),
+        "evidence": (kb.evidence.records, kb.evidence.debt, kb.evidence.dependents),
+        "formulas": {
+            record: [
+                (
+                    result.id, str(result.expr), result.unit, result.inputs, result.hardware, result.hardware_from, result.chain, result.complete,
+                    [(e.hardware, e.point and tuple((name, str(value)) for name, value in e.point), e.value) for e in result.evaluations],
+                    [(c.index, c.hardware, c.stated, c.computed, c.status, c.reason) for c in result.claims],
+                    result.problems, result.figures,
+                )
+                for result in results
+            ]
+            for record, results in kb.formulas.items()
+        },
+        "records": {record_id: (entry.path, entry.record, entry.source and (entry.source.text, entry.source.data)) for record_id, entry in kb.entries.items()},
+    }
+
+
+def warm(root: Path, cache: FileCache | None = None) -> KnowledgeBase:
+    config = load_config(root)
+    cache = cache or FileCache(config)
+    kb = compile_knowledge_base(config, CHECK_STAGES, cache)
+    cache.save()
+    return kb
+
+
+def cold(root: Path) -> KnowledgeBase:
+    return compile_knowledge_base(load_config(root), CHECK_STAGES)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_warm_runs_answer_as_cold_ones_through_random_edits(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    root = write_kb(tmp_path / "kb", initial(rng))
+    watching = FileCache(load_config(root))  # one cache object across runs, as `check --watch` keeps it
+    warm(root)
+    for step in range(25):
+        edit(rng, root)
+        expected = view(cold(root))
+        assert view(warm(root)) == expected, f"seed {seed}, step {step}: a new cache object"
+        assert view(warm(root, watching)) == expected, f"seed {seed}, step {step}: a cache object kept across runs"
+        if step % 5 == 4:  # and again, with everything taken from the cache
+            assert view(warm(root)) == expected
+
+
+def test_a_warm_run_with_no_change_loads_no_model_and_no_text(tmp_path: Path) -> None:
+    rng = random.Random(1)
+    root = write_kb(tmp_path / "kb", initial(rng))
+    warm(root)
+    warm(root)  # every stage has kept its results by now
+    config = load_config(root)
+    cache = FileCache(config)
+    kb = compile_knowledge_base(config, CHECK_STAGES, cache)
+    assert all(entry._later is not None for entry in kb.entries.values()), "a model was loaded"
+    loaded = {record_id for record_id, entry in kb.entries.items() if entry.source is not None and entry.source._data is not None}
+    expected = cold(root)
+    kinds = expected.resolver.kinds  # type: ignore[union-attr]
+    suspects = {
+        record_id
+        for record_id, links in expected.links.items()
+        if any(link.resolved is None or link.anchor is not None or (link.kinds and kinds.get(link.resolved, link.kinds[0]) not in link.kinds) for link in links)
+    }
+    assert loaded <= suspects, "data was loaded for files without a link to report or check"  # their prose links' values
+    assert view(kb) == view(expected)
+
+
+def test_formula_results_are_computed_when_first_asked_for(tmp_path: Path) -> None:
+    rng = random.Random(2)
+    root = write_kb(tmp_path / "kb", initial(rng))
+    warm(root)
+    warm(root)
+    kb = warm(root)
+    assert kb._formulas_later is not None  # check took the problems from the cache, and evaluated nothing
+    assert view(kb)["formulas"] == view(cold(root))["formulas"]
+    assert kb._formulas_later is None
+
+
+def test_a_cycle_of_formula_refs_is_evaluated_whole_and_reported_as_cold(tmp_path: Path) -> None:
+    files = {
+        "records/facts/a.yaml": "id: facts/a\nkind: fact\nstatement: S.\nformulas:\n  - id: x\n    ref: facts/b#y\n",
+        "records/facts/b.yaml": "id: facts/b\nkind: fact\nstatement: S.\nformulas:\n  - id: y\n    ref: facts/a#x\n",
+        "records/facts/c.yaml": "id: facts/c\nkind: fact\nstatement: S.\nformulas:\n  - id: z\n    ref: facts/b#y\n",
+    }
+    root = write_kb(tmp_path / "kb", files)
+    warm(root)
+    warm(root)
+    (root / "records/facts/c.yaml").write_text(files["records/facts/c.yaml"].replace("ref: facts/b#y", "ref: facts/a#x"), encoding="utf-8")
+    assert view(warm(root)) == view(cold(root))
+    os.remove(root / "records/facts/a.yaml")
+    assert view(warm(root)) == view(cold(root))
+
+
+# ---------------------------------------------------------------------------
+# Reading: stat first, content digest as the key of truth
+
+
+@pytest.fixture
+def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stats count as old enough to trust (the files of a test are seconds old: too recent, see flopkb.pipeline.cache)."""
+    monkeypatch.setattr(flopkb.pipeline.cache, "RACY_SECONDS", -3600)
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    read: list[str] = []
+    original = flopkb.pipeline.cache._read_bytes
+
+    def recording(path: str) -> bytes | None:
+        read.append(path.rsplit("/records/", 1)[-1])
+        return original(path)
+
+    monkeypatch.setattr(flopkb.pipeline.cache, "_read_bytes", recording)
+    return read
+
+
+def load(root: Path) -> KnowledgeBase:
+    """Loading alone (no stages, so no position is asked for): what it reads is what the cache reads."""
+    config = load_config(root)
+    cache = FileCache(config)
+    kb = compile_knowledge_base(config, (), cache)
+    cache.save()
+    return kb
+
+
+def test_an_unchanged_stat_is_not_read_again(tmp_path: Path, trusting: None, reads: list[str]) -> None:
+    root = write_kb(tmp_path / "kb", initial(random.Random(3)))
+    warm(root)
+    reads.clear()
+    kb = load(root)
+    assert {f"records/{rel}" for rel in reads} <= {diagnostic.path for diagnostic in kb.diagnostics}  # for a position, not to hash
+    assert view(warm(root)) == view(cold(root))
+
+
+def test_a_touched_file_is_hashed_not_loaded_and_an_edited_one_is_loaded(tmp_path: Path, trusting: None, reads: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_kb(tmp_path / "kb", initial(random.Random(4)))
+    warm(root)
+    loaded: list[list[str]] = []
+    original = flopkb.pipeline.cache.load_entries
+
+    def recording(config, files, vocabulary):  # type: ignore[no-untyped-def]
+        loaded.append(list(files))
+        return original(config, files, vocabulary)
+
+    monkeypatch.setattr(flopkb.pipeline.cache, "load_entries", recording)
+    flop = root / "records/flops/p1.yaml"
+    os.utime(flop, ns=(1_000_000_000, 1_000_000_000))  # as a checkout or `touch` does: a new stat, the same content
+    reads.clear()
+    positions = {diagnostic.path for diagnostic in load(root).diagnostics}
+    assert [rel for rel in reads if f"records/{rel}" not in positions] == ["flops/p1.yaml"] and loaded[-1] == []
+    reads.clear()
+    load(root)
+    assert "flops/p1.yaml" not in reads  # its new stat is kept
+    text = flop.read_text(encoding="utf-8")
+    flop.write_text(text.replace("It moves.", "It grows."), encoding="utf-8")  # same size, new content
+    os.utime(flop, ns=(1_000_000_000, 1_000_000_000))  # and even the old modification time: the change time differs
+    load(root)
+    assert loaded[-1] == ["records/flops/p1.yaml"]
+    assert view(warm(root)) == view(cold(root))
+
+
+def test_a_recent_file_is_hashed_on_every_run(tmp_path: Path, reads: list[str]) -> None:
+    root = write_kb(tmp_path / "kb", initial(random.Random(5)))
+    warm(root)
+    reads.clear()
+    load(root)
+    assert set(reads) == {path.relative_to(root / "records").as_posix() for path in (root / "records").rglob("*.yaml")}  # all are that recent
+
+
+def test_a_file_changed_during_the_run_has_no_stale_text(tmp_path: Path) -> None:
+    root = write_kb(tmp_path / "kb", initial(random.Random(6)))
+    warm(root)
+    config = load_config(root)
+    kb = compile_knowledge_base(config, (), FileCache(config))
+    entry = kb.entries["facts/f1"]
+    assert entry.source is not None
+    (root / entry.path).write_text("id: facts/f1\nkind: fact\nstatement: Changed.\n", encoding="utf-8")
+    assert entry.source.text == ""  # not the new text for the old data
+    assert entry.source.position(("statement",)) == (1, 1)
+    shutil.rmtree(root / "build")
+
+
+def test_the_parallel_parse_equals_the_serial_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import flopkb.pipeline.compile
+
+    root = write_kb(tmp_path / "kb", initial(random.Random(7)))
+    serial = view(cold(root))
+    monkeypatch.setattr(flopkb.pipeline.compile, "PARALLEL_FROM_FILES", 1)
+    monkeypatch.setattr(flopkb.pipeline.compile.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(flopkb.pipeline.compile, "idle_cores", lambda: 2.0)
+    assert view(cold(root)) == serial
+    assert view(warm(root)) == serial  # a first cached run loads every file, in parallel
+    assert view(warm(root)) == serial
+
+
+def test_the_parse_is_serial_when_no_core_is_idle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
+
+    import flopkb.pipeline.compile
+
+    root = write_kb(tmp_path / "kb", initial(random.Random(8)))
+    monkeypatch.setattr(flopkb.pipeline.compile, "PARALLEL_FROM_FILES", 1)
+    monkeypatch.setattr(flopkb.pipeline.compile.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(flopkb.pipeline.compile, "idle_cores", lambda: 0.1)
+    monkeypatch.setattr(multiprocessing, "get_context", lambda *_: pytest.fail("a pool was started"))
+    assert view(cold(root)) == view(warm(root))
+
+
+def test_idle_cores_is_unknown_over_a_short_window_and_measured_over_a_longer_one() -> None:
+    import math
+    import time
+
+    from flopkb.load import cores
+
+    cores.idle_cores()
+    assert cores.idle_cores() == math.inf  # asked again at once: too short a window to say
+    time.sleep(0.15)
+    idle = cores.idle_cores()
+    assert idle == math.inf or 0 <= idle <= (os.cpu_count() or 1) + 0.5  # inf where there is no /proc/stat
