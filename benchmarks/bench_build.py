@@ -50,7 +50,9 @@ def timed(command: list[str], cwd: Path | None = None) -> tuple[float, float]:
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+        raise SystemExit(
+            f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        )
     return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
@@ -95,9 +97,12 @@ def main() -> None:
                 generate(base, size)
             (build, build_cpu), (bare, bare_cpu), pages = measure(base, args.repeat)
             rows.append((size, pages, build, bare))
-            print(f"{size:>6} records, {pages} pages: flopkb build {build:7.1f} s, bare mkdocs build {bare:7.1f} s, "
-                  f"ratio {build / bare:.2f} (target <= {TARGET_RATIO}), {build / size * 1000:.1f} s per 1,000 records; "
-                  f"CPU {build_cpu:.1f} s against {bare_cpu:.1f} s, ratio {build_cpu / bare_cpu:.2f}", flush=True)
+            print(
+                f"{size:>6} records, {pages} pages: flopkb build {build:7.1f} s, bare mkdocs build {bare:7.1f} s, "
+                f"ratio {build / bare:.2f} (target <= {TARGET_RATIO}), {build / size * 1000:.1f} s per 1,000 records; "
+                f"CPU {build_cpu:.1f} s against {bare_cpu:.1f} s, ratio {build_cpu / bare_cpu:.2f}",
+                flush=True,
+            )
     finally:
         if not args.keep and args.root is None:
             shutil.rmtree(root, ignore_errors=True)
@@ -105,8 +110,10 @@ def main() -> None:
         (small, _, small_build, small_bare), (large, _, large_build, large_bare) = rows[0], rows[-1]
         per_1000 = (large_build - small_build) / (large - small) * 1000
         bare_per_1000 = (large_bare - small_bare) / (large - small) * 1000
-        print(f"growth from {small} to {large} records: flopkb build {per_1000:.1f} s per 1,000 records "
-              f"(bare mkdocs {bare_per_1000:.1f} s); time x{large_build / small_build:.1f} for records x{large / small:.0f}")
+        print(
+            f"growth from {small} to {large} records: flopkb build {per_1000:.1f} s per 1,000 records "
+            f"(bare mkdocs {bare_per_1000:.1f} s); time x{large_build / small_build:.1f} for records x{large / small:.0f}"
+        )
     worst = max((build / bare for _, _, build, bare in rows), default=0.0)
     print(f"worst ratio {worst:.2f}: {'within' if worst <= TARGET_RATIO else 'OVER'} the {TARGET_RATIO} target")
 

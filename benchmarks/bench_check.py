@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import generate  # noqa: E402
+from generate import generate
 
 BASELINE = """
 import sys, pathlib, yaml
@@ -48,7 +48,9 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--root", type=Path, help="reuse or create the generated base here")
-    parser.add_argument("--compare", type=Path, metavar="CHECKOUT", help="also time the check of the flopkb checkout there")
+    parser.add_argument(
+        "--compare", type=Path, metavar="CHECKOUT", help="also time the check of the flopkb checkout there"
+    )
     args = parser.parse_args()
     root = args.root or Path(tempfile.mkdtemp(prefix="flopkb-bench-")) / "kb"
     if not (root / "records").is_dir():
@@ -79,7 +81,9 @@ def main() -> None:
     print(f"check peak memory:        {memory / 2**20:.0f} MiB (target < 1024)")
     if others:
         other, other_cpu = min(wall for wall, _ in others), min(cpu for _, cpu in others)
-        print(f"check of {args.compare}: {other:.2f} s wall, {other_cpu:.2f} s CPU; ratio {other / baseline:.2f} wall, {other_cpu / baseline_cpu:.2f} CPU; {other_memory / 2**20:.0f} MiB")
+        print(
+            f"check of {args.compare}: {other:.2f} s wall, {other_cpu:.2f} s CPU; ratio {other / baseline:.2f} wall, {other_cpu / baseline_cpu:.2f} CPU; {other_memory / 2**20:.0f} MiB"
+        )
 
 
 if __name__ == "__main__":

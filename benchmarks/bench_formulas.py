@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import generate  # noqa: E402
+from generate import generate
 
 ONE_RUN = """
 import json, sys, time
@@ -66,8 +66,14 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root = generate(Path(folder) / "kb", args.records)
-        runs = [json.loads(subprocess.run([sys.executable, "-c", ONE_RUN, str(root)], check=True, capture_output=True, text=True).stdout)
-                for _ in range(args.repeat)]
+        runs = [
+            json.loads(
+                subprocess.run(
+                    [sys.executable, "-c", ONE_RUN, str(root)], check=True, capture_output=True, text=True
+                ).stdout
+            )
+            for _ in range(args.repeat)
+        ]
     first = runs[0]
     print(f"{first['count']:,} formulas, {first['evaluations']:,} evaluations, {first['problems']} problems")
     for part in ("pint", "specs", "formulas"):

@@ -73,9 +73,15 @@ def edits(root: Path) -> dict[str, Callable[[int], None]]:
     flop = records / "kb/g10/rec-00010.yaml"
     return {
         "comment": rewrite(next(records.rglob("*.yaml")), lambda text, n: f"{text}# edited in round {n}\n"),
-        "prose": rewrite(records / "kb/g01/rec-00001.yaml", lambda text, n: re.sub(r"description: \|\n  (\S+)", lambda m: f"{m.group(0)} edited{n}", text, count=1)),
+        "prose": rewrite(
+            records / "kb/g01/rec-00001.yaml",
+            lambda text, n: re.sub(r"description: \|\n  (\S+)", lambda m: f"{m.group(0)} edited{n}", text, count=1),
+        ),
         "formula": rewrite(flop, lambda text, n: re.sub(r"      k: \d+", f"      k: {5 + n}", text, count=1)),
-        "accelerator": rewrite(records / "hw/acc-007.yaml", lambda text, n: re.sub(r'value: "[0-9.]+ TB/s"', f'value: "{3 + n}.5 TB/s"', text, count=1)),
+        "accelerator": rewrite(
+            records / "hw/acc-007.yaml",
+            lambda text, n: re.sub(r'value: "[0-9.]+ TB/s"', f'value: "{3 + n}.5 TB/s"', text, count=1),
+        ),
         "new record": lambda n: (records / f"kb/new/fact-{n}.yaml").write_text(
             f"id: kb/new/fact-{n}\nkind: fact\nstatement: A new fact about [[kb/g01/rec-00001]].\n", encoding="utf-8"
         ),
@@ -110,7 +116,9 @@ def main() -> None:
     print(f"flopkb check, cold + cache:      {write:.2f} s wall, {write_cpu:.2f} s CPU (no cache yet; writes it)")
     for name, runs in warms.items():
         warm, warm_cpu = best(runs)
-        print(f"one file edited: {name:15} {warm:.2f} s wall ({warm / cold:.2f} of cold), {warm_cpu:.2f} s CPU ({warm_cpu / cold_cpu:.2f}) (target <= 0.25)")
+        print(
+            f"one file edited: {name:15} {warm:.2f} s wall ({warm / cold:.2f} of cold), {warm_cpu:.2f} s CPU ({warm_cpu / cold_cpu:.2f}) (target <= 0.25)"
+        )
 
 
 if __name__ == "__main__":

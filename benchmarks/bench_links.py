@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import generate  # noqa: E402
+from generate import generate
 
 ONE_RUN = """
 import json, sys, time
@@ -87,13 +87,21 @@ def main() -> None:
         root = args.root or Path(folder) / "kb"
         if not (root / "records").is_dir():
             generate(root, args.records)
-        runs = [json.loads(subprocess.run([sys.executable, "-c", ONE_RUN, str(root)], check=True, capture_output=True, text=True).stdout)
-                for _ in range(args.repeat)]
+        runs = [
+            json.loads(
+                subprocess.run(
+                    [sys.executable, "-c", ONE_RUN, str(root)], check=True, capture_output=True, text=True
+                ).stdout
+            )
+            for _ in range(args.repeat)
+        ]
     print(f"{runs[0]['count']:,} links, {runs[0]['cold']['problems']} problems")
     for part in PARTS:
         best = {kind: min(run[part][kind]["cpu"] for run in runs) for kind in ("total", "links")}
         wall = min(run[part]["total"]["wall"] for run in runs)
-        print(f"{part:13} link stages: best wall {wall:.3f} s, best cpu {best['total']:.3f} s (links {best['links']:.3f} s) (target: 0.3 s)")
+        print(
+            f"{part:13} link stages: best wall {wall:.3f} s, best cpu {best['total']:.3f} s (links {best['links']:.3f} s) (target: 0.3 s)"
+        )
 
 
 if __name__ == "__main__":

@@ -39,7 +39,11 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=ROOT)
     args = parser.parse_args()
     check = [sys.executable, "-m", "flopkb", "check", "--root", str(args.root), "--format", "json"]
-    commands = {"python -c pass": [sys.executable, "-c", "pass"], "check --no-cache": [*check, "--no-cache"], "check (cached)": check}
+    commands = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "check --no-cache": [*check, "--no-cache"],
+        "check (cached)": check,
+    }
     timed(check)  # the cache exists
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for _ in range(args.repeat):
@@ -48,7 +52,9 @@ def main() -> None:
     records = len(list((args.root / "records").rglob("*.y*ml")))
     print(f"records: {records}")
     for name, found in runs.items():
-        print(f"{name:17} best wall {min(w for w, _ in found):.2f} s, best cpu {min(c for _, c in found):.2f} s (target: < 1 s wall)")
+        print(
+            f"{name:17} best wall {min(w for w, _ in found):.2f} s, best cpu {min(c for _, c in found):.2f} s (target: < 1 s wall)"
+        )
     probe = (
         "import sys\nfrom flopkb.cli import main\n"
         f"try:\n    main(['check', '--root', {str(args.root)!r}, '--format', 'json', '--no-cache'])\nexcept SystemExit:\n    pass\n"

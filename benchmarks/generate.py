@@ -17,10 +17,33 @@ from pathlib import Path
 ACCELERATORS = 20
 SOURCES = 100
 ENGINES = 20
-WORDS = (
-    "decode prefill batch bandwidth kernel tensor cache memory stream weight token draft verify "
-    "latency throughput overlap schedule attention layer head block page quantise shard expert"
-).split()
+WORDS = [
+    "decode",
+    "prefill",
+    "batch",
+    "bandwidth",
+    "kernel",
+    "tensor",
+    "cache",
+    "memory",
+    "stream",
+    "weight",
+    "token",
+    "draft",
+    "verify",
+    "latency",
+    "throughput",
+    "overlap",
+    "schedule",
+    "attention",
+    "layer",
+    "head",
+    "block",
+    "page",
+    "quantise",
+    "shard",
+    "expert",
+]
 VOCABULARY = """\
 categories:
   arithmetic-intensity: {description: Operations per byte moved.}
@@ -129,7 +152,9 @@ def content_record(rng: random.Random, index: int, count: int) -> str:
         f"{text_field}: |\n{paragraph_block(rng, links[:4], 180)}\n",
     ]
     if kind == "flop":
-        parts.append("scales_with:\n" + "".join(f"  - factor: factor_{j}\n    effect: {prose(rng, 14)}\n" for j in range(3)))
+        parts.append(
+            "scales_with:\n" + "".join(f"  - factor: factor_{j}\n    effect: {prose(rng, 14)}\n" for j in range(3))
+        )
         parts.append(
             "hardware_parameters:\n  - parameter: memory_bandwidth\n"
             f"    effect: {prose(rng, 20)}\n    basis: cited\n    values_for: [hw/acc-{a:03d}]\n"

@@ -35,8 +35,11 @@ _LEGACY_FONTS = re.compile(r',url\(fonts/[^)]+\.woff\) format\("woff"\),url\(fon
 
 def npm_pack(spec: str, workdir: Path) -> Path:
     """`npm pack` one package and unpack it; return its `package/` folder."""
-    out = subprocess.run(["npm", "pack", spec, "--silent"], cwd=workdir, check=True,
-                         capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    out = (
+        subprocess.run(["npm", "pack", spec, "--silent"], cwd=workdir, check=True, capture_output=True, text=True)
+        .stdout.strip()
+        .splitlines()[-1]
+    )
     dest = workdir / spec.replace("/", "_").replace("@", "-")
     with tarfile.open(workdir / out) as tar:
         tar.extractall(dest, filter="data")

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from repo import REPO
+
 SCREENSHOT_DIR = REPO / "build" / "screenshots"
 CHROMIUM = os.environ.get("FLOPKB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -48,8 +49,10 @@ def require_chromium() -> str:
     path = CHROMIUM
     if Path(path).is_file() and os.access(path, os.X_OK):
         return path
-    reason = (f"Chromium not found at {path}: install Debian's `chromium` package "
-              "(apt-get install chromium) or set FLOPKB_CHROMIUM")
+    reason = (
+        f"Chromium not found at {path}: install Debian's `chromium` package "
+        "(apt-get install chromium) or set FLOPKB_CHROMIUM"
+    )
     if os.environ.get("CI"):
         pytest.fail(reason, pytrace=False)
     pytest.skip(reason)
@@ -69,6 +72,7 @@ def require_playwright():  # -> module playwright.sync_api
 
 # ---------------------------------------------------------------------------
 # A static server
+
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
@@ -101,6 +105,7 @@ def serve_directory(root: str | Path, host: str = "127.0.0.1") -> Iterator[str]:
 
 # ---------------------------------------------------------------------------
 # Chromium
+
 
 @contextlib.contextmanager
 def launch_chromium(executable: str | None = None) -> Iterator[object]:
@@ -140,10 +145,12 @@ class PageLog:
             self.external_requests.append(url)
 
     def problems(self) -> list[str]:
-        return ([f"external request (blocked): {u}" for u in self.external_requests]
-                + [f"console error: {m}" for m in self.console_errors]
-                + [f"page error: {m}" for m in self.page_errors]
-                + [f"failed request: {m}" for m in self.failed_requests])
+        return (
+            [f"external request (blocked): {u}" for u in self.external_requests]
+            + [f"console error: {m}" for m in self.console_errors]
+            + [f"page error: {m}" for m in self.page_errors]
+            + [f"failed request: {m}" for m in self.failed_requests]
+        )
 
     def assert_clean(self) -> None:
         """Fail if anything external was requested or anything errored."""
@@ -207,8 +214,7 @@ def guard_page(page: object, log: PageLog) -> None:
     page.on("websocket", on_websocket)  # type: ignore[attr-defined]
 
 
-def screenshot(page: object, name: str, *, full_page: bool = True,
-               directory: str | Path = SCREENSHOT_DIR) -> Path:
+def screenshot(page: object, name: str, *, full_page: bool = True, directory: str | Path = SCREENSHOT_DIR) -> Path:
     """Save a PNG of the page as `<directory>/<name>.png` and return its path."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "page"
     path = Path(directory) / f"{safe}.png"

@@ -27,8 +27,9 @@ import contextlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import browser as _b
 import pytest
+
+import browser as _b
 
 
 @pytest.fixture(scope="session")
@@ -49,8 +50,10 @@ def page_log() -> _b.PageLog:
 
 @pytest.fixture
 def page(browser: object, page_log: _b.PageLog) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900},  # type: ignore[attr-defined]
-                                  service_workers="block")
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900},  # type: ignore[attr-defined]
+        service_workers="block",
+    )
     _b.guard_context(context, page_log)
     pg = context.new_page()
     _b.guard_page(pg, page_log)

@@ -27,7 +27,7 @@ basis:
 """
 
 FILES = {
-    "records/flops/hostile.yaml": r'''
+    "records/flops/hostile.yaml": r"""
         id: flops/hostile
         kind: flop
         title: "<script>alert(10)</script> Hostile [x](javascript:alert(11)) {: onclick=alert(12) } $x$"
@@ -71,8 +71,8 @@ FILES = {
           <script>alert(36)</script>
           ```
           `<script>alert(37)</script>` in code.
-    ''',
-    "records/facts/plain.yaml": r'''
+    """,
+    "records/facts/plain.yaml": r"""
         id: facts/plain
         kind: fact
         title: "A plain fact about </script><script>alert(40)</script>"
@@ -87,8 +87,8 @@ FILES = {
             expect:
               - where: {x: 2}
                 value: 4
-    ''',
-    "records/accelerators/acc.yaml": r'''
+    """,
+    "records/accelerators/acc.yaml": r"""
         id: accelerators/acc
         kind: accelerator
         title: "Acc <img src=x onerror=alert(50)>"
@@ -104,8 +104,8 @@ FILES = {
             value: "500 TFLOP/s"
             basis: unverified
             note: "'\"><script>alert(55)</script>"
-    ''',
-    "records/sources/paper.yaml": r'''
+    """,
+    "records/sources/paper.yaml": r"""
         id: sources/paper
         kind: source
         title: "\"><img src=x onerror=alert(60)> A paper"
@@ -114,8 +114,8 @@ FILES = {
         year: 2024
         venue: "<b onmouseover=alert(63)>Venue</b>"
         notes: "Cites [[accelerators/acc]]."
-    ''',
-    "records/engines/eng.yaml": r'''
+    """,
+    "records/engines/eng.yaml": r"""
         id: engines/eng
         kind: engine
         title: "Engine </title><script>alert(70)</script>"
@@ -123,7 +123,7 @@ FILES = {
         homepage: "https://example.org/<script>alert(72)</script>"
         features: ["<script>alert(73)</script>", "x\" onclick=\"alert(74)"]
         notes: "Mentioned by nobody but [[facts/plain]]."
-    ''',
+    """,
 }
 
 

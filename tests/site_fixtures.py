@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 from flopkb.config import load_config
 from flopkb.site.publish import BuildOutcome, build
-
 from repo import REPO
+
 EPOCH = 1_700_000_000
 
 

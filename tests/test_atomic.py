@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from flopkb.atomic import write_atomically
 
 

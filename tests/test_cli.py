@@ -45,7 +45,10 @@ def kb(tmp_path: Path) -> Path:
     return write_kb(tmp_path, FILES)
 
 
-@pytest.mark.parametrize("output_format, golden", [("text", "check.txt"), ("json", "check.json"), ("github", "check.github.txt"), ("sarif", "check.sarif.json")])
+@pytest.mark.parametrize(
+    "output_format, golden",
+    [("text", "check.txt"), ("json", "check.json"), ("github", "check.github.txt"), ("sarif", "check.sarif.json")],
+)
 def test_check_output_matches_golden(kb: Path, output_format: str, golden: str) -> None:
     result = run(kb, "check", "--format", output_format)
     assert result.exit_code == 1
@@ -73,7 +76,10 @@ def test_clean_base_exits_0(tmp_path: Path) -> None:
 
 
 def test_warnings_fail_only_with_strict(tmp_path: Path) -> None:
-    root = write_kb(tmp_path, {"records/flops/clean.yaml": CLEAN.replace(" and [[flops/warned]]", "").replace("[[flops/broken]]", "nothing")})
+    root = write_kb(
+        tmp_path,
+        {"records/flops/clean.yaml": CLEAN.replace(" and [[flops/warned]]", "").replace("[[flops/broken]]", "nothing")},
+    )
     assert run(root, "check").exit_code == 0
     assert run(root, "check", "--strict").exit_code == 1
 
@@ -120,7 +126,9 @@ def test_check_imports_only_what_it_needs(kb: Path) -> None:
         "parse_quantity('3 TB/s')\n"
         "print(sorted(m for m in ('networkx', 'rich', 'numpy', 'pint') if m in sys.modules), file=sys.stderr)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env={"NO_COLOR": "1", "PATH": ""}, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env={"NO_COLOR": "1", "PATH": ""}, check=True
+    )
     assert done.stderr.strip() == "['pint']"
 
 

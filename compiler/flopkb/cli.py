@@ -44,10 +44,17 @@ def relative_filters(config: Config, paths: tuple[str, ...]) -> list[str]:
 
 
 def in_paths(path: str, filters: list[str]) -> bool:
-    return not filters or any(path == prefix or path.startswith(prefix.rstrip("/") + "/") or prefix == "." for prefix in filters)
+    return not filters or any(
+        path == prefix or path.startswith(prefix.rstrip("/") + "/") or prefix == "." for prefix in filters
+    )
 
 
-root_option = click.option("--root", type=click.Path(file_okay=False), default=None, help="The knowledge base folder (default: the current one).")
+root_option = click.option(
+    "--root",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="The knowledge base folder (default: the current one).",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -59,17 +66,27 @@ def main() -> None:
 @main.command()
 @root_option
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "output_format", type=click.Choice(["auto", "text", "json", "github", "sarif"]), default="auto", show_default=True)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["auto", "text", "json", "github", "sarif"]),
+    default="auto",
+    show_default=True,
+)
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
 @click.option("--no-cache", is_flag=True, help="Load every file again; neither read nor write the cache (build/cache).")
-@click.option("--watch", "watch_mode", is_flag=True, help="Check again on every save and print what changed, until Ctrl-C.")
-def check(root: str | None, paths: tuple[str, ...], output_format: str, strict: bool, no_cache: bool, watch_mode: bool) -> None:
+@click.option(
+    "--watch", "watch_mode", is_flag=True, help="Check again on every save and print what changed, until Ctrl-C."
+)
+def check(
+    root: str | None, paths: tuple[str, ...], output_format: str, strict: bool, no_cache: bool, watch_mode: bool
+) -> None:
     """Load, validate, link-check and evaluate the whole knowledge base; report diagnostics."""
     from flopkb.pipeline.cache import FileCache
-    from flopkb.report.diagnostics import Diagnostic
     from flopkb.pipeline.compile import compile_knowledge_base, load_entries
-    from flopkb.report.reporters import Summary, report, resolve_color, resolve_format
     from flopkb.pipeline.stages import CHECK_STAGES
+    from flopkb.report.diagnostics import Diagnostic
+    from flopkb.report.reporters import Summary, report, resolve_color, resolve_format
 
     config = open_config(root)
     filters = relative_filters(config, paths)
@@ -86,7 +103,11 @@ def check(root: str | None, paths: tuple[str, ...], output_format: str, strict: 
         from flopkb.authoring.watch import watch
 
         try:
-            watch(run, [folder for folder in (config.records_path, config.root / config.schema) if folder.is_dir()], sys.stdout)
+            watch(
+                run,
+                [folder for folder in (config.records_path, config.root / config.schema) if folder.is_dir()],
+                sys.stdout,
+            )
         except KeyboardInterrupt:
             click.echo("stopped watching")
         finally:
@@ -95,7 +116,9 @@ def check(root: str | None, paths: tuple[str, ...], output_format: str, strict: 
         return
     shown, summary = run()
     chosen = resolve_format(output_format, os.environ)
-    report(shown, summary, chosen, sys.stdout, color=chosen == "text" and resolve_color(os.environ, sys.stdout.isatty()))
+    report(
+        shown, summary, chosen, sys.stdout, color=chosen == "text" and resolve_color(os.environ, sys.stdout.isatty())
+    )
     if cache is not None:
         cache.save()
     sys.exit(exit_status(summary, strict))
@@ -108,8 +131,16 @@ def exit_status(summary: object, strict: bool) -> int:
 
 @main.command()
 @root_option
-@click.option("--format", "output_format", type=click.Choice(["json", "graphml", "dot"]), default="json", show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None, help="Write to FILE instead of standard output.")
+@click.option(
+    "--format", "output_format", type=click.Choice(["json", "graphml", "dot"]), default="json", show_default=True
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write to FILE instead of standard output.",
+)
 def graph(root: str | None, output_format: str, output: str | None) -> None:
     """Write the link graph of records: every wikilink and typed ref as an edge."""
     from flopkb.pipeline.compile import compile_knowledge_base
@@ -149,12 +180,17 @@ def mv(root: str | None, old: str, new: str, dry_run: bool) -> None:
 
 @main.command()
 @root_option
-@click.option("--check", "check_only", is_flag=True, help="Write nothing; list the schemas that are out of date and exit 1 if any is.")
+@click.option(
+    "--check",
+    "check_only",
+    is_flag=True,
+    help="Write nothing; list the schemas that are out of date and exit 1 if any is.",
+)
 def schema(root: str | None, check_only: bool) -> None:
     """Write the JSON Schema of every record kind into schema/, for editors (see docs/authoring.md)."""
+    from flopkb.authoring.schema import outdated, schemas
     from flopkb.pipeline.compile import load_vocabulary
     from flopkb.report.reporters import Summary, report
-    from flopkb.authoring.schema import outdated, schemas
 
     config = open_config(root)
     vocabulary, problems = load_vocabulary(config)
@@ -179,8 +215,8 @@ def schema(root: str | None, check_only: bool) -> None:
 @click.argument("record_id", metavar="ID")
 def new(root: str | None, kind: str, record_id: str) -> None:
     """Write records/ID.yaml: a new KIND record (flop, fact, engine, accelerator or source) to fill in."""
-    from flopkb.pipeline.compile import load_vocabulary
     from flopkb.authoring.scaffold import ScaffoldError, new_record
+    from flopkb.pipeline.compile import load_vocabulary
 
     config = open_config(root)
     vocabulary, _ = load_vocabulary(config)
@@ -191,7 +227,9 @@ def new(root: str | None, kind: str, record_id: str) -> None:
     except ScaffoldError as error:
         raise UsageError(str(error)) from error
     click.echo(f"wrote {made.path.relative_to(config.root).as_posix()}")
-    click.echo(f"now write: {', '.join(made.to_fill)} (the template holds placeholders); check warns 'orphan' until another record links to it")
+    click.echo(
+        f"now write: {', '.join(made.to_fill)} (the template holds placeholders); check warns 'orphan' until another record links to it"
+    )
     if not made.schema.is_file():
         click.echo(f"run flopkb schema, so that editors find {made.schema.relative_to(config.root).as_posix()}")
 
@@ -199,7 +237,12 @@ def new(root: str | None, kind: str, record_id: str) -> None:
 @main.command()
 @root_option
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
-@click.option("--check", "check_only", is_flag=True, help="Write nothing; list the files that would change and exit 1 if any would.")
+@click.option(
+    "--check",
+    "check_only",
+    is_flag=True,
+    help="Write nothing; list the files that would change and exit 1 if any would.",
+)
 def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
     """Rewrite records in canonical form, every word and comment kept (see docs/authoring.md)."""
     from flopkb.authoring.fmt import format_file, write
@@ -229,14 +272,25 @@ def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
 @main.command(name="eval")
 @root_option
 @click.argument("record", metavar="ID")
-@click.option("--hardware", metavar="REF", default=None, help="Evaluate on this accelerator alone (a ref: full id, last segment or alias).")
-@click.option("--set", "settings", metavar="NAME=QUANTITY", multiple=True, help="Override an input (a what-if); NAME=Q1,Q2 is a sweep. Repeatable.")
+@click.option(
+    "--hardware",
+    metavar="REF",
+    default=None,
+    help="Evaluate on this accelerator alone (a ref: full id, last segment or alias).",
+)
+@click.option(
+    "--set",
+    "settings",
+    metavar="NAME=QUANTITY",
+    multiple=True,
+    help="Override an input (a what-if); NAME=Q1,Q2 is a sweep. Repeatable.",
+)
 def eval_command(root: str | None, record: str, hardware: str | None, settings: tuple[str, ...]) -> None:
     """Print the evaluations of record ID's formulas as tables, with units; --set and --hardware make a what-if."""
     from flopkb.formulas.eval_table import EvalUsageError, evaluate, render
     from flopkb.pipeline.compile import compile_knowledge_base
-    from flopkb.report.reporters import Summary, report, resolve_color
     from flopkb.pipeline.stages import CHECK_STAGES
+    from flopkb.report.reporters import Summary, report, resolve_color
 
     config = open_config(root)
     kb = compile_knowledge_base(config, CHECK_STAGES)
@@ -254,16 +308,23 @@ def eval_command(root: str | None, record: str, hardware: str | None, settings: 
 
 @main.command()
 @root_option
-@click.option("--format", "output_format", type=click.Choice(["auto", "text", "json", "github", "sarif"]), default="auto", show_default=True, help="How diagnostics are printed (as by check).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["auto", "text", "json", "github", "sarif"]),
+    default="auto",
+    show_default=True,
+    help="How diagnostics are printed (as by check).",
+)
 @click.option("--strict", is_flag=True, help="Refuse to build on warnings too.")
 @click.option("--no-cache", is_flag=True, help="Load every file again; neither read nor write the cache (build/cache).")
 def build(root: str | None, output_format: str, strict: bool, no_cache: bool) -> None:
     """Check the knowledge base, then render its site into build/site (refused when there are errors)."""
     from flopkb.pipeline.cache import FileCache
     from flopkb.pipeline.compile import load_entries
+    from flopkb.report.reporters import Summary, report, resolve_color, resolve_format
     from flopkb.site.publish import BuildError
     from flopkb.site.publish import build as build_site
-    from flopkb.report.reporters import Summary, report, resolve_color, resolve_format
 
     config = open_config(root)
     cache = None if no_cache else FileCache(config)
@@ -276,7 +337,13 @@ def build(root: str | None, output_format: str, strict: bool, no_cache: bool) ->
     diagnostics = outcome.kb.diagnostics
     summary = Summary.of(diagnostics, records=len(outcome.kb.entries))
     chosen = resolve_format(output_format, os.environ)
-    report(diagnostics, summary, chosen, sys.stdout, color=chosen == "text" and resolve_color(os.environ, sys.stdout.isatty()))
+    report(
+        diagnostics,
+        summary,
+        chosen,
+        sys.stdout,
+        color=chosen == "text" and resolve_color(os.environ, sys.stdout.isatty()),
+    )
     status = sys.stdout if chosen == "text" else sys.stderr
     if outcome.refused:
         problems = "errors" if summary.errors else "warnings (--strict)"
@@ -292,7 +359,13 @@ def build(root: str | None, output_format: str, strict: bool, no_cache: bool) ->
 
 @main.command()
 @root_option
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port on 127.0.0.1 (0: any free port).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="Port on 127.0.0.1 (0: any free port).",
+)
 @click.option("--no-cache", is_flag=True, help="Load every file again on each rebuild.")
 def serve(root: str | None, port: int, no_cache: bool) -> None:
     """Build the site, serve it on 127.0.0.1 and rebuild on every change to records, schema or site; pages reload themselves."""

@@ -69,7 +69,9 @@ def load_config(root: Path) -> Config:
         if key not in known:
             raise ConfigError(f"[tool.flopkb] has no setting '{key}'" + _hint(key, known))
     paths = {key: _string(table, key) for key in _PATH_KEYS if key in table}
-    return Config(root=root, severity=_severities(table.get("severity", {})), site=_site(table.get("site", {})), **paths)
+    return Config(
+        root=root, severity=_severities(table.get("severity", {})), site=_site(table.get("site", {})), **paths
+    )
 
 
 def _hint(word: str, choices: tuple[str, ...] | list[str]) -> str:
@@ -86,12 +88,12 @@ def _string(table: dict[str, object], key: str) -> str:
 
 def _severities(table: object) -> dict[str, str]:
     if not isinstance(table, dict):
-        raise ConfigError("[tool.flopkb.severity] must be a table of code = \"error\" | \"warning\" | \"off\"")
+        raise ConfigError('[tool.flopkb.severity] must be a table of code = "error" | "warning" | "off"')
     for code, level in table.items():
         if code not in CODES:
             raise ConfigError(f"[tool.flopkb.severity] names no code '{code}'" + _hint(code, list(CODES)))
         if level not in ("error", "warning", SEVERITY_OFF):
-            raise ConfigError(f"[tool.flopkb.severity] {code} must be \"error\", \"warning\" or \"off\", not {level!r}")
+            raise ConfigError(f'[tool.flopkb.severity] {code} must be "error", "warning" or "off", not {level!r}')
     return dict(table)
 
 

@@ -10,22 +10,22 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from flopkb.authoring import fmt as fmt_module
-from flopkb.cli import main
-from flopkb.config import load_config
-from flopkb.authoring.fmt import format_text
-from flopkb.authoring.comments import comment_texts
-from flopkb.load.source import parse
-from flopkb.load.models import KINDS
-from flopkb.pipeline.compile import record_files
-from flopkb.load.validate import validate_record
-from flopkb.load.vocabulary import vocabulary_from_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kbfixture import VOCABULARY, write_kb
 from ruamel.yaml import YAML
-from repo import REPO
 
+from flopkb.authoring import fmt as fmt_module
+from flopkb.authoring.comments import comment_texts
+from flopkb.authoring.fmt import format_text
+from flopkb.cli import main
+from flopkb.config import load_config
+from flopkb.load.models import KINDS
+from flopkb.load.source import parse
+from flopkb.load.validate import validate_record
+from flopkb.load.vocabulary import vocabulary_from_data
+from flopkb.pipeline.compile import record_files
+from kbfixture import VOCABULARY, write_kb
+from repo import REPO
 
 FIXTURE_VOCABULARY = vocabulary_from_data(parse(VOCABULARY, "vocabulary.yaml")[0].data)  # type: ignore[union-attr]
 
@@ -70,7 +70,12 @@ def test_fmt_on_the_project_leaves_git_diff_empty(tmp_path: Path) -> None:
     subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
     result = fmt(clone)
     assert result.exit_code == 0, result.output
-    assert subprocess.run(["git", "status", "--porcelain", "records"], cwd=clone, capture_output=True, text=True, check=True).stdout == ""
+    assert (
+        subprocess.run(
+            ["git", "status", "--porcelain", "records"], cwd=clone, capture_output=True, text=True, check=True
+        ).stdout
+        == ""
+    )
 
 
 ID_LISTS = ("tags", "aliases", "values_for", "affected_by_hardware", "sources", "hardware")
@@ -198,7 +203,10 @@ def test_a_list_with_comments_stays_in_block_style() -> None:
         ("tags: ['a', b]\n", "tags: ['a', b]\n"),
         ("sources:\n  - https://example.org/a\n", "sources:\n  - https://example.org/a\n"),
         ("sources: [https://example.org/a]\n", "sources:\n  - https://example.org/a\n"),
-        ("affected_by_hardware: [" + ", ".join(f"hw/accelerator-{i:02d}" for i in range(6)) + "]\n", "affected_by_hardware:\n" + "".join(f"  - hw/accelerator-{i:02d}\n" for i in range(6))),
+        (
+            "affected_by_hardware: [" + ", ".join(f"hw/accelerator-{i:02d}" for i in range(6)) + "]\n",
+            "affected_by_hardware:\n" + "".join(f"  - hw/accelerator-{i:02d}\n" for i in range(6)),
+        ),
         ('notes: "two\\nlines"\n', "notes: |-\n  two\n  lines\n"),
         ("notes: 'wrapped\n  over lines'\n", "notes: >-\n  wrapped\n  over lines\n"),
         ("notes: plain text\n  over two lines\n", "notes: >-\n  plain text\n  over two lines\n"),
@@ -235,9 +243,14 @@ def test_a_record_of_unknown_kind_keeps_its_order() -> None:
 
 
 def test_crlf_and_bom_are_kept(tmp_path: Path) -> None:
-    root = write_kb(tmp_path, {"records/flops/x.yaml": b"\xef\xbb\xbfkind: flop\r\nid: flops/x\r\ncategory: kv-cache\r\ndescription: D.\r\n"})
+    root = write_kb(
+        tmp_path,
+        {"records/flops/x.yaml": b"\xef\xbb\xbfkind: flop\r\nid: flops/x\r\ncategory: kv-cache\r\ndescription: D.\r\n"},
+    )
     assert fmt(root).exit_code == 0
-    assert (root / "records/flops/x.yaml").read_bytes() == b"\xef\xbb\xbfid: flops/x\r\nkind: flop\r\ncategory: kv-cache\r\ndescription: D.\r\n"
+    assert (
+        root / "records/flops/x.yaml"
+    ).read_bytes() == b"\xef\xbb\xbfid: flops/x\r\nkind: flop\r\ncategory: kv-cache\r\ndescription: D.\r\n"
 
 
 # ---------------------------------------------------------------------------
@@ -301,7 +314,9 @@ def records(draw: st.DrawFn) -> str:
         entries.append(("notes", value(draw(prose()), 0)))
     if draw(st.booleans()):
         rows = draw(st.lists(st.tuples(WORD, prose().filter(lambda text: "\n" not in text)), min_size=1, max_size=3))
-        entries.append(("scales_with", "".join(row([("factor", factor), ("effect", effect)], 0) for factor, effect in rows)))
+        entries.append(
+            ("scales_with", "".join(row([("factor", factor), ("effect", effect)], 0) for factor, effect in rows))
+        )
     lines = []
     for number, (key, text) in enumerate(draw(st.permutations(entries))):
         if draw(st.integers(0, 3)) == 0:

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+
 from flopkb.cli import main
-from flopkb.load.source import parse
 from flopkb.load.models import KINDS
+from flopkb.load.source import parse
 from kbfixture import compile_kb, write_kb
 
 ORPHAN_ONLY = {"orphan"}
@@ -73,7 +74,10 @@ def test_a_missing_schema_gets_a_hint(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("flp", "flops/x"), "'flp' is not a record kind; one of flop, fact, engine, accelerator, source (did you mean flop?)"),
+        (
+            ("flp", "flops/x"),
+            "'flp' is not a record kind; one of flop, fact, engine, accelerator, source (did you mean flop?)",
+        ),
         (("flop", "Flops/X"), "'Flops/X' is not a valid id: the segment 'Flops' must match"),
         (("flop", "flops/../x"), "'flops/../x' is not a valid id"),
         (("flop", "/flops/x"), "no leading or trailing '/'"),

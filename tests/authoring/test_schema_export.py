@@ -9,17 +9,16 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+
+from flopkb.authoring.schema import RECORD_SCHEMA, schema_file, schemas
 from flopkb.cli import main
 from flopkb.config import load_config
-from flopkb.load.source import decode, parse
 from flopkb.load.models import KINDS, MODELS
-from flopkb.pipeline.compile import load_vocabulary, record_files
-from flopkb.authoring.schema import RECORD_SCHEMA, schema_file, schemas
+from flopkb.load.source import decode, parse
 from flopkb.load.vocabulary import Vocabulary
+from flopkb.pipeline.compile import load_vocabulary, record_files
 from kbfixture import VOCABULARY, write_kb
 from repo import REPO
-
-
 
 
 def project_vocabulary() -> Vocabulary:
@@ -47,12 +46,16 @@ def objects(node: Any) -> Iterator[dict[str, Any]]:
 def test_the_committed_schemas_are_up_to_date() -> None:
     for name, text in schemas(project_vocabulary()).items():
         path = REPO / "schema" / name
-        assert path.is_file() and path.read_text(encoding="utf-8") == text, f"schema/{name} is out of date: run flopkb schema"
+        assert path.is_file() and path.read_text(encoding="utf-8") == text, (
+            f"schema/{name} is out of date: run flopkb schema"
+        )
 
 
 def test_one_schema_per_kind_and_one_for_any_record(generated: dict[str, dict[str, Any]]) -> None:
     assert set(generated) == {*(schema_file(kind) for kind in KINDS), RECORD_SCHEMA}
-    assert {ref["$ref"].rsplit("/", 1)[-1] for ref in generated[RECORD_SCHEMA]["oneOf"]} == {model.__name__ for model in MODELS.values()}
+    assert {ref["$ref"].rsplit("/", 1)[-1] for ref in generated[RECORD_SCHEMA]["oneOf"]} == {
+        model.__name__ for model in MODELS.values()
+    }
     assert generated[RECORD_SCHEMA]["discriminator"]["propertyName"] == "kind"
 
 
@@ -84,7 +87,10 @@ def test_output_is_deterministic() -> None:
     first, second = schemas(project_vocabulary()), schemas(project_vocabulary())
     assert first == second
     for text in first.values():
-        assert text.endswith("}\n") and text == json.dumps(json.loads(text), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        assert (
+            text.endswith("}\n")
+            and text == json.dumps(json.loads(text), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        )
 
 
 def compiler_data(path: Path) -> dict[str, Any]:
@@ -114,10 +120,19 @@ def test_the_schemas_accept_every_record_of_the_project(generated: dict[str, dic
         ({"category": "kv-cache-ish"}, "category"),
         ({"id": "Flops/A"}, "id"),
         ({"scales_with": [{"factor": "BatchSize", "effect": "x"}]}, "factor"),
-        ({"hardware_parameters": [{"parameter": "memory_bandwidth", "effect": "x", "basis": "verified", "values_for": []}]}, "basis"),
+        (
+            {
+                "hardware_parameters": [
+                    {"parameter": "memory_bandwidth", "effect": "x", "basis": "verified", "values_for": []}
+                ]
+            },
+            "basis",
+        ),
     ],
 )
-def test_the_schemas_reject_what_check_rejects(generated: dict[str, dict[str, Any]], change: dict[str, Any], where: str) -> None:
+def test_the_schemas_reject_what_check_rejects(
+    generated: dict[str, dict[str, Any]], change: dict[str, Any], where: str
+) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     record = {"id": "flops/a", "kind": "flop", "category": "memory-bandwidth", "description": "Mechanism.", **change}
     for name in (RECORD_SCHEMA, schema_file("flop")):
@@ -126,7 +141,12 @@ def test_the_schemas_reject_what_check_rejects(generated: dict[str, dict[str, An
 
 def test_an_unknown_spec_parameter_is_rejected(generated: dict[str, dict[str, Any]]) -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    record = {"id": "hw/a", "kind": "accelerator", "vendor": "V", "specs": {"memory_bandwith": {"value": "1 TB/s", "basis": "derived"}}}
+    record = {
+        "id": "hw/a",
+        "kind": "accelerator",
+        "vendor": "V",
+        "specs": {"memory_bandwith": {"value": "1 TB/s", "basis": "derived"}},
+    }
     assert list(jsonschema.Draft202012Validator(generated[schema_file("accelerator")]).iter_errors(record))
 
 

@@ -14,14 +14,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from flopkb.pipeline.cache import CACHE_FOLDER
+
+from flopkb.authoring.watch import changes, watch
 from flopkb.cli import main
 from flopkb.config import load_config
-from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.pipeline.cache import CACHE_FOLDER
 from flopkb.pipeline.compile import compile_knowledge_base
-from flopkb.report.reporters import Summary
 from flopkb.pipeline.stages import CHECK_STAGES
-from flopkb.authoring.watch import changes, watch
+from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.report.reporters import Summary
 from kbfixture import write_kb
 
 TIMEOUT = 20.0
@@ -67,7 +68,9 @@ def test_watch_prints_what_each_save_changed(tmp_path: Path) -> None:
         return problems, Summary.of(problems, records=len(kb.entries))
 
     stream, stop = io.StringIO(), threading.Event()
-    watcher = threading.Thread(target=watch, args=(check, [config.records_path], stream), kwargs={"stop_event": stop}, daemon=True)
+    watcher = threading.Thread(
+        target=watch, args=(check, [config.records_path], stream), kwargs={"stop_event": stop}, daemon=True
+    )
     watcher.start()
     try:
         wait_for(lambda: "watching for changes" in stream.getvalue(), "the first check")
@@ -109,9 +112,14 @@ def test_check_watch_runs_until_ctrl_c(tmp_path: Path) -> None:
                 return seen
 
     try:
-        assert read_until("watching for changes")[-1].endswith("checked: 1 record: 0 errors, 1 warning; watching for changes (Ctrl-C to stop)")
+        assert read_until("watching for changes")[-1].endswith(
+            "checked: 1 record: 0 errors, 1 warning; watching for changes (Ctrl-C to stop)"
+        )
         (root / "records/flops/a.yaml").write_text(LINKS_TO.format(name="a", target="gone"), encoding="utf-8")
-        assert read_until("watching for changes")[0] == "+ records/flops/a.yaml:4:18: error dangling-link: [[flops/gone]] resolves to no record"
+        assert (
+            read_until("watching for changes")[0]
+            == "+ records/flops/a.yaml:4:18: error dangling-link: [[flops/gone]] resolves to no record"
+        )
         process.send_signal(signal.SIGINT)
         assert process.wait(TIMEOUT) == 0
         assert "stopped watching" in read_until("stopped watching")[-1]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+
 from flopkb.cli import main
 from kbfixture import write_kb
 from repo import REPO
@@ -45,7 +46,9 @@ ENV = {"NO_COLOR": "1", "COLUMNS": "200"}
 
 @pytest.fixture
 def kb(tmp_path: Path) -> Path:
-    return write_kb(tmp_path, {"records/hw/alpha.yaml": ALPHA, "records/hw/beta.yaml": BETA, "records/facts/f.yaml": FACT})
+    return write_kb(
+        tmp_path, {"records/hw/alpha.yaml": ALPHA, "records/hw/beta.yaml": BETA, "records/facts/f.yaml": FACT}
+    )
 
 
 def run(root: Path, *args: str) -> Result:
@@ -104,7 +107,10 @@ def test_hardware_restricts_to_one_accelerator(kb: Path) -> None:
         (["f", "--set", "batch=lots"], "--set batch: 'lots' is not a quantity"),
         (["f", "--set", "batch=3 parsec"], "--set batch: unknown unit 'parsec'"),
         (["f", "--set", "batch"], "--set 'batch': write NAME=QUANTITY"),
-        (["f", "--set", "batch=3 ms"], "--set batch: 3 ms is [time], but input `batch` of facts/f#ridge is dimensionless"),
+        (
+            ["f", "--set", "batch=3 ms"],
+            "--set batch: 3 ms is [time], but input `batch` of facts/f#ridge is dimensionless",
+        ),
         (["f", "--set", "zz=1"], "--set zz: no formula of facts/f has that input (its inputs: batch, k)"),
     ],
 )
@@ -118,7 +124,10 @@ def test_a_record_with_errors_prints_them_and_exits_1(kb: Path) -> None:
     (kb / "records/facts/f.yaml").write_text(FACT.replace("value: 222.22", "value: 250"), encoding="utf-8")
     result = run(kb, "f")
     assert result.exit_code == 1
-    assert "records/facts/f.yaml:16:16: error claim-mismatch: expect[0] at batch = 32, on hw/alpha states 250 FLOP/byte" in result.output
+    assert (
+        "records/facts/f.yaml:16:16: error claim-mismatch: expect[0] at batch = 32, on hw/alpha states 250 FLOP/byte"
+        in result.output
+    )
     assert "claims: 0 of 1 within tolerance, 1 off" in result.output
 
 
@@ -139,7 +148,20 @@ def test_a_what_if_that_fails_prints_the_problem_and_exits_1(kb: Path) -> None:
 def test_eval_on_the_project_records(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["eval", "--root", str(REPO), "ridge-point"], env=ENV)
     assert result.exit_code == 0, result.output
-    assert ["accelerators/nvidia-h100-sxm", "3.35", "TB/s", "(vendor-spec)", "989.4", "TFLOP/s", "(vendor-spec)", "295.343"] in rows(result)
-    result = CliRunner().invoke(main, ["eval", "--root", str(REPO), "fct-spec-decoding-cost-model-break-even", "--set", "alpha=0.8", "--set", "k=4"], env=ENV)
+    assert [
+        "accelerators/nvidia-h100-sxm",
+        "3.35",
+        "TB/s",
+        "(vendor-spec)",
+        "989.4",
+        "TFLOP/s",
+        "(vendor-spec)",
+        "295.343",
+    ] in rows(result)
+    result = CliRunner().invoke(
+        main,
+        ["eval", "--root", str(REPO), "fct-spec-decoding-cost-model-break-even", "--set", "alpha=0.8", "--set", "k=4"],
+        env=ENV,
+    )
     assert result.exit_code == 0, result.output
     assert ["3.3616"] in rows(result)

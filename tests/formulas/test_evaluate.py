@@ -5,7 +5,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flopkb.report.codes import CODES
 from flopkb.formulas.evaluate import (
     SWEEP_LIMIT,
     Evaluation,
@@ -15,6 +14,7 @@ from flopkb.formulas.evaluate import (
 )
 from flopkb.formulas.expr import ExprSyntaxError, parse
 from flopkb.formulas.units import parse_quantity as Q
+from flopkb.report.codes import CODES
 
 HARDWARE = {
     "nvidia-h100-sxm": {

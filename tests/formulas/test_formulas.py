@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-from flopkb.report.codes import CODES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from flopkb.config import load_config
 from flopkb.formulas.stage import CLAIM_MISMATCH, CLAIM_OK, CLAIM_UNCHECKED, HW_DEFAULT, HW_OWN, HW_REF, HardwareFigure
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from flopkb.report.codes import CODES
 from kbfixture import compile_kb, located, write_kb
 from repo import REPO
 
@@ -82,19 +83,39 @@ def test_a_clean_formula_has_no_problem_and_keeps_every_evaluation(tmp_path: Pat
     assert located(kb, ignore=IGNORE) == []
     [result] = kb.formulas["facts/f"]
     assert (result.id, result.title, str(result.expr), result.unit, result.swept) == (
-        "tokens", "Expected tokens per step", "(1 - a**(k + 1)) / (1 - a)", "1", ("a", "k"))
+        "tokens",
+        "Expected tokens per step",
+        "(1 - a**(k + 1)) / (1 - a)",
+        "1",
+        ("a", "k"),
+    )
     assert [(dict(e.point), round(e.value, 6)) for e in result.evaluations] == [
-        ({"a": 0.6, "k": 2.0}, 1.96), ({"a": 0.6, "k": 4.0}, 2.30560), ({"a": 0.8, "k": 2.0}, 2.44), ({"a": 0.8, "k": 4.0}, 3.3616)]
+        ({"a": 0.6, "k": 2.0}, 1.96),
+        ({"a": 0.6, "k": 4.0}, 2.30560),
+        ({"a": 0.8, "k": 2.0}, 2.44),
+        ({"a": 0.8, "k": 4.0}, 3.3616),
+    ]
     [claim] = result.claims
-    assert (claim.status, claim.stated, round(claim.computed, 10), claim.off_by < 1e-12) == (CLAIM_OK, 3.3616, 3.3616, True)
+    assert (claim.status, claim.stated, round(claim.computed, 10), claim.off_by < 1e-12) == (
+        CLAIM_OK,
+        3.3616,
+        3.3616,
+        True,
+    )
     assert result.complete and result.hardware == () and result.defined_in is None
 
 
 def test_hardware_figures_carry_value_and_basis(tmp_path: Path) -> None:
-    kb = kb_of(tmp_path, "  - id: ridge\n    expr: hw.peak_bf16_dense / hw.memory_bandwidth\n    unit: FLOP/byte\n    hardware: [hw/alpha, beta]\n")
+    kb = kb_of(
+        tmp_path,
+        "  - id: ridge\n    expr: hw.peak_bf16_dense / hw.memory_bandwidth\n    unit: FLOP/byte\n    hardware: [hw/alpha, beta]\n",
+    )
     [result] = kb.formulas["facts/f"]
     assert located(kb, ignore=IGNORE) == []
-    assert [(e.hardware, e.value) for e in result.evaluations] == [("hw/alpha", pytest.approx(250)), ("hw/beta", pytest.approx(200))]
+    assert [(e.hardware, e.value) for e in result.evaluations] == [
+        ("hw/alpha", pytest.approx(250)),
+        ("hw/beta", pytest.approx(200)),
+    ]
     assert (result.hardware, result.hardware_from) == (("hw/alpha", "hw/beta"), HW_OWN)
     assert HardwareFigure("hw/alpha", "memory_bandwidth", "4 TB/s", "derived") in result.figures
     assert len(result.figures) == 4
@@ -129,7 +150,9 @@ def test_formula_syntax_inside_a_block_scalar_is_on_its_own_line(tmp_path: Path)
     ],
 )
 def test_formula_syntax_position_in_every_scalar_style(tmp_path: Path, expr_lines: str, line: int, column: int) -> None:
-    assert check(tmp_path, f"  - id: x\n{expr_lines}    inputs: {{a: 1, b: 2, c: 3}}\n") == [("formula-syntax", F, line, column)]
+    assert check(tmp_path, f"  - id: x\n{expr_lines}    inputs: {{a: 1, b: 2, c: 3}}\n") == [
+        ("formula-syntax", F, line, column)
+    ]
 
 
 def test_formula_syntax_for_code_that_must_never_run(tmp_path: Path) -> None:
@@ -145,7 +168,9 @@ def test_formula_unknown_name_at_the_name(tmp_path: Path) -> None:
 
 
 def test_formula_unknown_name_for_a_hw_parameter_outside_the_vocabulary_once(tmp_path: Path) -> None:
-    kb = kb_of(tmp_path, "  - id: x\n    expr: 2 * hw.memory_bandwith\n    unit: TB/s\n    hardware: [hw/alpha, hw/beta]\n")
+    kb = kb_of(
+        tmp_path, "  - id: x\n    expr: 2 * hw.memory_bandwith\n    unit: TB/s\n    hardware: [hw/alpha, hw/beta]\n"
+    )
     assert located(kb, ignore=IGNORE) == [("formula-unknown-name", F, 6, 15)]
     assert [d.hint for d in kb.diagnostics if d.code == "formula-unknown-name"] == ["did you mean hw.memory_bandwidth?"]
 
@@ -154,7 +179,10 @@ def test_formula_missing_spec_at_the_hardware_item_and_others_still_evaluated(tm
     body = "  - id: x\n    expr: hw.peak_fp8_dense / hw.memory_bandwidth\n    unit: FLOP/byte\n    hardware:\n      - hw/alpha\n      - hw/beta\n"
     kb = kb_of(tmp_path, body)
     assert located(kb, ignore=IGNORE) == [("formula-missing-spec", F, 10, 9)]
-    assert "hw/beta" in messages(kb, "formula-missing-spec")[0] and "peak_fp8_dense" in messages(kb, "formula-missing-spec")[0]
+    assert (
+        "hw/beta" in messages(kb, "formula-missing-spec")[0]
+        and "peak_fp8_dense" in messages(kb, "formula-missing-spec")[0]
+    )
     [result] = kb.formulas["facts/f"]
     assert [(e.hardware, round(e.value)) for e in result.evaluations] == [("hw/alpha", 500)]
     assert not result.complete
@@ -230,7 +258,8 @@ def test_unit_mismatch_on_an_accelerator_spec_names_both_dimensions(tmp_path: Pa
     kb = compile_kb(write_kb(tmp_path, {"records/hw/alpha.yaml": bad}))
     assert located(kb, ignore=IGNORE) == [("unit-mismatch", "records/hw/alpha.yaml", 7, 29)]
     assert messages(kb, "unit-mismatch") == [
-        "specs.memory_bandwidth: 4 TFLOP/s is [operations] / [time], but memory_bandwidth is [information] / [time] (byte/s)"]
+        "specs.memory_bandwidth: 4 TFLOP/s is [operations] / [time], but memory_bandwidth is [information] / [time] (byte/s)"
+    ]
 
 
 def test_invalid_value_on_an_accelerator_spec_that_is_no_quantity(tmp_path: Path) -> None:
@@ -270,7 +299,8 @@ def test_claim_mismatch_at_the_value_with_both_numbers(tmp_path: Path) -> None:
     kb = kb_of(tmp_path, LEVIATHAN.replace("value: 3.3616", "value: 3.5"))
     assert located(kb, ignore=IGNORE) == [("claim-mismatch", F, 13, 16)]
     assert messages(kb, "claim-mismatch") == [
-        "expect[0] at a = 0.8, k = 4 states 3.5, computes 3.3616 (off by 4.1%, tolerance 1%)"]
+        "expect[0] at a = 0.8, k = 4 states 3.5, computes 3.3616 (off by 4.1%, tolerance 1%)"
+    ]
     assert kb.formulas["facts/f"][0].claims[0].status == CLAIM_MISMATCH
 
 
@@ -318,7 +348,9 @@ def test_claim_where_value_of_the_wrong_dimension_is_unit_mismatch(tmp_path: Pat
     user = "  - id: be\n    expr: t_spec / (k * t_base)\n    inputs: {t_spec: [28 ms, 40 ms], k: 4, t_base: 20 ms}\n    expect:\n      - where: {t_spec: 40}\n        value: 0.5\n"
     kb = kb_of(tmp_path, user)
     assert located(kb, ignore=IGNORE) == [("unit-mismatch", F, 9, 25)]
-    assert messages(kb, "unit-mismatch") == ["expect[0].where.t_spec: 40 is dimensionless, but input `t_spec` is [time]"]
+    assert messages(kb, "unit-mismatch") == [
+        "expect[0].where.t_spec: 40 is dimensionless, but input `t_spec` is [time]"
+    ]
 
 
 def test_claim_needs_hardware_when_the_expression_uses_hw(tmp_path: Path) -> None:
@@ -352,11 +384,18 @@ SHARED = """\
 
 
 def test_a_ref_takes_expr_unit_and_inputs_with_its_own_inputs_winning(tmp_path: Path) -> None:
-    user = fact("  - id: mine\n    ref: f#be\n    inputs:\n      t_spec: [20 ms, 40 ms]\n    expect:\n      - where: {t_spec: 40 ms}\n        value: 0.5\n", name="g")
+    user = fact(
+        "  - id: mine\n    ref: f#be\n    inputs:\n      t_spec: [20 ms, 40 ms]\n    expect:\n      - where: {t_spec: 40 ms}\n        value: 0.5\n",
+        name="g",
+    )
     kb = kb_of(tmp_path, SHARED, **user)
     assert located(kb, ignore=IGNORE) == []
     [result] = kb.formulas["facts/g"]
-    assert (str(result.expr), result.defined_in, result.chain) == ("t_spec / (k * t_base)", ("facts/f", "be"), (("facts/f", "be"),))
+    assert (str(result.expr), result.defined_in, result.chain) == (
+        "t_spec / (k * t_base)",
+        ("facts/f", "be"),
+        (("facts/f", "be"),),
+    )
     assert result.inputs == {"t_spec": ["20 ms", "40 ms"], "k": 4, "t_base": "20 ms"}
     assert [round(e.value, 6) for e in result.evaluations] == [0.25, 0.5]
 
@@ -367,7 +406,11 @@ def test_a_ref_chain_is_followed_and_a_written_unit_wins(tmp_path: Path) -> None
     kb = kb_of(tmp_path, SHARED, **middle, **last)
     assert located(kb, ignore=IGNORE) == []
     [result] = kb.formulas["facts/l"]
-    assert (result.unit, result.defined_in, result.chain) == ("%", ("facts/f", "be"), (("facts/m", "m"), ("facts/f", "be")))
+    assert (result.unit, result.defined_in, result.chain) == (
+        "%",
+        ("facts/f", "be"),
+        (("facts/m", "m"), ("facts/f", "be")),
+    )
     assert result.claims[0].status == CLAIM_OK
 
 
@@ -389,7 +432,11 @@ formulas:
     kb = kb_of(tmp_path, shared, **{"records/flops/g.yaml": flop})
     inherits, own = kb.formulas["flops/g"]
     assert (inherits.hardware, inherits.hardware_from) == (("hw/alpha",), HW_REF)
-    assert (own.hardware, own.hardware_from, [e.value for e in own.evaluations]) == (("hw/beta",), HW_OWN, [pytest.approx(2.5)])
+    assert (own.hardware, own.hardware_from, [e.value for e in own.evaluations]) == (
+        ("hw/beta",),
+        HW_OWN,
+        [pytest.approx(2.5)],
+    )
 
 
 def test_a_shared_expression_that_does_not_parse_is_reported_once_where_it_is_written(tmp_path: Path) -> None:
@@ -428,7 +475,9 @@ ACCELERATORS = ["nvidia-h100-sxm", "nvidia-h200-sxm", "nvidia-b200", "amd-instin
 
 
 def test_the_project_records_have_no_formula_problem(project) -> None:
-    formula_codes = {"unit-mismatch", "claim-mismatch", "invalid-value"} | {code for code in CODES if code.startswith("formula-")}
+    formula_codes = {"unit-mismatch", "claim-mismatch", "invalid-value"} | {
+        code for code in CODES if code.startswith("formula-")
+    }
     assert [d for d in project.diagnostics if d.code in formula_codes] == []
     claims = [claim for results in project.formulas.values() for result in results for claim in result.claims]
     assert len(claims) > 50 and {claim.status for claim in claims} == {CLAIM_OK}
@@ -445,7 +494,12 @@ def test_ridge_point_of_each_real_accelerator(project, accelerator: str) -> None
 def test_ridge_points_are_what_the_prose_says(project) -> None:
     [result] = [r for r in project.formulas["facts/ridge-point"] if r.id == "ridge-point"]
     assert [round(e.value) for e in result.evaluations] == [295, 206, 292, 247]
-    assert HardwareFigure("accelerators/nvidia-h100-sxm", "memory_bandwidth", "3.35 TB/s", "vendor-spec", ("nvidia-h100-datasheet",)) in result.figures
+    assert (
+        HardwareFigure(
+            "accelerators/nvidia-h100-sxm", "memory_bandwidth", "3.35 TB/s", "vendor-spec", ("nvidia-h100-datasheet",)
+        )
+        in result.figures
+    )
 
 
 def _expected_tokens(a: float, k: int) -> float:
@@ -454,20 +508,32 @@ def _expected_tokens(a: float, k: int) -> float:
 
 @pytest.mark.parametrize(("a", "k"), [(0.5, 1), (0.6, 2), (0.7, 3), (0.8, 4), (0.9, 5), (0.9, 8)])
 def test_leviathan_expected_tokens_from_the_real_record(project, a: float, k: int) -> None:
-    [result] = [r for r in project.formulas["facts/fct-spec-decoding-cost-model-break-even"] if r.id == "expected-tokens-per-step"]
+    [result] = [
+        r
+        for r in project.formulas["facts/fct-spec-decoding-cost-model-break-even"]
+        if r.id == "expected-tokens-per-step"
+    ]
     [value] = [e.value for e in result.evaluations if dict(e.point) == {"alpha": a, "k": k}]
     assert value == pytest.approx(_expected_tokens(a, k), rel=1e-12)
 
 
-@pytest.mark.parametrize(("a", "k", "c"), [(0.8, 4, 0.05), (0.8, 4, 0.1), (0.8, 4, 0.2), (0.5, 8, 0.2), (0.9, 3, 0.1), (0.6, 1, 0.05)])
+@pytest.mark.parametrize(
+    ("a", "k", "c"), [(0.8, 4, 0.05), (0.8, 4, 0.1), (0.8, 4, 0.2), (0.5, 8, 0.2), (0.9, 3, 0.1), (0.6, 1, 0.05)]
+)
 def test_leviathan_walltime_improvement_from_the_real_record(project, a: float, k: int, c: float) -> None:
-    [result] = [r for r in project.formulas["facts/fct-spec-decoding-cost-model-break-even"] if r.id == "walltime-improvement"]
+    [result] = [
+        r for r in project.formulas["facts/fct-spec-decoding-cost-model-break-even"] if r.id == "walltime-improvement"
+    ]
     [value] = [e.value for e in result.evaluations if dict(e.point) == {"alpha": a, "k": k, "c": c}]
     assert value == pytest.approx(_expected_tokens(a, k) / (k * c + 1), rel=1e-12)
 
 
 def test_the_shared_break_even_formula_is_literally_shared(project) -> None:
-    [result] = [r for r in project.formulas["flops/eng-profile-spec-decoding-engine-break-even-shift"] if r.id == "break-even-memory-bound"]
+    [result] = [
+        r
+        for r in project.formulas["flops/eng-profile-spec-decoding-engine-break-even-shift"]
+        if r.id == "break-even-memory-bound"
+    ]
     assert result.defined_in == ("facts/fct-spec-decoding-cost-model-break-even", "break-even-memory-bound")
     assert [round(e.value, 6) for e in result.evaluations] == [0.25, 0.35, 0.5]
 
@@ -483,11 +549,15 @@ def _expressions() -> st.SearchStrategy[str]:
     leaves = st.one_of(_NAMES, _NUMBERS)
 
     def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-        binary = st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "**"]), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})")
-        unary = st.tuples(st.sampled_from(["abs", "sqrt", "exp", "log", "log2", "log10", "ceil", "floor", "-"]), inner).map(
-            lambda t: f"{t[0]}({t[1]})")
+        binary = st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "**"]), inner).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        )
+        unary = st.tuples(
+            st.sampled_from(["abs", "sqrt", "exp", "log", "log2", "log10", "ceil", "floor", "-"]), inner
+        ).map(lambda t: f"{t[0]}({t[1]})")
         variadic = st.tuples(st.sampled_from(["min", "max"]), st.lists(inner, min_size=2, max_size=3)).map(
-            lambda t: f"{t[0]}({', '.join(t[1])})")
+            lambda t: f"{t[0]}({', '.join(t[1])})"
+        )
         return st.one_of(binary, unary, variadic)
 
     return st.recursive(leaves, extend, max_leaves=12)
@@ -521,7 +591,18 @@ _SENTINEL_CALLS: list[str] = []
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40), st.sampled_from(["sentinel()", "__import__('builtins').sentinel()", "[sentinel() for _ in 'x']", "lambda: sentinel()", "(sentinel)()"]))
+@given(
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40),
+    st.sampled_from(
+        [
+            "sentinel()",
+            "__import__('builtins').sentinel()",
+            "[sentinel() for _ in 'x']",
+            "lambda: sentinel()",
+            "(sentinel)()",
+        ]
+    ),
+)
 def test_random_text_in_an_expression_never_runs(noise: str, call: str) -> None:
     builtins.sentinel = lambda: _SENTINEL_CALLS.append("ran")  # type: ignore[attr-defined]
     try:

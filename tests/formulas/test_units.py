@@ -271,13 +271,26 @@ PINT_PROBE = (
 def test_pint_is_imported_without_numpy_and_computes_the_same():
     def probe(before: str) -> list[str]:
         script = PINT_PROBE.format(before=before)
-        return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.splitlines()
+        return subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True
+        ).stdout.splitlines()
 
     without, numpy_first = probe(""), probe("import numpy\n")
     assert without[1] == "False" and numpy_first[1] == "True"
     assert without[0] == numpy_first[0]
-    assert "numpy" in subprocess.run([sys.executable, "-c", "import flopkb.formulas.units as u; u.registry(); import numpy; print(numpy.__name__)"],
-                                     capture_output=True, text=True, check=True).stdout
+    assert (
+        "numpy"
+        in subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import flopkb.formulas.units as u; u.registry(); import numpy; print(numpy.__name__)",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
 
 
 def test_magnitude_in_a_unit():

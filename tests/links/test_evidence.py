@@ -115,13 +115,21 @@ def test_unverified_basis_and_missing_source_at_the_basis(tmp_path: Path) -> Non
         "specs.memory_bandwidth: the basis is unverified",
         "find the evidence, then set the basis to measured, vendor-spec, cited or derived and add sources; 4 other records rest on this figure",
     )
-    assert messages["records/hw/h100.yaml", 10][0] == "specs.peak_bf16_dense: the basis 'vendor-spec' needs sources, and there are none"
-    assert messages["records/flops/a.yaml", 14][0] == "hardware_parameters[2] (peak_bf16_dense): the basis 'measured' needs sources, and there are none"
+    assert (
+        messages["records/hw/h100.yaml", 10][0]
+        == "specs.peak_bf16_dense: the basis 'vendor-spec' needs sources, and there are none"
+    )
+    assert (
+        messages["records/flops/a.yaml", 14][0]
+        == "hardware_parameters[2] (peak_bf16_dense): the basis 'measured' needs sources, and there are none"
+    )
 
 
 def test_record_level_sources_do_not_stand_in_for_a_rows_sources(tmp_path: Path) -> None:
     flop = "id: flops/x\nkind: flop\ncategory: memory-bandwidth\ndescription: D.\nsources: [src/p]\nhardware_parameters:\n  - {parameter: memory_bandwidth, effect: E., basis: cited, values_for: [hw/b200]}\n"
-    kb = compile_kb(write_kb(tmp_path, {"records/hw/b200.yaml": B200, "records/src/p.yaml": SOURCE, "records/flops/x.yaml": flop}))
+    kb = compile_kb(
+        write_kb(tmp_path, {"records/hw/b200.yaml": B200, "records/src/p.yaml": SOURCE, "records/flops/x.yaml": flop})
+    )
     assert [code for code, *_ in located(kb, ignore=("orphan",))] == ["missing-source"]
 
 
@@ -141,10 +149,22 @@ def test_own_and_inherited_debt_as_data(tmp_path: Path) -> None:
         "flops/d": INHERITED_DEBT,  # the default scope: affected_by_hardware; prose links carry no debt
     }
     bandwidth = next(item for item in evidence.debt if item.record == "hw/h100")
-    assert (bandwidth.path, bandwidth.parameter, bandwidth.label, bandwidth.file, bandwidth.line) == (("specs", "memory_bandwidth"), "memory_bandwidth", "specs.memory_bandwidth", "records/hw/h100.yaml", 7)
-    assert [item.label for item in evidence.debt] == ["hardware_parameters[0] (memory_bandwidth)", "specs.memory_bandwidth"]
+    assert (bandwidth.path, bandwidth.parameter, bandwidth.label, bandwidth.file, bandwidth.line) == (
+        ("specs", "memory_bandwidth"),
+        "memory_bandwidth",
+        "specs.memory_bandwidth",
+        "records/hw/h100.yaml",
+        7,
+    )
+    assert [item.label for item in evidence.debt] == [
+        "hardware_parameters[0] (memory_bandwidth)",
+        "specs.memory_bandwidth",
+    ]
     assert evidence.dependents[bandwidth] == ("facts/r", "facts/s", "flops/a", "flops/d")
-    inherited = {record_id: [(debt.item.record, debt.via, debt.claim) for debt in evidence.of(record_id).inherited] for record_id in kb.entries}
+    inherited = {
+        record_id: [(debt.item.record, debt.via, debt.claim) for debt in evidence.of(record_id).inherited]
+        for record_id in kb.entries
+    }
     assert inherited["flops/a"] == [("hw/h100", ("hw/h100",), ("hardware_parameters", 1))]
     assert inherited["facts/r"] == [("hw/h100", ("hw/h100",), ("formulas", 0))]
     assert inherited["facts/s"] == [("hw/h100", ("facts/r", "hw/h100"), ("formulas", 0))]
@@ -158,7 +178,9 @@ def test_debt_follows_formula_ref_chains_and_stops_at_cycles(tmp_path: Path) -> 
     chain = "id: facts/u\nkind: fact\nstatement: S.\nformulas:\n  - id: x\n    ref: facts/s#g\n  - id: loop1\n    ref: facts/u#loop2\n  - id: loop2\n    ref: facts/u#loop1\n"
     kb = compile_kb(write_kb(tmp_path, {**FILES, "records/facts/u.yaml": chain}))
     assert kb.evidence is not None
-    assert [(debt.via, debt.claim) for debt in kb.evidence.of("facts/u").inherited] == [(("facts/s", "facts/r", "hw/h100"), ("formulas", 0))]
+    assert [(debt.via, debt.claim) for debt in kb.evidence.of("facts/u").inherited] == [
+        (("facts/s", "facts/r", "hw/h100"), ("formulas", 0))
+    ]
 
 
 def test_expect_hardware_outside_the_scope_counts(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import networkx as nx
 from click.testing import CliRunner
+
 from flopkb.cli import main
 from kbfixture import H100 as ACC
 from kbfixture import compile_kb, located, write_kb
@@ -48,7 +49,13 @@ kind: fact
 statement: Nothing links here; it links to [[flops/a]].
 """
 
-FILES = {"records/hw/h100.yaml": ACC, "records/flops/a.yaml": FLOP, "records/facts/b.yaml": FACT, "records/src/p.yaml": SOURCE, "records/facts/lonely.yaml": LONELY}
+FILES = {
+    "records/hw/h100.yaml": ACC,
+    "records/flops/a.yaml": FLOP,
+    "records/facts/b.yaml": FACT,
+    "records/src/p.yaml": SOURCE,
+    "records/facts/lonely.yaml": LONELY,
+}
 
 
 def test_orphans_at_their_id_line(tmp_path: Path) -> None:
@@ -73,18 +80,36 @@ def test_edges_are_typed_by_origin(tmp_path: Path) -> None:
     kb = compile_kb(write_kb(tmp_path, FILES))
     assert kb.graph is not None
     graph = kb.graph.graph
-    assert sorted(graph.edges) == [("facts/lonely", "flops/a"), ("flops/a", "facts/b"), ("flops/a", "flops/a"), ("flops/a", "hw/h100"), ("flops/a", "src/p")]
+    assert sorted(graph.edges) == [
+        ("facts/lonely", "flops/a"),
+        ("flops/a", "facts/b"),
+        ("flops/a", "flops/a"),
+        ("flops/a", "hw/h100"),
+        ("flops/a", "src/p"),
+    ]
     assert graph.edges["flops/a", "hw/h100"] == {"origins": ("affected_by_hardware", "values_for"), "count": 2}
     assert graph.edges["flops/a", "facts/b"] == {"origins": ("prose",), "count": 2}
     assert graph.edges["flops/a", "src/p"]["origins"] == ("source",)
-    assert graph.nodes["hw/h100"] == {"kind": "accelerator", "title": "h100", "path": "records/hw/h100.yaml", "broken": False, "evidence": "verified"}
+    assert graph.nodes["hw/h100"] == {
+        "kind": "accelerator",
+        "title": "h100",
+        "path": "records/hw/h100.yaml",
+        "broken": False,
+        "evidence": "verified",
+    }
 
 
 def test_formula_origins(tmp_path: Path) -> None:
-    fact = FACT + "  - id: g\n    ref: facts/b#f\n  - id: h\n    expr: hw.memory_bandwidth\n    unit: byte/s\n    hardware: [hw/h100]\n    expect:\n      - {hardware: hw/h100, value: 3.35e12}\n"
+    fact = (
+        FACT
+        + "  - id: g\n    ref: facts/b#f\n  - id: h\n    expr: hw.memory_bandwidth\n    unit: byte/s\n    hardware: [hw/h100]\n    expect:\n      - {hardware: hw/h100, value: 3.35e12}\n"
+    )
     kb = compile_kb(write_kb(tmp_path, {"records/hw/h100.yaml": ACC, "records/facts/b.yaml": fact}))
     assert kb.graph is not None
-    assert kb.graph.outlinks("facts/b") == [("facts/b", ("formula-ref",)), ("hw/h100", ("expect-hardware", "formula-hardware"))]
+    assert kb.graph.outlinks("facts/b") == [
+        ("facts/b", ("formula-ref",)),
+        ("hw/h100", ("expect-hardware", "formula-hardware")),
+    ]
 
 
 def test_backlinks_neighbourhood_and_components(tmp_path: Path) -> None:
@@ -102,7 +127,9 @@ def test_backlinks_neighbourhood_and_components(tmp_path: Path) -> None:
 
 
 def test_a_broken_file_is_a_node(tmp_path: Path) -> None:
-    kb = compile_kb(write_kb(tmp_path, {**FILES, "records/facts/bad.yaml": "id: facts/bad\nkind: fact\nstatement: [oops\n"}))
+    kb = compile_kb(
+        write_kb(tmp_path, {**FILES, "records/facts/bad.yaml": "id: facts/bad\nkind: fact\nstatement: [oops\n"})
+    )
     assert kb.graph is not None
     assert kb.graph.graph.nodes["facts/bad"]["broken"] is True
     assert "facts/bad" not in kb.graph.orphans()  # it has its own error already
@@ -114,7 +141,12 @@ def test_json_export_is_node_link_data_and_deterministic(tmp_path: Path) -> None
     text = kb.graph.to_json()
     data = json.loads(text)
     assert [node["id"] for node in data["nodes"]] == sorted(kb.entries)
-    assert {"source": "flops/a", "target": "hw/h100", "origins": ["affected_by_hardware", "values_for"], "count": 2} in data["links"]
+    assert {
+        "source": "flops/a",
+        "target": "hw/h100",
+        "origins": ["affected_by_hardware", "values_for"],
+        "count": 2,
+    } in data["links"]
     rebuilt = nx.node_link_graph(data, edges="links")
     assert sorted(rebuilt.edges) == sorted(kb.graph.graph.edges)
     assert compile_kb(tmp_path).graph.to_json() == text  # type: ignore[union-attr]

@@ -35,7 +35,12 @@ description: An engine.
 
 
 def base(tmp_path: Path, files: dict[str, str | bytes]) -> list[tuple[str, str, int, int]]:
-    common = {"records/hw/h100.yaml": ACC, "records/src/paper.yaml": SRC, "records/facts/ridge.yaml": FACT, "records/engines/vllm.yaml": ENGINE}
+    common = {
+        "records/hw/h100.yaml": ACC,
+        "records/src/paper.yaml": SRC,
+        "records/facts/ridge.yaml": FACT,
+        "records/engines/vllm.yaml": ENGINE,
+    }
     return located(compile_kb(write_kb(tmp_path, {**common, **files})), ignore=QUIET)
 
 
@@ -51,7 +56,9 @@ def flop(description: str, extra: str = "") -> str:
 
 
 def test_dangling_link_in_a_plain_scalar(tmp_path: Path) -> None:
-    assert base(tmp_path, {"records/flops/a.yaml": flop("See [[hw/h100]] and [[hw/h200]].")}) == [("dangling-link", "records/flops/a.yaml", 4, 34)]
+    assert base(tmp_path, {"records/flops/a.yaml": flop("See [[hw/h100]] and [[hw/h200]].")}) == [
+        ("dangling-link", "records/flops/a.yaml", 4, 34)
+    ]
 
 
 def test_dangling_link_in_a_literal_block_scalar(tmp_path: Path) -> None:
@@ -86,19 +93,25 @@ def test_dangling_link_in_nested_markdown_fields(tmp_path: Path) -> None:
 
 
 def test_dangling_link_hint_names_the_closest_id(tmp_path: Path) -> None:
-    kb = compile_kb(write_kb(tmp_path, {"records/facts/ridge.yaml": FACT, "records/flops/a.yaml": flop("See [[facts/ridg]].")}))
+    kb = compile_kb(
+        write_kb(tmp_path, {"records/facts/ridge.yaml": FACT, "records/flops/a.yaml": flop("See [[facts/ridg]].")})
+    )
     (diagnostic,) = [d for d in kb.diagnostics if d.code == "dangling-link"]
     assert diagnostic.message == "[[facts/ridg]] resolves to no record"
     assert diagnostic.hint == "did you mean facts/ridge?"
 
 
 def test_dangling_link_hint_matches_last_segments(tmp_path: Path) -> None:
-    kb = compile_kb(write_kb(tmp_path, {"records/facts/ridge.yaml": FACT, "records/flops/a.yaml": flop("See [[rigde]].")}))
+    kb = compile_kb(
+        write_kb(tmp_path, {"records/facts/ridge.yaml": FACT, "records/flops/a.yaml": flop("See [[rigde]].")})
+    )
     assert [d.hint for d in kb.diagnostics if d.code == "dangling-link"] == ["did you mean facts/ridge?"]
 
 
 def test_matching_is_case_sensitive(tmp_path: Path) -> None:
-    kb = compile_kb(write_kb(tmp_path, {"records/facts/ridge.yaml": FACT, "records/flops/a.yaml": flop("See [[Facts/Ridge]].")}))
+    kb = compile_kb(
+        write_kb(tmp_path, {"records/facts/ridge.yaml": FACT, "records/flops/a.yaml": flop("See [[Facts/Ridge]].")})
+    )
     (diagnostic,) = [d for d in kb.diagnostics if d.code == "dangling-link"]
     assert diagnostic.hint == "did you mean facts/ridge?"
 
@@ -108,7 +121,9 @@ def test_matching_is_case_sensitive(tmp_path: Path) -> None:
 
 def test_links_in_code_are_ignored(tmp_path: Path) -> None:
     description = "|\n  Inline `[[in-code]]` span.\n\n  ```\n  [[fenced]]\n  ```\n\n      [[indented-code]]\n\n  ~~~yaml\n  [[tilde-fence]]\n  ~~~\n\n  But [[real-one]] is a link.\n"
-    assert base(tmp_path, {"records/flops/a.yaml": flop(description)}) == [("dangling-link", "records/flops/a.yaml", 17, 7)]
+    assert base(tmp_path, {"records/flops/a.yaml": flop(description)}) == [
+        ("dangling-link", "records/flops/a.yaml", 17, 7)
+    ]
 
 
 # -- resolution order ---------------------------------------------------------
@@ -119,7 +134,13 @@ def test_resolution_by_id_suffix_and_alias(tmp_path: Path) -> None:
     text = flop("'[[hw/h100]], [[h100]], [[facts/old-name]], [[ridge#other]], [[facts/ridge#ridge|the ridge]].'")
     assert base(tmp_path, {"records/facts/new.yaml": aliased, "records/flops/a.yaml": text}) == []
     kb = compile_kb(tmp_path)
-    assert [link.resolved for link in kb.links["flops/a"]] == ["hw/h100", "hw/h100", "facts/new", "facts/ridge", "facts/ridge"]
+    assert [link.resolved for link in kb.links["flops/a"]] == [
+        "hw/h100",
+        "hw/h100",
+        "facts/new",
+        "facts/ridge",
+        "facts/ridge",
+    ]
     assert kb.links["flops/a"][4].label == "the ridge"
     assert resolve_target(kb, "old-name") is None  # aliases match whole, not by suffix
     assert resolve_target(kb, "new") == "facts/new"
@@ -127,13 +148,19 @@ def test_resolution_by_id_suffix_and_alias(tmp_path: Path) -> None:
 
 
 def test_full_id_wins_over_a_suffix(tmp_path: Path) -> None:
-    files = {"records/ridge.yaml": "id: ridge\nkind: fact\nstatement: S.\n", "records/flops/a.yaml": flop("'[[ridge]]'")}
+    files = {
+        "records/ridge.yaml": "id: ridge\nkind: fact\nstatement: S.\n",
+        "records/flops/a.yaml": flop("'[[ridge]]'"),
+    }
     assert base(tmp_path, files) == []
     assert compile_kb(tmp_path).links["flops/a"][0].resolved == "ridge"
 
 
 def test_ambiguous_link_lists_the_candidates(tmp_path: Path) -> None:
-    files = {"records/papers/vllm.yaml": SRC.replace("src/paper", "papers/vllm"), "records/flops/a.yaml": flop("Uses [[vllm]].")}
+    files = {
+        "records/papers/vllm.yaml": SRC.replace("src/paper", "papers/vllm"),
+        "records/flops/a.yaml": flop("Uses [[vllm]]."),
+    }
     kb = compile_kb(write_kb(tmp_path, {"records/engines/vllm.yaml": ENGINE, **files}))
     assert located(kb, ignore=QUIET) == [("ambiguous-link", "records/flops/a.yaml", 4, 19)]
     assert shown(kb)[0].message == "[[vllm]]: 'vllm' matches several records: engines/vllm, papers/vllm"
@@ -143,7 +170,9 @@ def test_ambiguous_link_lists_the_candidates(tmp_path: Path) -> None:
 def test_ambiguous_ref(tmp_path: Path) -> None:
     other = ACC.replace("hw/h100", "cloud/h100")
     extra = "affected_by_hardware: [hw/h100, h100]\n"
-    assert base(tmp_path, {"records/cloud/h100.yaml": other, "records/flops/a.yaml": flop("M.", extra)}) == [("ambiguous-link", "records/flops/a.yaml", 5, 33)]
+    assert base(tmp_path, {"records/cloud/h100.yaml": other, "records/flops/a.yaml": flop("M.", extra)}) == [
+        ("ambiguous-link", "records/flops/a.yaml", 5, 33)
+    ]
 
 
 # -- typed refs ---------------------------------------------------------------
@@ -159,14 +188,31 @@ def test_dangling_ref_in_values_for_with_hint_of_the_right_kind(tmp_path: Path) 
 
 def test_dangling_ref_in_sources_but_urls_are_not_refs(tmp_path: Path) -> None:
     extra = "sources: [https://example.org/x, http://example.org/y, src/paper, src/missing]\n"
-    assert base(tmp_path, {"records/flops/a.yaml": flop("M.", extra)}) == [("dangling-ref", "records/flops/a.yaml", 5, 67)]
+    assert base(tmp_path, {"records/flops/a.yaml": flop("M.", extra)}) == [
+        ("dangling-ref", "records/flops/a.yaml", 5, 67)
+    ]
 
 
 def test_wrong_kind_ref(tmp_path: Path) -> None:
     extra = "affected_by_hardware: [engines/vllm]\nsources:\n  - hw/h100\n"
-    kb = compile_kb(write_kb(tmp_path, {"records/engines/vllm.yaml": ENGINE, "records/hw/h100.yaml": ACC, "records/flops/a.yaml": flop("M.", extra)}))
-    assert located(kb, ignore=QUIET) == [("wrong-kind-ref", "records/flops/a.yaml", 5, 24), ("wrong-kind-ref", "records/flops/a.yaml", 7, 5)]
-    assert shown(kb)[0].message == "affected_by_hardware[0]: 'engines/vllm' is an engine record (engines/vllm); affected_by_hardware[0] takes an accelerator record"
+    kb = compile_kb(
+        write_kb(
+            tmp_path,
+            {
+                "records/engines/vllm.yaml": ENGINE,
+                "records/hw/h100.yaml": ACC,
+                "records/flops/a.yaml": flop("M.", extra),
+            },
+        )
+    )
+    assert located(kb, ignore=QUIET) == [
+        ("wrong-kind-ref", "records/flops/a.yaml", 5, 24),
+        ("wrong-kind-ref", "records/flops/a.yaml", 7, 5),
+    ]
+    assert (
+        shown(kb)[0].message
+        == "affected_by_hardware[0]: 'engines/vllm' is an engine record (engines/vllm); affected_by_hardware[0] takes an accelerator record"
+    )
 
 
 def test_formula_refs_and_hardware(tmp_path: Path) -> None:
@@ -189,8 +235,20 @@ def test_formula_refs_and_hardware(tmp_path: Path) -> None:
 
 
 def test_dangling_anchor_in_prose_lists_the_formulas(tmp_path: Path) -> None:
-    kb = compile_kb(write_kb(tmp_path, {"records/facts/ridge.yaml": FACT, "records/hw/h100.yaml": ACC, "records/flops/a.yaml": flop("\"[[ridge#rigde|x]] and [[hw/h100#peak]]\"")}))
-    assert located(kb, ignore=QUIET) == [("dangling-anchor", "records/flops/a.yaml", 4, 15), ("dangling-anchor", "records/flops/a.yaml", 4, 37)]
+    kb = compile_kb(
+        write_kb(
+            tmp_path,
+            {
+                "records/facts/ridge.yaml": FACT,
+                "records/hw/h100.yaml": ACC,
+                "records/flops/a.yaml": flop('"[[ridge#rigde|x]] and [[hw/h100#peak]]"'),
+            },
+        )
+    )
+    assert located(kb, ignore=QUIET) == [
+        ("dangling-anchor", "records/flops/a.yaml", 4, 15),
+        ("dangling-anchor", "records/flops/a.yaml", 4, 37),
+    ]
     assert shown(kb)[0].message == "[[ridge#rigde|x]]: facts/ridge has no formula 'rigde'"
     assert shown(kb)[0].hint == "its formulas: ridge, other"
     assert shown(kb)[1].hint == "hw/h100 has no formulas; link to the record without '#peak'"
@@ -203,18 +261,39 @@ def test_links_to_a_broken_file_still_resolve(tmp_path: Path) -> None:
     files = {
         "records/facts/broken.yaml": "id: facts/broken\nkind: fact\nstatement: [unclosed\n",
         "records/facts/invalid.yaml": "id: facts/invalid\nkind: fact\n",  # missing statement
-        "records/flops/a.yaml": flop("'[[facts/broken]], [[broken#any]], [[facts/invalid#f]].'", "affected_by_hardware: [facts/invalid]\n"),
+        "records/flops/a.yaml": flop(
+            "'[[facts/broken]], [[broken#any]], [[facts/invalid#f]].'", "affected_by_hardware: [facts/invalid]\n"
+        ),
     }
     assert [code for code, *_ in base(tmp_path, files)] == ["yaml-syntax", "missing-field"]
 
 
 def test_links_from_an_invalid_file_are_still_checked(tmp_path: Path) -> None:
     text = "id: flops/a\nkind: flop\ndescription: See [[nowhere]].\n"  # no category
-    assert base(tmp_path, {"records/flops/a.yaml": text}) == [("missing-field", "records/flops/a.yaml", 1, 1), ("dangling-link", "records/flops/a.yaml", 3, 18)]
+    assert base(tmp_path, {"records/flops/a.yaml": text}) == [
+        ("missing-field", "records/flops/a.yaml", 1, 1),
+        ("dangling-link", "records/flops/a.yaml", 3, 18),
+    ]
 
 
 def test_link_objects_carry_position_and_text(tmp_path: Path) -> None:
-    kb = compile_kb(write_kb(tmp_path, {"records/facts/ridge.yaml": FACT, "records/flops/a.yaml": flop("|\n  x\n  y [[ridge#other|the other]]\n")}))
+    kb = compile_kb(
+        write_kb(
+            tmp_path,
+            {"records/facts/ridge.yaml": FACT, "records/flops/a.yaml": flop("|\n  x\n  y [[ridge#other|the other]]\n")},
+        )
+    )
     (link,) = kb.links["flops/a"]
-    assert (link.target, link.anchor, link.label, link.text) == ("ridge", "other", "the other", "[[ridge#other|the other]]")
-    assert (link.file, link.line, link.column, link.origin, link.where) == ("records/flops/a.yaml", 6, 5, "prose", "description")
+    assert (link.target, link.anchor, link.label, link.text) == (
+        "ridge",
+        "other",
+        "the other",
+        "[[ridge#other|the other]]",
+    )
+    assert (link.file, link.line, link.column, link.origin, link.where) == (
+        "records/flops/a.yaml",
+        6,
+        5,
+        "prose",
+        "description",
+    )

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+
 from flopkb.cli import main
 from kbfixture import compile_kb, located, write_kb
 from repo import REPO
-
 
 RIDGE = """\
 id: facts/ridge
@@ -56,7 +56,10 @@ def test_mv_rewrites_links_keeping_labels_anchors_and_every_other_byte(tmp_path:
         "title: Ridge point\n", "title: Ridge point\naliases: [facts/ridge]\n"
     ).replace("[[facts/ridge#ridge]]", "[[facts/roofline/ridge-point#ridge]]")
     assert (tmp_path / "records/flops/user.yaml").read_text(encoding="utf-8") == (
-        USER.replace("[[facts/ridge#ridge|the ridge]], [[ ridge ]]", "[[facts/roofline/ridge-point#ridge|the ridge]], [[ ridge-point ]]")
+        USER.replace(
+            "[[facts/ridge#ridge|the ridge]], [[ ridge ]]",
+            "[[facts/roofline/ridge-point#ridge|the ridge]], [[ ridge-point ]]",
+        )
         .replace("ref: facts/ridge#ridge", "ref: facts/roofline/ridge-point#ridge")
         .replace("ref: 'ridge#ridge'", "ref: 'ridge-point#ridge'")
         .replace("[[facts/ridge|ridge]]", "[[facts/roofline/ridge-point|ridge]]")
@@ -91,7 +94,9 @@ def test_mv_keeps_a_suffix_link_that_still_lands(tmp_path: Path) -> None:
     ],
 )
 def test_mv_adds_the_old_id_to_aliases_in_their_style(tmp_path: Path, aliases: str, expected: str) -> None:
-    write_kb(tmp_path, {"records/facts/ridge.yaml": RIDGE.replace("title: Ridge point\n", f"title: Ridge point\n{aliases}")})
+    write_kb(
+        tmp_path, {"records/facts/ridge.yaml": RIDGE.replace("title: Ridge point\n", f"title: Ridge point\n{aliases}")}
+    )
     assert mv(tmp_path, "facts/ridge", "facts/r2")[0] == 0
     assert expected in (tmp_path / "records/facts/r2.yaml").read_text(encoding="utf-8")
     assert located(compile_kb(tmp_path), ignore=("orphan",)) == []
@@ -101,7 +106,9 @@ def test_mv_back_to_a_former_id_swaps_the_alias(tmp_path: Path) -> None:
     write_kb(tmp_path, {"records/facts/ridge.yaml": RIDGE, "records/flops/user.yaml": USER})
     assert mv(tmp_path, "facts/ridge", "facts/r2")[0] == 0
     assert mv(tmp_path, "facts/r2", "facts/ridge")[0] == 0
-    assert (tmp_path / "records/facts/ridge.yaml").read_text(encoding="utf-8") == RIDGE.replace("title: Ridge point\n", "title: Ridge point\naliases: [facts/r2]\n")
+    assert (tmp_path / "records/facts/ridge.yaml").read_text(encoding="utf-8") == RIDGE.replace(
+        "title: Ridge point\n", "title: Ridge point\naliases: [facts/r2]\n"
+    )
     assert (tmp_path / "records/flops/user.yaml").read_text(encoding="utf-8") == USER
     assert located(compile_kb(tmp_path), ignore=("orphan",)) == []
 
@@ -109,7 +116,11 @@ def test_mv_back_to_a_former_id_swaps_the_alias(tmp_path: Path) -> None:
 def test_mv_without_a_title_adds_aliases_after_kind(tmp_path: Path) -> None:
     write_kb(tmp_path, {"records/facts/ridge.yaml": RIDGE.replace("title: Ridge point\n", "")})
     assert mv(tmp_path, "facts/ridge", "facts/r2")[0] == 0
-    assert (tmp_path / "records/facts/r2.yaml").read_text(encoding="utf-8").startswith("id: facts/r2\nkind: fact\naliases: [facts/ridge]\nstatement:")
+    assert (
+        (tmp_path / "records/facts/r2.yaml")
+        .read_text(encoding="utf-8")
+        .startswith("id: facts/r2\nkind: fact\naliases: [facts/ridge]\nstatement:")
+    )
 
 
 def test_mv_keeps_crlf_and_bom(tmp_path: Path) -> None:
@@ -118,18 +129,25 @@ def test_mv_keeps_crlf_and_bom(tmp_path: Path) -> None:
     write_kb(tmp_path, {"records/facts/ridge.yaml": ridge, "records/flops/user.yaml": user})
     assert mv(tmp_path, "records/facts/ridge.yaml", "facts/r2")[0] == 0
     moved = (tmp_path / "records/facts/r2.yaml").read_bytes()
-    assert moved.startswith(b"\xef\xbb\xbfid: facts/r2\r\nkind: fact\r\ntitle: Ridge point\r\naliases: [facts/ridge]\r\n")
+    assert moved.startswith(
+        b"\xef\xbb\xbfid: facts/r2\r\nkind: fact\r\ntitle: Ridge point\r\naliases: [facts/ridge]\r\n"
+    )
     assert b"\n" not in moved.replace(b"\r\n", b"")
-    assert (tmp_path / "records/flops/user.yaml").read_bytes() == user.replace(b"[[facts/ridge#ridge|", b"[[facts/r2#ridge|").replace(b"[[ ridge ]]", b"[[ r2 ]]").replace(
-        b"ref: facts/ridge#", b"ref: facts/r2#"
-    ).replace(b"'ridge#ridge'", b"'r2#ridge'").replace(b"[[facts/ridge|", b"[[facts/r2|")
+    assert (tmp_path / "records/flops/user.yaml").read_bytes() == user.replace(
+        b"[[facts/ridge#ridge|", b"[[facts/r2#ridge|"
+    ).replace(b"[[ ridge ]]", b"[[ r2 ]]").replace(b"ref: facts/ridge#", b"ref: facts/r2#").replace(
+        b"'ridge#ridge'", b"'r2#ridge'"
+    ).replace(b"[[facts/ridge|", b"[[facts/r2|")
     assert located(compile_kb(tmp_path), ignore=("orphan",)) == []
 
 
 def test_mv_rewrites_links_that_the_new_id_would_make_ambiguous(tmp_path: Path) -> None:
     other = "id: other/ridge-point\nkind: fact\nstatement: Another.\n"
     user = "id: flops/user\nkind: flop\ncategory: arithmetic-intensity\ndescription: 'See [[ridge-point]] and [[facts/ridge]].'\n"
-    write_kb(tmp_path, {"records/facts/ridge.yaml": RIDGE, "records/other/ridge-point.yaml": other, "records/flops/user.yaml": user})
+    write_kb(
+        tmp_path,
+        {"records/facts/ridge.yaml": RIDGE, "records/other/ridge-point.yaml": other, "records/flops/user.yaml": user},
+    )
     assert mv(tmp_path, "facts/ridge", "facts/ridge-point")[0] == 0
     text = (tmp_path / "records/flops/user.yaml").read_text(encoding="utf-8")
     assert "'See [[other/ridge-point]] and [[facts/ridge-point]].'" in text
@@ -154,7 +172,13 @@ def test_mv_dry_run_writes_nothing(tmp_path: Path) -> None:
     ],
 )
 def test_mv_refuses_with_exit_2(tmp_path: Path, old: str, new: str, message: str) -> None:
-    write_kb(tmp_path, {"records/facts/ridge.yaml": RIDGE, "records/flops/user.yaml": USER.replace("kind: flop\n", "kind: flop\naliases: [facts/older]\n")})
+    write_kb(
+        tmp_path,
+        {
+            "records/facts/ridge.yaml": RIDGE,
+            "records/flops/user.yaml": USER.replace("kind: flop\n", "kind: flop\naliases: [facts/older]\n"),
+        },
+    )
     status, output = mv(tmp_path, old, new)
     assert status == 2 and message in output
     assert (tmp_path / "records/facts/ridge.yaml").read_text(encoding="utf-8") == RIDGE
@@ -184,7 +208,10 @@ def test_mv_on_the_projects_records_keeps_check_clean_and_the_diff_minimal(tmp_p
     old = _most_linked(tmp_path)
     group, last = old.rsplit("/", 1)
     new = f"{group}/moved/{last}-renamed"
-    texts = {path.relative_to(tmp_path).as_posix(): path.read_text(encoding="utf-8") for path in (tmp_path / "records").rglob("*.yaml")}
+    texts = {
+        path.relative_to(tmp_path).as_posix(): path.read_text(encoding="utf-8")
+        for path in (tmp_path / "records").rglob("*.yaml")
+    }
     status, output = mv(tmp_path, old, new)
     assert status == 0, output
 
@@ -204,7 +231,11 @@ def test_mv_on_the_projects_records_keeps_check_clean_and_the_diff_minimal(tmp_p
         if path == old_path:
             diff = [line for line in difflib.ndiff(expected.splitlines(), now.splitlines()) if line[:1] in "+-"]
             added_line = diff == [f"+ aliases: [{old}]"]
-            extended_list = len(diff) == 2 and diff[0].startswith("- aliases: [") and diff[1] == diff[0][:-1].replace("- ", "+ ", 1) + f", {old}]"
+            extended_list = (
+                len(diff) == 2
+                and diff[0].startswith("- aliases: [")
+                and diff[1] == diff[0][:-1].replace("- ", "+ ", 1) + f", {old}]"
+            )
             assert added_line or extended_list, diff
         else:
             assert now == expected, path

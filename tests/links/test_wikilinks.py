@@ -7,6 +7,10 @@ import re
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
 from flopkb.links import wikilinks as wl
 from flopkb.links.wikilinks import (
     LineIndex,
@@ -15,9 +19,6 @@ from flopkb.links.wikilinks import (
     replace_wikilinks,
     source_position,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from markdown_it import MarkdownIt
 
 
 def targets(md: str) -> list[str]:
@@ -171,9 +172,7 @@ def test_fast_paths_avoid_markdown_it(monkeypatch):
     assert targets("plain [[a]] text\n\nmore [[b]]") == ["a", "b"]
     assert targets("with `code` and [[a]] and `[[no]]`") == ["a"]
     assert targets("- item [[a]]\n    - nested [[b]]\n- `x` [[c]]") == ["a", "b", "c"]
-    assert targets(
-        "text [[a]]\n\n```py\n[[no]]\n```\n\n~~~\n[[no]]\n~~~\n[[b]] `c`"
-    ) == ["a", "b"]
+    assert targets("text [[a]]\n\n```py\n[[no]]\n```\n\n~~~\n[[no]]\n~~~\n[[b]] `c`") == ["a", "b"]
     assert targets("    code without links\n\n[[a]]") == ["a"]
     assert targets("no links at all ``` `") == []
 
@@ -186,9 +185,7 @@ def test_replace_wikilinks():
     md = "See [[a#f|the f]] and `[[code]]`.\n\n```\n[[fenced]]\n```\n[[b]]"
     out = replace_wikilinks(
         md,
-        lambda l: (
-            f"[{l.label or l.target}](/{l.target}/{'#' + l.anchor if l.anchor else ''})"
-        ),
+        lambda l: f"[{l.label or l.target}](/{l.target}/{'#' + l.anchor if l.anchor else ''})",
     )
     assert out == "See [the f](/a/#f) and `[[code]]`.\n\n```\n[[fenced]]\n```\n[b](/b/)"
 
@@ -297,18 +294,14 @@ def _oracle(text: str) -> list[int]:
     html = _MD.render("".join(parts))
     code = "".join(_CODE_ELEMENT.findall(html))
     return [
-        m.start()
-        for i, m in enumerate(cands)
-        if f"Q{i}Q" not in code and f"Z{i}Z" not in code and f"Q{i}Q" in html
+        m.start() for i, m in enumerate(cands) if f"Q{i}Q" not in code and f"Z{i}Z" not in code and f"Q{i}Q" in html
     ]
 
 
 # Line-structured documents hit block constructs (nested containers, fences
 # behind indentation, HTML blocks) far more often than random pieces do.
 _line = st.tuples(
-    st.sampled_from(
-        ["", " ", "  ", "   ", "    ", "     ", "      ", "        ", "\t"]
-    ),
+    st.sampled_from(["", " ", "  ", "   ", "    ", "     ", "      ", "        ", "\t"]),
     st.sampled_from(["", "", "- ", "* ", "1. ", "> ", ">     ", "-     "]),
     st.sampled_from(
         [
@@ -366,9 +359,7 @@ def _nodes(node):
 
 
 @pytest.mark.parametrize("text", _MARK_DOCS)
-@pytest.mark.parametrize(
-    "loader, bom_in_index", [(yaml.CSafeLoader, False), (yaml.SafeLoader, True)]
-)
+@pytest.mark.parametrize("loader, bom_in_index", [(yaml.CSafeLoader, False), (yaml.SafeLoader, True)])
 def test_line_index_matches_yaml_marks(text, loader, bom_in_index):
     index = LineIndex(text, bom_in_index=bom_in_index)
     for node in _nodes(yaml.compose(text, Loader=loader)):
@@ -383,11 +374,7 @@ def test_csafeloader_mark_index_skips_the_bom():
     py_node = yaml.compose(text, Loader=yaml.SafeLoader).value[0][1]
     assert c_node.start_mark.index == 5 and py_node.start_mark.index == 6
     assert LineIndex(text).text[c_node.start_mark.index :].startswith("value")
-    assert (
-        LineIndex(text, bom_in_index=True)
-        .text[py_node.start_mark.index :]
-        .startswith("value")
-    )
+    assert LineIndex(text, bom_in_index=True).text[py_node.start_mark.index :].startswith("value")
 
 
 def test_csafeloader_mark_index_counts_code_points_and_crlf_as_two():
@@ -465,10 +452,7 @@ def test_double_quoted_scalar():
 
 def test_double_quoted_escape_creating_brackets_falls_back_to_scalar_start():
     text = 'id: x\nbody: "\\x5b[a]] and [[b]]"\n'
-    assert (
-        yaml.compose(text, Loader=yaml.CSafeLoader).value[1][1].value
-        == "[[a]] and [[b]]"
-    )
+    assert yaml.compose(text, Loader=yaml.CSafeLoader).value[1][1].value == "[[a]] and [[b]]"
     assert positions(text) == [(2, 7), (2, 7)]
 
 
@@ -541,15 +525,7 @@ def test_overlapping_brackets():
 
 
 def test_crlf_text():
-    text = (
-        "id: x\r\n"
-        "body: |\r\n"
-        "  first [[a]]\r\n"
-        "\r\n"
-        "  last [[b]]\r\n"
-        "plain: one [[c]]\r\n"
-        "  two [[d]]\r\n"
-    )
+    text = "id: x\r\nbody: |\r\n  first [[a]]\r\n\r\n  last [[b]]\r\nplain: one [[c]]\r\n  two [[d]]\r\n"
     assert positions(text) == [(3, 9), (5, 8)]
     assert positions(text, path=("plain",)) == [(6, 12), (7, 7)]
 
@@ -574,9 +550,7 @@ def test_bom_and_crlf_text():
 def test_offset_that_is_not_a_link_falls_back_to_scalar_start():
     text = "id: x\nbody: see [[a]]\n"
     node = _find(yaml.compose(text, Loader=yaml.CSafeLoader), ("body",))
-    assert source_position(
-        text, node.start_mark.index, node.end_mark.index, None, node.value, 0
-    ) == (2, 7)
+    assert source_position(text, node.start_mark.index, node.end_mark.index, None, node.value, 0) == (2, 7)
 
 
 def test_comments_after_the_scalar_are_not_counted():
@@ -585,15 +559,11 @@ def test_comments_after_the_scalar_are_not_counted():
     assert positions(text, path=("block",)) == [(3, 5)]
 
 
-@pytest.mark.parametrize(
-    "loader, bom_in_index", [(yaml.CSafeLoader, False), (yaml.SafeLoader, True)]
-)
+@pytest.mark.parametrize("loader, bom_in_index", [(yaml.CSafeLoader, False), (yaml.SafeLoader, True)])
 def test_both_loaders_agree(loader, bom_in_index):
     text = "\ufeffid: x\r\nbody: |-\r\n  one [[a]]\r\n  two `[[no]]` [[b]]\r\nq: 'x [[c]]'\r\n"
     assert positions(text, loader=loader, bom_in_index=bom_in_index) == [
         (3, 7),
         (4, 16),
     ]
-    assert positions(text, path=("q",), loader=loader, bom_in_index=bom_in_index) == [
-        (5, 7)
-    ]
+    assert positions(text, path=("q",), loader=loader, bom_in_index=bom_in_index) == [(5, 7)]

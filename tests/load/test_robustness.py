@@ -8,10 +8,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flopkb.report.codes import CODES
 from flopkb.config import load_config
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
+from flopkb.report.codes import CODES
 from kbfixture import codes, compile_kb, write_kb
 from repo import REPO
 
@@ -26,7 +26,9 @@ def hostile(tmp_path: Path, content: str | bytes) -> list[str]:
 
 def test_deep_flow_nesting_is_refused_fast(tmp_path: Path) -> None:
     start = time.perf_counter()
-    assert hostile(tmp_path, "id: flops/x\nkind: flop\nnotes: " + "[" * 200_000 + "]" * 200_000 + "\n") == ["not-a-record"]
+    assert hostile(tmp_path, "id: flops/x\nkind: flop\nnotes: " + "[" * 200_000 + "]" * 200_000 + "\n") == [
+        "not-a-record"
+    ]
     assert time.perf_counter() - start < 2
 
 
@@ -65,7 +67,13 @@ def test_multiple_documents_are_a_syntax_error(tmp_path: Path) -> None:
 
 MUTATIONS = st.one_of(
     st.tuples(st.just("delete"), st.integers(0, len(SEED)), st.integers(1, 40)),
-    st.tuples(st.just("insert"), st.integers(0, len(SEED)), st.lists(st.sampled_from([*":-[]{}|>#&*!'\"\n\t %@`\\", "[[", "]]", "\ufeff", "\r\n", "  ", "é"]), max_size=6).map("".join)),
+    st.tuples(
+        st.just("insert"),
+        st.integers(0, len(SEED)),
+        st.lists(
+            st.sampled_from([*":-[]{}|>#&*!'\"\n\t %@`\\", "[[", "]]", "\ufeff", "\r\n", "  ", "é"]), max_size=6
+        ).map("".join),
+    ),
     st.tuples(st.just("truncate"), st.integers(0, len(SEED)), st.just(0)),
     st.tuples(st.just("swap-lines"), st.integers(0, SEED.count("\n")), st.integers(0, SEED.count("\n"))),
 )
@@ -87,7 +95,9 @@ def mutate(text: str, mutation: tuple[str, int, object]) -> str:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(mutations=st.lists(MUTATIONS, min_size=1, max_size=4))
-def test_mutated_real_record_gives_diagnostics_never_a_traceback(tmp_path: Path, mutations: list[tuple[str, int, object]]) -> None:
+def test_mutated_real_record_gives_diagnostics_never_a_traceback(
+    tmp_path: Path, mutations: list[tuple[str, int, object]]
+) -> None:
     text = SEED
     for mutation in mutations:
         text = mutate(text, mutation)

@@ -29,7 +29,15 @@ def test_yaml_syntax_at_parser_position(tmp_path: Path) -> None:
 
 
 def test_yaml_syntax_does_not_stop_the_rest(tmp_path: Path) -> None:
-    kb = compile_kb(write_kb(tmp_path, {"records/a.yaml": "a: : :\n  - x\n", "records/flops/b.yaml": FLOP.replace("flops/a", "flops/b") + "bogus: 1\n"}))
+    kb = compile_kb(
+        write_kb(
+            tmp_path,
+            {
+                "records/a.yaml": "a: : :\n  - x\n",
+                "records/flops/b.yaml": FLOP.replace("flops/a", "flops/b") + "bogus: 1\n",
+            },
+        )
+    )
     assert ("unknown-field", "records/flops/b.yaml", 5) in codes(kb, ignore=UNLINKED)
     assert [c[0] for c in codes(kb, ignore=UNLINKED)].count("yaml-syntax") == 1
 
@@ -56,7 +64,9 @@ def test_bom_and_crlf_keep_line_numbers(tmp_path: Path) -> None:
 
 
 def test_missing_field_names_the_field(tmp_path: Path) -> None:
-    kb = compile_kb(write_kb(tmp_path, {"records/flops/a.yaml": "id: flops/a\nkind: flop\ncategory: arithmetic-intensity\n"}))
+    kb = compile_kb(
+        write_kb(tmp_path, {"records/flops/a.yaml": "id: flops/a\nkind: flop\ncategory: arithmetic-intensity\n"})
+    )
     assert codes(kb, ignore=UNLINKED) == [("missing-field", "records/flops/a.yaml", 1)]
     assert "'description'" in kb.diagnostics[0].message
 
@@ -87,19 +97,30 @@ def test_invalid_value_for_a_wrong_type(tmp_path: Path) -> None:
 
 
 def test_text_starting_with_a_wikilink_gets_a_quoting_hint(tmp_path: Path) -> None:
-    kb = compile_kb(write_kb(tmp_path, {"records/flops/a.yaml": FLOP.replace("description: Mechanism.", "description: [[flops/a]] explains it")}))
+    kb = compile_kb(
+        write_kb(
+            tmp_path,
+            {"records/flops/a.yaml": FLOP.replace("description: Mechanism.", "description: [[flops/a]] explains it")},
+        )
+    )
     assert located(kb, ignore=UNLINKED) == [("yaml-syntax", "records/flops/a.yaml", 4, 26)]
     assert "quote the text" in kb.diagnostics[0].hint
 
 
 def test_wikilink_alone_as_a_plain_value_gets_a_quoting_hint(tmp_path: Path) -> None:
-    kb = compile_kb(write_kb(tmp_path, {"records/flops/a.yaml": FLOP.replace("description: Mechanism.", "description: [[flops/a]]")}))
+    kb = compile_kb(
+        write_kb(
+            tmp_path, {"records/flops/a.yaml": FLOP.replace("description: Mechanism.", "description: [[flops/a]]")}
+        )
+    )
     assert located(kb, ignore=UNLINKED) == [("invalid-value", "records/flops/a.yaml", 4, 14)]
     assert "quote the text" in kb.diagnostics[0].hint
 
 
 def test_unknown_term_with_hint(tmp_path: Path) -> None:
-    kb = compile_kb(write_kb(tmp_path, {"records/flops/a.yaml": FLOP.replace("arithmetic-intensity", "arithmetic-intensty")}))
+    kb = compile_kb(
+        write_kb(tmp_path, {"records/flops/a.yaml": FLOP.replace("arithmetic-intensity", "arithmetic-intensty")})
+    )
     assert located(kb, ignore=UNLINKED) == [("unknown-term", "records/flops/a.yaml", 3, 11)]
     assert kb.diagnostics[0].hint == "did you mean arithmetic-intensity?"
 
@@ -111,7 +132,9 @@ def test_unknown_kind_is_an_unknown_term(tmp_path: Path) -> None:
 
 
 def test_unknown_parameter_term_as_a_spec_key(tmp_path: Path) -> None:
-    text = "id: hw/x\nkind: accelerator\nvendor: V\nspecs:\n  memory_bandwith:\n    value: 1 TB/s\n    basis: unverified\n"
+    text = (
+        "id: hw/x\nkind: accelerator\nvendor: V\nspecs:\n  memory_bandwith:\n    value: 1 TB/s\n    basis: unverified\n"
+    )
     kb = compile_kb(write_kb(tmp_path, {"records/hw/x.yaml": text}))
     assert ("unknown-term", "records/hw/x.yaml", 5) in codes(kb, ignore=UNLINKED)
 
@@ -155,7 +178,9 @@ def test_severity_configured_per_code(tmp_path: Path) -> None:
         "pyproject.toml": '[tool.flopkb.severity]\nid-path-mismatch = "warning"\n',
     }
     kb = compile_kb(write_kb(tmp_path, files))
-    assert [(d.code, d.severity.value) for d in kb.diagnostics if d.code == "id-path-mismatch"] == [("id-path-mismatch", "warning")]
+    assert [(d.code, d.severity.value) for d in kb.diagnostics if d.code == "id-path-mismatch"] == [
+        ("id-path-mismatch", "warning")
+    ]
 
 
 def test_severity_off_drops_the_code(tmp_path: Path) -> None:

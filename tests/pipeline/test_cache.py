@@ -5,13 +5,14 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
-import flopkb
-import flopkb.pipeline.cache
 import pytest
 from click.testing import CliRunner
-from flopkb.pipeline.cache import CACHE_FOLDER, FileCache, shard_of
+
+import flopkb
+import flopkb.pipeline.cache
 from flopkb.cli import main
 from flopkb.config import load_config
+from flopkb.pipeline.cache import CACHE_FOLDER, FileCache, shard_of
 from flopkb.pipeline.compile import KnowledgeBase, compile_knowledge_base, load_entries
 from flopkb.pipeline.stages import CHECK_STAGES
 from kbfixture import VOCABULARY, write_kb
@@ -124,7 +125,9 @@ def test_a_changed_vocabulary_reloads_everything(kb_root: Path, loaded: list[lis
     assert "unknown-term" in {d.code for d in kb.diagnostics}
 
 
-def test_a_changed_flopkb_reloads_everything(kb_root: Path, loaded: list[list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_changed_flopkb_reloads_everything(
+    kb_root: Path, loaded: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     compile_cached(kb_root)
     monkeypatch.setattr(flopkb, "__version__", "99.0")
     compile_cached(kb_root)
@@ -166,7 +169,10 @@ def test_a_damaged_shard_costs_only_its_files(kb_root: Path, loaded: list[list[s
 
 def test_the_cache_is_written_atomically_and_only_where_changed(kb_root: Path) -> None:
     compile_cached(kb_root)
-    assert {path.name for path in shards(kb_root)} == {f"{shard_of(rel):02d}.pickle" for rel in ("records/flops/a.yaml", "records/flops/b.yaml", "records/flops/c.yaml", "records/hw/x.yaml")}
+    assert {path.name for path in shards(kb_root)} == {
+        f"{shard_of(rel):02d}.pickle"
+        for rel in ("records/flops/a.yaml", "records/flops/b.yaml", "records/flops/c.yaml", "records/hw/x.yaml")
+    }
     written = {path.name: path.stat().st_mtime_ns for path in shards(kb_root)}
     compile_cached(kb_root)
     assert {path.name: path.stat().st_mtime_ns for path in shards(kb_root)} == written

@@ -15,10 +15,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import flopkb.pipeline.cache
 import pytest
-from flopkb.pipeline.cache import FileCache
+
+import flopkb.pipeline.cache
 from flopkb.config import load_config
+from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import KnowledgeBase, compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 from kbfixture import write_kb
@@ -45,11 +46,18 @@ def accelerator(rng: random.Random, name: str) -> str:
 
 
 def hardware_ref(rng: random.Random) -> str:
-    return rng.choice([*(f"hw/{name}" for name in ACCELERATORS), "a1", "gpu-x", "gpu-y", "a2-old", "hw/missing", "flops/p1"])
+    return rng.choice(
+        [*(f"hw/{name}" for name in ACCELERATORS), "a1", "gpu-x", "gpu-y", "a2-old", "hw/missing", "flops/p1"]
+    )
 
 
 def flop(rng: random.Random, name: str) -> str:
-    lines = [f"id: flops/{name}", "kind: flop", "category: memory-bandwidth", f"description: See [[{rng.choice(FACTS)}]] and [[{hardware_ref(rng)}]]."]
+    lines = [
+        f"id: flops/{name}",
+        "kind: flop",
+        "category: memory-bandwidth",
+        f"description: See [[{rng.choice(FACTS)}]] and [[{hardware_ref(rng)}]].",
+    ]
     if rng.random() < 0.8:
         lines.append("hardware_parameters:")
         for _ in range(rng.randint(1, 2)):
@@ -68,17 +76,24 @@ def flop(rng: random.Random, name: str) -> str:
 def formula(rng: random.Random, formula_id: str) -> list[str]:
     lines = [f"  - id: {formula_id}"]
     if rng.random() < 0.35:
-        target = rng.choice([*(f"facts/{name}" for name in FACTS), *(f"flops/{name}" for name in FLOPS), "facts/nothing"])
+        target = rng.choice(
+            [*(f"facts/{name}" for name in FACTS), *(f"flops/{name}" for name in FLOPS), "facts/nothing"]
+        )
         lines.append(f"    ref: {target}#{rng.choice(['x', 'own', 'y'])}")
     else:
-        expr = rng.choice(["hw.memory_bandwidth * 2 s", "B * 2", "hw.peak_bf16_dense / hw.memory_bandwidth", "B +", "hw.nothing"])
+        expr = rng.choice(
+            ["hw.memory_bandwidth * 2 s", "B * 2", "hw.peak_bf16_dense / hw.memory_bandwidth", "B +", "hw.nothing"]
+        )
         lines.append(f'    expr: "{expr}"')
         lines.append(f"    unit: {rng.choice(['TB', '1', 'FLOP/byte'])}")
         lines.append(f"    inputs: {{B: {rng.choice(['[1, 2]', '3', '4 TB'])}}}")
     if rng.random() < 0.5:
         lines.append(f"    hardware: [{hardware_ref(rng)}, {hardware_ref(rng)}]")
     if rng.random() < 0.5:
-        lines += ["    expect:", f"      - {{where: {{B: 1}}, hardware: {hardware_ref(rng)}, value: {rng.choice([2, 8, 16])}}}"]
+        lines += [
+            "    expect:",
+            f"      - {{where: {{B: 1}}, hardware: {hardware_ref(rng)}, value: {rng.choice([2, 8, 16])}}}",
+        ]
     return lines
 
 
@@ -146,7 +161,21 @@ def view(kb: KnowledgeBase) -> dict[str, Any]:
     return {
         "diagnostics": [diagnostic.to_dict() for diagnostic in kb.diagnostics],
         "links": {
-            record: [(link.origin, link.target, link.anchor, link.label, link.field, link.offset, link.kinds, link.value, link.resolved, link.position) for link in links]
+            record: [
+                (
+                    link.origin,
+                    link.target,
+                    link.anchor,
+                    link.label,
+                    link.field,
+                    link.offset,
+                    link.kinds,
+                    link.value,
+                    link.resolved,
+                    link.position,
+                )
+                for link in links
+            ]
             for record, links in kb.links.items()
         },
         "orphans": kb.graph.orphans(),
@@ -154,16 +183,30 @@ def view(kb: KnowledgeBase) -> dict[str, Any]:
         "formulas": {
             record: [
                 (
-                    result.id, str(result.expr), result.unit, result.inputs, result.hardware, result.hardware_from, result.chain, result.complete,
-                    [(e.hardware, e.point and tuple((name, str(value)) for name, value in e.point), e.value) for e in result.evaluations],
+                    result.id,
+                    str(result.expr),
+                    result.unit,
+                    result.inputs,
+                    result.hardware,
+                    result.hardware_from,
+                    result.chain,
+                    result.complete,
+                    [
+                        (e.hardware, e.point and tuple((name, str(value)) for name, value in e.point), e.value)
+                        for e in result.evaluations
+                    ],
                     [(c.index, c.hardware, c.stated, c.computed, c.status, c.reason) for c in result.claims],
-                    result.problems, result.figures,
+                    result.problems,
+                    result.figures,
                 )
                 for result in results
             ]
             for record, results in kb.formulas.items()
         },
-        "records": {record_id: (entry.path, entry.record, entry.source and (entry.source.text, entry.source.data)) for record_id, entry in kb.entries.items()},
+        "records": {
+            record_id: (entry.path, entry.record, entry.source and (entry.source.text, entry.source.data))
+            for record_id, entry in kb.entries.items()
+        },
     }
 
 
@@ -203,15 +246,26 @@ def test_a_warm_run_with_no_change_loads_no_model_and_no_text(tmp_path: Path) ->
     cache = FileCache(config)
     kb = compile_knowledge_base(config, CHECK_STAGES, cache)
     assert all(entry._later is not None for entry in kb.entries.values()), "a model was loaded"
-    loaded = {record_id for record_id, entry in kb.entries.items() if entry.source is not None and entry.source._data is not None}
+    loaded = {
+        record_id
+        for record_id, entry in kb.entries.items()
+        if entry.source is not None and entry.source._data is not None
+    }
     expected = cold(root)
     kinds = expected.resolver.kinds  # type: ignore[union-attr]
     suspects = {
         record_id
         for record_id, links in expected.links.items()
-        if any(link.resolved is None or link.anchor is not None or (link.kinds and kinds.get(link.resolved, link.kinds[0]) not in link.kinds) for link in links)
+        if any(
+            link.resolved is None
+            or link.anchor is not None
+            or (link.kinds and kinds.get(link.resolved, link.kinds[0]) not in link.kinds)
+            for link in links
+        )
     }
-    assert loaded <= suspects, "data was loaded for files without a link to report or check"  # their prose links' values
+    assert loaded <= suspects, (
+        "data was loaded for files without a link to report or check"
+    )  # their prose links' values
     assert view(kb) == view(expected)
 
 
@@ -235,7 +289,9 @@ def test_a_cycle_of_formula_refs_is_evaluated_whole_and_reported_as_cold(tmp_pat
     root = write_kb(tmp_path / "kb", files)
     warm(root)
     warm(root)
-    (root / "records/facts/c.yaml").write_text(files["records/facts/c.yaml"].replace("ref: facts/b#y", "ref: facts/a#x"), encoding="utf-8")
+    (root / "records/facts/c.yaml").write_text(
+        files["records/facts/c.yaml"].replace("ref: facts/b#y", "ref: facts/a#x"), encoding="utf-8"
+    )
     assert view(warm(root)) == view(cold(root))
     os.remove(root / "records/facts/a.yaml")
     assert view(warm(root)) == view(cold(root))
@@ -278,11 +334,15 @@ def test_an_unchanged_stat_is_not_read_again(tmp_path: Path, trusting: None, rea
     warm(root)
     reads.clear()
     kb = load(root)
-    assert {f"records/{rel}" for rel in reads} <= {diagnostic.path for diagnostic in kb.diagnostics}  # for a position, not to hash
+    assert {f"records/{rel}" for rel in reads} <= {
+        diagnostic.path for diagnostic in kb.diagnostics
+    }  # for a position, not to hash
     assert view(warm(root)) == view(cold(root))
 
 
-def test_a_touched_file_is_hashed_not_loaded_and_an_edited_one_is_loaded(tmp_path: Path, trusting: None, reads: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_touched_file_is_hashed_not_loaded_and_an_edited_one_is_loaded(
+    tmp_path: Path, trusting: None, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = write_kb(tmp_path / "kb", initial(random.Random(4)))
     warm(root)
     loaded: list[list[str]] = []
@@ -314,7 +374,9 @@ def test_a_recent_file_is_hashed_on_every_run(tmp_path: Path, reads: list[str]) 
     warm(root)
     reads.clear()
     load(root)
-    assert set(reads) == {path.relative_to(root / "records").as_posix() for path in (root / "records").rglob("*.yaml")}  # all are that recent
+    assert set(reads) == {
+        path.relative_to(root / "records").as_posix() for path in (root / "records").rglob("*.yaml")
+    }  # all are that recent
 
 
 def test_a_file_changed_during_the_run_has_no_stale_text(tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ import io
 import json
 import re
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -67,9 +66,7 @@ DIAGNOSTICS = [
         "memory_bandwidth is “989 TFLOP/s”, a compute rate, not a bandwidth (B/s)",
         "write it in TB/s, e.g. “3.35 TB/s” — see the datasheet",
     ),
-    make(
-        "invalid-id", "records/notes/café.yaml", 1, 5, "id “notes/café” is not lower-case ASCII", "use notes/cafe"
-    ),
+    make("invalid-id", "records/notes/café.yaml", 1, 5, "id “notes/café” is not lower-case ASCII", "use notes/cafe"),
     replace(  # re-stamped by the configuration, as the engine does
         make("missing-source", "records/hardware/h100-sxm.yaml", 30, 7, "basis vendor-spec has no sources"),
         severity=Severity.WARNING,
@@ -94,11 +91,11 @@ def test_golden(format: str) -> None:
 
 def test_every_reporter_has_a_golden_file() -> None:
     assert sorted(GOLDEN_FILES) == sorted(REPORTERS)
-    assert FORMATS == ("auto", *REPORTERS)
+    assert ("auto", *REPORTERS) == FORMATS
 
 
 def test_summary_counts_severities_as_stamped() -> None:
-    assert SUMMARY == Summary(records=12, errors=4, warnings=2)
+    assert Summary(records=12, errors=4, warnings=2) == SUMMARY
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,9 @@ import math
 import xml.etree.ElementTree as ET
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from flopkb.site.charts import (
     PALETTE,
     LineSeries,
@@ -16,8 +19,6 @@ from flopkb.site.charts import (
     svg_size,
     write_svg,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -38,18 +39,22 @@ def texts(root: ET.Element) -> list[str]:
 
 # ---------------------------------------------------------------- formatting
 
-@pytest.mark.parametrize("value, unit, expected", [
-    (989e12, "FLOP/s", "989 TFLOP/s"),
-    (3.35e12, "B/s", "3.35 TB/s"),
-    (1e15, "", "1 P"),
-    (999.96e9, "", "1 T"),
-    (1307e12, "FLOP/s", "1.31 PFLOP/s"),
-    (819e9, "B/s", "819 GB/s"),
-    (0.5, "", "0.5"),
-    (295.22, "", "295"),
-    (1e3, "", "1 k"),
-    (0, "", "0"),
-])
+
+@pytest.mark.parametrize(
+    "value, unit, expected",
+    [
+        (989e12, "FLOP/s", "989 TFLOP/s"),
+        (3.35e12, "B/s", "3.35 TB/s"),
+        (1e15, "", "1 P"),
+        (999.96e9, "", "1 T"),
+        (1307e12, "FLOP/s", "1.31 PFLOP/s"),
+        (819e9, "B/s", "819 GB/s"),
+        (0.5, "", "0.5"),
+        (295.22, "", "295"),
+        (1e3, "", "1 k"),
+        (0, "", "0"),
+    ],
+)
 def test_format_si(value: float, unit: str, expected: str) -> None:
     assert format_si(value, unit) == expected
 
@@ -60,6 +65,7 @@ def test_format_si_rejects_nan() -> None:
 
 
 # ------------------------------------------------------------------- roofline
+
 
 def test_roofline_is_valid_svg_with_titles_ticks_and_ridge() -> None:
     svg = roofline_svg([H100], title="H100 roofline")
@@ -86,8 +92,8 @@ def test_roofline_geometry_meets_at_the_ridge() -> None:
     circle = root.find(f"{NS}g[@class='roof']/{NS}circle")
     ridge = (float(circle.get("cx")), float(circle.get("cy")))
     assert len(pts) == 3 and pts[1] == ridge
-    assert pts[1][1] == pts[2][1]          # flat roof after the ridge
-    assert pts[0][0] < pts[1][0] and pts[0][1] > pts[1][1]   # slope climbs to it
+    assert pts[1][1] == pts[2][1]  # flat roof after the ridge
+    assert pts[0][0] < pts[1][0] and pts[0][1] > pts[1][1]  # slope climbs to it
 
 
 def test_roofline_is_deterministic_and_order_independent() -> None:
@@ -109,25 +115,37 @@ def test_roofline_series_get_distinct_colours_and_legend_links() -> None:
 def test_many_series_stay_distinguishable() -> None:
     series = [RooflineSeries(f"acc {i:02d}", (i + 1) * 1e14, (i + 1) * 5e11) for i in range(20)]
     root = parse(roofline_svg(series, title="twenty"))
-    styles = {(g.find(NS + "path").get("stroke"), g.find(NS + "path").get("stroke-dasharray"))
-              for g in root.iter(NS + "g") if g.get("class") == "roof"}
+    styles = {
+        (g.find(NS + "path").get("stroke"), g.find(NS + "path").get("stroke-dasharray"))
+        for g in root.iter(NS + "g")
+        if g.get("class") == "roof"
+    }
     assert len(styles) == 20
-    assert int(root.get("height")) > 20 * 50    # the legend grows, it is not cut
+    assert int(root.get("height")) > 20 * 50  # the legend grows, it is not cut
 
 
 def test_untrusted_text_is_escaped() -> None:
     evil = RooflineSeries('<script>alert("x")</script> & \x00\x1b co', 1e15, 1e12)
-    svg = roofline_svg([evil], title='T <b>&</b> "q" \'s\'')
+    svg = roofline_svg([evil], title="T <b>&</b> \"q\" 's'")
     assert "<script" not in svg and "<b>" not in svg and "\x00" not in svg and "\x1b" not in svg
     root = parse(svg)
-    assert root.find(NS + "title").text == 'T <b>&</b> "q" \'s\''
+    assert root.find(NS + "title").text == "T <b>&</b> \"q\" 's'"
     titles = [t.text or "" for t in root.iter(NS + "title")]
     assert any(t.startswith('<script>alert("x")</script> &  co') for t in titles)  # full name on hover
-    assert '<script>alert("x")</scrip…' in texts(root)                         # shortened in the legend
+    assert '<script>alert("x")</scrip…' in texts(root)  # shortened in the legend
 
 
-@pytest.mark.parametrize("href", ["javascript:alert(1)", "JAVASCRIPT:alert(1)", "java\tscript:alert(1)",
-                                  "data:text/html,x", " javascript:x", "vbscript:x"])
+@pytest.mark.parametrize(
+    "href",
+    [
+        "javascript:alert(1)",
+        "JAVASCRIPT:alert(1)",
+        "java\tscript:alert(1)",
+        "data:text/html,x",
+        " javascript:x",
+        "vbscript:x",
+    ],
+)
 def test_unsafe_links_are_refused(href: str) -> None:
     with pytest.raises(ValueError, match="unsafe link"):
         roofline_svg([RooflineSeries("x", 1e15, 1e12, href)], title="t")
@@ -151,10 +169,16 @@ def test_two_charts_inline_in_one_page_do_not_share_ids() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.text(max_size=40),
-                          st.floats(min_value=1e6, max_value=1e19),
-                          st.floats(min_value=1e6, max_value=1e15)), min_size=1, max_size=6),
-       st.text(max_size=60))
+@given(
+    st.lists(
+        st.tuples(
+            st.text(max_size=40), st.floats(min_value=1e6, max_value=1e19), st.floats(min_value=1e6, max_value=1e15)
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.text(max_size=60),
+)
 def test_any_roofline_parses(series, title) -> None:
     svg = roofline_svg([RooflineSeries(n, p, b) for n, p, b in series], title=title)
     root = parse(svg)
@@ -164,9 +188,12 @@ def test_any_roofline_parses(series, title) -> None:
 
 # ----------------------------------------------------------------- line chart
 
+
 def sweep() -> list[LineSeries]:
-    return [LineSeries("H100", [(b, min(b * 3.35e12, 989e12) / 14e9) for b in (512, 1, 8, 64)]),
-            LineSeries("A100", [(b, min(b * 2.039e12, 312e12) / 14e9) for b in (1, 8, 64, 512)])]
+    return [
+        LineSeries("H100", [(b, min(b * 3.35e12, 989e12) / 14e9) for b in (512, 1, 8, 64)]),
+        LineSeries("A100", [(b, min(b * 2.039e12, 312e12) / 14e9) for b in (1, 8, 64, 512)]),
+    ]
 
 
 def test_line_chart_is_valid_deterministic_and_labelled() -> None:
@@ -184,17 +211,25 @@ def test_line_chart_is_valid_deterministic_and_labelled() -> None:
 
 
 def test_line_chart_linear_ticks_are_round_numbers() -> None:
-    root = parse(line_chart_svg([LineSeries("t", [(k, 3 + 0.5 * k) for k in range(11)])],
-                                x_label="k", y_label="ms", title="latency"))
+    root = parse(
+        line_chart_svg(
+            [LineSeries("t", [(k, 3 + 0.5 * k) for k in range(11)])], x_label="k", y_label="ms", title="latency"
+        )
+    )
     labels = texts(root)
     assert {"0", "2", "4", "6", "8", "10"} <= set(labels)
 
 
 def test_line_chart_skips_unplottable_points() -> None:
-    svg = line_chart_svg([LineSeries("s", [(0, 1), (1, math.nan), (10, 2), (100, math.inf), (1000, 3)])],
-                         x_label="x", y_label="y", title="t", log_x=True)
+    svg = line_chart_svg(
+        [LineSeries("s", [(0, 1), (1, math.nan), (10, 2), (100, math.inf), (1000, 3)])],
+        x_label="x",
+        y_label="y",
+        title="t",
+        log_x=True,
+    )
     circles = [c for c in parse(svg).iter(NS + "circle") if c.find(NS + "title") is not None]
-    assert len(circles) == 2       # x=0 cannot sit on a log axis; nan and inf are dropped
+    assert len(circles) == 2  # x=0 cannot sit on a log axis; nan and inf are dropped
 
 
 def test_line_chart_without_points_is_refused() -> None:
@@ -209,13 +244,21 @@ def test_line_chart_single_point_and_flat_series() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.floats(allow_nan=True, allow_infinity=True, width=32),
-                          st.floats(allow_nan=True, allow_infinity=True, width=32)), min_size=1, max_size=30),
-       st.booleans(), st.booleans())
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(allow_nan=True, allow_infinity=True, width=32),
+            st.floats(allow_nan=True, allow_infinity=True, width=32),
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.booleans(),
+    st.booleans(),
+)
 def test_any_line_chart_parses_or_refuses(points, log_x, log_y) -> None:
     try:
-        svg = line_chart_svg([LineSeries("s", points)], x_label="x", y_label="y", title="t",
-                             log_x=log_x, log_y=log_y)
+        svg = line_chart_svg([LineSeries("s", points)], x_label="x", y_label="y", title="t", log_x=log_x, log_y=log_y)
     except ValueError:
         return
     parse(svg)

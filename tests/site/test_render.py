@@ -15,9 +15,10 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+
 from flopkb.config import load_config
-from flopkb.site.publish import BuildError, build, source_date_epoch
 from flopkb.site.graph import SPRING_LIMIT, layout
+from flopkb.site.publish import BuildError, build, source_date_epoch
 from html_safety import scan_site
 from kbfixture import write_kb
 from site_fixtures import EPOCH, BuiltSite, build_base, copy_project_base
@@ -49,7 +50,11 @@ def parse(path: Path) -> _Page:
 
 
 def tree_digest(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -64,8 +69,16 @@ def test_every_record_has_a_page_and_no_record_is_in_the_nav(project_site: Built
         links = nav_link.findall(project_site.html(page))
         assert any(link.endswith("compare.html") for link in links)
         assert not [link for link in links if "records/" in link]
-    for page in ("index.html", "kinds/flop.html", "kinds/accelerator.html", "categories/arithmetic-intensity.html",
-                 "accelerators/compare.html", "graph.html", "evidence.html", "codes.html"):
+    for page in (
+        "index.html",
+        "kinds/flop.html",
+        "kinds/accelerator.html",
+        "categories/arithmetic-intensity.html",
+        "accelerators/compare.html",
+        "graph.html",
+        "evidence.html",
+        "codes.html",
+    ):
         assert (project_site.site / page).is_file(), page
 
 
@@ -108,7 +121,10 @@ def test_a_formula_anchor_lands_on_the_formula(project_site: BuiltSite) -> None:
 
 def test_formulas_are_typeset_evaluated_and_checked(project_site: BuiltSite) -> None:
     html = project_site.html("records/facts/ridge-point.html")
-    assert '<div class="arithmatex">\\[ \\frac{\\mathrm{peak\\_bf16\\_dense}}{\\mathrm{memory\\_bandwidth}} \\]</div>' in html
+    assert (
+        '<div class="arithmatex">\\[ \\frac{\\mathrm{peak\\_bf16\\_dense}}{\\mathrm{memory\\_bandwidth}} \\]</div>'
+        in html
+    )
     for value in ("295.3 FLOP/byte", "206.1 FLOP/byte", "292.2 FLOP/byte", "246.7 FLOP/byte"):
         assert value in html
     assert html.count("flopkb-claim--ok") == 12
@@ -121,7 +137,7 @@ def test_formulas_are_typeset_evaluated_and_checked(project_site: BuiltSite) -> 
 def test_sweeps_get_a_table_and_a_chart(project_site: BuiltSite) -> None:
     html = project_site.html("records/facts/fct-spec-decoding-cost-model-break-even.html")
     # alpha x k: the second swept input becomes the columns.
-    assert "<th class=\"flopkb-num\">k = 8</th>" in html
+    assert '<th class="flopkb-num">k = 8</th>' in html
     assert "6.126" in html  # alpha = 0.9, k = 8
     chart = project_site.site / "charts/facts/fct-spec-decoding-cost-model-break-even/expected-tokens-per-step.svg"
     assert chart.is_file() and chart.read_text(encoding="utf-8").startswith("<svg")
@@ -214,7 +230,7 @@ def test_nothing_is_loaded_from_outside_the_site(project_site: BuiltSite) -> Non
             assert not css_urls.search(path.read_text(encoding="utf-8")), path.name
         elif path.suffix == ".svg":
             text = path.read_text(encoding="utf-8")
-            assert "href=\"http" not in text and "@import" not in text, path.name
+            assert 'href="http' not in text and "@import" not in text, path.name
 
 
 def test_the_built_site_carries_no_reload_script(project_site: BuiltSite) -> None:
@@ -236,7 +252,9 @@ def test_hostile_text_is_shown_escaped(hostile_site: BuiltSite) -> None:
     assert "&lt;script&gt;alert(15)&lt;/script&gt;" in html
     assert "[click](javascript:alert(17))" in html  # not a link: shown as written
     # The wikilink with a hostile label is a link whose label is text.
-    assert re.search(r'<a href="../../records/accelerators/acc.html"[^>]*>&lt;script&gt;alert\(21\)&lt;/script&gt;</a>', html)
+    assert re.search(
+        r'<a href="../../records/accelerators/acc.html"[^>]*>&lt;script&gt;alert\(21\)&lt;/script&gt;</a>', html
+    )
     assert 'href="https://example.org/&#34;onmouseover=&#34;alert(28)"' in html or "onmouseover=&#34;" in html
     engine = hostile_site.html("records/engines/eng.html")
     assert "<title>Engine &lt;/title&gt;&lt;script&gt;alert(70)&lt;/script&gt; - " in engine
@@ -258,7 +276,12 @@ def test_two_builds_are_byte_identical(tmp_path: Path, project_site: BuiltSite) 
     # Another folder, another process, another hash seed, no epoch given (not a git repo: 0).
     base = copy_project_base(tmp_path / "again")
     env = {**os.environ, "PYTHONHASHSEED": "4242", "SOURCE_DATE_EPOCH": str(EPOCH)}
-    subprocess.run([sys.executable, "-m", "flopkb", "build", "--root", str(base), "--no-cache"], check=True, env=env, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "flopkb", "build", "--root", str(base), "--no-cache"],
+        check=True,
+        env=env,
+        capture_output=True,
+    )
     first, second = tree_digest(project_site.site), tree_digest(base / "build" / "site")
     assert first.keys() == second.keys()
     assert [rel for rel in first if first[rel] != second[rel]] == []
@@ -274,7 +297,11 @@ def test_source_date_epoch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(base)]
     subprocess.run([*git, "init", "-q"], check=True)
     subprocess.run([*git, "add", "records", "schema"], check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "x", "--date", "@1600000000"], check=True, env={**os.environ, "GIT_COMMITTER_DATE": "@1600000000"})
+    subprocess.run(
+        [*git, "commit", "-q", "-m", "x", "--date", "@1600000000"],
+        check=True,
+        env={**os.environ, "GIT_COMMITTER_DATE": "@1600000000"},
+    )
     assert source_date_epoch(load_config(base)) == 1600000000
 
 
@@ -285,11 +312,18 @@ BROKEN = {
 
 def test_build_refuses_a_base_with_errors_and_keeps_the_old_site(tmp_path: Path) -> None:
     base = write_kb(tmp_path / "kb", {"records/facts/a.yaml": "id: facts/a\nkind: fact\nstatement: Fine.\n"})
-    first = subprocess.run([sys.executable, "-m", "flopkb", "build", "--root", str(base)], capture_output=True, text=True, check=False)
+    first = subprocess.run(
+        [sys.executable, "-m", "flopkb", "build", "--root", str(base)], capture_output=True, text=True, check=False
+    )
     assert first.returncode == 0, first.stdout + first.stderr
     before = tree_digest(base / "build" / "site")
     write_kb(base, BROKEN)
-    second = subprocess.run([sys.executable, "-m", "flopkb", "build", "--root", str(base), "--format", "text"], capture_output=True, text=True, check=False)
+    second = subprocess.run(
+        [sys.executable, "-m", "flopkb", "build", "--root", str(base), "--format", "text"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert second.returncode == 1
     assert "records/facts/a.yaml:3:" in second.stdout and "dangling-link" in second.stdout
     assert "no site was written" in second.stderr
@@ -312,8 +346,13 @@ def test_a_failed_build_leaves_the_old_site_and_no_debris(tmp_path: Path, monkey
 
 
 def test_a_new_build_replaces_the_old_one_whole(tmp_path: Path) -> None:
-    base = write_kb(tmp_path / "kb", {"records/facts/a.yaml": "id: facts/a\nkind: fact\nstatement: Fine.\n",
-                                      "records/facts/b.yaml": "id: facts/b\nkind: fact\nstatement: See [[a]].\n"})
+    base = write_kb(
+        tmp_path / "kb",
+        {
+            "records/facts/a.yaml": "id: facts/a\nkind: fact\nstatement: Fine.\n",
+            "records/facts/b.yaml": "id: facts/b\nkind: fact\nstatement: See [[a]].\n",
+        },
+    )
     build_base(base)
     assert (base / "build/site/records/facts/b.html").is_file()
     (base / "records/facts/b.yaml").unlink()
@@ -327,14 +366,21 @@ def test_a_site_folder_that_would_replace_the_base_is_refused(tmp_path: Path, si
     base = write_kb(tmp_path / "kb", {"pyproject.toml": f'[tool.flopkb]\nsite_dir = "{site_dir}"\n'})
     with pytest.raises(BuildError):
         build(load_config(base))
-    done = subprocess.run([sys.executable, "-m", "flopkb", "build", "--root", str(base)], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "flopkb", "build", "--root", str(base)], capture_output=True, text=True, check=False
+    )
     assert done.returncode == 2
     assert (base / "records").is_dir()
 
 
 def test_the_cli_builds_and_reports(tmp_path: Path) -> None:
     base = copy_project_base(tmp_path / "kb")
-    done = subprocess.run([sys.executable, "-m", "flopkb", "build", "--root", str(base), "--format", "text"], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "flopkb", "build", "--root", str(base), "--format", "text"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "unverified-basis" in done.stdout  # warnings are reported as check reports them
     assert re.search(r"built \d+ pages into ", done.stdout)
@@ -347,12 +393,15 @@ def test_the_cli_builds_and_reports(tmp_path: Path) -> None:
 
 
 def test_a_base_can_override_one_template(tmp_path: Path) -> None:
-    base = write_kb(tmp_path / "kb", {
-        "records/engines/e.yaml": "id: engines/e\nkind: engine\ndescription: An engine.\nfeatures: [x]\n",
-        "site/templates/record/engine.md.j2": (
-            '{% extends "record/base.md.j2" %}\n{% block body %}\n<p class="custom">Custom engine page: {{ features|join(", ") }}</p>\n\n{% endblock %}\n'
-        ),
-    })
+    base = write_kb(
+        tmp_path / "kb",
+        {
+            "records/engines/e.yaml": "id: engines/e\nkind: engine\ndescription: An engine.\nfeatures: [x]\n",
+            "site/templates/record/engine.md.j2": (
+                '{% extends "record/base.md.j2" %}\n{% block body %}\n<p class="custom">Custom engine page: {{ features|join(", ") }}</p>\n\n{% endblock %}\n'
+            ),
+        },
+    )
     built = build_base(base)
     html = built.html("records/engines/e.html")
     assert '<p class="custom">Custom engine page: x</p>' in html
@@ -365,7 +414,9 @@ def test_a_base_can_override_one_template(tmp_path: Path) -> None:
 
 def test_large_graphs_are_laid_out_in_groups_fast_and_deterministically() -> None:
     ids = [f"g{i % 40:02d}/r{i:05d}" for i in range(4000)]
-    edges = sorted({(ids[i], ids[(i * 7 + 13) % 4000]) for i in range(4000)} | {(ids[i], ids[(i + 1) % 4000]) for i in range(4000)})
+    edges = sorted(
+        {(ids[i], ids[(i * 7 + 13) % 4000]) for i in range(4000)} | {(ids[i], ids[(i + 1) % 4000]) for i in range(4000)}
+    )
     assert len(ids) > SPRING_LIMIT
     start = time.perf_counter()
     first = layout(ids, edges)
@@ -375,7 +426,9 @@ def test_large_graphs_are_laid_out_in_groups_fast_and_deterministically() -> Non
 
 
 def test_neighbourhoods_stay_small_on_a_hub(tmp_path: Path) -> None:
-    files = {"records/hw/acc.yaml": "id: hw/acc\nkind: accelerator\nvendor: V\nspecs:\n  memory_bandwidth: {value: 1 TB/s, basis: unverified}\n"}
+    files = {
+        "records/hw/acc.yaml": "id: hw/acc\nkind: accelerator\nvendor: V\nspecs:\n  memory_bandwidth: {value: 1 TB/s, basis: unverified}\n"
+    }
     for i in range(60):
         files[f"records/facts/f{i:02d}.yaml"] = f"id: facts/f{i:02d}\nkind: fact\nstatement: Runs on [[hw/acc]].\n"
     built = build_base(write_kb(tmp_path / "kb", files))
@@ -383,15 +436,20 @@ def test_neighbourhoods_stay_small_on_a_hub(tmp_path: Path) -> None:
     data = json.loads(re.search(r'id="flopkb-neighbourhood">(.*?)</script>', html, re.DOTALL).group(1))
     assert len(data["nodes"]) == 25 and data["more"] == 36
     assert html.count("mentions it") == 60  # every backlink is listed (folded)
-    assert "<details class=\"flopkb-backlinks\"><summary>60 records link here</summary>" in html
+    assert '<details class="flopkb-backlinks"><summary>60 records link here</summary>' in html
 
 
 @pytest.mark.parametrize("sweep", [2, 5000])
 def test_long_sweeps_are_cut_in_the_table(tmp_path: Path, sweep: int) -> None:
     values = ", ".join(str(i + 1) for i in range(sweep))
-    built = build_base(write_kb(tmp_path / "kb", {
-        "records/facts/s.yaml": f"id: facts/s\nkind: fact\nstatement: A sweep.\nformulas:\n  - id: sq\n    expr: x * x\n    inputs:\n      x: [{values}]\n",
-    }))
+    built = build_base(
+        write_kb(
+            tmp_path / "kb",
+            {
+                "records/facts/s.yaml": f"id: facts/s\nkind: fact\nstatement: A sweep.\nformulas:\n  - id: sq\n    expr: x * x\n    inputs:\n      x: [{values}]\n",
+            },
+        )
+    )
     html = built.html("records/facts/s.html")
     rows = html.split('data-formula="sq"', 1)[1].count("<tr>") - 1
     assert rows == min(sweep, 60)
@@ -400,8 +458,11 @@ def test_long_sweeps_are_cut_in_the_table(tmp_path: Path, sweep: int) -> None:
 
 
 def test_debt_inherited_through_a_formula_is_shown_and_traced(tmp_path: Path) -> None:
-    built = build_base(write_kb(tmp_path / "kb", {
-        "records/hw/acc.yaml": """\
+    built = build_base(
+        write_kb(
+            tmp_path / "kb",
+            {
+                "records/hw/acc.yaml": """\
             id: hw/acc
             kind: accelerator
             vendor: V
@@ -409,7 +470,7 @@ def test_debt_inherited_through_a_formula_is_shown_and_traced(tmp_path: Path) ->
               memory_bandwidth: {value: 2 TB/s, basis: unverified}
               peak_bf16_dense: {value: 500 TFLOP/s, basis: derived}
             """,
-        "records/facts/ridge.yaml": """\
+                "records/facts/ridge.yaml": """\
             id: facts/ridge
             kind: fact
             statement: The ridge of [[hw/acc]].
@@ -421,7 +482,9 @@ def test_debt_inherited_through_a_formula_is_shown_and_traced(tmp_path: Path) ->
                 expect:
                   - {hardware: hw/acc, value: 250}
             """,
-    }))
+            },
+        )
+    )
     fact = built.html("records/facts/ridge.html")
     assert "flopkb-status--inherited-debt" in fact
     evidence = fact.split('id="Evidence"', 1)[1].split('id="Referenced-by"', 1)[0]
@@ -436,7 +499,9 @@ def test_debt_inherited_through_a_formula_is_shown_and_traced(tmp_path: Path) ->
     assert "250 FLOP/byte" in fact
 
 
-def test_record_pages_rendered_in_worker_processes_are_the_same(project_site: BuiltSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_record_pages_rendered_in_worker_processes_are_the_same(
+    project_site: BuiltSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from flopkb.site import render
 
     kb = project_site.outcome.kb

@@ -6,6 +6,8 @@ import random
 
 import markdown
 import pytest
+
+from flopkb.links.wikilinks import find_wikilinks
 from flopkb.site.sanitize import (
     _is_plain,
     _markdown_html,
@@ -17,7 +19,6 @@ from flopkb.site.sanitize import (
     prose_html,
     safe_url,
 )
-from flopkb.links.wikilinks import find_wikilinks
 from html_safety import scan_html
 
 
@@ -67,7 +68,10 @@ def test_hostile_prose_renders_nothing_executable(text: str) -> None:
 
 
 def test_raw_html_is_shown_as_text() -> None:
-    assert prose_html("a <b>bold</b> <script>x</script>") == "<p>a &lt;b&gt;bold&lt;/b&gt; &lt;script&gt;x&lt;/script&gt;</p>"
+    assert (
+        prose_html("a <b>bold</b> <script>x</script>")
+        == "<p>a &lt;b&gt;bold&lt;/b&gt; &lt;script&gt;x&lt;/script&gt;</p>"
+    )
 
 
 def test_markdown_still_works() -> None:
@@ -136,17 +140,40 @@ def test_plain_text_path_agrees_with_markdown_it() -> None:
         if not _is_plain(text, links):
             continue
         checked += 1
-        assert clean_html(_plain_html(text, links, resolve)).strip() == clean_html(_markdown_html(text, links, resolve)).strip(), text
+        assert (
+            clean_html(_plain_html(text, links, resolve)).strip()
+            == clean_html(_markdown_html(text, links, resolve)).strip()
+        ), text
     assert checked > 3000
 
 
-@pytest.mark.parametrize("text", ["- item", "1. item", "2) item", "    code", "a  \nb", "title\n===", "a *b*", "a_b_", "<b>", "x | y", "a\tb", "&amp;", "# h"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- item",
+        "1. item",
+        "2) item",
+        "    code",
+        "a  \nb",
+        "title\n===",
+        "a *b*",
+        "a_b_",
+        "<b>",
+        "x | y",
+        "a\tb",
+        "&amp;",
+        "# h",
+    ],
+)
 def test_text_with_markdown_syntax_takes_the_markdown_path(text: str) -> None:
     assert not _is_plain(text, [])
 
 
 def test_markdown_text_survives_python_markdown_as_plain_text() -> None:
-    md = markdown.Markdown(extensions=["attr_list", "toc", "pymdownx.arithmatex"], extension_configs={"pymdownx.arithmatex": {"generic": True}})
+    md = markdown.Markdown(
+        extensions=["attr_list", "toc", "pymdownx.arithmatex"],
+        extension_configs={"pymdownx.arithmatex": {"generic": True}},
+    )
     hostile = "<script>alert(1)</script> [x](javascript:alert(1)) *em* `c` $x$ \\(y\\) {: onclick=alert(1) } &amp; ![i](x.png)"
     rendered = md.convert("# " + markdown_text(hostile))
     assert scan_html(rendered) == []
@@ -166,18 +193,21 @@ def test_markdown_escape_round_trips_through_commonmark() -> None:
     assert _markdown().renderInline(markdown_escape(text)) == "&lt;b&gt;*x*&lt;/b&gt; [y](z) `c` \\ | ~"
 
 
-@pytest.mark.parametrize("url, safe", [
-    ("https://example.org/a?b=c", True),
-    ("http://example.org", True),
-    ("mailto:x@y.z", True),
-    ("../records/a.html#f", True),
-    ("javascript:alert(1)", False),
-    ("JAVASCRIPT:alert(1)", False),
-    (" javascript:alert(1)", False),
-    ("java\nscript:alert(1)", False),
-    ("data:text/html,x", False),
-    ("//evil.example/x", False),
-    ("", False),
-])
+@pytest.mark.parametrize(
+    "url, safe",
+    [
+        ("https://example.org/a?b=c", True),
+        ("http://example.org", True),
+        ("mailto:x@y.z", True),
+        ("../records/a.html#f", True),
+        ("javascript:alert(1)", False),
+        ("JAVASCRIPT:alert(1)", False),
+        (" javascript:alert(1)", False),
+        ("java\nscript:alert(1)", False),
+        ("data:text/html,x", False),
+        ("//evil.example/x", False),
+        ("", False),
+    ],
+)
 def test_safe_url(url: str, safe: bool) -> None:
     assert (safe_url(url) is not None) == safe

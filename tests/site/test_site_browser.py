@@ -22,6 +22,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
 from flopkb.config import load_config
 from flopkb.site.serve import VERSION_PATH, Server
 from site_fixtures import BuiltSite, copy_project_base
@@ -107,7 +108,9 @@ def test_search_finds_a_record(project_site: BuiltSite, serve_dir, page, page_lo
     page_log.assert_clean()
 
 
-def test_formulas_are_typeset_with_their_evaluated_table(project_site: BuiltSite, serve_dir, page, page_log, shot) -> None:
+def test_formulas_are_typeset_with_their_evaluated_table(
+    project_site: BuiltSite, serve_dir, page, page_log, shot
+) -> None:
     base = serve_dir(project_site.site)
     open_page(page, base, RIDGE)
     page.wait_for_selector(".flopkb-formula .katex")
@@ -126,7 +129,9 @@ def test_formulas_are_typeset_with_their_evaluated_table(project_site: BuiltSite
     page_log.assert_clean()
 
 
-def test_accelerator_page_and_comparison_show_rooflines(project_site: BuiltSite, serve_dir, page, page_log, shot) -> None:
+def test_accelerator_page_and_comparison_show_rooflines(
+    project_site: BuiltSite, serve_dir, page, page_log, shot
+) -> None:
     base = serve_dir(project_site.site)
     open_page(page, base, H100)
     roofline = page.locator('img[src$="nvidia-h100-sxm/roofline.svg"]')
@@ -179,7 +184,9 @@ def test_hostile_pages_run_nothing(hostile_site: BuiltSite, serve_dir, page, pag
     base = serve_dir(hostile_site.site)
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    pages = sorted(p.relative_to(hostile_site.site).as_posix() for p in hostile_site.site.rglob("*.html") if p.name != "404.html")
+    pages = sorted(
+        p.relative_to(hostile_site.site).as_posix() for p in hostile_site.site.rglob("*.html") if p.name != "404.html"
+    )
     assert len(pages) > 10
     for rel in pages:
         page.goto(base + rel)
@@ -247,11 +254,16 @@ def test_serve_rebuilds_on_a_change_and_the_page_reloads(served, page) -> None:
     page.wait_for_timeout(500)  # the poller has read the first version
     record = base / "records/facts/ridge-point.yaml"
     text = record.read_text(encoding="utf-8")
-    changed = text.replace('title: "Ridge point and the batch at which decode turns compute-bound"', 'title: "Ridge point, edited while serving"')
+    changed = text.replace(
+        'title: "Ridge point and the batch at which decode turns compute-bound"',
+        'title: "Ridge point, edited while serving"',
+    )
     assert changed != text
     start = time.monotonic()
     record.write_text(changed, encoding="utf-8")
-    page.wait_for_function("document.querySelector('article h1')?.innerText.includes('edited while serving')", timeout=60_000)
+    page.wait_for_function(
+        "document.querySelector('article h1')?.innerText.includes('edited while serving')", timeout=60_000
+    )
     seen = time.monotonic() - start
     print(f"flopkb serve: the change showed in the browser after {seen:.2f} s")
     assert "edited while serving" in (server.site_dir / RIDGE).read_text(encoding="utf-8")

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from flopkb.site.charts import (
     LineSeries,
     RooflineSeries,
@@ -34,7 +35,6 @@ from flopkb.site.mkdocs import (
     build_site,
     nav_pages,
 )
-
 
 EPOCH = 1_700_000_000  # 2023-11-14
 
@@ -82,12 +82,19 @@ Every record and every link between records. Click a node to open it.
 
 GRAPH = {
     "nodes": [
-        {"id": "flops/decode-arithmetic-intensity", "label": "Decode arithmetic intensity",
-         "kind": "flop", "href": "records/flops/decode-arithmetic-intensity.html"},
-        {"id": "accelerators/h100-sxm", "label": "NVIDIA H100 SXM", "kind": "accelerator",
-         "href": "accelerators/compare.html"},
-        {"id": "sources/roofline-paper", "label": "Williams et al. 2009", "kind": "source",
-         "href": "index.html"},
+        {
+            "id": "flops/decode-arithmetic-intensity",
+            "label": "Decode arithmetic intensity",
+            "kind": "flop",
+            "href": "records/flops/decode-arithmetic-intensity.html",
+        },
+        {
+            "id": "accelerators/h100-sxm",
+            "label": "NVIDIA H100 SXM",
+            "kind": "accelerator",
+            "href": "accelerators/compare.html",
+        },
+        {"id": "sources/roofline-paper", "label": "Williams et al. 2009", "kind": "source", "href": "index.html"},
     ],
     "edges": [
         {"source": "flops/decode-arithmetic-intensity", "target": "accelerators/h100-sxm"},
@@ -141,27 +148,38 @@ def write_docs(docs: Path) -> None:
     (docs / "index.md").write_text(HOME, encoding="utf-8")
     roof = roofline_svg(ACCELERATORS, title="Rooflines, dense BF16")
     w, h = svg_size(roof)
-    (docs / "accelerators" / "compare.md").write_text(COMPARE.replace("{w}", str(w)).replace("{h}", str(h)),
-                                                      encoding="utf-8")
+    (docs / "accelerators" / "compare.md").write_text(
+        COMPARE.replace("{w}", str(w)).replace("{h}", str(h)), encoding="utf-8"
+    )
     write_svg(docs / "accelerators" / "compare-roofline.svg", roof)
     (docs / "graph.md").write_text(GRAPH_PAGE, encoding="utf-8")
     (docs / "graph.json").write_text(json.dumps(GRAPH, indent=1, sort_keys=True), encoding="utf-8")
     rec = docs / "records" / "flops"
     rec.mkdir(parents=True, exist_ok=True)
     batches = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
-    sweep = [LineSeries(a.name, [(b, min(b * a.bandwidth, a.peak_flops) / 14e9) for b in batches])
-             for a in ACCELERATORS]
-    line = line_chart_svg(sweep, x_label="batch size", y_label="decode throughput (token/s)",
-                          title="Decode throughput of a 7B model", log_x=True)
+    sweep = [
+        LineSeries(a.name, [(b, min(b * a.bandwidth, a.peak_flops) / 14e9) for b in batches]) for a in ACCELERATORS
+    ]
+    line = line_chart_svg(
+        sweep,
+        x_label="batch size",
+        y_label="decode throughput (token/s)",
+        title="Decode throughput of a 7B model",
+        log_x=True,
+    )
     w, h = svg_size(line)
-    (rec / "decode-arithmetic-intensity.md").write_text(RECORD.replace("{w}", str(w)).replace("{h}", str(h)),
-                                                       encoding="utf-8")
+    (rec / "decode-arithmetic-intensity.md").write_text(
+        RECORD.replace("{w}", str(w)).replace("{h}", str(h)), encoding="utf-8"
+    )
     write_svg(rec / "decode-sweep.svg", line)
 
 
 def tree_digest(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -177,16 +195,23 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # ---------------------------------------------------------------------------
 # Without a browser
 
+
 def test_build_is_byte_identical(tmp_path: Path, site: Path) -> None:
     # Built again in another process with another hash seed (set order), in
     # another folder: every byte of every file is the same.
     write_docs(tmp_path / "docs")
-    code = ("import sys; from flopkb.site.mkdocs import build_site; "
-            f"build_site(sys.argv[1], sys.argv[2], source_date_epoch={EPOCH}, strict=True)")
+    code = (
+        "import sys; from flopkb.site.mkdocs import build_site; "
+        f"build_site(sys.argv[1], sys.argv[2], source_date_epoch={EPOCH}, strict=True)"
+    )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     env.pop("SOURCE_DATE_EPOCH", None)
-    subprocess.run([sys.executable, "-c", code, str(tmp_path / "docs"), str(tmp_path / "elsewhere" / "site")],
-                   check=True, env=env, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "docs"), str(tmp_path / "elsewhere" / "site")],
+        check=True,
+        env=env,
+        capture_output=True,
+    )
     a, b = tree_digest(site), tree_digest(tmp_path / "elsewhere" / "site")
     assert a.keys() == b.keys()
     assert [k for k in a if a[k] != b[k]] == []
@@ -199,8 +224,9 @@ def test_sitemap_is_dated_by_source_date_epoch(tmp_path: Path) -> None:
     write_docs(tmp_path / "docs")
     digests = []
     for name in ("one", "two"):
-        out = build_site(tmp_path / "docs", tmp_path / name / "site", source_date_epoch=EPOCH,
-                         site_url="https://flopkb.invalid/").site_dir
+        out = build_site(
+            tmp_path / "docs", tmp_path / name / "site", source_date_epoch=EPOCH, site_url="https://flopkb.invalid/"
+        ).site_dir
         digests.append(tree_digest(out))
     assert digests[0] == digests[1]
     sitemap = (out / "sitemap.xml").read_text(encoding="utf-8")
@@ -222,7 +248,9 @@ def test_records_are_not_in_the_nav(site: Path) -> None:
 
 
 def test_nothing_outside_the_site_is_referenced(site: Path) -> None:
-    loads = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)=["']?(?:https?:)?//""", re.IGNORECASE)
+    loads = re.compile(
+        r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)=["']?(?:https?:)?//""", re.IGNORECASE
+    )
     css_urls = re.compile(r"""url\(\s*["']?(?:https?:)?//""", re.IGNORECASE)
     for p in sorted(site.rglob("*")):
         if p.suffix == ".html":
@@ -244,6 +272,7 @@ def test_katex_fonts_referenced_by_the_css_are_all_there(site: Path) -> None:
 
 # ---------------------------------------------------------------------------
 # In Chromium
+
 
 def test_home_page_typesets_formulas(site, serve_dir, page, page_log, shot) -> None:
     base = serve_dir(site)
@@ -310,7 +339,8 @@ def test_search_works_offline(site, serve_dir, page, page_log, shot) -> None:
     box.fill("")
     box.press_sequentially("decode step", delay=20)
     page.wait_for_function(
-        "document.querySelector('.md-search-result__list').innerText.includes('Decode arithmetic intensity')")
+        "document.querySelector('.md-search-result__list').innerText.includes('Decode arithmetic intensity')"
+    )
     shot(page, "infra-search", full_page=False)
     page_log.assert_clean()
 

@@ -109,7 +109,9 @@ def _layout(root: yaml.Node, text: str) -> _Layout:
             layout.spans.append(_content_span(node, text))
             return
         if isinstance(node, yaml.SequenceNode):
-            entries: list[tuple[str | int, int, yaml.Node]] = [(index, item.start_mark.line, item) for index, item in enumerate(node.value)]
+            entries: list[tuple[str | int, int, yaml.Node]] = [
+                (index, item.start_mark.line, item) for index, item in enumerate(node.value)
+            ]
         else:
             entries = [(key.value, key.start_mark.line, value) for key, value in node.value]
             for key, _ in node.value:
@@ -120,7 +122,9 @@ def _layout(root: yaml.Node, text: str) -> _Layout:
                 walk(value, None)
                 continue
             child = (*path, key)
-            is_block = isinstance(value, (yaml.MappingNode, yaml.SequenceNode)) and not value.flow_style and bool(value.value)
+            is_block = (
+                isinstance(value, (yaml.MappingNode, yaml.SequenceNode)) and not value.flow_style and bool(value.value)
+            )
             is_block_scalar = isinstance(value, yaml.ScalarNode) and value.style in ("|", ">")
             layout.slots.append(Slot(child, line, value.start_mark.line, _last_line(value), is_block, is_block_scalar))
             walk(value, child)
@@ -223,4 +227,3 @@ def comment_texts(text: str, root: yaml.Node) -> list[str]:
             end = text.find("\n", match.start())
             found.append(text[match.start() : end if end >= 0 else len(text)].rstrip())
     return sorted(found)
-

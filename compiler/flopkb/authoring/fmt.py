@@ -47,10 +47,10 @@ from ruamel.yaml.scalarstring import (
 )
 
 from flopkb.atomic import write_atomically
-from flopkb.report.diagnostics import Diagnostic
 from flopkb.authoring.comments import Comments, attach, comment_texts, detach
-from flopkb.load.source import decode, parse
 from flopkb.load.models import MODELS, RefTo, field_order, is_url
+from flopkb.load.source import decode, parse
+from flopkb.report.diagnostics import Diagnostic
 
 FLOW_WIDTH = 100
 """A list of ids goes on one line (`key: [a, b]`) when that line fits in this many columns."""
@@ -239,7 +239,11 @@ def _is_id_list(key: str, annotation: Any) -> bool:
 
 
 def _id_list_style(node: CommentedSeq, path: tuple[Any, ...], column: int, comments: Comments) -> None:
-    width = sum(len(str(item)) + (2 if isinstance(item, ScalarString) else 0) for item in node) + len(", ") * (len(node) - 1) + len("[]")
+    width = (
+        sum(len(str(item)) + (2 if isinstance(item, ScalarString) else 0) for item in node)
+        + len(", ") * (len(node) - 1)
+        + len("[]")
+    )
     fits = column + width <= FLOW_WIDTH and all(_flow_safe(item) for item in node)
     if fits and not comments.inside(path):
         node.fa.set_flow_style()

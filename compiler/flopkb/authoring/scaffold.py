@@ -17,12 +17,12 @@ from pathlib import Path
 import jinja2
 import yaml
 
-from flopkb.config import Config
-from flopkb.report.hints import did_you_mean
-from flopkb.load.models import KINDS, MODELS, id_problem
-from flopkb.pipeline.compile import RECORD_SUFFIXES
 from flopkb.authoring.schema import schema_file
+from flopkb.config import Config
+from flopkb.load.models import KINDS, MODELS, id_problem
 from flopkb.load.vocabulary import Vocabulary
+from flopkb.pipeline.compile import RECORD_SUFFIXES
+from flopkb.report.hints import did_you_mean
 
 
 def _scalar(text: str) -> str:
@@ -56,7 +56,9 @@ def new_record(config: Config, kind: str, record_id: str, vocabulary: Vocabulary
     """Write `records/<record_id>.yaml` from the template of `kind`; refuse a bad kind or id, or an existing record."""
     if kind not in KINDS:
         hint = did_you_mean(kind, KINDS)
-        raise ScaffoldError(f"'{kind}' is not a record kind; one of {', '.join(KINDS)}" + (f" ({hint})" if hint else ""))
+        raise ScaffoldError(
+            f"'{kind}' is not a record kind; one of {', '.join(KINDS)}" + (f" ({hint})" if hint else "")
+        )
     if record_id.endswith(RECORD_SUFFIXES):
         raise ScaffoldError(f"'{record_id}' is a file name; give the id, without the extension")
     problem = id_problem(record_id)
@@ -72,7 +74,9 @@ def new_record(config: Config, kind: str, record_id: str, vocabulary: Vocabulary
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("x", encoding="utf-8", newline="\n") as stream:
         stream.write(text)
-    required = [name for name, field in MODELS[kind].model_fields.items() if field.is_required() and name not in ("id", "kind")]
+    required = [
+        name for name, field in MODELS[kind].model_fields.items() if field.is_required() and name not in ("id", "kind")
+    ]
     return Scaffolded(path, required, schema)
 
 

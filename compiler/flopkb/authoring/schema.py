@@ -62,7 +62,10 @@ _CONSTRAINTS: dict[Callable[..., Any], JsonSchemaValue] = {
 
 def _term_descriptions(vocabulary: Vocabulary, section: str) -> dict[str, str]:
     if section == "parameters":
-        return {name: f"{parameter.description} Unit: {parameter.unit}." for name, parameter in vocabulary.parameters.items()}
+        return {
+            name: f"{parameter.description} Unit: {parameter.unit}."
+            for name, parameter in vocabulary.parameters.items()
+        }
     return dict(getattr(vocabulary, section))
 
 
@@ -77,7 +80,9 @@ def _generator(vocabulary: Vocabulary) -> type[GenerateJsonSchema]:
                 terms = vocabulary.terms(section)
                 descriptions = _term_descriptions(vocabulary, section)
                 json_schema["enum"] = terms
-                json_schema["enumDescriptions"] = [descriptions[term] for term in terms]  # shown by editors that know it
+                json_schema["enumDescriptions"] = [
+                    descriptions[term] for term in terms
+                ]  # shown by editors that know it
             json_schema.update(_CONSTRAINTS.get(schema["function"]["function"], {}))
             return json_schema
 
@@ -89,7 +94,9 @@ def _generator(vocabulary: Vocabulary) -> type[GenerateJsonSchema]:
                 values = json_schema.pop("additionalProperties")
                 json_schema.pop("propertyNames")
                 described = _term_descriptions(vocabulary, section)
-                json_schema["properties"] = {term: {**values, "description": described[term]} for term in vocabulary.terms(section)}
+                json_schema["properties"] = {
+                    term: {**values, "description": described[term]} for term in vocabulary.terms(section)
+                }
                 json_schema["additionalProperties"] = False
             return json_schema
 
@@ -104,11 +111,18 @@ def schemas(vocabulary: Vocabulary) -> dict[str, str]:
     generator = _generator(vocabulary)
     documents: dict[str, JsonSchemaValue] = {}
     for kind, model in models.MODELS.items():
-        documents[schema_file(kind)] = _document(model.model_json_schema(schema_generator=generator), f"A flopkb {kind} record")
-    any_record = TypeAdapter(Annotated[models.Record, Field(discriminator="kind")]).json_schema(schema_generator=generator)
+        documents[schema_file(kind)] = _document(
+            model.model_json_schema(schema_generator=generator), f"A flopkb {kind} record"
+        )
+    any_record = TypeAdapter(Annotated[models.Record, Field(discriminator="kind")]).json_schema(
+        schema_generator=generator
+    )
     description = "A flopkb record of any kind; `kind` says which: " + ", ".join(models.KINDS) + "."
     documents[RECORD_SCHEMA] = _document({**any_record, "description": description}, "A flopkb record")
-    return {name: json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n" for name, document in documents.items()}
+    return {
+        name: json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        for name, document in documents.items()
+    }
 
 
 def _document(schema: JsonSchemaValue, title: str) -> JsonSchemaValue:

@@ -19,8 +19,8 @@ from typing import TextIO
 
 import watchfiles
 
-from flopkb.report.diagnostics import Diagnostic
 from flopkb.pipeline.compile import RECORD_SUFFIXES
+from flopkb.report.diagnostics import Diagnostic
 from flopkb.report.reporters import Summary, report
 
 _IDLE_MS = 200
@@ -58,7 +58,9 @@ def _write(stream: TextIO, sign: str, diagnostic: Diagnostic) -> None:
     """One diagnostic as `check` prints it in text, each of its lines behind `sign`."""
     buffer = io.StringIO()
     report([diagnostic], Summary.of([diagnostic], records=0), "text", buffer)
-    stream.writelines(f"{sign} {line}\n" for line in buffer.getvalue().splitlines()[:-1])  # the last line is the summary
+    stream.writelines(
+        f"{sign} {line}\n" for line in buffer.getvalue().splitlines()[:-1]
+    )  # the last line is the summary
 
 
 def _is_record_file(change: watchfiles.Change, path: str) -> bool:
@@ -79,14 +81,18 @@ def watch(check: Check, folders: list[Path], stream: TextIO, **watch_options: ob
         for diagnostic in new:
             _write(stream, "+", diagnostic)
         what = "checked" if round_ == 0 else "checked again"
-        stream.write(f"{time.strftime('%H:%M:%S')} {what}: {summary.describe()}; watching for changes (Ctrl-C to stop)\n")
+        stream.write(
+            f"{time.strftime('%H:%M:%S')} {what}: {summary.describe()}; watching for changes (Ctrl-C to stop)\n"
+        )
         stream.flush()
         shown = diagnostics
 
 
 def _rounds(folders: list[Path], watch_options: dict[str, object]) -> Iterator[int]:
     """0 once the folders are watched (so that no save is missed during the first check), then one more per batch of saves."""
-    batches = watchfiles.watch(*folders, watch_filter=_is_record_file, yield_on_timeout=True, rust_timeout=_IDLE_MS, **watch_options)  # type: ignore[arg-type]
+    batches = watchfiles.watch(
+        *folders, watch_filter=_is_record_file, yield_on_timeout=True, rust_timeout=_IDLE_MS, **watch_options
+    )  # type: ignore[arg-type]
     round_ = 0
     for saved in batches:  # the first batch comes after one idle period at most: the watch has begun
         if saved or round_ == 0:

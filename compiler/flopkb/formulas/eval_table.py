@@ -27,17 +27,32 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from flopkb.report.diagnostics import Diagnostic, Severity
 from flopkb.formulas.stage import CLAIM_MISMATCH, CLAIM_OK, FormulaResult, evaluate_record
-from flopkb.formulas.units import Dimension, QuantityError, format_dimension, format_number, format_quantity, parse_quantity, to_base
+from flopkb.formulas.units import (
+    Dimension,
+    QuantityError,
+    format_dimension,
+    format_number,
+    format_quantity,
+    parse_quantity,
+    to_base,
+)
+from flopkb.report.diagnostics import Diagnostic, Severity
 
 if TYPE_CHECKING:
     from flopkb.formulas.evaluate import QuantityLike
     from flopkb.pipeline.compile import KnowledgeBase
 
 FORMULA_STAGE_CODES = frozenset(
-    {"formula-syntax", "formula-unknown-name", "formula-missing-spec", "formula-unit-mismatch", "formula-error",
-     "formula-cycle", "claim-mismatch"}
+    {
+        "formula-syntax",
+        "formula-unknown-name",
+        "formula-missing-spec",
+        "formula-unit-mismatch",
+        "formula-error",
+        "formula-cycle",
+        "claim-mismatch",
+    }
 )
 WIDTH = 120
 """Columns when output is not a terminal (a pipe, a file, a test)."""
@@ -108,7 +123,9 @@ def evaluate(kb: KnowledgeBase, target: str, hardware: str | None, settings: Seq
     unknown = [name for name in overrides if not any(_has_input(result, name) for result in results)]
     if unknown:
         known = sorted({name for result in results for name in result.inputs})
-        raise EvalUsageError(f"--set {unknown[0]}: no formula of {record_id} has that input (its inputs: {', '.join(known) or 'none'})")
+        raise EvalUsageError(
+            f"--set {unknown[0]}: no formula of {record_id} has that input (its inputs: {', '.join(known) or 'none'})"
+        )
     for name, value in overrides.items():
         _check_dimension(name, value, results)
     diagnostics = [d for d in kb.diagnostics if d.path == entry.path]
@@ -169,8 +186,11 @@ def formula_table(result: FormulaResult, what_if: bool) -> Group:
         if result.defined_in is not None:
             definition.append(f"  (from {result.defined_in[0]}#{result.defined_in[1]})", "dim")
         parts.append(definition)
-    fixed = [(name, value) for name, value in result.inputs.items() if name not in result.swept
-             and (result.expr is None or name in result.expr.inputs_used)]
+    fixed = [
+        (name, value)
+        for name, value in result.inputs.items()
+        if name not in result.swept and (result.expr is None or name in result.expr.inputs_used)
+    ]
     if fixed:
         parts.append(Text("  " + ", ".join(f"{name} = {show(value)}" for name, value in fixed), "dim"))
     if result.evaluations:
@@ -224,8 +244,13 @@ def _claims(result: FormulaResult, what_if: bool) -> Text:
 
 
 def render(outcome: EvalOutcome, stream: TextIO, *, color: bool, terminal: bool) -> None:
-    console = Console(file=stream, no_color=not color, highlight=False, width=None if terminal else WIDTH,
-                      force_terminal=color or None)
+    console = Console(
+        file=stream,
+        no_color=not color,
+        highlight=False,
+        width=None if terminal else WIDTH,
+        force_terminal=color or None,
+    )
     if outcome.what_if:
         console.print(Text("what-if: claims are not checked", "yellow"))
     for result in outcome.results:

@@ -21,14 +21,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from flopkb.report.diagnostics import Diagnostic, make
-from flopkb.load.models import AcceleratorRecord
 from flopkb.formulas.units import Dimension, QuantityError, dimension_of, format_dimension, parse_quantity, to_base
+from flopkb.load.models import AcceleratorRecord
+from flopkb.report.diagnostics import Diagnostic, make
 
 if TYPE_CHECKING:
-    from flopkb.pipeline.compile import Entry, KnowledgeBase
     from flopkb.formulas.units import Quantity
     from flopkb.load.vocabulary import Vocabulary
+    from flopkb.pipeline.compile import Entry, KnowledgeBase
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +80,15 @@ def read_specs(entry: Entry, vocabulary: Vocabulary | None) -> tuple[Accelerator
             quantity = parse_quantity(spec.value)
         except QuantityError as error:
             invalid.add(parameter)
-            problems.append(make("invalid-value", source.path, *source.position(path), f"specs.{parameter}: {error.message}", error.hint))
+            problems.append(
+                make(
+                    "invalid-value",
+                    source.path,
+                    *source.position(path),
+                    f"specs.{parameter}: {error.message}",
+                    error.hint,
+                )
+            )
             continue
         declared = vocabulary.parameters.get(parameter) if vocabulary is not None else None
         wanted = _parameter_dimension(declared.unit) if declared is not None else None

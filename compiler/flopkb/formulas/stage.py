@@ -59,14 +59,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.formulas.evaluate import Evaluation, FormulaProblem, QuantityLike, evaluate_formula, evaluate_point
 from flopkb.formulas.expr import Expr, ExprSyntaxError, HwParam, parse, walk
-from flopkb.links.extract import line_index
-from flopkb.load.source import Path, Source
-from flopkb.links.memo import dependency_key
-from flopkb.load.models import Expect, Formula, formulas_of
-from flopkb.links.resolve import Resolver, resolve_formula_ref
 from flopkb.formulas.specs import AcceleratorSpecs, read_specs
 from flopkb.formulas.units import (
     DIMENSIONLESS,
@@ -79,6 +73,12 @@ from flopkb.formulas.units import (
     parse_unit,
     to_base,
 )
+from flopkb.links.extract import line_index
+from flopkb.links.memo import dependency_key
+from flopkb.links.resolve import Resolver, resolve_formula_ref
+from flopkb.load.models import Expect, Formula, formulas_of
+from flopkb.load.source import Path, Source
+from flopkb.report.diagnostics import Diagnostic, make
 
 if TYPE_CHECKING:
     from flopkb.pipeline.compile import Entry, KnowledgeBase
@@ -218,7 +218,9 @@ class _Located:
 class _Evaluator:
     """One run over a knowledge base: caches of formulas, definitions, expressions, quantities and specs."""
 
-    def __init__(self, kb: KnowledgeBase, overrides: Mapping[str, RawValue] | None = None, hardware: str | None = None) -> None:
+    def __init__(
+        self, kb: KnowledgeBase, overrides: Mapping[str, RawValue] | None = None, hardware: str | None = None
+    ) -> None:
         self.kb = kb
         self.resolver = Resolver.of(kb)
         self.overrides = dict(overrides or {})
@@ -332,8 +334,16 @@ class _Evaluator:
         unit_at = key if "unit" in located.written else None
         hardware = tuple(formula.hardware) if formula.hardware is not None else None
         return _Definition(
-            formula.expr, key, formula.unit, unit_at, dict(formula.inputs), dict.fromkeys(formula.inputs, key),
-            hardware, key if hardware is not None else None, formula.title, (),
+            formula.expr,
+            key,
+            formula.unit,
+            unit_at,
+            dict(formula.inputs),
+            dict.fromkeys(formula.inputs, key),
+            hardware,
+            key if hardware is not None else None,
+            formula.title,
+            (),
         )
 
     def _layer(self, key: Key, located: _Located, base: _Definition) -> _Definition:
@@ -361,8 +371,14 @@ class _Evaluator:
             located = self.formulas(key[0])[key[1]]
             line, column = located.source.position(located.path("ref"))
             self.cycles.append(
-                make("formula-cycle", located.entry.path, line, column, f"formula refs form a cycle: {shown}",
-                     "give one of these formulas its own `expr`")
+                make(
+                    "formula-cycle",
+                    located.entry.path,
+                    line,
+                    column,
+                    f"formula refs form a cycle: {shown}",
+                    "give one of these formulas its own `expr`",
+                )
             )
             self._definitions[key] = None
 
@@ -435,15 +451,20 @@ class _FormulaRun:
         if definition is None:
             return self.finish(fields)
         fields.update(
-            title=formula.title or definition.title, unit=definition.unit, inputs=definition.inputs,
-            defined_in=definition.expr_at if formula.ref is not None else None, chain=definition.chain,
+            title=formula.title or definition.title,
+            unit=definition.unit,
+            inputs=definition.inputs,
+            defined_in=definition.expr_at if formula.ref is not None else None,
+            chain=definition.chain,
         )
         expr = ev.expression(definition.expr)
         if isinstance(expr, ExprSyntaxError):
             if definition.expr_at == self.key:
                 self.report("formula-syntax", self.at_definition(expr.offset), f"expr: {expr.message}")
             return self.finish(fields)
-        overrides = {name: value for name, value in ev.overrides.items() if name in definition.inputs or name in expr.inputs_used}
+        overrides = {
+            name: value for name, value in ev.overrides.items() if name in definition.inputs or name in expr.inputs_used
+        }
         written = {**definition.inputs, **overrides} if overrides else definition.inputs
         swept = tuple(name for name, value in written.items() if isinstance(value, list) and name in expr.inputs_used)
         scope, origin, items = ev.scope(self.located, definition) if expr.hw_params_used else ([], HW_NONE, {})
@@ -453,15 +474,24 @@ class _FormulaRun:
         if not unit_ok or inputs is None or not self.check_parameters(expr, definition):
             return self.finish(fields)
         evaluations, figures, failed = self.evaluate_all(expr, definition, inputs, scope, origin, items)
-        claims = [self.claim(index, row, expr, definition, inputs, swept, scope, failed) for index, row in enumerate(formula.expect)]
-        fields.update(evaluations=tuple(evaluations), figures=tuple(figures), claims=tuple(claims), complete=not failed and not self.problems)
+        claims = [
+            self.claim(index, row, expr, definition, inputs, swept, scope, failed)
+            for index, row in enumerate(formula.expect)
+        ]
+        fields.update(
+            evaluations=tuple(evaluations),
+            figures=tuple(figures),
+            claims=tuple(claims),
+            complete=not failed and not self.problems,
+        )
         return self.finish(fields)
 
     def finish(self, fields: dict[str, Any]) -> FormulaResult:
         """The result, with this run's problems and every claim listed (unchecked when the formula did not evaluate)."""
         if "claims" not in fields:
             fields["claims"] = tuple(
-                self.unchecked(index, row, "the formula could not be evaluated") for index, row in enumerate(self.located.formula.expect)
+                self.unchecked(index, row, "the formula could not be evaluated")
+                for index, row in enumerate(self.located.formula.expect)
             )
         fields.setdefault("expr", None)
         fields.setdefault("swept", ())
@@ -482,18 +512,30 @@ class _FormulaRun:
         vocabulary = self.ev.kb.vocabulary
         if not expr.hw_params_used or vocabulary is None:
             return True
-        unknown = [node for node in walk(expr.root) if isinstance(node, HwParam) and node.name not in vocabulary.parameters]
+        unknown = [
+            node for node in walk(expr.root) if isinstance(node, HwParam) and node.name not in vocabulary.parameters
+        ]
         if not unknown:
             return True
         if definition.expr_at == self.key:  # a shared expression is reported where it is written
             name = unknown[0].name
             close = difflib.get_close_matches(name, list(vocabulary.parameters), n=1)
-            hint = f"did you mean hw.{close[0]}?" if close else f"the parameters are {', '.join(sorted(vocabulary.parameters))}"
-            self.report("formula-unknown-name", self.at_definition(unknown[0].offset),
-                        f"hw.{name} is not a hardware parameter (schema/vocabulary.yaml has no `{name}`)", hint)
+            hint = (
+                f"did you mean hw.{close[0]}?"
+                if close
+                else f"the parameters are {', '.join(sorted(vocabulary.parameters))}"
+            )
+            self.report(
+                "formula-unknown-name",
+                self.at_definition(unknown[0].offset),
+                f"hw.{name} is not a hardware parameter (schema/vocabulary.yaml has no `{name}`)",
+                hint,
+            )
         return False
 
-    def read_inputs(self, definition: _Definition, written: dict[str, RawValue]) -> dict[str, QuantityLike | list[QuantityLike]] | None:
+    def read_inputs(
+        self, definition: _Definition, written: dict[str, RawValue]
+    ) -> dict[str, QuantityLike | list[QuantityLike]] | None:
         """Every input read as a quantity (lists stay lists), or None when one does not read (reported where it is written)."""
         inputs: dict[str, QuantityLike | list[QuantityLike]] = {}
         ok = True
@@ -511,8 +553,15 @@ class _FormulaRun:
             inputs[name] = read if isinstance(value, list) else (read[0] if read else 0.0)
         return inputs if ok else None
 
-    def evaluate_all(self, expr: Expr, definition: _Definition, inputs: dict[str, Any], scope: list[str], origin: str,
-                     items: dict[str, int]) -> tuple[list[Evaluation], list[HardwareFigure], set[str | None]]:
+    def evaluate_all(
+        self,
+        expr: Expr,
+        definition: _Definition,
+        inputs: dict[str, Any],
+        scope: list[str],
+        origin: str,
+        items: dict[str, int],
+    ) -> tuple[list[Evaluation], list[HardwareFigure], set[str | None]]:
         """Evaluations on every accelerator in scope (once without `hw.`); the figures used; accelerators that failed."""
         ev = self.ev
         unit = definition.unit
@@ -542,12 +591,22 @@ class _FormulaRun:
             else:
                 usable[accelerator] = specs
         try:  # the common case, all in one go: units are analysed once for all accelerators
-            evaluations.extend(evaluate_formula(expr, unit, inputs, {accelerator: specs.values for accelerator, specs in usable.items()}))
+            evaluations.extend(
+                evaluate_formula(
+                    expr, unit, inputs, {accelerator: specs.values for accelerator, specs in usable.items()}
+                )
+            )
         except FormulaProblem:
             evaluations.clear()  # find out which accelerators fail, one by one
         else:
             figures.extend(
-                HardwareFigure(accelerator, param, specs.figures[param].text, specs.figures[param].basis, specs.figures[param].sources)
+                HardwareFigure(
+                    accelerator,
+                    param,
+                    specs.figures[param].text,
+                    specs.figures[param].basis,
+                    specs.figures[param].sources,
+                )
                 for accelerator, specs in usable.items()
                 for param in used
             )
@@ -567,8 +626,14 @@ class _FormulaRun:
                 figures.append(HardwareFigure(accelerator, param, figure.text, figure.basis, figure.sources))
         return evaluations, figures, failed
 
-    def problem(self, problem: FormulaProblem, definition: _Definition, origin: str, accelerator: str | None,
-                items: dict[str, int]) -> None:
+    def problem(
+        self,
+        problem: FormulaProblem,
+        definition: _Definition,
+        origin: str,
+        accelerator: str | None,
+        items: dict[str, int],
+    ) -> None:
         code = problem.code
         if code == "formula-missing-spec":
             if accelerator is not None and origin == HW_OWN and items.get(accelerator, -1) >= 0:
@@ -589,10 +654,21 @@ class _FormulaRun:
 
     def unchecked(self, index: int, row: Expect, reason: str, hardware: str | None = None) -> Claim:
         stated_text = row.value if isinstance(row.value, str) else format_number(float(row.value), 12)
-        return Claim(index, tuple(row.where.items()), hardware, None, stated_text, None, row.rel_tol, CLAIM_UNCHECKED, reason)
+        return Claim(
+            index, tuple(row.where.items()), hardware, None, stated_text, None, row.rel_tol, CLAIM_UNCHECKED, reason
+        )
 
-    def claim(self, index: int, row: Expect, expr: Expr, definition: _Definition, inputs: dict[str, Any],
-              swept: tuple[str, ...], scope: list[str], failed: set[str | None]) -> Claim:
+    def claim(
+        self,
+        index: int,
+        row: Expect,
+        expr: Expr,
+        definition: _Definition,
+        inputs: dict[str, Any],
+        swept: tuple[str, ...],
+        scope: list[str],
+        failed: set[str | None],
+    ) -> Claim:
         ev = self.ev
         unit = definition.unit
         here = ("expect", index)
@@ -604,22 +680,33 @@ class _FormulaRun:
         for name, raw in row.where.items():
             if name not in inputs:
                 known = ", ".join(f"`{known}`" for known in inputs) or "none"
-                self.report("invalid-value", self.at(*here, "where", name, key=True),
-                            f"expect[{index}].where names `{name}`, which is not an input of the formula (its inputs: {known})")
+                self.report(
+                    "invalid-value",
+                    self.at(*here, "where", name, key=True),
+                    f"expect[{index}].where names `{name}`, which is not an input of the formula (its inputs: {known})",
+                )
                 ok = False
                 continue
             try:
                 value = ev.quantity(raw)
             except QuantityError as error:
-                self.report("invalid-value", self.at(*here, "where", name), f"expect[{index}].where.{name}: {error.message}", error.hint)
+                self.report(
+                    "invalid-value",
+                    self.at(*here, "where", name),
+                    f"expect[{index}].where.{name}: {error.message}",
+                    error.hint,
+                )
                 ok = False
                 continue
             given, wanted = _dimension_of(value), _dimension_of(inputs[name])
             if wanted is not None and given != wanted:
-                self.report("unit-mismatch", self.at(*here, "where", name),
-                            f"expect[{index}].where.{name}: {_show(value)} is {format_dimension(given)}, "
-                            f"but input `{name}` is {format_dimension(wanted)}",
-                            f"write it like the input: {name}: {_show(_first(inputs[name]))}")
+                self.report(
+                    "unit-mismatch",
+                    self.at(*here, "where", name),
+                    f"expect[{index}].where.{name}: {_show(value)} is {format_dimension(given)}, "
+                    f"but input `{name}` is {format_dimension(wanted)}",
+                    f"write it like the input: {name}: {_show(_first(inputs[name]))}",
+                )
                 ok = False
                 continue
             values[name] = value
@@ -628,29 +715,45 @@ class _FormulaRun:
         if loose:
             names = ", ".join(f"`{name}`" for name in loose)
             place = self.at(*here, "where") if row.where else self.at(*here)
-            self.report("invalid-value", place, f"expect[{index}] does not pin the swept input{'s' if len(loose) > 1 else ''} {names}",
-                        "add it to the claim's `where`, e.g. where: {" + ", ".join(f"{name}: ..." for name in loose) + "}")
+            self.report(
+                "invalid-value",
+                place,
+                f"expect[{index}] does not pin the swept input{'s' if len(loose) > 1 else ''} {names}",
+                "add it to the claim's `where`, e.g. where: {" + ", ".join(f"{name}: ..." for name in loose) + "}",
+            )
             ok = False
         hardware: str | None = None
         if expr.hw_params_used:
             if row.hardware is None:
-                self.report("invalid-value", self.at(*here), f"expect[{index}] names no accelerator, but the expression uses hw.",
-                            "add `hardware: <accelerator>` to the claim" + (f", e.g. {scope[0]}" if scope else ""))
+                self.report(
+                    "invalid-value",
+                    self.at(*here),
+                    f"expect[{index}] names no accelerator, but the expression uses hw.",
+                    "add `hardware: <accelerator>` to the claim" + (f", e.g. {scope[0]}" if scope else ""),
+                )
                 ok = False
             else:
                 hardware = ev.resolver.target(row.hardware)
                 if hardware is None or ev.resolver.kinds.get(hardware) != "accelerator":
-                    return self.unchecked(index, row, "its hardware does not resolve to an accelerator")  # the link stage reports it
+                    return self.unchecked(
+                        index, row, "its hardware does not resolve to an accelerator"
+                    )  # the link stage reports it
                 if hardware not in scope:
                     shown = ", ".join(scope) or "empty"
-                    self.report("invalid-value", self.at(*here, "hardware"),
-                                f"expect[{index}].hardware {row.hardware} is not in the formula's hardware scope ({shown})",
-                                "add it to the formula's `hardware`, or claim a value for an accelerator in scope")
+                    self.report(
+                        "invalid-value",
+                        self.at(*here, "hardware"),
+                        f"expect[{index}].hardware {row.hardware} is not in the formula's hardware scope ({shown})",
+                        "add it to the formula's `hardware`, or claim a value for an accelerator in scope",
+                    )
                     ok = False
         elif row.hardware is not None:
-            self.report("invalid-value", self.at(*here, "hardware"),
-                        f"expect[{index}] names hardware, but the expression uses no hw.<parameter>: the value cannot depend on it",
-                        "remove `hardware` from the claim")
+            self.report(
+                "invalid-value",
+                self.at(*here, "hardware"),
+                f"expect[{index}] names hardware, but the expression uses no hw.<parameter>: the value cannot depend on it",
+                "remove `hardware` from the claim",
+            )
             ok = False
         stated, stated_text = self.stated(index, row, unit)
         if stated is None:
@@ -658,15 +761,30 @@ class _FormulaRun:
         if not ok:
             return self.unchecked(index, row, "the claim is malformed", hardware)
         if (hardware if expr.hw_params_used else None) in failed:
-            return Claim(index, tuple(where), hardware, stated, stated_text, None, row.rel_tol, CLAIM_UNCHECKED,
-                         "the formula could not be evaluated" + (f" on {hardware}" if hardware else ""))
+            return Claim(
+                index,
+                tuple(where),
+                hardware,
+                stated,
+                stated_text,
+                None,
+                row.rel_tol,
+                CLAIM_UNCHECKED,
+                "the formula could not be evaluated" + (f" on {hardware}" if hardware else ""),
+            )
         specs = ev.accelerator(hardware).values if hardware is not None else None  # type: ignore[union-attr]
         try:
             computed = evaluate_point(expr, unit, values, specs)
         except FormulaProblem as problem:
-            self.report(problem.code if problem.code != "formula-missing-spec" else "formula-error", self.at(*here, "value"),
-                        f"expect[{index}]: {problem.message}", problem.hint)
-            return Claim(index, tuple(where), hardware, stated, stated_text, None, row.rel_tol, CLAIM_UNCHECKED, problem.message)
+            self.report(
+                problem.code if problem.code != "formula-missing-spec" else "formula-error",
+                self.at(*here, "value"),
+                f"expect[{index}]: {problem.message}",
+                problem.hint,
+            )
+            return Claim(
+                index, tuple(where), hardware, stated, stated_text, None, row.rel_tol, CLAIM_UNCHECKED, problem.message
+            )
         assert stated is not None
         difference = _relative_difference(stated, computed)
         if difference <= row.rel_tol:
@@ -688,22 +806,32 @@ class _FormulaRun:
         if isinstance(raw, (int, float)) and not isinstance(raw, bool):
             text = format_number(float(raw), 12)
             if not math.isfinite(float(raw)):
-                self.report("invalid-value", self.at("expect", index, "value"), f"expect[{index}].value {raw!r} is out of range")
+                self.report(
+                    "invalid-value", self.at("expect", index, "value"), f"expect[{index}].value {raw!r} is out of range"
+                )
                 return None, text
             return float(raw), text
         try:
             quantity = self.ev.quantity(raw)
         except QuantityError as error:
-            self.report("invalid-value", self.at("expect", index, "value"), f"expect[{index}].value: {error.message}", error.hint)
+            self.report(
+                "invalid-value",
+                self.at("expect", index, "value"),
+                f"expect[{index}].value: {error.message}",
+                error.hint,
+            )
             return None, str(raw)
         if isinstance(quantity, float) or not quantity.unit_items():
             return float(getattr(quantity, "magnitude", quantity)), str(raw).strip()
         try:
             return magnitude_in(quantity, unit), str(raw).strip()
         except QuantityError as error:
-            self.report("unit-mismatch", self.at("expect", index, "value"),
-                        f"expect[{index}].value: {error.message} (the formula's unit is {unit})",
-                        "write the value in the formula's unit, or as a bare number")
+            self.report(
+                "unit-mismatch",
+                self.at("expect", index, "value"),
+                f"expect[{index}].value: {error.message} (the formula's unit is {unit})",
+                "write the value in the formula's unit, or as a bare number",
+            )
             return None, str(raw).strip()
 
 
@@ -804,9 +932,14 @@ def _repeated_ids(entry: Entry) -> Iterator[Diagnostic]:
         if first.setdefault(formula.id, index) != index:
             assert entry.source is not None
             line, column = entry.source.position(("formulas", index, "id"))
-            yield make("invalid-value", entry.path, line, column,
-                       f"formulas[{index}].id: '{formula.id}' is already the id of formulas[{first[formula.id]}]; formula ids are unique within a record",
-                       "rename one of the two formulas")
+            yield make(
+                "invalid-value",
+                entry.path,
+                line,
+                column,
+                f"formulas[{index}].id: '{formula.id}' is already the id of formulas[{first[formula.id]}]; formula ids are unique within a record",
+                "rename one of the two formulas",
+            )
 
 
 def evaluate_entry(evaluator: _Evaluator, entry: Entry) -> list[FormulaResult]:
@@ -817,7 +950,9 @@ MEMO = "formulas"
 """`Entry.derived` key of a record's formula problems: (dependency key, problems, whether a ref chain ran into a cycle)."""
 
 
-def _evaluate(kb: KnowledgeBase, entries: list[Entry]) -> tuple[FormulaResults, dict[str, tuple[list[Diagnostic], bool]]]:
+def _evaluate(
+    kb: KnowledgeBase, entries: list[Entry]
+) -> tuple[FormulaResults, dict[str, tuple[list[Diagnostic], bool]]]:
     """The formulas of `entries` evaluated in order, and per entry its problems and whether it touched a cycle of refs."""
     evaluator = _Evaluator(kb)
     results: FormulaResults = {}
@@ -828,7 +963,10 @@ def _evaluate(kb: KnowledgeBase, entries: list[Entry]) -> tuple[FormulaResults, 
         mine = [problem for result in found for problem in result.problems]
         mine.extend(_repeated_ids(entry))
         mine.extend(evaluator.cycles[reported:])
-        problems[entry.id] = (mine, any((entry.id, formula_id) in evaluator.cyclic for formula_id in evaluator.formulas(entry.id)))
+        problems[entry.id] = (
+            mine,
+            any((entry.id, formula_id) in evaluator.cyclic for formula_id in evaluator.formulas(entry.id)),
+        )
     return results, problems
 
 
@@ -864,7 +1002,12 @@ def check_formulas(kb: KnowledgeBase) -> Iterator[Diagnostic]:
         if not any(cyclic for _, cyclic in fresh.values()):
             _remember(kb, fresh)
             kb.formulas_later(lambda: _evaluate(kb, list(_formula_entries(kb)))[0])
-            return iter([*(problem for mine in kept.values() for problem in mine), *(problem for mine, _ in fresh.values() for problem in mine)])
+            return iter(
+                [
+                    *(problem for mine in kept.values() for problem in mine),
+                    *(problem for mine, _ in fresh.values() for problem in mine),
+                ]
+            )
     results, fresh = _evaluate(kb, entries)
     _remember(kb, fresh)
     kb.formulas = results

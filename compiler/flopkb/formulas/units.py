@@ -151,7 +151,7 @@ def _parse_unit(text: str) -> Unit:
     except pint.UndefinedUnitError as error:
         names = ", ".join(repr(name) for name in sorted(error.unit_names))
         raise QuantityError(f"unknown unit {names} in {text!r}", _unknown_unit_hint(error.unit_names)) from None
-    except Exception as error:  # noqa: BLE001 -- pint reports malformed expressions with many exception types
+    except Exception as error:
         raise QuantityError(f"cannot read unit {text!r}: {error}", UNITS_HINT) from None
     _check_finite_scale(text, unit)
     return unit

@@ -40,11 +40,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from flopkb.report.diagnostics import Diagnostic, make
-from flopkb.load.source import Path
 from flopkb.links.memo import dependency_key
-from flopkb.load.models import Formula, formulas_of
 from flopkb.links.resolve import Resolver
+from flopkb.load.models import Formula, formulas_of
+from flopkb.load.source import Path
+from flopkb.report.diagnostics import Diagnostic, make
 
 if TYPE_CHECKING:
     from flopkb.pipeline.compile import KnowledgeBase
@@ -157,7 +157,9 @@ class _Formulas:
             return None
         return next((formula for formula in formulas_of(entry.record) if formula.id == formula_id), None)
 
-    def chain(self, formula: Formula, seen: frozenset[tuple[str, str]] = frozenset()) -> tuple[str | None, list[str] | None, tuple[str, ...]]:
+    def chain(
+        self, formula: Formula, seen: frozenset[tuple[str, str]] = frozenset()
+    ) -> tuple[str | None, list[str] | None, tuple[str, ...]]:
         """(expression, explicit hardware refs, records that hardware came through) of `formula`, following refs (cycles stop)."""
         if formula.ref is None:
             return formula.expr, formula.hardware, ()
@@ -212,7 +214,16 @@ def _own_figures(record_id: str, entry: Any) -> tuple[tuple[DebtItem, ...], tupl
         elif basis in NEEDS_SOURCES and not sources:
             line, column = source.position((*path, "basis"))
             where = f"specs.{parameter}" if what == SPEC else f"{path[0]}[{path[1]}] ({parameter})"
-            problems.append(make("missing-source", source.path, line, column, f"{where}: the basis '{basis}' needs sources, and there are none", "add sources: a source record or an http(s) URL; or set the basis to unverified"))
+            problems.append(
+                make(
+                    "missing-source",
+                    source.path,
+                    line,
+                    column,
+                    f"{where}: the basis '{basis}' needs sources, and there are none",
+                    "add sources: a source record or an http(s) URL; or set the basis to unverified",
+                )
+            )
 
     fields = record.__dict__  # pydantic keeps field values here; a missing field is a missing key, not an exception
     rows = fields.get("hardware_parameters")
@@ -226,7 +237,9 @@ def _own_figures(record_id: str, entry: Any) -> tuple[tuple[DebtItem, ...], tupl
     return tuple(items), tuple(problems), bool(rows or fields.get("formulas"))
 
 
-def _inherited(record_id: str, record: Any, spec_debt: dict[tuple[str, str], DebtItem], formulas: _Formulas) -> tuple[InheritedDebt, ...]:
+def _inherited(
+    record_id: str, record: Any, spec_debt: dict[tuple[str, str], DebtItem], formulas: _Formulas
+) -> tuple[InheritedDebt, ...]:
     """The unverified specs of other records that a record's rows and formulas rest on, sorted."""
     target = formulas.resolver.target
     found: dict[InheritedDebt, None] = {}
@@ -241,12 +254,22 @@ def _inherited(record_id: str, record: Any, spec_debt: dict[tuple[str, str], Deb
         scope, via, parameters = formulas.scope(record, formula)
         if not parameters:
             continue
-        extra = [resolved for expect in formula.expect if expect.hardware for resolved in [target(expect.hardware)] if resolved is not None and resolved not in scope]
+        extra = [
+            resolved
+            for expect in formula.expect
+            if expect.hardware
+            for resolved in [target(expect.hardware)]
+            if resolved is not None and resolved not in scope
+        ]
         for accelerator in [*scope, *extra]:
             for parameter in parameters:
                 item = spec_debt.get((accelerator, parameter))
                 if item is not None and accelerator != record_id:
-                    found[InheritedDebt(item, (*via, accelerator) if accelerator in scope else (accelerator,), ("formulas", index))] = None
+                    found[
+                        InheritedDebt(
+                            item, (*via, accelerator) if accelerator in scope else (accelerator,), ("formulas", index)
+                        )
+                    ] = None
     return tuple(sorted(found))
 
 
@@ -309,8 +332,19 @@ def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
             users = len(dependents[item])
             hint = "find the evidence, then set the basis to measured, vendor-spec, cited or derived and add sources"
             if users:
-                hint += f"; {users} other record{'s' if users != 1 else ''} rest{'s' if users == 1 else ''} on this figure"
-            diagnostics.append(make("unverified-basis", item.file, item.line, item.column, f"{item.label}: the basis is unverified", hint))
+                hint += (
+                    f"; {users} other record{'s' if users != 1 else ''} rest{'s' if users == 1 else ''} on this figure"
+                )
+            diagnostics.append(
+                make(
+                    "unverified-basis",
+                    item.file,
+                    item.line,
+                    item.column,
+                    f"{item.label}: the basis is unverified",
+                    hint,
+                )
+            )
 
     records = {record_id: RecordEvidence(record_id, VERIFIED) for record_id in kb.entries}
     for record_id in own.keys() | inherited.keys():

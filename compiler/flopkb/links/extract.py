@@ -27,9 +27,9 @@ from typing import Any, NamedTuple, Union
 
 from pydantic import BaseModel
 
-from flopkb.load.source import Path, Source
-from flopkb.load.models import MODELS, Formula, Markdown, RefTo
 from flopkb.links.wikilinks import LineIndex, find_wikilinks, source_position
+from flopkb.load.models import MODELS, Formula, Markdown, RefTo
+from flopkb.load.source import Path, Source
 
 PROSE = "prose"
 """The origin of a `[[wikilink]]` in a markdown field."""
@@ -147,7 +147,9 @@ def _origin(owner: type[BaseModel], name: str) -> str:
     return name
 
 
-def _node(annotation: Any, metadata: list[Any], owner: type[BaseModel], name: str, seen: dict[type, dict[str, Plan]]) -> Plan | None:
+def _node(
+    annotation: Any, metadata: list[Any], owner: type[BaseModel], name: str, seen: dict[type, dict[str, Plan]]
+) -> Plan | None:
     """The plan node of one annotation (with its field-level metadata), or None when it holds no links."""
     for item in metadata:
         if isinstance(item, Markdown):
@@ -159,7 +161,13 @@ def _node(annotation: Any, metadata: list[Any], owner: type[BaseModel], name: st
     if origin is typing.Annotated:
         return _node(args[0], list(annotation.__metadata__), owner, name, seen)
     if origin in (Union, types.UnionType):
-        found = [node for arg in args if arg is not type(None) for node in [_node(arg, [], owner, name, seen)] if node is not None]
+        found = [
+            node
+            for arg in args
+            if arg is not type(None)
+            for node in [_node(arg, [], owner, name, seen)]
+            if node is not None
+        ]
         return found[0] if found else None
     if origin is list and args:
         inner = _node(args[0], [], owner, name, seen)
@@ -220,7 +228,13 @@ def _unresolved(target: str) -> None:
     return None
 
 
-def extract(record_id: str, source: Source, resolve: Resolve = _unresolved, kind_of: dict[str, str] | None = None, suspects: list[Link] | None = None) -> list[Link]:
+def extract(
+    record_id: str,
+    source: Source,
+    resolve: Resolve = _unresolved,
+    kind_of: dict[str, str] | None = None,
+    suspects: list[Link] | None = None,
+) -> list[Link]:
     """Every link of the record in `source` (whose data need not have validated), each resolved with `resolve`.
 
     With `kind_of` (record id -> kind) and a `suspects` list, the links that
@@ -234,7 +248,12 @@ def extract(record_id: str, source: Source, resolve: Resolve = _unresolved, kind
         return []
     out: list[Link] = []
     walk = walkers[0] if "[[" in source.text else walkers[1]
-    walk(data, (), out, (record_id, source, resolve, {} if kind_of is None else kind_of, [] if suspects is None else suspects))
+    walk(
+        data,
+        (),
+        out,
+        (record_id, source, resolve, {} if kind_of is None else kind_of, [] if suspects is None else suspects),
+    )
     return out
 
 
@@ -264,7 +283,9 @@ def _compile(node: Plan) -> Walker:
                     target, anchor = value.split("#", 1)
                 record_id, source, resolve, kind_of, suspects = context
                 resolved = resolve(target)
-                link = _new_link(Link, (record_id, origin, target, anchor, None, path, -1, -1, kinds, value, source, resolved))
+                link = _new_link(
+                    Link, (record_id, origin, target, anchor, None, path, -1, -1, kinds, value, source, resolved)
+                )
                 out.append(link)
                 if resolved is None or anchor is not None or kind_of.get(resolved, first_kind) not in kinds:
                     suspects.append(link)
@@ -322,14 +343,19 @@ def _prose(value: str, path: Path, out: list[Link], context: Context) -> None:
         target = found.target
         anchor = found.anchor
         resolved = resolve(target)
-        link = _new_link(Link, (record_id, PROSE, target, anchor, found.label, path, found.offset, found.end, (), value, source, resolved))
+        link = _new_link(
+            Link,
+            (record_id, PROSE, target, anchor, found.label, path, found.offset, found.end, (), value, source, resolved),
+        )
         append(link)
         if resolved is None or anchor is not None:
             suspects.append(link)
 
 
 _URL_PREFIXES = ("http://", "https://")
-_WALKERS: dict[str, tuple[Walker, Walker]] = {kind: (_compile(PLANS[kind]), _compile(REF_PLANS[kind])) for kind in PLANS}
+_WALKERS: dict[str, tuple[Walker, Walker]] = {
+    kind: (_compile(PLANS[kind]), _compile(REF_PLANS[kind])) for kind in PLANS
+}
 
 
 MEMO = "links"
@@ -337,11 +363,18 @@ MEMO = "links"
 RESOLVED = "links-resolved"
 """`Entry.derived` key of what a file's links resolved to: (`Resolver.signature`, the ids they reach, the suspects
 among them as (index, resolved id), and every computing reference as (origin, target, resolved id))."""
-COMPUTING_ORIGINS = frozenset({"values_for", "affected_by_hardware", "formula-hardware", "formula-ref", "expect-hardware"})
+COMPUTING_ORIGINS = frozenset(
+    {"values_for", "affected_by_hardware", "formula-hardware", "formula-ref", "expect-hardware"}
+)
 """Origins of the references that a record's evidence and formulas compute with (`flopkb.links.memo`)."""
 
 
-def extract_all(entries: Any, resolve: Resolve = _unresolved, kind_of: dict[str, str] | None = None, suspects: list[Link] | None = None) -> dict[str, list[Link]]:
+def extract_all(
+    entries: Any,
+    resolve: Resolve = _unresolved,
+    kind_of: dict[str, str] | None = None,
+    suspects: list[Link] | None = None,
+) -> dict[str, list[Link]]:
     """Links of every entry that has a source (`kb.entries`), keyed by record id; records without links are absent. See `extract`."""
     result: dict[str, list[Link]] = {}
     kind_of = {} if kind_of is None else kind_of
@@ -370,7 +403,9 @@ class Linked(NamedTuple):
             if entry.source is None:
                 continue
             if record_id in self.deferred:
-                found = _resolved(record_id, entry.source, unwritten(pickle.loads(entry.derived[MEMO]), entry.source), resolve, {}, [])
+                found = _resolved(
+                    record_id, entry.source, unwritten(pickle.loads(entry.derived[MEMO]), entry.source), resolve, {}, []
+                )
             else:
                 found = self.built.get(record_id, [])
             if found:
@@ -417,20 +452,32 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
                 referenced |= reached  # type: ignore[arg-type]
                 if entry.digest is not None:
                     derived[MEMO] = pickle.dumps(written_links(found), protocol=pickle.HIGHEST_PROTOCOL)
-                    derived[RESOLVED] = _resolution(signature, record_id, [link[1:10] for link in found], [link.resolved for link in found], kind_of)
+                    derived[RESOLVED] = _resolution(
+                        signature, record_id, [link[1:10] for link in found], [link.resolved for link in found], kind_of
+                    )
                 continue
             # an unchanged file whose links may now resolve elsewhere: resolve them again, as written
             links = pickle.loads(written)
-            kept = derived[RESOLVED] = _resolution(signature, record_id, links, [resolve(link[1]) for link in links], kind_of)
+            kept = derived[RESOLVED] = _resolution(
+                signature, record_id, links, [resolve(link[1]) for link in links], kind_of
+            )
         referenced.update(kept[1])
         deferred.add(record_id)
         if kept[2]:  # to be reported: built now, as they resolved
             links = unwritten(pickle.loads(derived[MEMO]), source, [index for index, _ in kept[2]])
-            suspects.extend(_new_link(Link, (record_id, *links[index], source, resolved)) for index, resolved in kept[2])
+            suspects.extend(
+                _new_link(Link, (record_id, *links[index], source, resolved)) for index, resolved in kept[2]
+            )
     return Linked(built, referenced, frozenset(deferred))
 
 
-def _resolution(signature: bytes | None, record_id: str, links: list[tuple[Any, ...]] | tuple[tuple[Any, ...], ...], targets: list[str | None], kind_of: dict[str, str]) -> tuple[Any, ...]:
+def _resolution(
+    signature: bytes | None,
+    record_id: str,
+    links: list[tuple[Any, ...]] | tuple[tuple[Any, ...], ...],
+    targets: list[str | None],
+    kind_of: dict[str, str],
+) -> tuple[Any, ...]:
     """What `RESOLVED` keeps of a file's links (as written, without record or source) that resolved to `targets`."""
     reached = set(targets)
     reached.discard(None)
@@ -455,7 +502,9 @@ def written_links(found: list[Link]) -> tuple[tuple[Any, ...], ...]:
     return tuple([(*link[1:9], None if link.offset >= 0 else link.value) for link in found])
 
 
-def unwritten(written: tuple[tuple[Any, ...], ...], source: Source, only: list[int] | None = None) -> tuple[tuple[Any, ...], ...]:
+def unwritten(
+    written: tuple[tuple[Any, ...], ...], source: Source, only: list[int] | None = None
+) -> tuple[tuple[Any, ...], ...]:
     """Links kept by `written_links`, with the value of each prose link again (of those at `only`, when given)."""
     wanted = range(len(written)) if only is None else only
     if all(written[index][8] is not None for index in wanted):
@@ -472,13 +521,22 @@ def unwritten(written: tuple[tuple[Any, ...], ...], source: Source, only: list[i
     return tuple(result)
 
 
-def _resolved(record_id: str, source: Source, written: tuple[tuple[Any, ...], ...], resolve: Resolve, kind_of: dict[str, str], suspects: list[Link]) -> list[Link]:
+def _resolved(
+    record_id: str,
+    source: Source,
+    written: tuple[tuple[Any, ...], ...],
+    resolve: Resolve,
+    kind_of: dict[str, str],
+    suspects: list[Link],
+) -> list[Link]:
     """The links kept by `link_all`, resolved: the same links, and suspects, as `extract` finds."""
     found = []
     append = found.append
     for origin, target, anchor, label, path, offset, end, kinds, value in written:
         resolved = resolve(target)
-        link = _new_link(Link, (record_id, origin, target, anchor, label, path, offset, end, kinds, value, source, resolved))
+        link = _new_link(
+            Link, (record_id, origin, target, anchor, label, path, offset, end, kinds, value, source, resolved)
+        )
         append(link)
         if resolved is None or anchor is not None or (kinds and kind_of.get(resolved, kinds[0]) not in kinds):
             suspects.append(link)

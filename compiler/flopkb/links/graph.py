@@ -73,7 +73,10 @@ class LinkGraph:
         evidence = kb.evidence
         graph = nx.DiGraph()
         graph.add_nodes_from((record_id, _node_attributes(entry, evidence)) for record_id, entry in kb.entries.items())
-        graph.add_edges_from((source, target, {"origins": tuple(sorted(set(origins))), "count": len(origins)}) for (source, target), origins in pairs.items())
+        graph.add_edges_from(
+            (source, target, {"origins": tuple(sorted(set(origins))), "count": len(origins)})
+            for (source, target), origins in pairs.items()
+        )
         return graph
 
     def referenced(self) -> set[str]:
@@ -108,7 +111,11 @@ class LinkGraph:
     def orphans(self) -> list[str]:
         """Records (that loaded as records) no link or ref of another record points at, sorted."""
         referenced = self.referenced()
-        return sorted(record_id for record_id, entry in self.kb.entries.items() if entry.summary.kind is not None and record_id not in referenced)
+        return sorted(
+            record_id
+            for record_id, entry in self.kb.entries.items()
+            if entry.summary.kind is not None and record_id not in referenced
+        )
 
     def neighbourhood(self, record_id: str, radius: int = 1) -> nx.DiGraph:
         """The subgraph of records within `radius` links of `record_id`, in either direction."""
@@ -131,7 +138,10 @@ class LinkGraph:
         """Node-link data (the shape of `networkx.node_link_data(..., edges="links")`), sorted."""
         graph = self.graph if graph is None else graph
         nodes = [{"id": node, **graph.nodes[node]} for node in sorted(graph)]
-        links = [{"source": source, "target": target, "origins": list(data["origins"]), "count": data["count"]} for source, target, data in sorted(graph.edges(data=True), key=lambda edge: (edge[0], edge[1]))]
+        links = [
+            {"source": source, "target": target, "origins": list(data["origins"]), "count": data["count"]}
+            for source, target, data in sorted(graph.edges(data=True), key=lambda edge: (edge[0], edge[1]))
+        ]
         return {"directed": True, "multigraph": False, "graph": {}, "nodes": nodes, "links": links}
 
     def to_json(self, graph: nx.DiGraph | None = None) -> str:
@@ -142,8 +152,13 @@ class LinkGraph:
 
         graph = self.graph if graph is None else graph
         flat = nx.DiGraph()
-        flat.add_nodes_from((node, {key: _graphml_value(value) for key, value in graph.nodes[node].items()}) for node in sorted(graph))
-        flat.add_edges_from((source, target, {"origins": ",".join(data["origins"]), "count": data["count"]}) for source, target, data in sorted(graph.edges(data=True), key=lambda edge: (edge[0], edge[1])))
+        flat.add_nodes_from(
+            (node, {key: _graphml_value(value) for key, value in graph.nodes[node].items()}) for node in sorted(graph)
+        )
+        flat.add_edges_from(
+            (source, target, {"origins": ",".join(data["origins"]), "count": data["count"]})
+            for source, target, data in sorted(graph.edges(data=True), key=lambda edge: (edge[0], edge[1]))
+        )
         buffer = io.BytesIO()
         nx.write_graphml(flat, buffer, encoding="utf-8", prettyprint=True)
         return buffer.getvalue().decode("utf-8")
@@ -154,12 +169,14 @@ class LinkGraph:
         lines = ["digraph flopkb {", "  node [shape=box];"]
         for node in sorted(graph):
             data = graph.nodes[node]
-            attrs = f'label={_dot_string(data["title"])}, kind={_dot_string(data["kind"])}'
+            attrs = f"label={_dot_string(data['title'])}, kind={_dot_string(data['kind'])}"
             if data["broken"]:
                 attrs += ", style=dashed"
             lines.append(f"  {_dot_string(node)} [{attrs}];")
         for source, target, data in sorted(graph.edges(data=True), key=lambda edge: (edge[0], edge[1])):
-            lines.append(f'  {_dot_string(source)} -> {_dot_string(target)} [label={_dot_string(",".join(data["origins"]))}];')
+            lines.append(
+                f"  {_dot_string(source)} -> {_dot_string(target)} [label={_dot_string(','.join(data['origins']))}];"
+            )
         lines.append("}")
         return "\n".join(lines) + "\n"
 
@@ -180,7 +197,12 @@ def _node_attributes(entry: Any, evidence: Any) -> dict[str, Any]:
     else:
         data = entry.source.data if entry.source is not None else {}
         kind = data.get("kind")
-        attributes = {"kind": kind if isinstance(kind, str) else "", "title": entry.id.rsplit("/", 1)[-1], "path": entry.path, "broken": True}
+        attributes = {
+            "kind": kind if isinstance(kind, str) else "",
+            "title": entry.id.rsplit("/", 1)[-1],
+            "path": entry.path,
+            "broken": True,
+        }
     if evidence is not None:
         attributes["evidence"] = evidence.of(entry.id).status
     return attributes
@@ -205,4 +227,11 @@ def check_graph(kb: KnowledgeBase) -> Iterator[Diagnostic]:
     for record_id in graph.orphans():
         entry = kb.entries[record_id]
         line, column = entry.source.position(("id",)) if entry.source is not None else (1, 1)
-        yield make("orphan", entry.path, line, column, f"no other record links to or references {record_id}", f"link to it from a related record: [[{record_id}]]")
+        yield make(
+            "orphan",
+            entry.path,
+            line,
+            column,
+            f"no other record links to or references {record_id}",
+            f"link to it from a related record: [[{record_id}]]",
+        )

@@ -32,10 +32,10 @@ import yaml
 from flopkb.atomic import write_atomically
 from flopkb.config import Config
 from flopkb.links.extract import Link
-from flopkb.load.source import Source
-from flopkb.load.models import id_problem
-from flopkb.pipeline.compile import KnowledgeBase, compile_knowledge_base
 from flopkb.links.resolve import ID, SUFFIX, Resolver, check_links
+from flopkb.load.models import id_problem
+from flopkb.load.source import Source
+from flopkb.pipeline.compile import KnowledgeBase, compile_knowledge_base
 
 _BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _SPACE = " \t\r\n"
@@ -115,7 +115,9 @@ def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
             path = link.source.path
             sources[path] = link.source
             edits.setdefault(path, []).append(_target_edit(link, replacement))
-            plan.rewritten[new_path if path == entry.path else path] = plan.rewritten.get(new_path if path == entry.path else path, 0) + 1
+            plan.rewritten[new_path if path == entry.path else path] = (
+                plan.rewritten.get(new_path if path == entry.path else path, 0) + 1
+            )
 
     moved = entry.source
     sources[entry.path] = moved
@@ -128,7 +130,11 @@ def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
         if span is None or span.style in ("|", ">"):
             raise MoveError(f"{entry.path}: cannot edit the alias '{new}' in place; remove it by hand first")
         quoted = span.style in ("'", '"')
-        own.append((span.start + quoted, span.end - quoted, old) if quoted or _plain_safe(old) else (span.start, span.end, _double_quoted(old)))
+        own.append(
+            (span.start + quoted, span.end - quoted, old)
+            if quoted or _plain_safe(old)
+            else (span.start, span.end, _double_quoted(old))
+        )
         plan.alias_added = True
     elif not (isinstance(aliases, list) and old in aliases):
         own.append(_alias_edit(moved, old))

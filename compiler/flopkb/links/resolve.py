@@ -24,8 +24,8 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.links.extract import Link, link_all
+from flopkb.report.diagnostics import Diagnostic, make
 
 if TYPE_CHECKING:
     from flopkb.pipeline.compile import Entry, KnowledgeBase
@@ -48,7 +48,13 @@ class Resolution(NamedTuple):
 class Resolver:
     """The resolution index of one knowledge base: ids, id suffixes, aliases, kinds and formula ids."""
 
-    def __init__(self, ids: Iterable[str], aliases: dict[str, str], kinds: dict[str, str], entries: dict[str, Entry] | None = None) -> None:
+    def __init__(
+        self,
+        ids: Iterable[str],
+        aliases: dict[str, str],
+        kinds: dict[str, str],
+        entries: dict[str, Entry] | None = None,
+    ) -> None:
         self.entries = entries or {}
         self.ids: frozenset[str] = frozenset(ids)
         self.aliases = aliases
@@ -95,7 +101,9 @@ class Resolver:
         """
         if self._signature is None:
             digest = hashlib.blake2b(digest_size=16)
-            digest.update("\n".join(sorted(f"{record_id}\t{self.kinds.get(record_id, '')}" for record_id in self.ids)).encode())
+            digest.update(
+                "\n".join(sorted(f"{record_id}\t{self.kinds.get(record_id, '')}" for record_id in self.ids)).encode()
+            )
             digest.update(b"\0")
             digest.update("\n".join(f"{alias}\t{owner}" for alias, owner in sorted(self.aliases.items())).encode())
             self._signature = digest.digest()
@@ -199,7 +207,7 @@ class Resolver:
         return cached
 
     def hint(self, target: str, kinds: Iterable[str] = ()) -> str | None:
-        """"did you mean ...?" naming the closest ids and aliases, or None; computed once per target and kinds."""
+        """ "did you mean ...?" naming the closest ids and aliases, or None; computed once per target and kinds."""
         key = (target, tuple(kinds))
         if key not in self._hint_texts:
             close = self.closest(target, key[1])
@@ -222,7 +230,13 @@ def resolve_formula_ref(kb: KnowledgeBase, ref: str) -> tuple[str, str] | None:
 # ---------------------------------------------------------------------------
 # The link-checking stage
 
-_KIND_NAMES = {"accelerator": "an accelerator", "source": "a source", "flop": "a flop", "fact": "a fact", "engine": "an engine"}
+_KIND_NAMES = {
+    "accelerator": "an accelerator",
+    "source": "a source",
+    "flop": "a flop",
+    "fact": "a fact",
+    "engine": "an engine",
+}
 
 
 def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
@@ -269,17 +283,39 @@ def _unresolved(link: Link, found: Resolution, resolver: Resolver) -> Diagnostic
     line, column = link.position
     if found.step == AMBIGUOUS:
         names = ", ".join(found.candidates)
-        return make("ambiguous-link", link.file, line, column, f"{_describe(link)}: '{link.target}' matches several records: {names}", f"write more of the id: {' or '.join(found.candidates)}")
+        return make(
+            "ambiguous-link",
+            link.file,
+            line,
+            column,
+            f"{_describe(link)}: '{link.target}' matches several records: {names}",
+            f"write more of the id: {' or '.join(found.candidates)}",
+        )
     if link.is_prose:
-        return make("dangling-link", link.file, line, column, f"{link.text} resolves to no record", resolver.hint(link.target))
-    return make("dangling-ref", link.file, line, column, f"{_describe(link)} resolves to no record", resolver.hint(link.target, link.kinds))
+        return make(
+            "dangling-link", link.file, line, column, f"{link.text} resolves to no record", resolver.hint(link.target)
+        )
+    return make(
+        "dangling-ref",
+        link.file,
+        line,
+        column,
+        f"{_describe(link)} resolves to no record",
+        resolver.hint(link.target, link.kinds),
+    )
 
 
 def _wrong_kind(link: Link, target_id: str, kind: str, resolver: Resolver) -> Diagnostic:
     line, column = link.position
     wanted = " or ".join(_KIND_NAMES.get(k, k) for k in link.kinds)
-    message = f"{_describe(link)} is {_KIND_NAMES.get(kind, kind)} record ({target_id}); {link.where} takes {wanted} record"
-    close = [choice for choice in resolver.closest(link.target, link.kinds) if resolver.kinds.get(resolver.target(choice) or "") in link.kinds]
+    message = (
+        f"{_describe(link)} is {_KIND_NAMES.get(kind, kind)} record ({target_id}); {link.where} takes {wanted} record"
+    )
+    close = [
+        choice
+        for choice in resolver.closest(link.target, link.kinds)
+        if resolver.kinds.get(resolver.target(choice) or "") in link.kinds
+    ]
     hint = f"did you mean {' or '.join(close)}?" if close else f"point it at {wanted} record"
     return make("wrong-kind-ref", link.file, line, column, message, hint)
 

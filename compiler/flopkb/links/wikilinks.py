@@ -99,9 +99,7 @@ class WikiLink:
 # --------------------------------------------------------------------------
 # Link grammar
 
-_LINK_RE = re.compile(
-    r"\[\[([^\[\]|#\r\n]*)(?:#([^\[\]|\r\n]*))?(?:\|([^\[\]\r\n]*))?\]\]"
-)
+_LINK_RE = re.compile(r"\[\[([^\[\]|#\r\n]*)(?:#([^\[\]|\r\n]*))?(?:\|([^\[\]\r\n]*))?\]\]")
 
 # Line hints.  Each comes as a pair: FIRST is tried with ``.match`` at a line
 # start; LATER starts with a literal "\n" so that the regex engine can hop
@@ -126,9 +124,7 @@ _INDENT_HINT = re.compile(_PREFIX + r"(?:\t| {4})")
 # A line that, if the previous line was paragraph text, is paragraph text too
 # (or a list item starting with paragraph text): spaces, at most one list
 # marker followed by 1-4 spaces, then a character that starts no other block.
-_PARAGRAPH_LINE = re.compile(
-    r"( *)(?:(?:[-+*]|[0-9]{1,9}[.)]) {1,4})?(?:[A-Za-z(\"'@]|\[\[)"
-)
+_PARAGRAPH_LINE = re.compile(r"( *)(?:(?:[-+*]|[0-9]{1,9}[.)]) {1,4})?(?:[A-Za-z(\"'@]|\[\[)")
 
 
 def _continues_paragraph(text: str, line: int, depth: int = 0) -> bool:
@@ -162,9 +158,7 @@ _SUSPICIOUS_FIRST, _SUSPICIOUS_LATER = _line_hint(_SUSPICIOUS)
 _FENCE_HINT = _line_hint(_PREFIX + r"(?:```|~~~)")
 _HTML_HINT = _line_hint(_PREFIX + r"<[A-Za-z/!?]")
 # A blockquote or list item, or a link reference definition.
-_CONTAINER_HINT = _line_hint(
-    r" {0,3}(?:>|[-+*](?:[ \t\n]|\Z)|[0-9]{1,9}[.)](?:[ \t\n]|\Z)|\[[^\n]*\]:)"
-)
+_CONTAINER_HINT = _line_hint(r" {0,3}(?:>|[-+*](?:[ \t\n]|\Z)|[0-9]{1,9}[.)](?:[ \t\n]|\Z)|\[[^\n]*\]:)")
 # Fences outside containers (CommonMark 4.5): an opener is 3+ backticks (info
 # string without backticks) or tildes, indented by at most 3 spaces; the
 # closer uses the same character, at least as many, and nothing but spaces.
@@ -185,10 +179,7 @@ def _has_line(
     if end is None:
         end = len(text)
     first, later = hint
-    return (
-        first.match(text, start, end) is not None
-        or later.search(text, start, end) is not None
-    )
+    return first.match(text, start, end) is not None or later.search(text, start, end) is not None
 
 
 def _flat_fences(text: str) -> list[tuple[int, int]]:
@@ -267,9 +258,7 @@ def _autolink_match(text: str, pos: int, end: int) -> int:
     inner_start = pos + 1
     if text.find("<", inner_start, close) >= 0:
         return -1
-    m = _AUTOLINK_URL.fullmatch(text, inner_start, close) or _AUTOLINK_EMAIL.fullmatch(
-        text, inner_start, close
-    )
+    m = _AUTOLINK_URL.fullmatch(text, inner_start, close) or _AUTOLINK_EMAIL.fullmatch(text, inner_start, close)
     return close + 1 if m else -1
 
 
@@ -667,11 +656,7 @@ def source_position(
     create a ``[[`` with no counterpart in the source: then the scalar's start
     is returned.
     """
-    index = (
-        text
-        if isinstance(text, LineIndex)
-        else LineIndex(text, bom_in_index=bom_in_index)
-    )
+    index = text if isinstance(text, LineIndex) else LineIndex(text, bom_in_index=bom_in_index)
     src = index.text
     search_from = start
     if style in ("|", ">"):

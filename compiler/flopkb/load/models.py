@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 from pydantic_core import PydanticCustomError
@@ -67,7 +67,9 @@ def id_problem(value: str) -> str | None:
 def _check_id(value: str) -> str:
     problem = id_problem(value)
     if problem:
-        raise PydanticCustomError("invalid_id", "'{value}' is not a valid id: {problem}", {"value": value, "problem": problem})
+        raise PydanticCustomError(
+            "invalid_id", "'{value}' is not a valid id: {problem}", {"value": value, "problem": problem}
+        )
     return value
 
 
@@ -76,7 +78,11 @@ def _term(section: str) -> AfterValidator:
         vocabulary = (info.context or {}).get("vocabulary")
         if vocabulary is not None and value not in getattr(vocabulary, section):
             hint = did_you_mean(value, getattr(vocabulary, section)) or ""
-            raise PydanticCustomError("unknown_term", "'{value}' is not a term of '{section}'", {"value": value, "section": section, "hint": hint})
+            raise PydanticCustomError(
+                "unknown_term",
+                "'{value}' is not a term of '{section}'",
+                {"value": value, "section": section, "hint": hint},
+            )
         return value
 
     return AfterValidator(check)
@@ -93,7 +99,9 @@ def _pattern(regex: re.Pattern[str], what: str) -> AfterValidator:
 
 def _target(value: str) -> str:
     if not value.strip() or value != value.strip():
-        raise PydanticCustomError("invalid_value", "a reference must be a non-empty target without surrounding spaces", {})
+        raise PydanticCustomError(
+            "invalid_value", "a reference must be a non-empty target without surrounding spaces", {}
+        )
     return value
 
 
@@ -105,14 +113,21 @@ Basis = Annotated[str, _term("basis")]
 AcceleratorRef = Annotated[str, AfterValidator(_target), RefTo("accelerator")]
 SourceRef = Annotated[str, AfterValidator(_target), RefTo("source", urls=True)]
 Url = Annotated[str, _pattern(re.compile(r"https?://\S+"), "an http(s) URL")]
-QuantityIn = Annotated[Union[str, int, float], Field(union_mode="left_to_right")]
+QuantityIn = Annotated[str | int | float, Field(union_mode="left_to_right")]
 """A quantity as written: a number or "<number> <unit>"; units are read by the evaluator."""
 
 
 class _Model(BaseModel):
     # defer_build: the validators are built when a record is first validated, not on import (a run whose
     # records all come from the load cache validates none).
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=False, coerce_numbers_to_str=False, use_attribute_docstrings=True, defer_build=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        strict=False,
+        coerce_numbers_to_str=False,
+        use_attribute_docstrings=True,
+        defer_build=True,
+    )
 
 
 class ScalesWith(_Model):

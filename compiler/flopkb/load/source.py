@@ -73,7 +73,7 @@ class Source:
     another of the same path, text and data.
     """
 
-    __slots__ = ("path", "_text", "_data", "_positions", "_later")
+    __slots__ = ("_data", "_later", "_positions", "_text", "path")
 
     def __init__(self, path: str, text: str, data: dict[str, Any]) -> None:
         self.path = path
@@ -141,7 +141,9 @@ class Source:
         if self._positions is None:
             builder = _Builder(self.path, record_positions=True)
             root = _compose(self.text)
-            if root is not None:  # None: the text of a deferred source whose file changed since (see flopkb.pipeline.cache)
+            if (
+                root is not None
+            ):  # None: the text of a deferred source whose file changed since (see flopkb.pipeline.cache)
                 builder.build(root, (), 0)
             self._positions = builder.positions
         return self._positions
@@ -168,14 +170,24 @@ def decode(raw: bytes, path: str) -> str | Diagnostic:
         line_start = raw.rfind(b"\n", 0, err.start) + 1
         line = raw.count(b"\n", 0, err.start) + 1
         column = len(raw[line_start : err.start].decode("utf-8", errors="replace")) + 1
-        return make("encoding", path, line, column, f"the file is not UTF-8: byte 0x{raw[err.start]:02x} is invalid here")
+        return make(
+            "encoding", path, line, column, f"the file is not UTF-8: byte 0x{raw[err.start]:02x} is invalid here"
+        )
     return text.removeprefix("\ufeff")
 
 
 def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
     """Parse record text into a Source (None when it cannot be one) and the problems found on the way."""
     if len(text) > MAX_FILE_BYTES:
-        return None, [make("not-a-record", path, 1, 1, f"the file has {len(text):,} characters; records are limited to {MAX_FILE_BYTES:,}")]
+        return None, [
+            make(
+                "not-a-record",
+                path,
+                1,
+                1,
+                f"the file has {len(text):,} characters; records are limited to {MAX_FILE_BYTES:,}",
+            )
+        ]
     depth_problem = _flow_nesting_problem(text, path)
     if depth_problem:
         return None, [depth_problem]
@@ -192,7 +204,9 @@ def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
         return None, [make("not-a-record", path, 1, 1, "the file is empty; a record is a mapping of fields")]
     if not isinstance(root, yaml.MappingNode):
         line, column = _mark(root)
-        return None, [make("not-a-record", path, line, column, "the top level is not a mapping; a record is a mapping of fields")]
+        return None, [
+            make("not-a-record", path, line, column, "the top level is not a mapping; a record is a mapping of fields")
+        ]
     builder = _Builder(path)
     try:
         data = builder.plain(root, 0)
@@ -274,7 +288,9 @@ class _Builder:
     def build(self, node: yaml.Node, path: Path, depth: int) -> Any:
         self._nodes += 1
         if self._nodes > MAX_NODES:
-            raise _Problem("not-a-record", _mark(node), f"the file has more than {MAX_NODES:,} values (alias expansion?)")
+            raise _Problem(
+                "not-a-record", _mark(node), f"the file has more than {MAX_NODES:,} values (alias expansion?)"
+            )
         if depth > MAX_NESTING:
             raise _Problem("not-a-record", _mark(node), f"values nest deeper than {MAX_NESTING} levels")
         positions = self.positions
@@ -294,7 +310,9 @@ class _Builder:
         """`build` without positions: no data paths are made (the parse that builds every file's data records none)."""
         self._nodes += 1
         if self._nodes > MAX_NODES:
-            raise _Problem("not-a-record", _mark(node), f"the file has more than {MAX_NODES:,} values (alias expansion?)")
+            raise _Problem(
+                "not-a-record", _mark(node), f"the file has more than {MAX_NODES:,} values (alias expansion?)"
+            )
         if depth > MAX_NESTING:
             raise _Problem("not-a-record", _mark(node), f"values nest deeper than {MAX_NESTING} levels")
         if node.tag == _STR:
@@ -314,7 +332,11 @@ class _Builder:
                 raise _Problem("invalid-value", _mark(key_node), "a mapping key must be a plain name, not a collection")
             if key in result:
                 line, column = _mark(key_node)
-                self.diagnostics.append(make("duplicate-key", self.path, line, column, f"the key '{key}' is repeated", "keep one of the two"))
+                self.diagnostics.append(
+                    make(
+                        "duplicate-key", self.path, line, column, f"the key '{key}' is repeated", "keep one of the two"
+                    )
+                )
                 continue
             result[key] = self.plain(value_node, depth)
         return result
@@ -336,7 +358,11 @@ class _Builder:
             key_path = (*path, key)
             if key in result:
                 line, column = _mark(key_node)
-                self.diagnostics.append(make("duplicate-key", self.path, line, column, f"the key '{key}' is repeated", "keep one of the two"))
+                self.diagnostics.append(
+                    make(
+                        "duplicate-key", self.path, line, column, f"the key '{key}' is repeated", "keep one of the two"
+                    )
+                )
                 continue
             if self.positions is not None:
                 self.positions.keys[key_path] = key_node.start_mark

@@ -6,11 +6,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from flopkb.load.models import KINDS, MODELS, Record, id_problem, ready
+from flopkb.load.source import LINK_AS_LIST_HINT, Path, Source
+from flopkb.load.vocabulary import Vocabulary
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import did_you_mean
-from flopkb.load.source import LINK_AS_LIST_HINT, Path, Source
-from flopkb.load.models import KINDS, MODELS, Record, id_problem, ready
-from flopkb.load.vocabulary import Vocabulary
 
 _CODE_BY_ERROR_TYPE = {
     "missing": "missing-field",
@@ -32,7 +32,9 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
     kind = data.get("kind")
     if "kind" not in data:
         line, column = source.position(())
-        return None, [make("missing-field", source.path, line, column, f"the field 'kind' is required; one of {', '.join(KINDS)}")]
+        return None, [
+            make("missing-field", source.path, line, column, f"the field 'kind' is required; one of {', '.join(KINDS)}")
+        ]
     if kind not in MODELS:
         line, column = source.position(("kind",))
         hint = did_you_mean(str(kind), KINDS) or f"one of {', '.join(KINDS)}"
@@ -51,7 +53,16 @@ def _id_diagnostics(source: Source, record_id: str) -> list[Diagnostic]:
     if not isinstance(value, str) or id_problem(value) or value == record_id:
         return []  # absent or malformed ids are reported by the model
     line, column = source.position(("id",))
-    return [make("id-path-mismatch", source.path, line, column, f"the id '{value}' is not the file's path; expected '{record_id}'", f"set id: {record_id}, or move the file (flopkb mv)")]
+    return [
+        make(
+            "id-path-mismatch",
+            source.path,
+            line,
+            column,
+            f"the id '{value}' is not the file's path; expected '{record_id}'",
+            f"set id: {record_id}, or move the file (flopkb mv)",
+        )
+    ]
 
 
 def _located(error: ValidationError, source: Source, model: type) -> list[Diagnostic]:
@@ -73,10 +84,9 @@ def _data_path(data: Any, loc: tuple[Any, ...]) -> tuple[Path, list[Any]]:
     trailing: list[Any] = []
     node = data
     for part in loc:
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-            path.append(part)
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+        if (isinstance(node, dict) and part in node) or (
+            isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        ):
             node = node[part]
             path.append(part)
         else:
@@ -84,7 +94,9 @@ def _data_path(data: Any, loc: tuple[Any, ...]) -> tuple[Path, list[Any]]:
     return tuple(path), trailing
 
 
-def _diagnostic(code: str, item: dict[str, Any], path: Path, trailing: list[Any], source: Source, model: type) -> Diagnostic:
+def _diagnostic(
+    code: str, item: dict[str, Any], path: Path, trailing: list[Any], source: Source, model: type
+) -> Diagnostic:
     where = "/".join(str(part) for part in path) or "the record"
     hint = None
     if code == "missing-field":
@@ -112,13 +124,28 @@ def _diagnostic(code: str, item: dict[str, Any], path: Path, trailing: list[Any]
 def _flow_list_hint(item: dict[str, Any]) -> str | None:
     """`notes: [[x]] ...` is a YAML list of lists, not text with a wikilink: say so."""
     value = item.get("input")
-    if item["type"] == "string_type" and isinstance(value, list) and value and all(isinstance(part, list) for part in value):
+    if (
+        item["type"] == "string_type"
+        and isinstance(value, list)
+        and value
+        and all(isinstance(part, list) for part in value)
+    ):
         return LINK_AS_LIST_HINT
     return None
 
 
 def _message(item: dict[str, Any]) -> str:
-    if item["type"] in ("string_type", "int_type", "float_type", "list_type", "dict_type", "model_type", "bool_type", "int_parsing", "float_parsing"):
+    if item["type"] in (
+        "string_type",
+        "int_type",
+        "float_type",
+        "list_type",
+        "dict_type",
+        "model_type",
+        "bool_type",
+        "int_parsing",
+        "float_parsing",
+    ):
         return f"expected {_EXPECTED.get(item['type'], 'another type')}, got {_describe(item['input'])}"
     return str(item["msg"])
 

@@ -59,12 +59,12 @@ import pydantic
 import flopkb
 from flopkb.atomic import write_atomically
 from flopkb.config import Config
-from flopkb.report.diagnostics import Diagnostic
-from flopkb.load.source import Source, decode
 from flopkb.load.models import Record
-from flopkb.pipeline.compile import Entry, RecordSummary, load_entries, load_entry
+from flopkb.load.source import Source, decode
 from flopkb.load.validate import expected_id
 from flopkb.load.vocabulary import Vocabulary
+from flopkb.pipeline.compile import Entry, RecordSummary, load_entries, load_entry
+from flopkb.report.diagnostics import Diagnostic
 
 CACHE_FOLDER = "check"
 SHARDS = 64
@@ -118,7 +118,9 @@ class FileCache:
         self._derived: dict[str, dict[str, Any]] = {}
         """What each entry of the last run started with as `derived`: what stages changed is told from it."""
 
-    def __call__(self, config: Config, files: list[str], vocabulary: Vocabulary | None) -> list[tuple[Entry, list[Diagnostic]]]:
+    def __call__(
+        self, config: Config, files: list[str], vocabulary: Vocabulary | None
+    ) -> list[tuple[Entry, list[Diagnostic]]]:
         key = cache_key(config, vocabulary)
         if key != self._key:
             self._key = key
@@ -164,10 +166,14 @@ class FileCache:
                 if rel in read:  # an unreadable file is not stored
                     entry.digest, stat = read[rel]
                     model = (entry.source.data, entry.record) if entry.source is not None else None
-                    loaded[rel] = _Loaded(entry.digest, stat, entry.summary, tuple(diagnostics), model, self._derived.setdefault(rel, {}))
+                    loaded[rel] = _Loaded(
+                        entry.digest, stat, entry.summary, tuple(diagnostics), model, self._derived.setdefault(rel, {})
+                    )
             else:
                 stored = loaded[rel] = kept[rel]
-                derived = self._derived[rel] = stored.derived if isinstance(stored.derived, dict) else _unpickled(stored.derived)
+                derived = self._derived[rel] = (
+                    stored.derived if isinstance(stored.derived, dict) else _unpickled(stored.derived)
+                )
                 entry, diagnostics = _rebuild(config, vocabulary, rel, stored, derived), list(stored.diagnostics)
             results.append((entry, diagnostics))
         self._dirty.update(map(shard_of, stale))
@@ -192,10 +198,14 @@ class FileCache:
                 content = by_shard.get(shard_of(rel))
                 if content is not None:
                     if loaded.model is not None and not isinstance(loaded.model, _PICKLED):
-                        loaded = self._loaded[rel] = loaded._replace(model=pickle.dumps(loaded.model, protocol=_PROTOCOL))
+                        loaded = self._loaded[rel] = loaded._replace(
+                            model=pickle.dumps(loaded.model, protocol=_PROTOCOL)
+                        )
                     if isinstance(loaded.derived, dict):
                         try:
-                            loaded = self._loaded[rel] = loaded._replace(derived=pickle.dumps(loaded.derived, protocol=_PROTOCOL))
+                            loaded = self._loaded[rel] = loaded._replace(
+                                derived=pickle.dumps(loaded.derived, protocol=_PROTOCOL)
+                            )
                         except (pickle.PicklingError, TypeError, AttributeError):
                             continue  # this file is not stored: the next run loads it again
                     content[rel] = loaded
@@ -289,7 +299,7 @@ def _read_shard(path: Path, key: bytes) -> dict[str, _Loaded] | None:
         return {}
     # A cache is only ever a shortcut: whatever is wrong with a shard (truncated, corrupt,
     # written by other code), the answer is to load its files.
-    except Exception:  # noqa: BLE001
+    except Exception:
         return None
     if not isinstance(loaded, dict) or not all(isinstance(item, _Loaded) for item in loaded.values()):
         return None
@@ -299,7 +309,15 @@ def _read_shard(path: Path, key: bytes) -> dict[str, _Loaded] | None:
 def cache_key(config: Config, vocabulary: Vocabulary | None) -> bytes:
     """What every stored result depends on besides its file: code, versions, settings and vocabulary."""
     key = hashlib.blake2b(digest_size=20)
-    for part in (str(FORMAT), str(SHARDS), sys.version, pydantic.VERSION, flopkb.__version__, config.records, repr(vocabulary)):
+    for part in (
+        str(FORMAT),
+        str(SHARDS),
+        sys.version,
+        pydantic.VERSION,
+        flopkb.__version__,
+        config.records,
+        repr(vocabulary),
+    ):
         key.update(part.encode())
         key.update(b"\0")
     for path in _code_files():
@@ -324,17 +342,21 @@ def _digest(raw: bytes) -> bytes:
     return hashlib.blake2b(raw, digest_size=16).digest()
 
 
-def _rebuild(config: Config, vocabulary: Vocabulary | None, rel: str, stored: _Loaded, derived: dict[str, Any]) -> Entry:
+def _rebuild(
+    config: Config, vocabulary: Vocabulary | None, rel: str, stored: _Loaded, derived: dict[str, Any]
+) -> Entry:
     """The entry of an unchanged file: its text, data and model are read when first asked for."""
     later = _Later(config, vocabulary, rel, stored.digest, stored.model)
     source = Source.deferred(rel, later) if stored.model is not None else None
-    return Entry.deferred(expected_id(rel, config.records), rel, source, later, stored.summary, stored.digest, dict(derived))
+    return Entry.deferred(
+        expected_id(rel, config.records), rel, source, later, stored.summary, stored.digest, dict(derived)
+    )
 
 
 def _unpickled(derived: bytes) -> dict[str, Any]:
     try:
-        found = pickle.loads(derived)  # noqa: S301 -- the cache is local build output (see the module)
-    except Exception:  # noqa: BLE001 -- damaged: what stages derived is derived again
+        found = pickle.loads(derived)
+    except Exception:
         return {}
     return found if isinstance(found, dict) else {}
 
@@ -349,9 +371,11 @@ class _Later:
     next run loads the new content).
     """
 
-    __slots__ = ("_config", "_vocabulary", "_rel", "_digest", "_model")
+    __slots__ = ("_config", "_digest", "_model", "_rel", "_vocabulary")
 
-    def __init__(self, config: Config, vocabulary: Vocabulary | None, rel: str, digest: bytes, model: bytes | Model | None) -> None:
+    def __init__(
+        self, config: Config, vocabulary: Vocabulary | None, rel: str, digest: bytes, model: bytes | Model | None
+    ) -> None:
         self._config, self._vocabulary, self._rel, self._digest, self._model = config, vocabulary, rel, digest, model
 
     def text(self) -> str:
@@ -371,8 +395,8 @@ class _Later:
         model = self._model
         if isinstance(model, _PICKLED):
             try:
-                model = pickle.loads(model)  # noqa: S301 -- the cache is local build output (see the module)
-            except Exception:  # noqa: BLE001 -- a damaged pickle inside a readable shard: load the file instead
+                model = pickle.loads(model)
+            except Exception:
                 entry, _ = load_entry(self._config, self._rel, self._vocabulary)
                 model = (entry.source.data if entry.source is not None else {}, entry.record)
             self._model = model

@@ -18,17 +18,17 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from flopkb.config import Config
 from flopkb.load.cores import idle_cores
-from flopkb.report.diagnostics import Diagnostic, make
-from flopkb.load.source import Source, decode, parse
 from flopkb.load.models import Record, formulas_of, id_problem
+from flopkb.load.source import Source, decode, parse
 from flopkb.load.validate import expected_id, validate_record
 from flopkb.load.vocabulary import Vocabulary, VocabularyError, vocabulary_from_data
+from flopkb.report.diagnostics import Diagnostic, make
 
 if TYPE_CHECKING:
-    from flopkb.links.evidence import Evidence
     from flopkb.formulas.stage import FormulaResult
-    from flopkb.links.graph import LinkGraph
+    from flopkb.links.evidence import Evidence
     from flopkb.links.extract import Link
+    from flopkb.links.graph import LinkGraph
     from flopkb.links.resolve import Resolver
 
 RECORD_SUFFIXES = (".yaml", ".yml")
@@ -55,7 +55,9 @@ def summarize(source: Source | None, record: Record | None) -> RecordSummary:
     if record is not None:
         return RecordSummary(record.kind, tuple(record.aliases), tuple(formula.id for formula in formulas_of(record)))
     listed = source.data.get("aliases") if source is not None else None
-    return RecordSummary(None, tuple(alias for alias in listed if isinstance(alias, str)) if isinstance(listed, list) else (), None)
+    return RecordSummary(
+        None, tuple(alias for alias in listed if isinstance(alias, str)) if isinstance(listed, list) else (), None
+    )
 
 
 class LaterRecord(Protocol):
@@ -73,9 +75,17 @@ class Entry:
     `derived` never touch the models of files that did not change.
     """
 
-    __slots__ = ("id", "path", "source", "_record", "digest", "derived", "_summary", "_later")
+    __slots__ = ("_later", "_record", "_summary", "derived", "digest", "id", "path", "source")
 
-    def __init__(self, id: str, path: str, source: Source | None, record: Record | None, digest: bytes | None = None, derived: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        id: str,
+        path: str,
+        source: Source | None,
+        record: Record | None,
+        digest: bytes | None = None,
+        derived: dict[str, Any] | None = None,
+    ) -> None:
         self.id = id
         self.path = path
         self.source = source
@@ -88,7 +98,16 @@ class Entry:
         self._later: LaterRecord | None = None
 
     @classmethod
-    def deferred(cls, id: str, path: str, source: Source | None, later: LaterRecord, summary: RecordSummary, digest: bytes | None, derived: dict[str, Any]) -> Entry:
+    def deferred(
+        cls,
+        id: str,
+        path: str,
+        source: Source | None,
+        later: LaterRecord,
+        summary: RecordSummary,
+        digest: bytes | None,
+        derived: dict[str, Any],
+    ) -> Entry:
         """An entry whose model is `later.record()`, asked for when first needed."""
         entry = cls(id, path, source, None, digest, derived)
         entry._later = later
@@ -137,7 +156,9 @@ class KnowledgeBase:
     evidence: Evidence | None = None
     """Evidence status of every record and the whole evidence debt (`flopkb.links.evidence`)."""
     _formulas: dict[str, list[FormulaResult]] = field(default_factory=dict, repr=False)
-    _formulas_later: Callable[[], dict[str, list[FormulaResult]]] | None = field(default=None, repr=False, compare=False)
+    _formulas_later: Callable[[], dict[str, list[FormulaResult]]] | None = field(
+        default=None, repr=False, compare=False
+    )
     dependency_keys: Any = field(default=None, repr=False, compare=False)
     """Per record, the key of what its evidence and formulas read of other files (`flopkb.links.memo`); built on first use."""
 
@@ -229,12 +250,23 @@ def read_source(root: Path, rel: str) -> tuple[Source | None, list[Diagnostic]]:
     return parse(text, rel)
 
 
-def validate_entry(config: Config, rel: str, source: Source | None, diagnostics: list[Diagnostic], vocabulary: Vocabulary | None) -> tuple[Entry, list[Diagnostic]]:
+def validate_entry(
+    config: Config, rel: str, source: Source | None, diagnostics: list[Diagnostic], vocabulary: Vocabulary | None
+) -> tuple[Entry, list[Diagnostic]]:
     """Turn a parsed file into an entry with its record model, adding the schema problems."""
     record_id = expected_id(rel, config.records)
     record = None
     if id_problem(record_id):
-        diagnostics.append(make("invalid-id", rel, 1, 1, f"the file's path gives the id '{record_id}': {id_problem(record_id)}", "rename the file"))
+        diagnostics.append(
+            make(
+                "invalid-id",
+                rel,
+                1,
+                1,
+                f"the file's path gives the id '{record_id}': {id_problem(record_id)}",
+                "rename the file",
+            )
+        )
     elif source is not None and vocabulary is not None:
         record, problems = validate_record(source, vocabulary, record_id)
         diagnostics.extend(problems)
@@ -281,7 +313,9 @@ EntryLoader = Callable[[Config, list[str], Vocabulary | None], Iterable[tuple[En
 """Loads the entries of the given files, in their order: `load_entries`, or a cache in front of it (`flopkb.pipeline.cache`)."""
 
 
-def load_entries(config: Config, files: list[str], vocabulary: Vocabulary | None) -> Iterator[tuple[Entry, list[Diagnostic]]]:
+def load_entries(
+    config: Config, files: list[str], vocabulary: Vocabulary | None
+) -> Iterator[tuple[Entry, list[Diagnostic]]]:
     """Parse and validate every file, in order."""
     for rel, (source, parse_problems) in zip(files, read_sources(config.root, files)):
         yield validate_entry(config, rel, source, parse_problems, vocabulary)
@@ -294,7 +328,16 @@ def load_knowledge_base(config: Config, load: EntryLoader = load_entries) -> Kno
         for entry, problems in load(config, record_files(config), vocabulary):
             diagnostics.extend(problems)
             if entry.id in entries:
-                diagnostics.append(make("duplicate-id", entry.path, 1, 1, f"'{entry.id}' is also the id of {entries[entry.id].path}", "keep one of the two files"))
+                diagnostics.append(
+                    make(
+                        "duplicate-id",
+                        entry.path,
+                        1,
+                        1,
+                        f"'{entry.id}' is also the id of {entries[entry.id].path}",
+                        "keep one of the two files",
+                    )
+                )
                 continue
             entries[entry.id] = entry
     kb = KnowledgeBase(config, vocabulary, entries, diagnostics)
@@ -312,7 +355,14 @@ def _alias_diagnostics(kb: KnowledgeBase) -> Iterator[Diagnostic]:
             owner = claimed.setdefault(alias, entry.id)
             if owner != entry.id:
                 line, column = entry.source.position(("aliases", index))
-                yield make("duplicate-id", entry.path, line, column, f"the alias '{alias}' is already the id or an alias of {owner}", "remove the alias")
+                yield make(
+                    "duplicate-id",
+                    entry.path,
+                    line,
+                    column,
+                    f"the alias '{alias}' is already the id or an alias of {owner}",
+                    "remove the alias",
+                )
 
 
 def stamp_severities(diagnostics: Iterable[Diagnostic], config: Config) -> list[Diagnostic]:
@@ -325,7 +375,9 @@ def stamp_severities(diagnostics: Iterable[Diagnostic], config: Config) -> list[
     return sorted(set(stamped))
 
 
-def compile_knowledge_base(config: Config, stages: Iterable[Stage] = (), load: EntryLoader = load_entries) -> KnowledgeBase:
+def compile_knowledge_base(
+    config: Config, stages: Iterable[Stage] = (), load: EntryLoader = load_entries
+) -> KnowledgeBase:
     """Load every record, run the checking stages, and return the knowledge base with its sorted diagnostics."""
     kb = load_knowledge_base(config, load)
     for stage in stages:

@@ -58,9 +58,7 @@ class Summary:
 
 
 class Reporter(Protocol):
-    def __call__(
-        self, diagnostics: Sequence[Diagnostic], summary: Summary, stream: TextIO, *, color: bool
-    ) -> None: ...
+    def __call__(self, diagnostics: Sequence[Diagnostic], summary: Summary, stream: TextIO, *, color: bool) -> None: ...
 
 
 def report(
@@ -103,13 +101,17 @@ def _with_hint(diagnostic: Diagnostic) -> str:
 
 def _report_text(diagnostics: Sequence[Diagnostic], summary: Summary, stream: TextIO, *, color: bool) -> None:
     if not color:  # the same characters as the coloured output's plain text, without importing rich (about 0.05 s)
-        stream.write("".join(f"{_plain_diagnostic(diagnostic)}\n" for diagnostic in diagnostics) + summary.describe() + "\n")
+        stream.write(
+            "".join(f"{_plain_diagnostic(diagnostic)}\n" for diagnostic in diagnostics) + summary.describe() + "\n"
+        )
         return
     from rich.console import Console
     from rich.text import Text
 
     lines = [*map(_text_diagnostic, diagnostics), Text(summary.describe(), style="bold")]
-    console = Console(file=stream, force_terminal=True, no_color=False, color_system="standard", highlight=False, soft_wrap=True)
+    console = Console(
+        file=stream, force_terminal=True, no_color=False, color_system="standard", highlight=False, soft_wrap=True
+    )
     console.print(Text("\n").join(lines))
 
 

@@ -73,16 +73,16 @@ MUTED = "#57606a"
 GRID = "#d8dee4"
 GRID_MINOR = "#eef1f4"
 
-_W = 780            # total width
-_L = 76             # left edge of the plot area
-_T = 52             # top edge of the plot area
-_PW = 440           # plot width
-_PH = 320           # plot height
+_W = 780  # total width
+_L = 76  # left edge of the plot area
+_T = 52  # top edge of the plot area
+_PW = 440  # plot width
+_PH = 320  # plot height
 _LEG_X = _L + _PW + 28
 _LEG_W = _W - _LEG_X - 12
-_LEG_ROW = 52       # legend row height of a roofline (three lines per entry)
+_LEG_ROW = 52  # legend row height of a roofline (three lines per entry)
 _LEG_ROW_LINE = 24  # legend row height of a line chart (one line per entry)
-_MAX_LABEL = 26     # characters of a legend name before it is shortened
+_MAX_LABEL = 26  # characters of a legend name before it is shortened
 
 _SI = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
@@ -90,6 +90,7 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
 
 # ---------------------------------------------------------------------------
 # Formatting
+
 
 def _f(x: float) -> str:
     """A coordinate: two decimals at most, no trailing zeros, never '-0'."""
@@ -124,8 +125,9 @@ def format_si(value: float, unit: str = "", digits: int = 3) -> str:
 def _text(s: object) -> str:
     """Escape text for XML content and attributes; drop characters XML forbids."""
     t = _CONTROL.sub("", str(s))
-    return (t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-             .replace('"', "&quot;").replace("'", "&#39;"))
+    return (
+        t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&#39;")
+    )
 
 
 def _short(name: str, limit: int = _MAX_LABEL) -> str:
@@ -158,13 +160,14 @@ def _chart_id(*parts: object) -> str:
 # ---------------------------------------------------------------------------
 # Axes
 
+
 @dataclass(frozen=True, slots=True)
 class _Axis:
     lo: float
     hi: float
     log: bool
-    start: float   # pixel of `lo`
-    end: float     # pixel of `hi`
+    start: float  # pixel of `lo`
+    end: float  # pixel of `hi`
 
     def __call__(self, v: float) -> float:
         if self.log:
@@ -180,13 +183,13 @@ def _decades(lo: float, hi: float) -> tuple[float, float]:
     b = math.ceil(math.log10(hi) - 1e-9)
     if b <= a:
         b = a + 1
-    return 10.0 ** a, 10.0 ** b
+    return 10.0**a, 10.0**b
 
 
 def _log_ticks(lo: float, hi: float) -> tuple[list[float], list[float]]:
     a, b = round(math.log10(lo)), round(math.log10(hi))
-    major = [10.0 ** k for k in range(a, b + 1)]
-    minor = [m * 10.0 ** k for k in range(a, b) for m in range(2, 10)]
+    major = [10.0**k for k in range(a, b + 1)]
+    minor = [m * 10.0**k for k in range(a, b) for m in range(2, 10)]
     return major, minor
 
 
@@ -228,9 +231,18 @@ def _tick_label(v: float, step: float | None = None) -> str:
     return "0" if s == "-0" else s
 
 
-def _grid_and_axes(out: list[str], xa: _Axis, ya: _Axis, *, xticks: list[tuple[float, str]],
-                   yticks: list[tuple[float, str]], xminor: list[float], yminor: list[float],
-                   x_label: str, y_label: str) -> None:
+def _grid_and_axes(
+    out: list[str],
+    xa: _Axis,
+    ya: _Axis,
+    *,
+    xticks: list[tuple[float, str]],
+    yticks: list[tuple[float, str]],
+    xminor: list[float],
+    yminor: list[float],
+    x_label: str,
+    y_label: str,
+) -> None:
     x0, x1 = _L, _L + _PW
     y0, y1 = _T + _PH, _T
     out.append(f'<g stroke="{GRID_MINOR}" stroke-width="1">')
@@ -249,8 +261,10 @@ def _grid_and_axes(out: list[str], xa: _Axis, ya: _Axis, *, xticks: list[tuple[f
         y = _f(ya(v))
         out.append(f'<line x1="{_f(x0)}" y1="{y}" x2="{_f(x1)}" y2="{y}"/>')
     out.append("</g>")
-    out.append(f'<rect x="{_f(x0)}" y="{_f(y1)}" width="{_f(_PW)}" height="{_f(_PH)}" '
-               f'fill="none" stroke="{MUTED}" stroke-width="1"/>')
+    out.append(
+        f'<rect x="{_f(x0)}" y="{_f(y1)}" width="{_f(_PW)}" height="{_f(_PH)}" '
+        f'fill="none" stroke="{MUTED}" stroke-width="1"/>'
+    )
     out.append(f'<g fill="{MUTED}" font-size="11" text-anchor="middle">')
     for v, label in xticks:
         out.append(f'<text x="{_f(xa(v))}" y="{_f(y0 + 17)}">{_text(label)}</text>')
@@ -259,11 +273,15 @@ def _grid_and_axes(out: list[str], xa: _Axis, ya: _Axis, *, xticks: list[tuple[f
     for v, label in yticks:
         out.append(f'<text x="{_f(x0 - 7)}" y="{_f(ya(v) + 4)}">{_text(label)}</text>')
     out.append("</g>")
-    out.append(f'<text x="{_f(x0 + _PW / 2)}" y="{_f(y0 + 40)}" text-anchor="middle" '
-               f'fill="{INK}" font-size="12">{_text(x_label)}</text>')
+    out.append(
+        f'<text x="{_f(x0 + _PW / 2)}" y="{_f(y0 + 40)}" text-anchor="middle" '
+        f'fill="{INK}" font-size="12">{_text(x_label)}</text>'
+    )
     cy = _T + _PH / 2
-    out.append(f'<text x="16" y="{_f(cy)}" text-anchor="middle" fill="{INK}" font-size="12" '
-               f'transform="rotate(-90 16 {_f(cy)})">{_text(y_label)}</text>')
+    out.append(
+        f'<text x="16" y="{_f(cy)}" text-anchor="middle" fill="{INK}" font-size="12" '
+        f'transform="rotate(-90 16 {_f(cy)})">{_text(y_label)}</text>'
+    )
 
 
 def _open_svg(out: list[str], cid: str, height: float, title: str, desc: str) -> None:
@@ -284,13 +302,16 @@ def _style(i: int) -> tuple[str, str]:
     return colour, (f' stroke-dasharray="{dash}"' if dash else "")
 
 
-def _legend_entry(out: list[str], i: int, name: str, detail: Sequence[str], href: str | None,
-                  *, marker: bool, row: float) -> None:
+def _legend_entry(
+    out: list[str], i: int, name: str, detail: Sequence[str], href: str | None, *, marker: bool, row: float
+) -> None:
     colour, dash = _style(i)
     y = _T + 6 + i * row
-    body = [f'<g transform="translate({_LEG_X} {_f(y)})">',
-            f'<title>{_text(" — ".join([name, *detail]))}</title>',
-            f'<line x1="0" y1="6" x2="22" y2="6" stroke="{colour}" stroke-width="3"{dash}/>']
+    body = [
+        f'<g transform="translate({_LEG_X} {_f(y)})">',
+        f"<title>{_text(' — '.join([name, *detail]))}</title>",
+        f'<line x1="0" y1="6" x2="22" y2="6" stroke="{colour}" stroke-width="3"{dash}/>',
+    ]
     if marker:
         body.append(f'<circle cx="11" cy="6" r="3.5" fill="#ffffff" stroke="{colour}" stroke-width="2"/>')
     body.append(f'<text x="30" y="10" fill="{INK}" font-size="12" font-weight="600">{_text(_short(name))}</text>')
@@ -312,6 +333,7 @@ def _close(out: list[str]) -> str:
 
 # ---------------------------------------------------------------------------
 # Roofline
+
 
 def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
     """A log-log roofline chart: attainable FLOP/s against arithmetic intensity.
@@ -346,18 +368,25 @@ def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
     cid = _chart_id("roofline", title, [(s.name, s.peak_flops, s.bandwidth, s.href) for s in items])
     desc = "Roofline chart, log-log. " + "; ".join(
         f"{s.name}: peak {format_si(s.peak_flops, 'FLOP/s')}, bandwidth {format_si(s.bandwidth, 'B/s')}, "
-        f"ridge at {_sig(s.ridge)} FLOP/byte" for s in items)
+        f"ridge at {_sig(s.ridge)} FLOP/byte"
+        for s in items
+    )
     out: list[str] = []
     _open_svg(out, cid, height, title, desc)
 
     xmaj, xmin = _log_ticks(xlo, xhi)
     ymaj, ymin = _log_ticks(ylo, yhi)
-    _grid_and_axes(out, xa, ya,
-                   xticks=[(v, _tick_label(v)) for v in xmaj],
-                   yticks=[(v, format_si(v)) for v in ymaj],
-                   xminor=xmin, yminor=ymin,
-                   x_label="Arithmetic intensity (FLOP/byte)",
-                   y_label="Attainable performance (FLOP/s)")
+    _grid_and_axes(
+        out,
+        xa,
+        ya,
+        xticks=[(v, _tick_label(v)) for v in xmaj],
+        yticks=[(v, format_si(v)) for v in ymaj],
+        xminor=xmin,
+        yminor=ymin,
+        x_label="Arithmetic intensity (FLOP/byte)",
+        y_label="Attainable performance (FLOP/s)",
+    )
 
     # Ridge labels go just under each ridge point, pushed apart vertically
     # when two would overlap (greedy, in order of height on the chart).
@@ -373,30 +402,39 @@ def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
         colour, dash = _style(i)
         # The slope enters the plot at xlo unless it is below ylo there.
         x_start = max(xlo, ylo / s.bandwidth)
-        pts = [(xa(x_start), ya(s.bandwidth * x_start)), (xa(s.ridge), ya(s.peak_flops)),
-               (xa(xhi), ya(s.peak_flops))]
+        pts = [(xa(x_start), ya(s.bandwidth * x_start)), (xa(s.ridge), ya(s.peak_flops)), (xa(xhi), ya(s.peak_flops))]
         d = "M" + " L".join(f"{_f(px)} {_f(py)}" for px, py in pts)
         rx, ry = xa(s.ridge), ya(s.peak_flops)
         out.append(f'<g class="roof" data-series="{i}">')
-        out.append(f"<title>{_text(s.name)}: peak {_text(format_si(s.peak_flops, 'FLOP/s'))}, "
-                   f"bandwidth {_text(format_si(s.bandwidth, 'B/s'))}, ridge {_text(_sig(s.ridge))} FLOP/byte</title>")
-        out.append(f'<line x1="{_f(rx)}" y1="{_f(ry)}" x2="{_f(rx)}" y2="{_f(_T + _PH)}" '
-                   f'stroke="{colour}" stroke-width="1" stroke-dasharray="3 3" opacity="0.6"/>')
-        out.append(f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="2.5" '
-                   f'stroke-linejoin="round" stroke-linecap="round"{dash}/>')
+        out.append(
+            f"<title>{_text(s.name)}: peak {_text(format_si(s.peak_flops, 'FLOP/s'))}, "
+            f"bandwidth {_text(format_si(s.bandwidth, 'B/s'))}, ridge {_text(_sig(s.ridge))} FLOP/byte</title>"
+        )
+        out.append(
+            f'<line x1="{_f(rx)}" y1="{_f(ry)}" x2="{_f(rx)}" y2="{_f(_T + _PH)}" '
+            f'stroke="{colour}" stroke-width="1" stroke-dasharray="3 3" opacity="0.6"/>'
+        )
+        out.append(
+            f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="2.5" '
+            f'stroke-linejoin="round" stroke-linecap="round"{dash}/>'
+        )
         out.append(f'<circle cx="{_f(rx)}" cy="{_f(ry)}" r="4.5" fill="#ffffff" stroke="{colour}" stroke-width="2.5"/>')
         # One series: "ridge 295 FLOP/B" by the point. Several: the number
         # alone (the legend spells it out), so that close ridges stay legible.
         label = f"ridge {_sig(s.ridge)} FLOP/B" if len(items) == 1 else _sig(s.ridge)
         anchor, lx = ("start", rx + 7) if rx < _L + _PW - 110 else ("end", rx - 7)
-        out.append(f'<text x="{_f(lx)}" y="{_f(label_y[i])}" text-anchor="{anchor}" fill="{colour}" '
-                   f'font-size="11" font-weight="600" stroke="#ffffff" stroke-width="3" paint-order="stroke" '
-                   f'stroke-linejoin="round">{_text(label)}</text>')
+        out.append(
+            f'<text x="{_f(lx)}" y="{_f(label_y[i])}" text-anchor="{anchor}" fill="{colour}" '
+            f'font-size="11" font-weight="600" stroke="#ffffff" stroke-width="3" paint-order="stroke" '
+            f'stroke-linejoin="round">{_text(label)}</text>'
+        )
         out.append("</g>")
 
     for i, s in enumerate(items):
-        detail = (f"{format_si(s.peak_flops, 'FLOP/s')} · {format_si(s.bandwidth, 'B/s')}",
-                  f"ridge {_sig(s.ridge)} FLOP/byte")
+        detail = (
+            f"{format_si(s.peak_flops, 'FLOP/s')} · {format_si(s.bandwidth, 'B/s')}",
+            f"ridge {_sig(s.ridge)} FLOP/byte",
+        )
         _legend_entry(out, i, s.name, detail, s.href, marker=True, row=_LEG_ROW)
     return _close(out)
 
@@ -404,8 +442,10 @@ def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
 # ---------------------------------------------------------------------------
 # Line chart (formula sweeps)
 
-def line_chart_svg(series: Sequence[LineSeries], *, x_label: str, y_label: str, title: str,
-                   log_x: bool = False, log_y: bool = False) -> str:
+
+def line_chart_svg(
+    series: Sequence[LineSeries], *, x_label: str, y_label: str, title: str, log_x: bool = False, log_y: bool = False
+) -> str:
     """A line chart of one or more sweeps.
 
     Series are drawn in the order given (pass them in a deterministic order:
@@ -454,28 +494,35 @@ def line_chart_svg(series: Sequence[LineSeries], *, x_label: str, y_label: str, 
     height = max(_T + _PH + 56, _T + 6 + len(cleaned) * _LEG_ROW_LINE + 12)
     cid = _chart_id("line", title, x_label, y_label, log_x, log_y, cleaned)
     desc = f"Line chart of {y_label} against {x_label}. " + "; ".join(
-        f"{name}: {len(pts)} points" + (
-            f", y from {_sig(min(p[1] for p in pts))} to {_sig(max(p[1] for p in pts))}" if pts else "")
-        for name, pts in cleaned)
+        f"{name}: {len(pts)} points"
+        + (f", y from {_sig(min(p[1] for p in pts))} to {_sig(max(p[1] for p in pts))}" if pts else "")
+        for name, pts in cleaned
+    )
     out: list[str] = []
     _open_svg(out, cid, height, title, desc)
-    _grid_and_axes(out, xa, ya, xticks=xticks, yticks=yticks, xminor=xminor, yminor=yminor,
-                   x_label=x_label, y_label=y_label)
-    out.append(f'<clipPath id="{cid}-clip"><rect x="{_L - 6}" y="{_T - 6}" width="{_PW + 12}" '
-               f'height="{_PH + 12}"/></clipPath>')
+    _grid_and_axes(
+        out, xa, ya, xticks=xticks, yticks=yticks, xminor=xminor, yminor=yminor, x_label=x_label, y_label=y_label
+    )
+    out.append(
+        f'<clipPath id="{cid}-clip"><rect x="{_L - 6}" y="{_T - 6}" width="{_PW + 12}" height="{_PH + 12}"/></clipPath>'
+    )
     for i, (name, pts) in enumerate(cleaned):
         colour, dash = _style(i)
         out.append(f'<g class="line" data-series="{i}" clip-path="url(#{cid}-clip)">')
         out.append(f"<title>{_text(name)}</title>")
         if len(pts) > 1:
             d = "M" + " L".join(f"{_f(xa(x))} {_f(ya(y))}" for x, y in pts)
-            out.append(f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="2.5" '
-                       f'stroke-linejoin="round" stroke-linecap="round"{dash}/>')
+            out.append(
+                f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="2.5" '
+                f'stroke-linejoin="round" stroke-linecap="round"{dash}/>'
+            )
         if len(pts) <= 40:
             for x, y in pts:
-                out.append(f'<circle cx="{_f(xa(x))}" cy="{_f(ya(y))}" r="3.5" fill="#ffffff" '
-                           f'stroke="{colour}" stroke-width="2"><title>{_text(name)}: '
-                           f'{_text(_sig(x, 4))}, {_text(_sig(y, 4))}</title></circle>')
+                out.append(
+                    f'<circle cx="{_f(xa(x))}" cy="{_f(ya(y))}" r="3.5" fill="#ffffff" '
+                    f'stroke="{colour}" stroke-width="2"><title>{_text(name)}: '
+                    f"{_text(_sig(x, 4))}, {_text(_sig(y, 4))}</title></circle>"
+                )
         out.append("</g>")
     for i, (name, pts) in enumerate(cleaned):
         _legend_entry(out, i, name, (), None, marker=len(pts) <= 40, row=_LEG_ROW_LINE)

@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from flopkb.site.charts import LineSeries, line_chart_svg, svg_size
 from flopkb.formulas.units import (
     QuantityError,
     format_number,
@@ -33,6 +32,7 @@ from flopkb.formulas.units import (
     parse_unit,
     registry,
 )
+from flopkb.site.charts import LineSeries, line_chart_svg, svg_size
 
 if TYPE_CHECKING:
     from flopkb.formulas.stage import Claim, FormulaResult
@@ -161,7 +161,7 @@ def _magnitude(value: Any, like: Any) -> float | None:
                 return float(value.to(like.units).magnitude)
             return float(value.magnitude)
         return float(value)
-    except Exception:  # noqa: BLE001 -- a value that does not convert is left off the chart
+    except Exception:
         return None
 
 
@@ -188,7 +188,14 @@ def formula_views(site: Site, page: Page, entry: Entry) -> list[FormulaView]:
 
 def formula_view(site: Site, page: Page, record_id: str, formula: Any, result: FormulaResult | None) -> FormulaView:
     if result is None:
-        return FormulaView(formula.id, formula.title or formula.id, None, formula.expr, formula.unit, problems=["this formula was not evaluated"])
+        return FormulaView(
+            formula.id,
+            formula.title or formula.id,
+            None,
+            formula.expr,
+            formula.unit,
+            problems=["this formula was not evaluated"],
+        )
     expr = result.expr
     view = FormulaView(
         id=result.id,
@@ -215,13 +222,15 @@ def formula_view(site: Site, page: Page, record_id: str, formula: Any, result: F
         if key in seen:
             continue
         seen.add(key)
-        view.figures.append({
-            "accelerator": page.link(figure.accelerator),
-            "parameter": figure.parameter,
-            "value": figure.value,
-            "basis": figure.basis,
-            "href": page.href(figure.accelerator, f"specs.{figure.parameter}"),
-        })
+        view.figures.append(
+            {
+                "accelerator": page.link(figure.accelerator),
+                "parameter": figure.parameter,
+                "value": figure.value,
+                "basis": figure.basis,
+                "href": page.href(figure.accelerator, f"specs.{figure.parameter}"),
+            }
+        )
     view.claims = [claim_view(page, claim, result.unit) for claim in result.claims]
     view.problems = [problem.message for problem in result.problems]
     return view
@@ -264,9 +273,18 @@ def results_table(site: Site, page: Page, result: FormulaResult) -> Table:
             points.setdefault(key, None)
             values[(key, evaluation.hardware)] = evaluation.value
         head = [Cell(name, header=True) for name in swept]
-        head += [Cell(site.titles.get(acc, acc or ""), page.href(acc) if acc in site.entries else None, num=True, header=True) for acc in accelerators]
+        head += [
+            Cell(
+                site.titles.get(acc, acc or ""), page.href(acc) if acc in site.entries else None, num=True, header=True
+            )
+            for acc in accelerators
+        ]
         rows = [
-            [Cell(text) for text in key] + [Cell(show_value(values[(key, acc)], unit), num=True) if (key, acc) in values else Cell("–", num=True) for acc in accelerators]
+            [Cell(text) for text in key]
+            + [
+                Cell(show_value(values[(key, acc)], unit), num=True) if (key, acc) in values else Cell("–", num=True)
+                for acc in accelerators
+            ]
             for key in points
         ]
         if not swept:
@@ -280,14 +298,23 @@ def results_table(site: Site, page: Page, result: FormulaResult) -> Table:
             grid: dict[tuple[str, ...], dict[str, float]] = {}
             for key, evaluation in zip(keys, evaluations):
                 grid.setdefault(key[:-1], {})[key[-1]] = evaluation.value
-            head = [Cell(name, header=True) for name in swept[:-1]] + [Cell(f"{swept[-1]} = {value}", num=True, header=True) for value in last]
+            head = [Cell(name, header=True) for name in swept[:-1]] + [
+                Cell(f"{swept[-1]} = {value}", num=True, header=True) for value in last
+            ]
             rows = [
-                [Cell(text) for text in row_key] + [Cell(show_value(cells[value], unit), num=True) if value in cells else Cell("–", num=True) for value in last]
+                [Cell(text) for text in row_key]
+                + [
+                    Cell(show_value(cells[value], unit), num=True) if value in cells else Cell("–", num=True)
+                    for value in last
+                ]
                 for row_key, cells in grid.items()
             ]
             return _cut(Table(head, rows))
     head = [Cell(name, header=True) for name in swept] + [Cell(value_head, num=True, header=True)]
-    rows = [[Cell(text) for text in key] + [Cell(show_value(evaluation.value, unit), num=True)] for key, evaluation in zip(keys, evaluations)]
+    rows = [
+        [Cell(text) for text in key] + [Cell(show_value(evaluation.value, unit), num=True)]
+        for key, evaluation in zip(keys, evaluations)
+    ]
     return _cut(Table(head, rows))
 
 
@@ -360,8 +387,11 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
     width, height = svg_size(svg)
     caption = ""
     if pinned_keys:
-        caption = "Other swept inputs held at " + ", ".join(f"{name} = {text}" for name, text in pinned_keys.items()) + "."
+        caption = (
+            "Other swept inputs held at " + ", ".join(f"{name} = {text}" for name, text in pinned_keys.items()) + "."
+        )
     if len(names) < len({series_of(e) for e in evaluations}):
-        caption = (caption + " " if caption else "") + f"The first {MAX_SERIES} lines are drawn; the table has every value."
+        caption = (
+            caption + " " if caption else ""
+        ) + f"The first {MAX_SERIES} lines are drawn; the table has every value."
     return Chart(page.url(rel), width, height, f"Chart of {title} against {x_name}", caption)
-

@@ -56,8 +56,16 @@ def graph_data(site: Site) -> dict[str, Any]:
     nodes = []
     for record_id in ids:
         x, y = positions[record_id]
-        nodes.append({"id": record_id, "label": site.titles[record_id], "kind": site.kinds[record_id],
-                      "href": f"records/{record_id}.html", "x": x, "y": y})
+        nodes.append(
+            {
+                "id": record_id,
+                "label": site.titles[record_id],
+                "kind": site.kinds[record_id],
+                "href": f"records/{record_id}.html",
+                "x": x,
+                "y": y,
+            }
+        )
     return {"nodes": nodes, "edges": [{"source": source, "target": target} for source, target in edges]}
 
 
@@ -78,7 +86,9 @@ def _spring(ids: list[str], edges: list[tuple[str, str]]) -> dict[str, tuple[flo
         return {ids[0]: (0.0, 0.0)}
     positions = nx.spring_layout(graph, seed=SEED, iterations=100)
     scale = SPACING * 2.5 * math.sqrt(len(ids))
-    return {node: (_round(float(positions[node][0]) * scale), _round(float(positions[node][1]) * scale)) for node in ids}
+    return {
+        node: (_round(float(positions[node][0]) * scale), _round(float(positions[node][1]) * scale)) for node in ids
+    }
 
 
 def group_of(record_id: str) -> str:
@@ -117,8 +127,9 @@ def _grouped(ids: list[str], edges: list[tuple[str, str]]) -> dict[str, tuple[fl
     return positions
 
 
-def _separate(names: list[str], centres: dict[str, tuple[float, float]], radius: dict[str, float],
-              rounds: int = 80) -> dict[str, tuple[float, float]]:
+def _separate(
+    names: list[str], centres: dict[str, tuple[float, float]], radius: dict[str, float], rounds: int = 80
+) -> dict[str, tuple[float, float]]:
     """Group centres with overlapping discs pushed apart, a little at a time (numpy, all pairs at once:
     groups are few; more than a few hundred are placed as they come)."""
     import numpy as np

@@ -15,11 +15,11 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from flopkb.site.charts import RooflineSeries, roofline_svg, svg_size
-from flopkb.site.render import css_word
-from flopkb.site.formulas import chart_path
 from flopkb.formulas.specs import AcceleratorSpecs, read_specs
 from flopkb.formulas.units import QuantityError, dimension_of, format_number, to_base
+from flopkb.site.charts import RooflineSeries, roofline_svg, svg_size
+from flopkb.site.formulas import chart_path
+from flopkb.site.render import css_word
 
 if TYPE_CHECKING:
     from flopkb.pipeline.compile import Entry
@@ -100,15 +100,17 @@ def accelerator_context(site: Site, page: Page, entry: Entry) -> dict[str, Any]:
     rows = []
     for parameter, spec in record.specs.items():
         declared = vocabulary.parameters.get(parameter) if vocabulary else None
-        rows.append({
-            "anchor": f"specs.{parameter}",
-            "parameter": parameter,
-            "description": declared.description if declared else "",
-            "value": spec.value if isinstance(spec.value, str) else format_number(float(spec.value), 12),
-            "basis": spec.basis,
-            "sources": page.citations(spec.sources),
-            "note": page.inline(spec.note),
-        })
+        rows.append(
+            {
+                "anchor": f"specs.{parameter}",
+                "parameter": parameter,
+                "description": declared.description if declared else "",
+                "value": spec.value if isinstance(spec.value, str) else format_number(float(spec.value), 12),
+                "basis": spec.basis,
+                "sources": page.citations(spec.sources),
+                "note": page.inline(spec.note),
+            }
+        )
     chart = None
     ridges = []
     if specs is not None:
@@ -117,13 +119,23 @@ def accelerator_context(site: Site, page: Page, entry: Entry) -> dict[str, Any]:
             ridges.append({"peaks": names, "ridge": format_number(peak / bandwidth, 4)})
         if lines:
             title = record.display_title
-            svg = roofline_svg([RooflineSeries(names, peak, bandwidth) for names, peak, bandwidth in lines], title=f"Roofline of {title}")
+            svg = roofline_svg(
+                [RooflineSeries(names, peak, bandwidth) for names, peak, bandwidth in lines],
+                title=f"Roofline of {title}",
+            )
             rel = chart_path(entry.id, "roofline")
             site.write(rel, svg)
             width, height = svg_size(svg)
-            chart = {"src": page.url(rel), "width": width, "height": height, "alt": f"Roofline of {title}: attainable FLOP/s against arithmetic intensity"}
-    used_by = [{"link": page.link(record_id, formula_id), "record": page.link(record_id), "formula": formula_title}
-               for record_id, formula_id, formula_title in formulas_on(site).get(entry.id, ())]
+            chart = {
+                "src": page.url(rel),
+                "width": width,
+                "height": height,
+                "alt": f"Roofline of {title}: attainable FLOP/s against arithmetic intensity",
+            }
+    used_by = [
+        {"link": page.link(record_id, formula_id), "record": page.link(record_id), "formula": formula_title}
+        for record_id, formula_id, formula_title in formulas_on(site).get(entry.id, ())
+    ]
     return {
         "vendor": record.vendor,
         "description": page.prose(record.description),
@@ -139,7 +151,9 @@ def accelerator_context(site: Site, page: Page, entry: Entry) -> dict[str, Any]:
 def accelerator_ids(site: Site) -> list[str]:
     """Every accelerator, by vendor then title."""
     ids = [record_id for record_id, kind in site.kinds.items() if kind == "accelerator"]
-    return sorted(ids, key=lambda record_id: (site.record(record_id).vendor.lower(), site.titles[record_id].lower(), record_id))
+    return sorted(
+        ids, key=lambda record_id: (site.record(record_id).vendor.lower(), site.titles[record_id].lower(), record_id)
+    )
 
 
 def render_compare_page(site: Site) -> None:
@@ -187,8 +201,15 @@ def render_compare_page(site: Site) -> None:
         rel = f"charts/_compare/{css_word(parameter)}.svg"  # "_": no record id starts with it
         site.write(rel, svg)
         width, height = svg_size(svg)
-        charts.append({"parameter": parameter, "src": page.url(rel), "width": width, "height": height,
-                       "alt": f"Rooflines of every accelerator: {parameter} against arithmetic intensity under {BANDWIDTH}"})
+        charts.append(
+            {
+                "parameter": parameter,
+                "src": page.url(rel),
+                "width": width,
+                "height": height,
+                "alt": f"Rooflines of every accelerator: {parameter} against arithmetic intensity under {BANDWIDTH}",
+            }
+        )
     site.render(
         "pages/compare.md.j2",
         COMPARE_PAGE,

@@ -12,9 +12,9 @@ import html
 from typing import TYPE_CHECKING, Any
 
 from flopkb.report.codes_doc import render_codes_markdown
-from flopkb.site.render import KIND_ORDER, KIND_TITLES, author_list, record_path
 from flopkb.site.graph import GRAPH_PAGE
 from flopkb.site.hardware import COMPARE_PAGE
+from flopkb.site.render import KIND_ORDER, KIND_TITLES, author_list, record_path
 
 if TYPE_CHECKING:
     from flopkb.site.render import Page, Site
@@ -68,11 +68,19 @@ def _row(site: Site, page: Page, record_id: str) -> dict[str, Any]:
     elif kind == "engine":
         detail = f"{len(record.features)} features" if record.features else ""
     elif kind == "source":
-        detail = " · ".join(part for part in (author_list(record.authors) or "", str(record.year or ""), record.venue or "") if part)
+        detail = " · ".join(
+            part for part in (author_list(record.authors) or "", str(record.year or ""), record.venue or "") if part
+        )
     elif kind == "fact":
         detail = f"{len(record.formulas)} formula{'s' if len(record.formulas) != 1 else ''}" if record.formulas else ""
-    return {"link": page.link(record_id), "id": record_id, "detail": detail, "detail_href": detail_href,
-            "status": _status(site, record_id), "tags": list(record.tags)}
+    return {
+        "link": page.link(record_id),
+        "id": record_id,
+        "detail": detail,
+        "detail_href": detail_href,
+        "status": _status(site, record_id),
+        "tags": list(record.tags),
+    }
 
 
 def nav(site: Site) -> list[Any]:
@@ -81,7 +89,12 @@ def nav(site: Site) -> list[Any]:
     items: list[Any] = [{"Home": HOME}, {"Kinds": kinds}]
     if categories:
         items.append({"Categories": categories})
-    items += [{"Compare accelerators": COMPARE_PAGE}, {"Link graph": GRAPH_PAGE}, {"Evidence": EVIDENCE}, {"Diagnostic codes": CODES}]
+    items += [
+        {"Compare accelerators": COMPARE_PAGE},
+        {"Link graph": GRAPH_PAGE},
+        {"Evidence": EVIDENCE},
+        {"Diagnostic codes": CODES},
+    ]
     return items
 
 
@@ -92,13 +105,27 @@ def render_index_pages(site: Site) -> list[Any]:
     render_home(site, by_kind, by_category)
     for kind, ids in by_kind.items():
         page = site.page(kind_page(kind))
-        site.render("pages/kind.md.j2", kind_page(kind), page=page, root=page.root, kind=kind,
-                    kind_title=KIND_TITLES.get(kind, kind), rows=[_row(site, page, record_id) for record_id in ids])
+        site.render(
+            "pages/kind.md.j2",
+            kind_page(kind),
+            page=page,
+            root=page.root,
+            kind=kind,
+            kind_title=KIND_TITLES.get(kind, kind),
+            rows=[_row(site, page, record_id) for record_id in ids],
+        )
     descriptions = site.vocabulary.categories if site.vocabulary else {}
     for term, rel in site.category_paths.items():
         page = site.page(rel)
-        site.render("pages/category.md.j2", rel, page=page, root=page.root, term=term, description=descriptions.get(term, ""),
-                    rows=[_row(site, page, record_id) for record_id in by_category[term]])
+        site.render(
+            "pages/category.md.j2",
+            rel,
+            page=page,
+            root=page.root,
+            term=term,
+            description=descriptions.get(term, ""),
+            rows=[_row(site, page, record_id) for record_id in by_category[term]],
+        )
     render_evidence(site)
     site.write(CODES, render_codes_markdown())
     return nav(site)
@@ -107,16 +134,39 @@ def render_index_pages(site: Site) -> list[Any]:
 def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str, list[str]]) -> None:
     page = site.page(HOME)
     evidence = site.kb.evidence
-    counts = evidence.counts() if evidence is not None else {"verified": len(site.entries), "own-debt": 0, "inherited-debt": 0}
+    counts = (
+        evidence.counts()
+        if evidence is not None
+        else {"verified": len(site.entries), "own-debt": 0, "inherited-debt": 0}
+    )
     descriptions = site.vocabulary.categories if site.vocabulary else {}
-    kinds = [{"kind": kind, "title": KIND_TITLES.get(kind, kind), "count": len(ids), "href": page.url(kind_page(kind))} for kind, ids in by_kind.items()]
-    categories = [{"term": term, "description": descriptions.get(term, ""), "count": len(by_category[term]), "href": page.url(rel)}
-                  for term, rel in site.category_paths.items()]
-    lists = {kind: [_row(site, page, record_id) for record_id in by_kind.get(kind, [])] for kind in ("flop", "fact")
-             if 0 < len(by_kind.get(kind, [])) <= HOME_LIST_LIMIT}
+    kinds = [
+        {"kind": kind, "title": KIND_TITLES.get(kind, kind), "count": len(ids), "href": page.url(kind_page(kind))}
+        for kind, ids in by_kind.items()
+    ]
+    categories = [
+        {
+            "term": term,
+            "description": descriptions.get(term, ""),
+            "count": len(by_category[term]),
+            "href": page.url(rel),
+        }
+        for term, rel in site.category_paths.items()
+    ]
+    lists = {
+        kind: [_row(site, page, record_id) for record_id in by_kind.get(kind, [])]
+        for kind in ("flop", "fact")
+        if 0 < len(by_kind.get(kind, [])) <= HOME_LIST_LIMIT
+    }
     formulas = sum(len(results) for results in site.kb.formulas.values())
     claims = sum(len(result.claims) for results in site.kb.formulas.values() for result in results)
-    checked = sum(1 for results in site.kb.formulas.values() for result in results for claim in result.claims if claim.status == "ok")
+    checked = sum(
+        1
+        for results in site.kb.formulas.values()
+        for result in results
+        for claim in result.claims
+        if claim.status == "ok"
+    )
     settings = site.config.site
     site.render(
         "pages/home.md.j2",
@@ -125,7 +175,9 @@ def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str
         root=page.root,
         name=settings.name,
         description=settings.description,
-        repo_url=settings.repo_url if settings.repo_url and settings.repo_url.startswith(("http://", "https://")) else None,
+        repo_url=settings.repo_url
+        if settings.repo_url and settings.repo_url.startswith(("http://", "https://"))
+        else None,
         records=len(site.entries),
         kinds=kinds,
         categories=categories,
@@ -155,16 +207,28 @@ def render_evidence(site: Site) -> None:
         for item in evidence.debt:
             if item.record not in site.entries:
                 continue
-            items.append({
-                "figure": page.link(item.record, debt_anchor(item.path)),
-                "label": item.label,
-                "what": "spec" if item.what == "spec" else "hardware row",
-                "parameter": item.parameter,
-                "dependents": [page.link(other) for other in evidence.dependents.get(item, ()) if other in site.entries],
-                "source": item.file,
-            })
-        resting = [record_id for record_id, status in evidence.records.items() if status.status == "inherited-debt" and record_id in site.entries]
-    counts = evidence.counts() if evidence is not None else {"verified": len(site.entries), "own-debt": 0, "inherited-debt": 0}
+            items.append(
+                {
+                    "figure": page.link(item.record, debt_anchor(item.path)),
+                    "label": item.label,
+                    "what": "spec" if item.what == "spec" else "hardware row",
+                    "parameter": item.parameter,
+                    "dependents": [
+                        page.link(other) for other in evidence.dependents.get(item, ()) if other in site.entries
+                    ],
+                    "source": item.file,
+                }
+            )
+        resting = [
+            record_id
+            for record_id, status in evidence.records.items()
+            if status.status == "inherited-debt" and record_id in site.entries
+        ]
+    counts = (
+        evidence.counts()
+        if evidence is not None
+        else {"verified": len(site.entries), "own-debt": 0, "inherited-debt": 0}
+    )
     site.render(
         "pages/evidence.md.j2",
         EVIDENCE,

@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from flopkb.report.diagnostics import Severity
 from flopkb.pipeline.compile import (
     EntryLoader,
     KnowledgeBase,
     compile_knowledge_base,
     load_entries,
 )
+from flopkb.report.diagnostics import Severity
 from flopkb.site.mkdocs import SITE_ROOT, build_site, mkdocs_config, write_config
 
 if TYPE_CHECKING:
@@ -78,7 +78,10 @@ def source_date_epoch(config: Config) -> int:
     try:
         done = subprocess.run(
             ["git", "-C", str(config.root), "log", "-1", "--format=%ct", "--", *folders],
-            capture_output=True, text=True, timeout=20, check=False,
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return 0
@@ -93,7 +96,9 @@ def site_paths(config: Config) -> tuple[Path, Path, Path]:
     protected = [root, (root / config.records).resolve(), (root / config.schema).resolve(), (root / "site").resolve()]
     for folder in protected:
         if site == folder or folder.is_relative_to(site):
-            raise BuildError(f"site_dir {config.site_dir!r} would replace {folder}: choose a folder of its own, e.g. build/site")
+            raise BuildError(
+                f"site_dir {config.site_dir!r} would replace {folder}: choose a folder of its own, e.g. build/site"
+            )
     if site.exists() and not site.is_dir():
         raise BuildError(f"site_dir {site} exists and is not a folder")
     return site, site.with_name(site.name + "-docs"), site.with_name(site.name + "-mkdocs.yml")
@@ -119,11 +124,17 @@ def has_errors(kb: KnowledgeBase, strict: bool = False) -> bool:
     return any(d.severity == Severity.ERROR or strict for d in kb.diagnostics)
 
 
-def build(config: Config, *, load: EntryLoader = load_entries, strict: bool = False, epoch: int | None = None,
-          kb: KnowledgeBase | None = None) -> BuildOutcome:
+def build(
+    config: Config,
+    *,
+    load: EntryLoader = load_entries,
+    strict: bool = False,
+    epoch: int | None = None,
+    kb: KnowledgeBase | None = None,
+) -> BuildOutcome:
     """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site."""
-    from flopkb.site.render import render_docs
     from flopkb.pipeline.stages import CHECK_STAGES
+    from flopkb.site.render import render_docs
 
     site, kept_docs, kept_config = site_paths(config)
     timings: dict[str, float] = {}
@@ -153,8 +164,14 @@ def build(config: Config, *, load: EntryLoader = load_entries, strict: bool = Fa
         # collector from scanning it again and again (it holds no garbage).
         gc.freeze()
         try:
-            result = build_site(work / "docs", work / "site", config_file=work / "mkdocs.yml", source_date_epoch=when,
-                                nav=rendered.nav, **options)
+            result = build_site(
+                work / "docs",
+                work / "site",
+                config_file=work / "mkdocs.yml",
+                source_date_epoch=when,
+                nav=rendered.nav,
+                **options,
+            )
         finally:
             gc.unfreeze()
         timings["mkdocs"] = time.perf_counter() - mark

@@ -47,18 +47,24 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from markupsafe import Markup, escape
 
-from flopkb.load.models import is_url
 from flopkb.links.resolve import Resolver
-from flopkb.site.sanitize import inline_html, markdown_text, prose_html, safe_url
+from flopkb.load.models import is_url
 from flopkb.site.mkdocs import SITE_ROOT
+from flopkb.site.sanitize import inline_html, markdown_text, prose_html, safe_url
 
 if TYPE_CHECKING:
-    from flopkb.pipeline.compile import Entry, KnowledgeBase
     from flopkb.links.wikilinks import WikiLink
+    from flopkb.pipeline.compile import Entry, KnowledgeBase
 
 TEMPLATES = "templates"
 KIND_ORDER = ("flop", "fact", "engine", "accelerator", "source")
-KIND_TITLES = {"flop": "Flop classes", "fact": "Facts", "engine": "Engines", "accelerator": "Accelerators", "source": "Sources"}
+KIND_TITLES = {
+    "flop": "Flop classes",
+    "fact": "Facts",
+    "engine": "Engines",
+    "accelerator": "Accelerators",
+    "source": "Sources",
+}
 NEIGHBOURHOOD_LIMIT = 24
 """At most this many neighbours in a record's neighbourhood graph (its own links first, then backlinks)."""
 WRITERS = 6
@@ -144,8 +150,15 @@ _ENVIRONMENTS: dict[tuple[Path, ...], tuple[tuple[tuple[str, int, int], ...], ji
 
 
 def _template_files(dirs: Sequence[Path]) -> tuple[tuple[str, int, int], ...]:
-    return tuple(sorted((str(path), stat.st_mtime_ns, stat.st_size) for folder in dirs for path in folder.rglob("*")
-                        for stat in [path.stat()] if path.is_file()))
+    return tuple(
+        sorted(
+            (str(path), stat.st_mtime_ns, stat.st_size)
+            for folder in dirs
+            for path in folder.rglob("*")
+            for stat in [path.stat()]
+            if path.is_file()
+        )
+    )
 
 
 def environment(dirs: Sequence[Path]) -> jinja2.Environment:
@@ -242,7 +255,9 @@ class Site:
         self.env = env
         self.resolver = Resolver.of(kb)
         self.config = kb.config
-        self.entries: dict[str, Entry] = {record_id: entry for record_id, entry in kb.entries.items() if entry.record is not None}
+        self.entries: dict[str, Entry] = {
+            record_id: entry for record_id, entry in kb.entries.items() if entry.record is not None
+        }
         self.titles = {record_id: entry.record.display_title for record_id, entry in self.entries.items()}  # type: ignore[union-attr]
         self.kinds = {record_id: entry.record.kind for record_id, entry in self.entries.items()}  # type: ignore[union-attr]
         self.vocabulary = kb.vocabulary
@@ -256,7 +271,10 @@ class Site:
         """Indexes that several pages share, built on first use (e.g. the formulas computed on each accelerator)."""
         self.category_paths = category_paths(self.vocabulary.categories if self.vocabulary else {}, self.entries)
         order = {kind: index for index, kind in enumerate(KIND_ORDER)}
-        self.sort_keys = {record_id: (order.get(kind, len(order)), self.titles[record_id].lower(), record_id) for record_id, kind in self.kinds.items()}
+        self.sort_keys = {
+            record_id: (order.get(kind, len(order)), self.titles[record_id].lower(), record_id)
+            for record_id, kind in self.kinds.items()
+        }
         """Records in reading order: by kind, then title."""
 
     # -- files -------------------------------------------------------------
@@ -360,7 +378,12 @@ class Page:
 
     def link(self, record_id: str, anchor: str | None = None) -> RecordLink:
         site = self.site
-        return RecordLink(record_id, site.titles.get(record_id, record_id), site.kinds.get(record_id, ""), self.href(record_id, anchor))
+        return RecordLink(
+            record_id,
+            site.titles.get(record_id, record_id),
+            site.kinds.get(record_id, ""),
+            self.href(record_id, anchor),
+        )
 
     def ref_link(self, ref: str, anchor: str | None = None) -> RecordLink:
         """A typed ref as a link (unresolved refs, possible only when their codes are turned down, link nowhere)."""
@@ -380,7 +403,9 @@ class Page:
         if not label:
             label = site.titles[found]
             if link.anchor:
-                formula = next((f for f in getattr(site.entries[found].record, "formulas", ()) if f.id == link.anchor), None)
+                formula = next(
+                    (f for f in getattr(site.entries[found].record, "formulas", ()) if f.id == link.anchor), None
+                )
                 if formula is not None:
                     label = f"{label}: {formula.title or formula.id}"
         return self.href(found, link.anchor), label
@@ -400,7 +425,9 @@ class Page:
         found = site.resolver.target(ref)
         record = site.record(found) if found else None
         if record is None or record.kind != "source":
-            return Citation(site.titles.get(found, ref) if found else ref, href=self.href(found) if found in site.entries else None)
+            return Citation(
+                site.titles.get(found, ref) if found else ref, href=self.href(found) if found in site.entries else None
+            )
         return Citation(
             record.display_title,
             href=self.href(found),
@@ -473,7 +500,9 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
             category_description=(site.vocabulary.categories.get(category, "") if site.vocabulary else ""),
             description=page.prose(record.description),
             scales_with=[{"factor": row.factor, "effect": page.inline(row.effect)} for row in record.scales_with],
-            hardware_parameters=[hardware_row_view(site, page, index, row) for index, row in enumerate(record.hardware_parameters)],
+            hardware_parameters=[
+                hardware_row_view(site, page, index, row) for index, row in enumerate(record.hardware_parameters)
+            ],
             affected_by_hardware=[page.ref_link(ref) for ref in record.affected_by_hardware],
             workarounds=[page.prose(text) for text in record.workarounds],
         )
@@ -556,13 +585,17 @@ def backlinks_view(site: Site, page: Page, record_id: str) -> list[dict[str, Any
     pred = site.graph.pred[record_id]
     sort_key = site.sort_keys
     found = []
-    for source in sorted((source for source in pred if source != record_id and source in sort_key), key=sort_key.__getitem__):
+    for source in sorted(
+        (source for source in pred if source != record_id and source in sort_key), key=sort_key.__getitem__
+    ):
         words = [ORIGIN_WORDS.get(origin, origin) for origin in pred[source]["origins"]]
         found.append({"link": page.link(source), "how": ", ".join(dict.fromkeys(words))})
     return found
 
 
-def neighbourhood_data(site: Site, page: Page, record_id: str, limit: int = NEIGHBOURHOOD_LIMIT) -> dict[str, Any] | None:
+def neighbourhood_data(
+    site: Site, page: Page, record_id: str, limit: int = NEIGHBOURHOOD_LIMIT
+) -> dict[str, Any] | None:
     """The record and the records it links to or from, at most `limit` of them (its own links first), as graph JSON."""
     graph = site.graph
     if graph is None or record_id not in graph:
@@ -578,8 +611,10 @@ def neighbourhood_data(site: Site, page: Page, record_id: str, limit: int = NEIG
     around = sorted((node for node in chosen if node != record_id), key=sort_key.__getitem__)
     positions = ring_positions(len(around))
     nodes = [{"id": record_id, "label": site.titles[record_id], "kind": site.kinds[record_id], "x": 0.0, "y": 0.0}]
-    nodes += [{"id": node, "label": site.titles[node], "kind": site.kinds[node], "href": page.href(node), "x": x, "y": y}
-              for node, (x, y) in zip(around, positions)]
+    nodes += [
+        {"id": node, "label": site.titles[node], "kind": site.kinds[node], "href": page.href(node), "x": x, "y": y}
+        for node, (x, y) in zip(around, positions)
+    ]
     edges = []
     for node in chosen:
         for target in graph.succ[node]:
@@ -658,8 +693,14 @@ def render_workers(records: int) -> int:
 # The whole docs folder
 
 
-def render_docs(kb: KnowledgeBase, docs_dir: str | Path, *, template_root: Path | None = None, site_root: Path = SITE_ROOT,
-                parallel: bool = True) -> RenderResult:
+def render_docs(
+    kb: KnowledgeBase,
+    docs_dir: str | Path,
+    *,
+    template_root: Path | None = None,
+    site_root: Path = SITE_ROOT,
+    parallel: bool = True,
+) -> RenderResult:
     """Write every page, chart and data file of the site into `docs_dir` (which should be empty) and return the nav.
 
     With `parallel` (the default), a base of PARALLEL_FROM records or more renders its record pages in

@@ -48,11 +48,45 @@ __all__ = [
     "safe_url",
 ]
 
-ALLOWED_TAGS = frozenset({
-    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div", "dl", "dt", "em", "hr", "i",
-    "kbd", "li", "ol", "p", "pre", "q", "s", "samp", "small", "span", "strong", "sub", "sup",
-    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
-})
+ALLOWED_TAGS = frozenset(
+    {
+        "a",
+        "abbr",
+        "b",
+        "blockquote",
+        "br",
+        "code",
+        "dd",
+        "del",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "hr",
+        "i",
+        "kbd",
+        "li",
+        "ol",
+        "p",
+        "pre",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    }
+)
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "title", "class"},
     "abbr": {"title"},

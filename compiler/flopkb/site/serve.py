@@ -174,8 +174,15 @@ def inject(page: bytes) -> bytes:
 class Server:
     """A serving session: `start()` builds and listens, `stop()` ends it; `url` is the site's address."""
 
-    def __init__(self, config: Config, port: int = 8000, *, use_cache: bool = True, out: TextIO | None = None,
-                 on_build: Callable[[int], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        port: int = 8000,
+        *,
+        use_cache: bool = True,
+        out: TextIO | None = None,
+        on_build: Callable[[int], None] | None = None,
+    ) -> None:
         self.config = config
         self.port = port
         self.out = out if out is not None else io.StringIO()
@@ -211,7 +218,7 @@ class Server:
             start = time.perf_counter()
             try:
                 outcome = build(self.config, load=self.cache or load_entries)
-            except Exception as error:  # noqa: BLE001 -- a failed rebuild must not stop the server
+            except Exception as error:
                 message = f"the build failed: {type(error).__name__}: {error}"
                 self.state.set("failed", message)
                 self._say(message)
@@ -225,7 +232,10 @@ class Server:
                 report(kb.diagnostics, Summary.of(kb.diagnostics, records=len(kb.entries)), "text", text, color=False)
             gc.unfreeze()  # loading froze what it allocated; let the previous base be collected
             if outcome.refused:
-                message = "flopkb serve: the knowledge base has errors; still serving the last good build\n\n" + text.getvalue()
+                message = (
+                    "flopkb serve: the knowledge base has errors; still serving the last good build\n\n"
+                    + text.getvalue()
+                )
                 self.state.set("refused", message)
                 self._say(message)
                 return False
@@ -243,7 +253,9 @@ class Server:
         from watchfiles import watch
 
         # The first yield (changes, or none after rust_timeout) means the watcher is set up.
-        for changes in watch(*self.watched(), stop_event=self._stop, debounce=60, step=30, rust_timeout=250, yield_on_timeout=True):
+        for changes in watch(
+            *self.watched(), stop_event=self._stop, debounce=60, step=30, rust_timeout=250, yield_on_timeout=True
+        ):
             self._watching.set()
             if self._stop.is_set():
                 break
@@ -267,7 +279,9 @@ class Server:
         try:
             self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), _handler(self.site_dir, self.state))
         except OSError as error:
-            raise ServeError(f"cannot listen on 127.0.0.1:{self.port}: {error.strerror}; pass another --port") from error
+            raise ServeError(
+                f"cannot listen on 127.0.0.1:{self.port}: {error.strerror}; pass another --port"
+            ) from error
         self._httpd.daemon_threads = True
         self._spawn(self._watch, "flopkb-watch")
         if not self._watching.wait(timeout=30):
@@ -297,7 +311,11 @@ def run(config: Config, port: int = 8000, *, use_cache: bool = True, out: TextIO
     """Serve until interrupted (Ctrl-C)."""
     server = Server(config, port, use_cache=use_cache, out=out)
     url = server.start()
-    print(f"serving {server.site_dir} at {url} (watching {', '.join(str(p) for p in server.watched())}); Ctrl-C stops", file=out, flush=True)
+    print(
+        f"serving {server.site_dir} at {url} (watching {', '.join(str(p) for p in server.watched())}); Ctrl-C stops",
+        file=out,
+        flush=True,
+    )
     try:
         while True:
             time.sleep(3600)
