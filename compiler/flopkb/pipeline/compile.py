@@ -23,7 +23,7 @@ from flopkb.load.models import Record, formulas_of, id_problem
 from flopkb.load.source import Source, decode, parse
 from flopkb.load.validate import expected_id, validate_record
 from flopkb.load.vocabulary import Vocabulary, VocabularyError, vocabulary_from_data
-from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.report.diagnostics import Diagnostic, internal_error, make
 
 if TYPE_CHECKING:
     from flopkb.formulas.stage import FormulaResult
@@ -210,18 +210,51 @@ class KnowledgeBase:
 Stage = Callable[[KnowledgeBase], Iterable[Diagnostic]]
 
 
-def record_files(config: Config) -> list[str]:
-    """Paths (relative to the root, '/'-separated, sorted) of every record file."""
-    found = []
-    for folder, _, names in os.walk(config.records_path):
+def record_files(config: Config) -> tuple[list[str], list[Diagnostic]]:
+    """Paths (relative to the root, '/'-separated, sorted) of every record file, and why others cannot be records.
+
+    A folder that cannot be read and a name that is not UTF-8 (whose path
+    could not be written in a UTF-8 report: it is shown with backslash
+    escapes) are diagnostics, never silently skipped.
+    """
+    found: list[str] = []
+    problems: list[Diagnostic] = []
+
+    def unreadable(error: OSError) -> None:
+        rel = _shown_path(Path(error.filename).relative_to(config.root).as_posix())
+        problems.append(
+            make("not-a-record", rel, 1, 1, f"the folder cannot be read: {error.strerror}; its records are not checked")
+        )
+
+    for folder, _, names in os.walk(config.records_path, onerror=unreadable):
         prefix = Path(folder).relative_to(config.root).as_posix()
-        found.extend(f"{prefix}/{name}" for name in names if name.endswith(RECORD_SUFFIXES))
-    return sorted(found)
+        for name in names:
+            if not name.endswith(RECORD_SUFFIXES):
+                continue
+            rel = f"{prefix}/{name}"
+            shown = _shown_path(rel)
+            if shown == rel:
+                found.append(rel)
+            else:
+                problems.append(make("encoding", shown, 1, 1, "the file's name is not UTF-8; rename it"))
+    return sorted(found), problems
+
+
+def _shown_path(path: str) -> str:
+    """`path` as valid text: the bytes of a name that is not UTF-8 as backslash escapes (`x\\xff.yaml`)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", errors="backslashreplace")
+    return path
 
 
 def load_vocabulary(config: Config) -> tuple[Vocabulary | None, list[Diagnostic]]:
     path = config.vocabulary_path
     rel = path.relative_to(config.root).as_posix()
+    if not path.exists():
+        message = f"there is no {rel}: records' terms are checked against it, so no record was validated"
+        return None, [make("not-a-record", rel, 1, 1, message, f"restore {rel} (git checkout {rel})")]
     source, diagnostics = read_source(config.root, rel)
     if source is None:
         return None, diagnostics
@@ -241,6 +274,13 @@ def load_entry(config: Config, rel: str, vocabulary: Vocabulary | None) -> tuple
 def read_source(root: Path, rel: str) -> tuple[Source | None, list[Diagnostic]]:
     """Read and parse one file: the part of loading that needs no other file."""
     try:
+        return _read_source(root, rel)
+    except Exception as error:  # flopkb's bug, reported on the file: the other files are still read
+        return None, [internal_error(rel, error, "reading the file")]
+
+
+def _read_source(root: Path, rel: str) -> tuple[Source | None, list[Diagnostic]]:
+    try:
         raw = read_bytes(f"{root}/{rel}")  # not pathlib: half the cost of reading 10,000 small files
     except Unreadable as problem:
         return None, [make("not-a-record", rel, 1, 1, str(problem))]
@@ -255,6 +295,15 @@ def validate_entry(
 ) -> tuple[Entry, list[Diagnostic]]:
     """Turn a parsed file into an entry with its record model, adding the schema problems."""
     record_id = expected_id(rel, config.records)
+    try:
+        return _validate_entry(rel, record_id, source, diagnostics, vocabulary)
+    except Exception as error:  # flopkb's bug, reported on the file: the other files are still validated
+        return Entry(record_id, rel, source, None), [*diagnostics, internal_error(rel, error, "validating the file")]
+
+
+def _validate_entry(
+    rel: str, record_id: str, source: Source | None, diagnostics: list[Diagnostic], vocabulary: Vocabulary | None
+) -> tuple[Entry, list[Diagnostic]]:
     record = None
     if id_problem(record_id):
         diagnostics.append(
@@ -323,9 +372,11 @@ def load_entries(
 
 def load_knowledge_base(config: Config, load: EntryLoader = load_entries) -> KnowledgeBase:
     vocabulary, diagnostics = load_vocabulary(config)
+    files, problems = record_files(config)
+    diagnostics.extend(problems)
     entries: dict[str, Entry] = {}
     with _bulk_allocation():
-        for entry, problems in load(config, record_files(config), vocabulary):
+        for entry, problems in load(config, files, vocabulary):
             diagnostics.extend(problems)
             if entry.id in entries:
                 diagnostics.append(
@@ -381,6 +432,17 @@ def compile_knowledge_base(
     """Load every record, run the checking stages, and return the knowledge base with its sorted diagnostics."""
     kb = load_knowledge_base(config, load)
     for stage in stages:
-        kb.diagnostics.extend(stage(kb))
+        kb.diagnostics.extend(run_stage(stage, kb))
     kb.diagnostics = stamp_severities(kb.diagnostics, config)
     return kb
+
+
+def run_stage(stage: Stage, kb: KnowledgeBase) -> list[Diagnostic]:
+    """The diagnostics of one stage; when it fails, those it gave before, and an `internal-error` for the failure."""
+    found: list[Diagnostic] = []
+    try:
+        found.extend(stage(kb))
+    except Exception as error:  # flopkb's bug: the other stages still run and report
+        name = getattr(stage, "__name__", "a stage").removeprefix("check_")
+        found.append(internal_error(kb.config.records, error, f"checking {name}"))
+    return found
