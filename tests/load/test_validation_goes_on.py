@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from flopkb.load.models import MODELS
@@ -72,14 +73,34 @@ _NAME = st.from_regex(r"[a-z][a-z_]{0,12}", fullmatch=True).filter(lambda name: 
 _VALUE = st.sampled_from(["1", "text", "[a, b]", "{a: 1}", "'[[nowhere]]'", "null", "!!int 3"])
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rel=st.sampled_from(RECORDS), name=_NAME, value=_VALUE, claim=st.booleans())
+_CLAIM = re.compile(r"(\n\s+(?:- )?value: )(-?[0-9][0-9.]*)\n")
+
+
+def _damaged(text: str, damage: str, which: int) -> str:
+    """The record with one more problem of its own: a claim that no longer holds, or a link to nowhere."""
+    if damage == "claim":
+        claims = list(_CLAIM.finditer(text))
+        if claims:
+            claim = claims[which % len(claims)]
+            return f"{text[: claim.start(2)]}{float(claim.group(2)) * 2 + 1}{text[claim.end(2) :]}"
+    if damage == "link" and "[[" in text:
+        return text.replace("[[", "[[nowhere-", 1)
+    return text
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    rel=st.sampled_from(RECORDS),
+    name=_NAME,
+    value=_VALUE,
+    damage=st.sampled_from(["none", "claim", "link"]),
+    which=st.integers(0, 30),
+)
+@example(rel=DILUTION, name="workaround", value="text", damage="claim", which=0)
 def test_an_unknown_field_never_hides_another_diagnostic(
-    repo_copy: Path, rel: str, name: str, value: str, claim: bool
+    repo_copy: Path, rel: str, name: str, value: str, damage: str, which: int
 ) -> None:
-    text = (REPO / rel).read_text(encoding="utf-8")
-    if claim and rel == DILUTION:
-        text = text.replace("        value: 36\n", "        value: 37\n")
+    text = _damaged((REPO / rel).read_text(encoding="utf-8"), damage, which)
     before = _edited(repo_copy, rel, text)
     after = _edited(repo_copy, rel, text.rstrip("\n") + f"\n{name}: {value}\n")
     assert before <= after

@@ -44,6 +44,8 @@ _WORD_LITERAL_FIRST_CHARACTERS = frozenset("yYnNtTfFoO")
 _LONGEST_WORD_LITERAL = len("false")
 _ALLOWED_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("int", "float", "bool", "null", "timestamp"))
 _SCALAR_CONSTRUCTORS = SafeConstructor.yaml_constructors
+_MAX_INT_BITS = 14_000
+"""Whole numbers are refused above about 10^4214: Python will not turn more than 4,300 digits into text."""
 _COLLECTION_TAGS = {yaml.SequenceNode: _SEQ, yaml.MappingNode: _MAP}
 # What YAML allows in a stream (its c-printable set); libyaml refuses the rest, reporting only a byte offset.
 _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -467,14 +469,20 @@ class _Builder:
         if node.tag.endswith(":timestamp"):
             return node.value
         try:
-            return _SCALAR_CONSTRUCTORS[node.tag](self._constructor, node)
+            value = _SCALAR_CONSTRUCTORS[node.tag](self._constructor, node)
         except (ValueError, KeyError, IndexError) as error:
             # An explicit tag on text not of its type (!!int a, !!bool 2024, !!float ''), or a number
             # too long for Python to convert (more than sys.get_int_max_str_digits() digits).
-            shown = node.value if len(node.value) <= 40 else f"{node.value[:40]}... ({len(node.value):,} characters)"
             too_long = isinstance(error, ValueError) and "digits" in str(error)
-            reason = "a number too long to read" if too_long else f"not a valid {_shown(node.tag)}"
-            raise _Problem("invalid-value", node.start_mark.index, f"'{shown}' is {reason}") from error
+            raise _Problem("invalid-value", node.start_mark.index, _unreadable(node, too_long)) from error
+        if type(value) is int and value.bit_length() > _MAX_INT_BITS:  # 1:0:0:...: fine to read, never to print
+            raise _Problem("invalid-value", node.start_mark.index, _unreadable(node, True))
+        return value
+
+
+def _unreadable(node: yaml.ScalarNode, too_long: bool) -> str:
+    shown = node.value if len(node.value) <= 40 else f"{node.value[:40]}... ({len(node.value):,} characters)"
+    return f"'{shown}' is {'a number too long to read' if too_long else f'not a valid {_shown(node.tag)}'}"
 
 
 def _shown(tag: str) -> str:
