@@ -193,3 +193,23 @@ def test_a_missing_vocabulary_is_not_an_encoding_problem(tmp_path: Path) -> None
     kb = compile_kb(root)
     assert [(d.code, d.path, d.line) for d in kb.diagnostics] == [("not-a-record", "schema/vocabulary.yaml", 1)]
     assert "no record was validated" in kb.diagnostics[0].message
+
+
+def test_flopkb_works_where_pyyaml_has_no_libyaml(tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    root = write_kb(tmp_path, {X: RECORD + "bogus: [[[1]]]\n"})
+    script = (
+        "import sys; sys.modules['yaml._yaml'] = None\n"  # what PyYAML built without libyaml sees
+        "import yaml; assert not yaml.__with_libyaml__ and not hasattr(yaml, 'CSafeLoader')\n"
+        "from flopkb.cli import main; main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "check", "--root", str(root), "--no-cache", "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert [(d["code"], d["line"]) for d in json.loads(done.stdout)["diagnostics"]] == [("orphan", 1), ("unknown-field", 5)]
