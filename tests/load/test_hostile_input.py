@@ -212,4 +212,7 @@ def test_flopkb_works_where_pyyaml_has_no_libyaml(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 1, done.stderr
-    assert [(d["code"], d["line"]) for d in json.loads(done.stdout)["diagnostics"]] == [("orphan", 1), ("unknown-field", 5)]
+    assert [(d["code"], d["line"]) for d in json.loads(done.stdout)["diagnostics"]] == [
+        ("orphan", 1),
+        ("unknown-field", 5),
+    ]

@@ -160,8 +160,6 @@ def test_comments_after_the_scalar_are_not_counted():
     assert positions(text, path=("block",)) == [(3, 5)]
 
 
-
-
 # --------------------------------------------------------------------------
 # Lines as git counts them
 

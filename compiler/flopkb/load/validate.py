@@ -122,9 +122,7 @@ def _id_diagnostics(source: Source, record_id: str) -> list[Diagnostic]:
     ]
 
 
-def _located(
-    items: list[Any], data: Any, source: Source, model: type, seen: set[tuple[str, Path]]
-) -> list[Diagnostic]:
+def _located(items: list[Any], data: Any, source: Source, model: type, seen: set[tuple[str, Path]]) -> list[Diagnostic]:
     result = []
     for item in items:
         path, trailing = _data_path(data, item["loc"])
