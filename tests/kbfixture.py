@@ -7,7 +7,8 @@ from collections.abc import Collection
 from pathlib import Path
 
 from flopkb.config import load_config
-from flopkb.pipeline.compile import KnowledgeBase, compile_knowledge_base
+from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 
 VOCABULARY = """\

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flopkb.links.evidence import INHERITED_DEBT, OWN_DEBT, VERIFIED, formula_scope
+from flopkb.links.debt import INHERITED_DEBT, OWN_DEBT, VERIFIED
+from flopkb.links.evidence import formula_scope
 from kbfixture import compile_kb, located, write_kb
 
 H100 = """\

@@ -12,8 +12,9 @@ import flopkb
 import flopkb.pipeline.cache
 from flopkb.cli import main
 from flopkb.config import load_config
+from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.pipeline.cache import CACHE_FOLDER, FileCache, shard_of
-from flopkb.pipeline.compile import KnowledgeBase, compile_knowledge_base, load_entries
+from flopkb.pipeline.compile import compile_knowledge_base, load_entries
 from flopkb.pipeline.stages import CHECK_STAGES
 from kbfixture import VOCABULARY, write_kb
 

@@ -14,9 +14,9 @@ from dataclasses import replace
 import pytest
 
 import flopkb
-from flopkb.report.codes import CODES
+from flopkb.report.codes import CODES, Severity
 from flopkb.report.codes_doc import render_codes_markdown
-from flopkb.report.diagnostics import Diagnostic, Severity, make
+from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.reporters import FORMATS, REPORTERS, Summary, report, resolve_color, resolve_format
 from golden import GOLDEN as GOLDEN_ROOT
 from golden import assert_matches_file

@@ -31,11 +31,13 @@ import yaml
 
 from flopkb.atomic import write_atomically
 from flopkb.config import Config
+from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import Link
-from flopkb.links.resolve import ID, SUFFIX, Resolver, check_links
+from flopkb.links.resolve import check_links
+from flopkb.links.resolver import ID, SUFFIX, Resolver
 from flopkb.load.models import id_problem
 from flopkb.load.source import Source
-from flopkb.pipeline.compile import KnowledgeBase, compile_knowledge_base
+from flopkb.pipeline.compile import compile_knowledge_base
 
 _BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _SPACE = " \t\r\n"

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from urllib.parse import quote
 
 import flopkb
-from flopkb.report.codes import CODES, Code
+from flopkb.report.codes import CODES, Code, Severity
 from flopkb.report.codes_doc import render_help_markdown, render_help_text
-from flopkb.report.diagnostics import Diagnostic, Severity
+from flopkb.report.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from rich.text import Text
