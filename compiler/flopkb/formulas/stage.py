@@ -53,7 +53,6 @@ Everything computed is kept on the knowledge base (`kb.formulas`, record id ->
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -84,6 +83,7 @@ from flopkb.formulas.units import (
     QuantityError,
     format_dimension,
     format_number,
+    format_value,
     magnitude_in,
     parse_quantity,
     parse_unit,
@@ -98,6 +98,7 @@ from flopkb.links.resolver import Resolver
 from flopkb.load.models import Expect, Formula, formulas_of
 from flopkb.load.source import Path, Source
 from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.report.hints import closest
 
 # ---------------------------------------------------------------------------
 # Effective definitions
@@ -445,7 +446,7 @@ class _FormulaRun:
             return True
         if definition.expr_at == self.key:  # a shared expression is reported where it is written
             name = unknown[0].name
-            close = difflib.get_close_matches(name, list(vocabulary.parameters), n=1)
+            close = closest(name, list(vocabulary.parameters))
             hint = (
                 f"did you mean hw.{close[0]}?"
                 if close
@@ -629,9 +630,9 @@ class _FormulaRun:
                 self.report(
                     "unit-mismatch",
                     self.at(*here, "where", name),
-                    f"expect[{index}].where.{name}: {_show(value)} is {format_dimension(given)}, "
+                    f"expect[{index}].where.{name}: {format_value(value)} is {format_dimension(given)}, "
                     f"but input `{name}` is {format_dimension(wanted)}",
-                    f"write it like the input: {name}: {_show(_first(inputs[name]))}",
+                    f"write it like the input: {name}: {format_value(_first(inputs[name]))}",
                 )
                 ok = False
                 continue
@@ -715,7 +716,7 @@ class _FormulaRun:
         difference = relative_difference(stated, computed)
         if difference <= row.rel_tol:
             return Claim(index, tuple(where), hardware, stated, stated_text, computed, row.rel_tol, CLAIM_OK)
-        pinned = [f"{name} = {_show(value)}" for name, value in where] + ([f"on {hardware}"] if hardware else [])
+        pinned = [f"{name} = {format_value(value)}" for name, value in where] + ([f"on {hardware}"] if hardware else [])
         at_point = f" at {', '.join(pinned)}" if pinned else ""
         unit_text = "" if unit.strip() == "1" else f" {unit}"
         message = (
@@ -779,14 +780,6 @@ def _percent(fraction: float) -> str:
     if math.isinf(fraction):
         return "infinitely"
     return f"{format_number(fraction * 100, 2 if fraction * 100 >= 1 else 1)}%"
-
-
-def _show(value: QuantityLike) -> str:
-    from flopkb.formulas.units import format_quantity
-
-    if isinstance(value, (int, float)):
-        return format_number(float(value), 6)
-    return format_quantity(value, 6)
 
 
 # ---------------------------------------------------------------------------

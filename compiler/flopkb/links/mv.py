@@ -59,10 +59,6 @@ class MovePlan:
     """How many links were rewritten, by root-relative path of the file that holds them (the moved file as `new_path`)."""
     alias_added: bool = False
 
-    @property
-    def link_count(self) -> int:
-        return sum(self.rewritten.values())
-
 
 def record_id_of(argument: str, config: Config) -> str:
     """An id given as an id or as a record file path (`records/flops/a.yaml`)."""

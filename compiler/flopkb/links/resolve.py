@@ -1,20 +1,9 @@
 """The link stage: every link and ref of the base resolved (`flopkb.links.resolver`) and checked.
 
-Resolution of a target (spec "Links and refs"), exact and case-sensitive:
-
-1. the record whose id is the target;
-2. the one record whose id ends with `/<target>` (any number of trailing
-   segments: `h100-sxm` or `nvidia/h100-sxm`); two or more are ambiguous;
-3. the record that lists the target in `aliases`.
-
-Every record file counts, including one that failed to parse or validate:
-its id is known from its path, so a broken file never turns the links to it
-into `dangling-link` errors elsewhere (its anchors and kind cannot be
-checked, and are not).
-
-The index is built once per knowledge base (`Resolver.of(kb)`), every
-distinct target is resolved once (a dict cache), and "did you mean" hints
-are computed with rapidfuzz only for targets that resolve to nothing.
+Resolution itself, in the spec's order, is `flopkb.links.resolver.Resolver`:
+the index is built once per knowledge base (`Resolver.of(kb)`) and every
+distinct target is resolved once. This stage walks every link, resolves it and
+reports what does not land: dangling, ambiguous, wrong kind, missing anchor.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import NamedTuple, Protocol
 
 from flopkb.kb.entry import Entry
+from flopkb.report.hints import scored
 
 
 class Indexed(Protocol):
@@ -65,7 +66,6 @@ class Resolver:
         self.kinds = kinds
         """Kind of every record that validated; a broken record has no known kind."""
         self._suffixes: dict[str, list[str]] | None = None
-        self._found_targets: dict[str, str | None] | None = None
         self._signature: bytes | None = None
         self._cache: dict[str, Resolution] = {}
         self._hint_texts: dict[tuple[str, tuple[str, ...]], str | None] = {}
@@ -86,15 +86,6 @@ class Resolver:
                     suffixes.setdefault(rest, []).append(record_id)
             self._suffixes = suffixes
         return self._suffixes
-
-    @property
-    def _found(self) -> dict[str, str | None]:
-        # Targets that resolve by step 1 or a unique step 2, found with one dict lookup; the rest go through `resolve`.
-        if self._found_targets is None:
-            found = {suffix: ids[0] for suffix, ids in self.suffixes.items() if len(ids) == 1}
-            found.update(zip(self.ids, self.ids))
-            self._found_targets = found
-        return self._found_targets
 
     @property
     def signature(self) -> bytes:
@@ -152,14 +143,7 @@ class Resolver:
 
     def target(self, target: str) -> str | None:
         """The id of the record `target` resolves to, or None."""
-        found = self._found_targets
-        if found is None:
-            found = self._found
-        try:
-            return found[target]
-        except KeyError:
-            resolved = found[target] = self.resolve(target).id
-            return resolved
+        return self.resolve(target).id
 
     def formula_ids(self, record_id: str) -> tuple[str, ...] | None:
         """The formula ids of a record, or None when the record did not validate (its formulas are unknown)."""
@@ -172,13 +156,11 @@ class Resolver:
         A target is compared with whole ids and with the same number of
         trailing segments of each id, so `h100-sxn` finds `accelerators/h100-sxm`.
         """
-        from rapidfuzz import fuzz, process  # hints are for the few targets that do not resolve
-
         keys, names, folded = self._hint_keys(target.count("/") + 1, frozenset(kinds))
         same_but_case = folded.get(target.lower(), [])
-        scored = process.extract(target, names, scorer=fuzz.ratio, limit=_HINT_COUNT * 3, score_cutoff=_HINT_CUTOFF)
-        best = scored[0][1] if scored else 0.0
-        near = [keys[name] for name, score, _ in scored if score >= best - _HINT_SPREAD]
+        found = scored(target, names, limit=_HINT_COUNT * 3, cutoff=_HINT_CUTOFF)
+        best = found[0][1] if found else 0.0
+        near = [keys[name] for name, score in found if score >= best - _HINT_SPREAD]
         result: list[str] = []
         for choice in [*same_but_case, *near]:
             if choice not in result:
