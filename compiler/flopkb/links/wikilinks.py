@@ -63,7 +63,7 @@ Positions of links in their files are found by `flopkb.load.positions`.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
