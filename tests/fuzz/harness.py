@@ -59,6 +59,8 @@ class Violation:
 
     kind: str
     detail: str
+    path: str | None = None
+    """The file the violation is about, when it names one (a diagnostic's)."""
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.detail}"
@@ -267,18 +269,18 @@ def _content_violations(document: dict, exit_code: int, root: Path) -> list[Viol
 def _position_violations(item: dict, root: Path) -> Iterator[Violation]:
     where = f"{item['code']} at {item['path']}:{item['line']}:{item['column']}"
     if item["line"] < 1 or item["column"] < 1:
-        yield Violation("position-below-one", where)
+        yield Violation("position-below-one", where, item["path"])
         return
     data = _file_bytes(root, item["path"])
     if data is None:
         return
     lines = split_lines(data)
     if item["line"] > len(lines):
-        yield Violation("line-past-end", f"{where}, but the file has {len(lines)} lines")
+        yield Violation("line-past-end", f"{where}, but the file has {len(lines)} lines", item["path"])
         return
     width = len(lines[item["line"] - 1].decode("utf-8", "replace").removesuffix("\r"))
     if item["column"] > width + 1:
-        yield Violation("column-past-line-end", f"{where}, but line {item['line']} has {width} characters")
+        yield Violation("column-past-line-end", f"{where}, but line {item['line']} has {width} characters", item["path"])
 
 
 def _file_bytes(root: Path, path: str) -> bytes | None:

@@ -19,7 +19,7 @@ CLASSES = {
     "K5": "a record that is a symlink to /dev/zero (an endless file) is read without end",
     "K6": "a NUL (or another character YAML refuses) is reported at 1:1, not where it stands",
     "K7": "U+2028, U+2029 and U+0085 are counted as line breaks: later diagnostics land on wrong lines",
-    "K8": "a syntax error at the end of the file is reported on the line after the last one",
+    "K8": "a problem found at the end of a file (a syntax error, not-a-record) is reported on the line after the last one",
     "K9": "65 or more [ or { anywhere (a comment too) make the file not-a-record",
     "K10": "check PATH exits 0 when PATH does not exist",
     "K11": "an unknown field hides the record's other problems (formula claims)",
