@@ -11,6 +11,7 @@ Only the command line is used, as in the pytest suites.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import tempfile
@@ -89,7 +90,12 @@ class Campaign:
         (folder / "input.yaml").write_bytes(smallest)
         (folder / "mutated.yaml").write_bytes(data)
         _, found = checked(self.root, {rel: smallest})
-        info = {"class": name, "record": rel, "mutations": [asdict(m) for m in fewest], "violations": [str(v) for v in found]}
+        info = {
+            "class": name,
+            "record": rel,
+            "mutations": [asdict(m) for m in fewest],
+            "violations": [str(v) for v in found],
+        }
         (folder / "info.json").write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"new class {name!r} -> {folder}", flush=True)
         return folder.name
@@ -104,17 +110,21 @@ def run(campaign: Campaign, minutes: float, seed_value: int) -> None:
     files = sorted(campaign.originals)
 
     @seed(seed_value)
-    @settings(max_examples=10**9, deadline=None, database=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=10**9,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(rel=st.sampled_from(files), mutations=st.lists(ANY_MUTATION, min_size=1, max_size=4))
     def explore(rel: str, mutations: list[Mutation]) -> None:
         if time.monotonic() > deadline:
             raise Finished
         campaign.explore(rel, mutations)
 
-    try:
+    with contextlib.suppress(Finished):
         explore()
-    except Finished:
-        pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,7 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     run(campaign, options.minutes, options.seed)
     summary = campaign.summary(time.monotonic() - start)
     options.out.mkdir(parents=True, exist_ok=True)
-    (options.out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (options.out / "summary.json").write_text(
+        json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     print(json.dumps(summary, indent=2, ensure_ascii=False))
     return 1 if summary["classes"] else 0
 

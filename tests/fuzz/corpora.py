@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 from harness import REPOSITORY
@@ -56,4 +55,3 @@ def commonmark_files(examples: list[dict]) -> dict[str, bytes]:
 def batches(files: dict[str, bytes], size: int) -> list[dict[str, bytes]]:
     names = sorted(files)
     return [{name: files[name] for name in names[start : start + size]} for start in range(0, len(names), size)]
-

@@ -280,7 +280,9 @@ def _position_violations(item: dict, root: Path) -> Iterator[Violation]:
         return
     width = len(lines[item["line"] - 1].decode("utf-8", "replace").removesuffix("\r"))
     if item["column"] > width + 1:
-        yield Violation("column-past-line-end", f"{where}, but line {item['line']} has {width} characters", item["path"])
+        yield Violation(
+            "column-past-line-end", f"{where}, but line {item['line']} has {width} characters", item["path"]
+        )
 
 
 def _file_bytes(root: Path, path: str) -> bytes | None:
@@ -301,7 +303,11 @@ def split_lines(data: bytes) -> list[bytes]:
 
 def _order_violations(diagnostics: list[dict]) -> list[Violation]:
     keys = [(item["path"], item["line"], item["column"], item["code"]) for item in diagnostics]
-    return [] if keys == sorted(keys) else [Violation("unsorted", "diagnostics are not sorted by path, line, column, code")]
+    return (
+        []
+        if keys == sorted(keys)
+        else [Violation("unsorted", "diagnostics are not sorted by path, line, column, code")]
+    )
 
 
 def _summary_violations(diagnostics: list[dict], summary: dict, exit_code: int) -> list[Violation]:

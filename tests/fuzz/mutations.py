@@ -23,28 +23,121 @@ from hypothesis import strategies as st
 
 POSITION = st.integers(0, 1 << 20)
 HOSTILE_CHARACTERS = (
-    "\x00", "\x01", "\x7f", "\x80", "\x85", "\u00a0", "\u2028", "\u2029", "\ufeff", "\ufffe", "\uffff",
-    "\r", "\r\n", "\t", "\u202e", "\u0301", "\U0001f600", "\U0010ffff", "\x1b[31m", "\\", "\"", "'",
+    "\x00",
+    "\x01",
+    "\x7f",
+    "\x80",
+    "\x85",
+    "\u00a0",
+    "\u2028",
+    "\u2029",
+    "\ufeff",
+    "\ufffe",
+    "\uffff",
+    "\r",
+    "\r\n",
+    "\t",
+    "\u202e",
+    "\u0301",
+    "\U0001f600",
+    "\U0010ffff",
+    "\x1b[31m",
+    "\\",
+    '"',
+    "'",
 )
 HUGE_INTEGER = "9" * 4301
 VALUES = (
-    "{}", "[]", "{a: 1}", "[1, 2]", "{kind: flop}", "[flop]", "~", "null", "''", "true", "yes", "2024",
-    "2024-01-01", "2024-01-01T00:00:00Z", "1.5", "-.inf", ".nan", "0x1F", "0o17", "1e400", "1_000",
-    HUGE_INTEGER, "-" + HUGE_INTEGER, HUGE_INTEGER + ".5", "0." + HUGE_INTEGER, "1e" + HUGE_INTEGER,
-    "|\n  block", ">-\n  folded", "\n  - a\n  - b", "\n  a: 1\n  b: [2]", "[[x]]", "'[[x]]'", "\"\\x00\"",
-    "\"\\u2028\"", "\"\\ud800\"", "x" * 300, "&a x", "*a", "!!binary aGk=", "? complex",
+    "{}",
+    "[]",
+    "{a: 1}",
+    "[1, 2]",
+    "{kind: flop}",
+    "[flop]",
+    "~",
+    "null",
+    "''",
+    "true",
+    "yes",
+    "2024",
+    "2024-01-01",
+    "2024-01-01T00:00:00Z",
+    "1.5",
+    "-.inf",
+    ".nan",
+    "0x1F",
+    "0o17",
+    "1e400",
+    "1_000",
+    HUGE_INTEGER,
+    "-" + HUGE_INTEGER,
+    HUGE_INTEGER + ".5",
+    "0." + HUGE_INTEGER,
+    "1e" + HUGE_INTEGER,
+    "|\n  block",
+    ">-\n  folded",
+    "\n  - a\n  - b",
+    "\n  a: 1\n  b: [2]",
+    "[[x]]",
+    "'[[x]]'",
+    '"\\x00"',
+    '"\\u2028"',
+    '"\\ud800"',
+    "x" * 300,
+    "&a x",
+    "*a",
+    "!!binary aGk=",
+    "? complex",
 )
 TAGS = (
-    "!!int", "!!float", "!!bool", "!!str", "!!null", "!!map", "!!seq", "!!set", "!!omap", "!!pairs",
-    "!!binary", "!!timestamp", "!!merge", "!!value", "!custom", "!", "!<tag:yaml.org,2002:int>",
-    "!!python/name:os.system", "!!python/object/apply:os.getcwd []",
+    "!!int",
+    "!!float",
+    "!!bool",
+    "!!str",
+    "!!null",
+    "!!map",
+    "!!seq",
+    "!!set",
+    "!!omap",
+    "!!pairs",
+    "!!binary",
+    "!!timestamp",
+    "!!merge",
+    "!!value",
+    "!custom",
+    "!",
+    "!<tag:yaml.org,2002:int>",
+    "!!python/name:os.system",
+    "!!python/object/apply:os.getcwd []",
 )
 TAGGED_VALUES = ("a", "abc", "2024", "[1, 2]", "{a: 1}", "", "1.5", "yes", HUGE_INTEGER, "2024-13-45")
 SNIPPETS = (
-    "zz_unknown: 1", "kind: flop", "id: flops/x", "kind:", "- item", "? key", ": value", "a: &a [1]",
-    "b: *a", "<<: *a", "<<: [*a, *a]", "formulas:", "  - id: f\n    expr: 1/0\n    unit: '1'", "---", "...",
-    "%YAML 1.1", "%TAG ! tag:x,2000:", "# " + "[" * 65, "notes: " + "[" * 65, "notes: " + "{" * 65,
-    "'unterminated", "\"unterminated", "key: value # [[link]]", "\t", "", "notes: |\n\ta tab in a block",
+    "zz_unknown: 1",
+    "kind: flop",
+    "id: flops/x",
+    "kind:",
+    "- item",
+    "? key",
+    ": value",
+    "a: &a [1]",
+    "b: *a",
+    "<<: *a",
+    "<<: [*a, *a]",
+    "formulas:",
+    "  - id: f\n    expr: 1/0\n    unit: '1'",
+    "---",
+    "...",
+    "%YAML 1.1",
+    "%TAG ! tag:x,2000:",
+    "# " + "[" * 65,
+    "notes: " + "[" * 65,
+    "notes: " + "{" * 65,
+    "'unterminated",
+    '"unterminated',
+    "key: value # [[link]]",
+    "\t",
+    "",
+    "notes: |\n\ta tab in a block",
 )
 
 
@@ -134,7 +227,9 @@ def _indent(mutation: Mutation, data: bytes) -> bytes:
 def _dedent(mutation: Mutation, data: bytes) -> bytes:
     lines = _lines(data)
     index = _line(lines, mutation.position)
-    lines[index] = lines[index][int(mutation.argument) :] if lines[index][: int(mutation.argument)].isspace() else lines[index]
+    lines[index] = (
+        lines[index][int(mutation.argument) :] if lines[index][: int(mutation.argument)].isspace() else lines[index]
+    )
     return b"\n".join(lines)
 
 
@@ -148,7 +243,9 @@ def _tabify(mutation: Mutation, data: bytes) -> bytes:
 
 def _value_lines(lines: list[bytes]) -> list[int]:
     """The lines holding `key: value` or `- value`, where a value can be replaced."""
-    return [i for i, line in enumerate(lines) if b": " in line or line.lstrip().startswith(b"- ") or line.endswith(b":")]
+    return [
+        i for i, line in enumerate(lines) if b": " in line or line.lstrip().startswith(b"- ") or line.endswith(b":")
+    ]
 
 
 def _replace_value(mutation: Mutation, data: bytes) -> bytes:
@@ -213,7 +310,10 @@ EDITS = {
 }
 
 
-def _mutation(family: str, action: str, argument: st.SearchStrategy[str] = st.just("")) -> st.SearchStrategy[Mutation]:
+NO_ARGUMENT = st.just("")
+
+
+def _mutation(family: str, action: str, argument: st.SearchStrategy[str] = NO_ARGUMENT) -> st.SearchStrategy[Mutation]:
     return st.builds(Mutation, st.just(family), st.just(action), POSITION, argument)
 
 
@@ -236,7 +336,11 @@ INDENTATION = st.one_of(
 )
 CHARACTERS = _mutation("characters", "insert-text", st.sampled_from(HOSTILE_CHARACTERS))
 TAGGED = st.one_of(
-    _mutation("tags", "replace-value", st.builds(lambda tag, value: f"{tag} {value}", st.sampled_from(TAGS), st.sampled_from(TAGGED_VALUES))),
+    _mutation(
+        "tags",
+        "replace-value",
+        st.builds(lambda tag, value: f"{tag} {value}", st.sampled_from(TAGS), st.sampled_from(TAGGED_VALUES)),
+    ),
     _mutation("tags", "tag-key", st.sampled_from(TAGS)),
 )
 ANCHORS = _mutation("anchors", "anchor", st.sampled_from(["*a", "<<: *a", "<<: [*a]", "[*a, *a]", "{<<: *a}", "*b"]))
@@ -279,8 +383,15 @@ def deep_flow(depth: int, opener: str = "[", closer: str = "]") -> str:
 
 def deep_block(depth: int, sequence: bool = False) -> str:
     if sequence:
-        return "id: flops/x\nkind: flop\nnotes:\n" + "".join(" " * i + "-\n" for i in range(depth)) + " " * depth + "- x\n"
-    return "id: flops/x\nkind: flop\nnotes:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, depth)) + " " * depth + "x\n"
+        return (
+            "id: flops/x\nkind: flop\nnotes:\n" + "".join(" " * i + "-\n" for i in range(depth)) + " " * depth + "- x\n"
+        )
+    return (
+        "id: flops/x\nkind: flop\nnotes:\n"
+        + "".join(" " * i + f"k{i}:\n" for i in range(1, depth))
+        + " " * depth
+        + "x\n"
+    )
 
 
 def huge_files() -> dict[str, bytes]:
