@@ -4,7 +4,8 @@
 
 Every new failure class (see `harness.signature`) is minimised (mutations dropped, then lines removed while
 the class stays) and written to OUT/<n>/: `input.yaml` (the minimised file), `mutated.yaml` (as generated),
-`info.json` (the record it replaces, the mutations, the violations); OUT/summary.json counts every class.
+`info.json` (the record it replaces, the mutations, the violations); OUT/summary.json counts every class
+and names the known class (tests/fuzz/known.py) each belongs to. The exit status is 1 when a class is new.
 Only the command line is used, as in the pytest suites.
 """
 
@@ -24,6 +25,7 @@ from pathlib import Path
 from harness import REPOSITORY, checked, copy_base, record_files, signature, warm_up
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
+from known import classify
 from mutations import ANY_MUTATION, Mutation, mutated
 
 
@@ -67,17 +69,20 @@ class Campaign:
         self.originals = {rel: (root / rel).read_bytes() for rel in record_files(root)}
         self.counts: Counter[str] = Counter()
         self.examples: dict[str, str] = {}
+        self.known: dict[str, str | None] = {}
         self.runs = 0
 
-    def classes(self, rel: str, data: bytes) -> set[str]:
+    def classes(self, rel: str, data: bytes) -> dict[str, str | None]:
+        """The failure classes of a check with `data` in `rel`: each with its known class (FINDINGS.md) or None."""
         self.runs += 1
         _, found = checked(self.root, {rel: data})
-        return {signature(violation) for violation in found}
+        return {signature(violation): classify(violation, data) for violation in found}
 
     def explore(self, rel: str, mutations: list[Mutation]) -> None:
         data = mutated(self.originals[rel], mutations)
-        for name in sorted(self.classes(rel, data)):
+        for name, known in sorted(self.classes(rel, data).items()):
             self.counts[name] += 1
+            self.known.setdefault(name, known)
             if name not in self.examples:
                 self.examples[name] = self.keep(name, rel, mutations, data)
 
@@ -97,11 +102,14 @@ class Campaign:
             "violations": [str(v) for v in found],
         }
         (folder / "info.json").write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(f"new class {name!r} -> {folder}", flush=True)
+        print(f"new class {name!r} ({self.known[name] or 'not a known class'}) -> {folder}", flush=True)
         return folder.name
 
     def summary(self, seconds: float) -> dict:
-        classes = {name: {"count": count, "example": self.examples[name]} for name, count in self.counts.most_common()}
+        classes = {
+            name: {"count": count, "known": self.known[name], "example": self.examples[name]}
+            for name, count in self.counts.most_common()
+        }
         return {"runs": self.runs, "seconds": round(seconds), "classes": classes}
 
 
@@ -144,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     print(json.dumps(summary, indent=2, ensure_ascii=False))
-    return 1 if summary["classes"] else 0
+    return 1 if any(entry["known"] is None for entry in summary["classes"].values()) else 0
 
 
 if __name__ == "__main__":

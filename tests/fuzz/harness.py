@@ -36,7 +36,8 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 EXIT_CODES = (0, 1, 2)
 SEVERITIES = ("error", "warning")
 DIAGNOSTIC_KEYS = {"code", "severity", "path", "line", "column", "message"}
-MEMORY_LIMIT = 3 << 30
+MEMORY_HEADROOM = 2 << 30
+"""Bytes of address space a forked run may take beyond its parent's."""
 TRACEBACK = "Traceback (most recent call last)"
 TIMEOUT = float(os.environ.get("FLOPKB_FUZZ_TIMEOUT", "10"))
 """The hang guard: seconds one `flopkb check` of a mutation of the base may take."""
@@ -109,7 +110,8 @@ def _child(args: list[str], out: int, err: int, cwd: Path | None) -> None:
         os.dup2(err, 2)
         sys.stdout = open(1, "w", encoding="utf-8", errors="strict", closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+        limit = _address_space() + MEMORY_HEADROOM
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         if cwd is not None:
             os.chdir(cwd)
         code = _call_main(args)
@@ -118,6 +120,12 @@ def _child(args: list[str], out: int, err: int, cwd: Path | None) -> None:
             sys.stdout.flush()
             sys.stderr.flush()
         os._exit(code)
+
+
+def _address_space() -> int:
+    """This process's virtual memory size in bytes."""
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
 def _call_main(args: list[str]) -> int:
@@ -138,18 +146,10 @@ def run_process(args: Sequence[str], timeout: float, prefix: Sequence[str] = ())
     start = time.monotonic()
     command = [*prefix, sys.executable, "-m", "flopkb", *args]
     try:
-        done = subprocess.run(command, capture_output=True, timeout=timeout, env=_environment(), check=False)
+        done = subprocess.run(command, capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired as expired:
         return Run(tuple(args), None, expired.stdout or b"", expired.stderr or b"", time.monotonic() - start)
     return Run(tuple(args), done.returncode, done.stdout, done.stderr, time.monotonic() - start)
-
-
-def _environment() -> dict[str, str]:
-    """This environment, with the package this process imported first on the new process's path."""
-    import flopkb
-
-    package = str(Path(flopkb.__file__).resolve().parents[1])
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([package, os.environ.get("PYTHONPATH", "")])}
 
 
 def _wait(pid: int, timeout: float) -> int | None:

@@ -4,7 +4,7 @@ Every input must give: no traceback, an exit status in {0, 1, 2} that agrees wit
 `internal-error`, or when the command could not run), a `--format json` report that is UTF-8 JSON of the
 shape spec/CLI.md gives, and every diagnostic inside its file (harness.py says how lines are counted),
 within the hang guard's time. Inputs are derandomised: CI sees the same ones on every run.
-FLOPKB_FUZZ_EXAMPLES sets the examples per mutation family (default 60; the campaign script goes further).
+FLOPKB_FUZZ_EXAMPLES sets the examples per mutation family (default 120; the campaign script goes further).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from known import expect_only_known, known, xfail_if_known
 from mutations import FAMILIES, Mutation, alias_bomb, deep_block, deep_flow, huge_files, mutated, top_level_type_change
 
-EXAMPLES = int(os.environ.get("FLOPKB_FUZZ_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("FLOPKB_FUZZ_EXAMPLES", "120"))
 SPECIAL_TIMEOUT = 5.0
 FUZZ_SETTINGS = settings(
     max_examples=EXAMPLES,
