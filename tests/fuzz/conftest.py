@@ -8,10 +8,6 @@ import pytest
 from harness import copy_base, warm_up
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "known_class(name): the test meets a known failure class (tests/fuzz/known.py)")
-
-
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = copy_base(tmp_path_factory.mktemp("fuzz") / "kb")

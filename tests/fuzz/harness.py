@@ -245,6 +245,9 @@ def _shape_violations(document: object) -> list[Violation]:
     return found
 
 
+NOT_UTF8_BYTE = re.compile(r"\\x[0-9a-f]{2}")
+
+
 def _well_formed(item: object) -> bool:
     if not isinstance(item, dict) or not DIAGNOSTIC_KEYS <= set(item) <= DIAGNOSTIC_KEYS | {"hint"}:
         return False
@@ -254,7 +257,7 @@ def _well_formed(item: object) -> bool:
         all(isinstance(text, str) for text in texts)
         and all(isinstance(number, int) and not isinstance(number, bool) for number in numbers)
         and item["severity"] in SEVERITIES
-        and "\\" not in item["path"]
+        and "\\" not in NOT_UTF8_BYTE.sub("", item["path"])  # '/' separators; a byte of a non-UTF-8 name is \xHH
     )
 
 

@@ -281,12 +281,43 @@ def _syntax_hint(text: str, line: int) -> str | None:
 
 
 def compose(text: str) -> yaml.Node | None:
-    """The node tree of one YAML document, its nesting bounded (`_Loader`)."""
-    loader = _Loader(text)
+    """The node tree of one YAML document, its nesting bounded (`_Loader`).
+
+    libyaml reads YAML 1.1, where U+0085, U+2028 and U+2029 break lines; in
+    YAML 1.2, as in editors and git, they are characters like others. They are
+    handed to libyaml as private-use characters of the same length (so every
+    mark index stays), and given back in the values.
+    """
+    hidden = _SEPARATORS.search(text) is not None and _PLACEHOLDERS.search(text) is None
+    loader = _Loader(text.translate(_HIDE) if hidden else text)
     try:
-        return loader.get_single_node()
+        root = loader.get_single_node()
     finally:
         loader.dispose()
+    if hidden and root is not None:
+        _give_back(root)
+    return root
+
+
+_SEPARATORS = re.compile("[\x85\u2028\u2029]")
+_PLACEHOLDERS = re.compile("[\uf8fd-\uf8ff]")
+_HIDE = str.maketrans("\x85\u2028\u2029", "\uf8fd\uf8fe\uf8ff")
+_GIVE_BACK = str.maketrans("\uf8fd\uf8fe\uf8ff", "\x85\u2028\u2029")
+
+
+def _give_back(root: yaml.Node) -> None:
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:  # an alias: the same node again
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            node.value = node.value.translate(_GIVE_BACK)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        else:
+            stack.extend(part for pair in node.value for part in pair)
 
 
 class _TypedPlainResolver(Resolver):
