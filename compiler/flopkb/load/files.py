@@ -27,11 +27,16 @@ def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
     except OSError as error:
         raise Unreadable(f"the file cannot be read: {error.strerror}") from error
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise Unreadable(f"{_kind(mode)} is not a record file; records are regular files")
-        with os.fdopen(fd, "rb", closefd=False) as stream:
-            raw = stream.read(limit + 1)
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise Unreadable(f"{_kind(status.st_mode)} is not a record file; records are regular files")
+        # One read of the size fstat gave, plus a byte to see the end; more only for a file that grew meanwhile.
+        chunks = [os.read(fd, min(status.st_size, limit) + 1)]
+        read = len(chunks[0])
+        while chunks[-1] and read <= limit:
+            chunks.append(os.read(fd, limit + 1 - read))
+            read += len(chunks[-1])
+        raw = b"".join(chunks)
     except OSError as error:
         raise Unreadable(f"the file cannot be read: {error.strerror}") from error
     finally:

@@ -244,7 +244,7 @@ def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
             make(
                 "not-a-record",
                 path,
-                *lines.position(root.start_mark.index),
+                *lines.inside(root.start_mark.index),
                 "the top level is not a mapping; a record is a mapping of fields",
             )
         ]
@@ -252,7 +252,7 @@ def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
     try:
         data = builder.plain(root, 0)
     except _Problem as problem:
-        return None, [make(problem.code, path, *lines.position(problem.index), problem.message)]
+        return None, [make(problem.code, path, *lines.inside(problem.index), problem.message)]
     source = Source(path, text, data)
     source._lines = lines
     return source, builder.diagnostics
@@ -288,7 +288,8 @@ def compose(text: str) -> yaml.Node | None:
     handed to libyaml as private-use characters of the same length (so every
     mark index stays), and given back in the values.
     """
-    hidden = _SEPARATORS.search(text) is not None and _PLACEHOLDERS.search(text) is None
+    # `in`, not a regular expression: a text of narrower characters is ruled out at once, the rest by memchr.
+    hidden = ("\x85" in text or "\u2028" in text or "\u2029" in text) and _PLACEHOLDERS.search(text) is None
     loader = _Loader(text.translate(_HIDE) if hidden else text)
     try:
         root = loader.get_single_node()
@@ -299,7 +300,6 @@ def compose(text: str) -> yaml.Node | None:
     return root
 
 
-_SEPARATORS = re.compile("[\x85\u2028\u2029]")
 _PLACEHOLDERS = re.compile("[\uf8fd-\uf8ff]")
 _HIDE = str.maketrans("\x85\u2028\u2029", "\uf8fd\uf8fe\uf8ff")
 _GIVE_BACK = str.maketrans("\uf8fd\uf8fe\uf8ff", "\x85\u2028\u2029")
@@ -422,7 +422,6 @@ class _Builder:
         self._constructor = SafeConstructor()
 
     def _enter(self, node: yaml.Node, depth: int) -> None:
-        self._nodes += 1
         if self._nodes > MAX_NODES:
             raise _Problem(
                 "not-a-record", node.start_mark.index, f"the file has more than {MAX_NODES:,} values (alias expansion?)"
@@ -431,6 +430,7 @@ class _Builder:
             raise _Problem("not-a-record", node.start_mark.index, _TOO_DEEP)
 
     def build(self, node: yaml.Node, path: Path, depth: int) -> Any:
+        self._nodes += 1
         self._enter(node, depth)
         positions = self.positions
         if positions is not None:
@@ -455,19 +455,32 @@ class _Builder:
         return result
 
     def plain(self, node: yaml.Node, depth: int) -> Any:
-        """`build` without positions: no data paths are made (the parse that builds every file's data records none)."""
-        self._enter(node, depth)
-        if isinstance(node, yaml.ScalarNode):
-            return node.value if node.tag == _STR else self._typed_scalar(node)
-        self._collection_tag(node)
+        """`build` without positions: no data paths are made (the parse that builds every file's data records none).
+
+        The walk every file takes, so its common cases are written out: no call per node but `plain` itself.
+        """
+        self._nodes += 1
+        if self._nodes > MAX_NODES or depth > MAX_NESTING:
+            self._enter(node, depth)
+        tag = node.tag
+        if tag == _STR and type(node) is yaml.ScalarNode:
+            return node.value
+        if type(node) is yaml.ScalarNode:
+            return self._typed_scalar(node)
+        if tag != _COLLECTION_TAGS[type(node)]:
+            self._collection_tag(node)
         depth += 1
-        if isinstance(node, yaml.SequenceNode):
+        if tag == _SEQ:
             return [self.plain(item, depth) for item in node.value]
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            key = self._key(key_node, result)
-            if key is not None:
-                result[key] = self.plain(value_node, depth)
+            if key_node.tag == _STR and type(key_node) is yaml.ScalarNode and key_node.value not in result:
+                key = key_node.value
+            else:
+                key = self._key(key_node, result)
+                if key is None:
+                    continue
+            result[key] = self.plain(value_node, depth)
         return result
 
     def _key(self, node: yaml.Node, seen: dict[str, Any]) -> str | None:
