@@ -37,7 +37,7 @@ from flopkb.site.charts import LineSeries, line_chart_svg, svg_size
 if TYPE_CHECKING:
     from flopkb.formulas.stage import Claim, FormulaResult
     from flopkb.pipeline.compile import Entry
-    from flopkb.site.render import Page, Site
+    from flopkb.site.pages import Page, Site
 
 MAX_ROWS = 60
 """Rows of a results table beyond which the table is cut (every value is in `flopkb eval`)."""

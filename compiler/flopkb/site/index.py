@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 from flopkb.report.codes_doc import render_codes_markdown
 from flopkb.site.graph import GRAPH_PAGE
 from flopkb.site.hardware import COMPARE_PAGE
-from flopkb.site.render import KIND_ORDER, KIND_TITLES, author_list, record_path
+from flopkb.site.pages import KIND_ORDER, KIND_TITLES, author_list, debt_anchor, record_path
 
 if TYPE_CHECKING:
-    from flopkb.site.render import Page, Site
+    from flopkb.site.pages import Page, Site
 
 HOME = "index.md"
 EVIDENCE = "evidence.md"
@@ -197,7 +197,6 @@ def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str
 
 
 def render_evidence(site: Site) -> None:
-    from flopkb.site.render import debt_anchor
 
     page = site.page(EVIDENCE)
     evidence = site.kb.evidence
