@@ -42,6 +42,7 @@ Choices, and why:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import shutil
@@ -49,9 +50,12 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
+
+if TYPE_CHECKING:
+    from flopkb.site.partial import Reuse
 
 __all__ = [
     "DEFAULT_NAV",
@@ -283,7 +287,12 @@ class _Collect(logging.Handler):
         self.messages: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
+        message = record.getMessage()
+        if not message.startswith(_DIRTY_WARNING):  # a partial build is dirty on purpose (flopkb.site.partial)
+            self.messages.append(message)
+
+
+_DIRTY_WARNING = "A 'dirty' build is being performed"
 
 
 @dataclass(frozen=True)
@@ -292,6 +301,25 @@ class BuildResult:
     config_file: Path
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    pages: int = 0
+    """How many pages mkdocs converted and rendered (the others' HTML was kept)."""
+    base: str = ""
+    """What every page's HTML depends on besides its markdown (`mkdocs_base`)."""
+
+
+def mkdocs_base(config: dict[str, Any], epoch: int) -> str:
+    """The key of what every page's HTML shares: the configuration but its folders, the overrides, versions, date."""
+    import material
+    import mkdocs
+
+    shared = {key: value for key, value in config.items() if key not in ("docs_dir", "site_dir")}
+    key = hashlib.blake2b(digest_size=16)
+    key.update(repr((shared, epoch, mkdocs.__version__, getattr(material, "__version__", ""))).encode())
+    overrides = Path(config["theme"]["custom_dir"])
+    for path in sorted(p for p in overrides.rglob("*") if p.is_file()):
+        key.update(str(path.relative_to(overrides)).encode() + b"\0")
+        key.update(path.read_bytes())
+    return key.hexdigest()
 
 
 def build_site(
@@ -301,6 +329,7 @@ def build_site(
     config_file: str | Path | None = None,
     source_date_epoch: int | None = None,
     install: bool = True,
+    reuse: Reuse | None = None,
     **config_kwargs: Any,
 ) -> BuildResult:
     """Install assets, write mkdocs.yml, and build the site with mkdocs.
@@ -310,9 +339,14 @@ def build_site(
     mkdocs' warnings (broken links, missing nav pages) are returned; with
     strict=True mkdocs raises `mkdocs.exceptions.Abort` on any of them.
     mkdocs empties site_dir first, so files of removed records do not linger.
+
+    With `reuse` (an empty site_dir, and a previous site built under the same `mkdocs_base`), only
+    the changed pages are built; the rest is linked from the previous site (`flopkb.site.partial`).
     """
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
+
+    from flopkb.site.partial import PartialBuild
 
     start = time.perf_counter()
     docs = Path(docs_dir).resolve()
@@ -325,10 +359,14 @@ def build_site(
     handler = _Collect()
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
+    partial = PartialBuild(reuse)
     try:
-        with _source_date_epoch(source_date_epoch):
+        with _source_date_epoch(source_date_epoch) as epoch:
             config = load_config(config_file=str(cfg_path))
-            build(config)
+            config.plugins["flopkb/partial"] = partial
+            build(config, dirty=reuse is not None)
+            partial.link_previous(site)
     finally:
         logger.removeHandler(handler)
-    return BuildResult(site, cfg_path.resolve(), handler.messages, time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return BuildResult(site, cfg_path.resolve(), handler.messages, seconds, partial.built, mkdocs_base(cfg, epoch))

@@ -12,6 +12,7 @@ references) or jinja2's autoescape.
 from __future__ import annotations
 
 import functools
+import hashlib
 import html
 import json
 import re
@@ -209,6 +210,14 @@ class RenderResult:
     written: list[str] = field(default_factory=list)
     """Every file written, relative to docs_dir, in writing order."""
     nav: list[Any] = field(default_factory=list)
+    digests: dict[str, str] = field(default_factory=dict)
+    """The digest of every file of the docs folder, written or kept (see `file_digest`)."""
+    records: dict[str, tuple[str | None, list[str]]] = field(default_factory=dict)
+    """Per record: the key its page was rendered under (`flopkb.site.keys`) and the files of its page."""
+    base: str = ""
+    """The key every record page shares (`flopkb.site.keys.base_key`)."""
+    rendered: list[str] = field(default_factory=list)
+    """The records whose pages were rendered (not kept from the previous build), sorted."""
 
 
 class Site:
@@ -253,6 +262,7 @@ class Site:
             parent.mkdir(parents=True, exist_ok=True)
             self._made.add(parent)
         data = text.encode("utf-8") if isinstance(text, str) else text
+        self.result.digests[rel] = file_digest(data)
         self._writes.append(self._writer.submit(_write_file, path, data))
         if len(self._writes) > 256:
             self._drain(128)
@@ -291,6 +301,11 @@ class Site:
         repo = self.config.site.repo_url
         url = safe_url(repo.rstrip("/") + "/blob/HEAD/" + path) if repo else None
         return url if url and url.startswith(("http://", "https://")) else None
+
+
+def file_digest(data: bytes) -> str:
+    """What a build compares to tell a changed file of the docs folder from a kept one."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _write_file(path: Path, data: bytes) -> None:

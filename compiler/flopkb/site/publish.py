@@ -41,7 +41,10 @@ from flopkb.pipeline.compile import (
     load_entries,
 )
 from flopkb.report.diagnostics import Severity
-from flopkb.site.mkdocs import SITE_ROOT, build_site, mkdocs_config, write_config
+from flopkb.site.mkdocs import SITE_ROOT, build_site, install_assets, mkdocs_base, mkdocs_config, write_config
+from flopkb.site.pages import file_digest
+from flopkb.site.partial import Reuse
+from flopkb.site.state import BuildState
 
 if TYPE_CHECKING:
     from flopkb.config import Config
@@ -61,6 +64,10 @@ class BuildOutcome:
     """What mkdocs warned about (none is expected)."""
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds per phase: compile, render, mkdocs, swap."""
+    rendered: int = 0
+    """Record pages rendered (the others were kept from the previous build: `flopkb.site.state`)."""
+    built: int = 0
+    """Pages mkdocs converted and rendered (the others' HTML was kept)."""
 
 
 def site_root_of(config: Config) -> Path:
@@ -102,6 +109,11 @@ def site_paths(config: Config) -> tuple[Path, Path, Path]:
     if site.exists() and not site.is_dir():
         raise BuildError(f"site_dir {site} exists and is not a folder")
     return site, site.with_name(site.name + "-docs"), site.with_name(site.name + "-mkdocs.yml")
+
+
+def state_path(site: Path) -> Path:
+    """Where a build leaves its state for the next one (`flopkb.site.state`)."""
+    return site.with_name(site.name + "-state.json")
 
 
 def swap_in(new: Path, target: Path) -> None:
@@ -153,13 +165,26 @@ def build(
         "site_root": site_root,
     }
     site.parent.mkdir(parents=True, exist_ok=True)
+    state_file = state_path(site)
+    previous = BuildState.load(state_file) if kept_docs.is_dir() and site.is_dir() else None
     work = Path(tempfile.mkdtemp(prefix=f".{site.name}-build-", dir=site.parent))
     try:
         mark = time.perf_counter()
-        rendered = render_docs(kb, work / "docs", site_root=site_root)
+        rendered = render_docs(
+            kb, work / "docs", site_root=site_root, previous=previous, previous_docs=kept_docs if previous else None
+        )
+        docs = rendered.digests
+        docs.update(
+            (rel, file_digest((work / "docs" / rel).read_bytes())) for rel in install_assets(work / "docs", site_root)
+        )
         timings["render"] = time.perf_counter() - mark
         mark = time.perf_counter()
         when = source_date_epoch(config) if epoch is None else epoch
+        cfg = mkdocs_config(docs_dir=work / "docs", site_dir=work / "site", nav=rendered.nav, **options)
+        reuse = None
+        if previous is not None and previous.mkdocs_base == mkdocs_base(cfg, when):
+            changed = frozenset(rel for rel, digest in docs.items() if previous.docs.get(rel) != digest)
+            reuse = Reuse(site, changed, frozenset(previous.docs.keys() - docs.keys()))
         # The compiled base stays in memory while mkdocs runs: keep the cyclic
         # collector from scanning it again and again (it holds no garbage).
         gc.freeze()
@@ -169,6 +194,8 @@ def build(
                 work / "site",
                 config_file=work / "mkdocs.yml",
                 source_date_epoch=when,
+                install=False,
+                reuse=reuse,
                 nav=rendered.nav,
                 **options,
             )
@@ -176,11 +203,22 @@ def build(
             gc.unfreeze()
         timings["mkdocs"] = time.perf_counter() - mark
         mark = time.perf_counter()
+        state_file.unlink(missing_ok=True)
         swap_in(work / "site", site)
         swap_in(work / "docs", kept_docs)
         write_config(mkdocs_config(docs_dir=kept_docs, site_dir=site, nav=rendered.nav, **options), kept_config)
+        BuildState(rendered.base, result.base, rendered.records, docs).save(state_file)
         timings["swap"] = time.perf_counter() - mark
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    pages = sum(1 for rel in rendered.written if rel.endswith(".md"))
-    return BuildOutcome(kb, refused=False, site_dir=site, pages=pages, warnings=list(result.warnings), timings=timings)
+    pages = sum(1 for rel in docs if rel.endswith(".md"))
+    return BuildOutcome(
+        kb,
+        refused=False,
+        site_dir=site,
+        pages=pages,
+        warnings=list(result.warnings),
+        timings=timings,
+        rendered=len(rendered.rendered),
+        built=result.pages,
+    )

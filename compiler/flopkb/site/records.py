@@ -216,8 +216,14 @@ def neighbourhood_json(site: Site, page: Page, record_id: str) -> Markup | None:
     return json_for_script(data)
 
 
-def render_records(site: Site, ids: Iterable[str] | None = None) -> None:
-    for record_id in sorted(site.entries) if ids is None else ids:
+def render_records(site: Site, ids: Iterable[str]) -> dict[str, list[str]]:
+    """Render these records' pages (and their charts); return the files of each."""
+    written = site.result.written
+    files = {}
+    for record_id in ids:
         entry = site.entries[record_id]
+        start = len(written)
         context = record_context(site, entry)
         site.render(f"record/{entry.record.kind}.md.j2", record_path(record_id), **context)  # type: ignore[union-attr]
+        files[record_id] = written[start:]
+    return files

@@ -33,9 +33,11 @@ import jinja2
 from flopkb.site.graph import render_graph_page
 from flopkb.site.hardware import render_compare_page
 from flopkb.site.index import render_index_pages
+from flopkb.site.keys import base_key, record_key
 from flopkb.site.mkdocs import SITE_ROOT
 from flopkb.site.pages import RenderResult, Site, environment, template_dirs
 from flopkb.site.records import render_records
+from flopkb.site.state import BuildState, link_files
 
 if TYPE_CHECKING:
     from flopkb.pipeline.compile import KnowledgeBase
@@ -52,16 +54,16 @@ _FORKED: tuple[KnowledgeBase, Path, jinja2.Environment] | None = None
 """What a forked worker renders from: set in the parent just before the fork, inherited by the workers."""
 
 
-def _render_share(ids: list[str]) -> list[str]:
-    """In a worker: render these records' pages (and their charts); return the files written."""
+def _render_share(ids: list[str]) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """In a worker: render these records' pages (and their charts); return each one's files, and their digests."""
     assert _FORKED is not None
     kb, docs_dir, env = _FORKED
     site = Site(kb, docs_dir, env)
     try:
-        render_records(site, ids)
+        files = render_records(site, ids)
     finally:
         site.close()
-    return site.result.written
+    return files, site.result.digests
 
 
 def render_workers(records: int) -> int:
@@ -86,17 +88,38 @@ def render_docs(
     template_root: Path | None = None,
     site_root: Path = SITE_ROOT,
     parallel: bool = True,
+    previous: BuildState | None = None,
+    previous_docs: Path | None = None,
 ) -> RenderResult:
     """Write every page, chart and data file of the site into `docs_dir` (which should be empty) and return the nav.
 
-    With `parallel` (the default), a base of PARALLEL_FROM records or more renders its record pages in
-    worker processes (`render_workers`)."""
+    With a `previous` build's state and its docs folder, a record page whose key (`flopkb.site.keys`) is
+    the one it was rendered under there is not rendered: its files are hard-linked from `previous_docs`.
+    With `parallel` (the default), PARALLEL_FROM record pages or more are rendered in worker processes
+    (`render_workers`)."""
     global _FORKED
     root = template_root if template_root is not None else kb.config.root
-    env = environment(template_dirs(root, site_root))
+    dirs = template_dirs(root, site_root)
+    env = environment(dirs)
     site = Site(kb, Path(docs_dir), env)
     site.docs_dir.mkdir(parents=True, exist_ok=True)
-    workers = render_workers(len(site.entries)) if parallel else 0
+    result = site.result
+    base = result.base = base_key(site, dirs)
+    keys = {record_id: record_key(site, record_id, base) for record_id in sorted(site.entries)}
+    kept: dict[str, tuple[str | None, list[str]]] = {}
+    if previous is not None and previous_docs is not None and previous.render_base == base:
+        kept = {
+            record_id: previous.records[record_id]
+            for record_id, key in keys.items()
+            if key is not None and previous.records.get(record_id, (None,))[0] == key
+        }
+        kept_files = [rel for _key, files in kept.values() for rel in files]
+        link_files(previous_docs, site.docs_dir, kept_files)
+        result.digests.update((rel, previous.docs[rel]) for rel in kept_files)
+    result.records.update(kept)
+    todo = [record_id for record_id in keys if record_id not in kept]
+    result.rendered = todo
+    workers = render_workers(len(todo)) if parallel else 0
     pool = shares = None
     if workers:
         # Record pages are independent of each other: a large base renders them in forked workers (which
@@ -104,23 +127,26 @@ def render_docs(
         # starts its writer threads. Each page's bytes do not depend on which process wrote it.
         import multiprocessing
 
-        ids = sorted(site.entries)
         _FORKED = (kb, site.docs_dir, env)
         pool = multiprocessing.get_context("fork").Pool(workers)
-        shares = pool.map_async(_render_share, [ids[start::workers] for start in range(workers)])
+        shares = pool.map_async(_render_share, [todo[start::workers] for start in range(workers)])
     try:
         if pool is None:
-            render_records(site)
+            rendered = render_records(site, todo)
         render_compare_page(site)
         render_graph_page(site)
-        site.result.nav = render_index_pages(site)
+        result.nav = render_index_pages(site)
         if pool is not None and shares is not None:
-            for written in shares.get():
-                site.result.written.extend(written)
+            rendered = {}
+            for files, digests in shares.get():
+                rendered.update(files)
+                result.digests.update(digests)
+                result.written.extend(rel for written in files.values() for rel in written)
+        result.records.update((record_id, (keys[record_id], files)) for record_id, files in rendered.items())
     finally:
         if pool is not None:
             pool.terminate()
             pool.join()
             _FORKED = None
         site.close()
-    return site.result
+    return result
