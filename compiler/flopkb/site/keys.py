@@ -30,7 +30,7 @@ pages whose markdown changed (`flopkb.site.partial`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from flopkb.links.memo import dependency_key
@@ -57,34 +57,57 @@ def record_key(site: Site, record_id: str, base: str) -> str | None:
     kb = site.kb
     entries = kb.entries
     entry = entries[record_id]
-    own = dependency_key(kb, record_id)
+    computes = _computes(site)
+    own = computes(record_id)
     if entry.digest is None or own is None:
         return None
-    parts: list[object] = [base, entry.digest, own]
+    key = hashlib.blake2b(base.encode(), digest_size=16)
+    key.update(entry.digest)
+    key.update(own)
     graph = site.graph
     neighbours: set[str] = set()
     if graph is not None and record_id in graph:
-        neighbours.update(graph.succ[record_id], graph.pred[record_id])
-        for other in sorted(neighbours):
-            parts.append((other, graph.succ[record_id].get(other), graph.pred[record_id].get(other)))
+        succ, pred = graph.succ[record_id], graph.pred[record_id]
+        neighbours.update(succ, pred)
+        key.update(repr([(other, succ.get(other), pred.get(other)) for other in sorted(neighbours)]).encode())
     neighbours.update(found for found, _formula, _title in formulas_on(site).get(record_id, ()))
     named: set[str] = set()
     if kb.evidence is not None:
         status = kb.evidence.of(record_id)
-        parts.append(repr(status))
+        key.update(repr(status).encode())
         for item in status.own:
             dependents = kb.evidence.dependents.get(item, ())
-            parts.append(dependents)
+            key.update(repr(dependents).encode())
             named.update(dependents)
         for debt in status.inherited:
             named.update((debt.item.record, *debt.via))
     for other in sorted(neighbours | named):
         found = entries.get(other)
+        key.update(other.encode() + b"\0")
         if found is None:
-            parts.append((other, None))
             continue
-        computes = dependency_key(kb, other) if other in neighbours else ()
-        if found.digest is None or computes is None:
+        if found.digest is None:
             return None
-        parts.append((other, found.digest, computes))
-    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+        key.update(found.digest)
+        if other in neighbours:
+            theirs = computes(other)
+            if theirs is None:
+                return None
+            key.update(theirs)
+    return key.hexdigest()
+
+
+def _computes(site: Site) -> Callable[[str], bytes | None]:
+    """A record's dependency key as a digest (None when it has none), each computed once per rendering."""
+    found: dict[str, bytes | None] | None = site.cache.get("dependency_digests")
+    if found is None:
+        found = site.cache["dependency_digests"] = {}
+    kb = site.kb
+
+    def computes(record_id: str) -> bytes | None:
+        if record_id not in found:
+            key = dependency_key(kb, record_id)
+            found[record_id] = None if key is None else hashlib.blake2b(repr(key).encode(), digest_size=16).digest()
+        return found[record_id]
+
+    return computes

@@ -266,6 +266,40 @@ def write_config(config: dict[str, Any], path: str | Path) -> Path:
     return p
 
 
+_TEMPLATE_CACHE: list[Path] = []
+
+
+def cache_theme_templates(folder: Path) -> None:
+    """Keep the theme's compiled templates in `folder`, from one build (and process) to the next.
+
+    mkdocs makes a new jinja2 environment, and compiles Material's templates
+    again, on every build: most of a small rebuild. Its environment gets a
+    bytecode cache (keyed by template name and source checksum, so edits
+    recompile). The folder is the last one asked for, for the process.
+    """
+    import jinja2
+    import mkdocs.theme
+
+    folder.mkdir(parents=True, exist_ok=True)
+    _TEMPLATE_CACHE[:] = [folder]
+    original = mkdocs.theme.Theme.get_env
+    if getattr(original, "_flopkb_cached", False):
+        return
+    caches: dict[Path, jinja2.BytecodeCache] = {}
+
+    def get_env(self: Any) -> Any:
+        env = original(self)
+        if _TEMPLATE_CACHE:
+            where = _TEMPLATE_CACHE[0]
+            env.bytecode_cache = caches.get(where) or caches.setdefault(
+                where, jinja2.FileSystemBytecodeCache(str(where))
+            )
+        return env
+
+    get_env._flopkb_cached = True  # type: ignore[attr-defined]
+    mkdocs.theme.Theme.get_env = get_env  # type: ignore[method-assign]
+
+
 @contextlib.contextmanager
 def _source_date_epoch(epoch: int | None) -> Iterator[int]:
     """Set SOURCE_DATE_EPOCH for the block (process-wide; restored after)."""
@@ -330,6 +364,7 @@ def build_site(
     source_date_epoch: int | None = None,
     install: bool = True,
     reuse: Reuse | None = None,
+    template_cache: Path | None = None,
     **config_kwargs: Any,
 ) -> BuildResult:
     """Install assets, write mkdocs.yml, and build the site with mkdocs.
@@ -342,6 +377,7 @@ def build_site(
 
     With `reuse` (an empty site_dir, and a previous site built under the same `mkdocs_base`), only
     the changed pages are built; the rest is linked from the previous site (`flopkb.site.partial`).
+    With `template_cache`, the theme's templates are compiled once into that folder (`cache_theme_templates`).
     """
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -349,6 +385,8 @@ def build_site(
     from flopkb.site.partial import PartialBuild
 
     start = time.perf_counter()
+    if template_cache is not None:
+        cache_theme_templates(template_cache)
     docs = Path(docs_dir).resolve()
     site = Path(site_dir).resolve()
     if install:

@@ -30,6 +30,7 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -116,8 +117,8 @@ def state_path(site: Path) -> Path:
     return site.with_name(site.name + "-state.json")
 
 
-def swap_in(new: Path, target: Path) -> None:
-    """Replace `target` by `new`: rename the old one away, rename the new one in, delete the old one."""
+def swap_in(new: Path, target: Path) -> Path | None:
+    """Replace `target` by `new`: rename the old one away, rename the new one in; return the old one's new name."""
     old = None
     if target.exists() or target.is_symlink():
         old = target.with_name(f".{target.name}-old-{uuid.uuid4().hex[:8]}")
@@ -128,8 +129,11 @@ def swap_in(new: Path, target: Path) -> None:
         if old is not None:
             os.rename(old, target)
         raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    return old
+
+
+def remove_folder(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def has_errors(kb: KnowledgeBase, strict: bool = False) -> bool:
@@ -143,8 +147,11 @@ def build(
     strict: bool = False,
     epoch: int | None = None,
     kb: KnowledgeBase | None = None,
+    discard: Callable[[Path], None] = remove_folder,
 ) -> BuildOutcome:
-    """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site."""
+    """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site.
+
+    The previous site and docs folder, once swapped out, go to `discard` (by default: deleted now)."""
     from flopkb.pipeline.stages import CHECK_STAGES
     from flopkb.site.render import render_docs
 
@@ -196,6 +203,7 @@ def build(
                 source_date_epoch=when,
                 install=False,
                 reuse=reuse,
+                template_cache=config.root / config.cache_dir / "templates",
                 nav=rendered.nav,
                 **options,
             )
@@ -204,10 +212,12 @@ def build(
         timings["mkdocs"] = time.perf_counter() - mark
         mark = time.perf_counter()
         state_file.unlink(missing_ok=True)
-        swap_in(work / "site", site)
-        swap_in(work / "docs", kept_docs)
+        olds = [swap_in(work / "site", site), swap_in(work / "docs", kept_docs)]
         write_config(mkdocs_config(docs_dir=kept_docs, site_dir=site, nav=rendered.nav, **options), kept_config)
         BuildState(rendered.base, result.base, rendered.records, docs).save(state_file)
+        for old in olds:
+            if old is not None:
+                discard(old)
         timings["swap"] = time.perf_counter() - mark
     finally:
         shutil.rmtree(work, ignore_errors=True)
