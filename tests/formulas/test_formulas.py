@@ -14,32 +14,27 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flopkb.config import load_config
-from flopkb.formulas.stage import CLAIM_MISMATCH, CLAIM_OK, CLAIM_UNCHECKED, HW_DEFAULT, HW_OWN, HW_REF, HardwareFigure
+from flopkb.formulas.results import (
+    CLAIM_MISMATCH,
+    CLAIM_OK,
+    CLAIM_UNCHECKED,
+    HW_DEFAULT,
+    HW_OWN,
+    HW_REF,
+    HardwareFigure,
+)
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 from flopkb.report.codes import CODES
-from kbfixture import compile_kb, located, write_kb
+from kbfixture import accelerator, compile_kb, located, write_kb
 from repo import REPO
 
 IGNORE = ("orphan",)
 
-ALPHA = """\
-id: hw/alpha
-kind: accelerator
-vendor: V
-specs:
-  peak_bf16_dense: {value: "1000 TFLOP/s", basis: derived}
-  peak_fp8_dense: {value: "2000 TFLOP/s", basis: derived}
-  memory_bandwidth: {value: "4 TB/s", basis: derived}
-"""
-BETA = """\
-id: hw/beta
-kind: accelerator
-vendor: V
-specs:
-  peak_bf16_dense: {value: "500 TFLOP/s", basis: derived}
-  memory_bandwidth: {value: "2.5 TB/s", basis: derived}
-"""
+ALPHA = accelerator(
+    "hw/alpha", peak_bf16_dense="1000 TFLOP/s", peak_fp8_dense="2000 TFLOP/s", memory_bandwidth="4 TB/s"
+)
+BETA = accelerator("hw/beta", peak_bf16_dense="500 TFLOP/s", memory_bandwidth="2.5 TB/s")
 HARDWARE = {"records/hw/alpha.yaml": ALPHA, "records/hw/beta.yaml": BETA}
 F = "records/facts/f.yaml"
 
@@ -156,9 +151,10 @@ def test_formula_syntax_position_in_every_scalar_style(tmp_path: Path, expr_line
 
 
 def test_formula_syntax_for_code_that_must_never_run(tmp_path: Path) -> None:
-    body = "  - id: x\n    expr: __import__('os').system('touch pwned')\n"
+    payload = tmp_path / "pwned"
+    body = f"  - id: x\n    expr: __import__('os').system('touch {payload}')\n"
     assert check(tmp_path, body) == [("formula-syntax", F, 6, 11)]
-    assert not (tmp_path / "pwned").exists()
+    assert not payload.exists()
 
 
 def test_formula_unknown_name_at_the_name(tmp_path: Path) -> None:

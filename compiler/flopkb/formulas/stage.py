@@ -53,14 +53,29 @@ Everything computed is kept on the knowledge base (`kb.formulas`, record id ->
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from flopkb.formulas.evaluate import Evaluation, FormulaProblem, QuantityLike, evaluate_formula, evaluate_point
 from flopkb.formulas.expr import Expr, ExprSyntaxError, HwParam, parse, walk
+from flopkb.formulas.results import (
+    CLAIM_MISMATCH,
+    CLAIM_OK,
+    CLAIM_UNCHECKED,
+    HW_DEFAULT,
+    HW_NONE,
+    HW_OWN,
+    HW_REF,
+    Claim,
+    FormulaResult,
+    FormulaResults,
+    HardwareFigure,
+    Key,
+    RawValue,
+    relative_difference,
+)
 from flopkb.formulas.specs import AcceleratorSpecs, read_specs
 from flopkb.formulas.units import (
     DIMENSIONLESS,
@@ -68,110 +83,22 @@ from flopkb.formulas.units import (
     QuantityError,
     format_dimension,
     format_number,
+    format_value,
     magnitude_in,
     parse_quantity,
     parse_unit,
     to_base,
 )
+from flopkb.kb.entry import Entry
+from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import line_index
 from flopkb.links.memo import dependency_key
-from flopkb.links.resolve import Resolver, resolve_formula_ref
+from flopkb.links.resolve import resolve_formula_ref
+from flopkb.links.resolver import Resolver
 from flopkb.load.models import Expect, Formula, formulas_of
 from flopkb.load.source import Path, Source
 from flopkb.report.diagnostics import Diagnostic, make
-
-if TYPE_CHECKING:
-    from flopkb.pipeline.compile import Entry, KnowledgeBase
-
-# Where a formula's hardware scope comes from.
-HW_NONE, HW_OWN, HW_REF, HW_DEFAULT = "none", "own", "ref", "default"
-# The status of a claim.
-CLAIM_OK, CLAIM_MISMATCH, CLAIM_UNCHECKED = "ok", "mismatch", "unchecked"
-
-Key = tuple[str, str]
-"""A formula: (record id, formula id)."""
-RawValue = Any
-"""An input as written in YAML: a number, a string, or a list of them (a sweep)."""
-
-
-@dataclass(frozen=True, slots=True)
-class HardwareFigure:
-    """A spec value a formula computed with: 'uses nvidia-h100-sxm memory_bandwidth 3.35 TB/s (vendor-spec)'."""
-
-    accelerator: str
-    parameter: str
-    value: str
-    basis: str
-    sources: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """One `expect` row, re-computed (or not, with the reason)."""
-
-    index: int
-    where: tuple[tuple[str, QuantityLike], ...]
-    hardware: str | None
-    """The accelerator's record id (resolved), or None."""
-    stated: float | None
-    """The stated value in the formula's unit; None when it does not read."""
-    stated_text: str
-    computed: float | None
-    rel_tol: float
-    status: str
-    """CLAIM_OK, CLAIM_MISMATCH or CLAIM_UNCHECKED."""
-    reason: str | None = None
-    """Why an unchecked claim could not be checked."""
-
-    @property
-    def off_by(self) -> float | None:
-        """|stated - computed| / |computed|, or None when unchecked."""
-        if self.stated is None or self.computed is None:
-            return None
-        return _relative_difference(self.stated, self.computed)
-
-
-@dataclass(frozen=True, slots=True)
-class FormulaResult:
-    """One formula of a record, as compiled: its effective definition, every evaluation and every claim."""
-
-    record: str
-    id: str
-    title: str | None
-    expr: Expr | None
-    """The effective expression, parsed (None when it is missing or does not parse)."""
-    unit: str
-    inputs: dict[str, RawValue]
-    """Effective inputs as written (own inputs over the referenced ones)."""
-    swept: tuple[str, ...]
-    """Inputs the expression uses that have several values, in input order."""
-    hardware: tuple[str, ...]
-    """Accelerator ids in scope, in order; () when the expression uses no `hw.`."""
-    hardware_from: str
-    """HW_NONE, HW_OWN, HW_REF (written on a formula along the ref chain) or HW_DEFAULT."""
-    defined_in: Key | None = None
-    """Where the expression is written, when this formula takes it by `ref`."""
-    chain: tuple[Key, ...] = ()
-    """The formulas the `ref` chain passes through, nearest first (ends with `defined_in`)."""
-    evaluations: tuple[Evaluation, ...] = ()
-    figures: tuple[HardwareFigure, ...] = ()
-    claims: tuple[Claim, ...] = ()
-    problems: tuple[Diagnostic, ...] = ()
-    """The diagnostics this stage reported for the formula."""
-    complete: bool = False
-    """Evaluated on every accelerator in scope (or once, without `hw.`), with no problem."""
-
-    @property
-    def key(self) -> Key:
-        return self.record, self.id
-
-    @property
-    def anchor(self) -> str:
-        return f"{self.record}#{self.id}"
-
-
-FormulaResults = dict[str, list[FormulaResult]]
-
+from flopkb.report.hints import closest
 
 # ---------------------------------------------------------------------------
 # Effective definitions
@@ -519,7 +446,7 @@ class _FormulaRun:
             return True
         if definition.expr_at == self.key:  # a shared expression is reported where it is written
             name = unknown[0].name
-            close = difflib.get_close_matches(name, list(vocabulary.parameters), n=1)
+            close = closest(name, list(vocabulary.parameters))
             hint = (
                 f"did you mean hw.{close[0]}?"
                 if close
@@ -703,9 +630,9 @@ class _FormulaRun:
                 self.report(
                     "unit-mismatch",
                     self.at(*here, "where", name),
-                    f"expect[{index}].where.{name}: {_show(value)} is {format_dimension(given)}, "
+                    f"expect[{index}].where.{name}: {format_value(value)} is {format_dimension(given)}, "
                     f"but input `{name}` is {format_dimension(wanted)}",
-                    f"write it like the input: {name}: {_show(_first(inputs[name]))}",
+                    f"write it like the input: {name}: {format_value(_first(inputs[name]))}",
                 )
                 ok = False
                 continue
@@ -786,10 +713,10 @@ class _FormulaRun:
                 index, tuple(where), hardware, stated, stated_text, None, row.rel_tol, CLAIM_UNCHECKED, problem.message
             )
         assert stated is not None
-        difference = _relative_difference(stated, computed)
+        difference = relative_difference(stated, computed)
         if difference <= row.rel_tol:
             return Claim(index, tuple(where), hardware, stated, stated_text, computed, row.rel_tol, CLAIM_OK)
-        pinned = [f"{name} = {_show(value)}" for name, value in where] + ([f"on {hardware}"] if hardware else [])
+        pinned = [f"{name} = {format_value(value)}" for name, value in where] + ([f"on {hardware}"] if hardware else [])
         at_point = f" at {', '.join(pinned)}" if pinned else ""
         unit_text = "" if unit.strip() == "1" else f" {unit}"
         message = (
@@ -849,26 +776,10 @@ def _dimension_of(value: QuantityLike | list[QuantityLike]) -> Dimension | None:
     return DIMENSIONLESS if isinstance(first, (int, float)) else to_base(first)[1]
 
 
-def _relative_difference(stated: float, computed: float) -> float:
-    if stated == computed:
-        return 0.0
-    if computed == 0:
-        return math.inf
-    return abs(stated - computed) / abs(computed)
-
-
 def _percent(fraction: float) -> str:
     if math.isinf(fraction):
         return "infinitely"
     return f"{format_number(fraction * 100, 2 if fraction * 100 >= 1 else 1)}%"
-
-
-def _show(value: QuantityLike) -> str:
-    from flopkb.formulas.units import format_quantity
-
-    if isinstance(value, (int, float)):
-        return format_number(float(value), 6)
-    return format_quantity(value, 6)
 
 
 # ---------------------------------------------------------------------------

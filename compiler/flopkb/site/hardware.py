@@ -22,7 +22,7 @@ from flopkb.site.formulas import chart_path
 from flopkb.site.pages import css_word
 
 if TYPE_CHECKING:
-    from flopkb.pipeline.compile import Entry
+    from flopkb.kb.entry import Entry
     from flopkb.site.pages import Page, Site
 
 BANDWIDTH = "memory_bandwidth"

@@ -41,7 +41,7 @@ from flopkb.pipeline.compile import (
     compile_knowledge_base,
     load_entries,
 )
-from flopkb.report.diagnostics import Severity
+from flopkb.report.codes import Severity
 from flopkb.site.mkdocs import SITE_ROOT, build_site, install_assets, mkdocs_base, mkdocs_config, write_config
 from flopkb.site.pages import file_digest
 from flopkb.site.partial import Reuse

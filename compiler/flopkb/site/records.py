@@ -19,7 +19,7 @@ from flopkb.site.pages import Page, Site, debt_anchor, fragment, front_matter_ti
 from flopkb.site.sanitize import safe_url
 
 if TYPE_CHECKING:
-    from flopkb.pipeline.compile import Entry
+    from flopkb.kb.entry import Entry
 
 
 NEIGHBOURHOOD_LIMIT = 24

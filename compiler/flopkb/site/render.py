@@ -40,7 +40,7 @@ from flopkb.site.records import render_records
 from flopkb.site.state import BuildState, link_files
 
 if TYPE_CHECKING:
-    from flopkb.pipeline.compile import KnowledgeBase
+    from flopkb.kb.knowledge_base import KnowledgeBase
 
 
 # ---------------------------------------------------------------------------
