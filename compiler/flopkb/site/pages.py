@@ -31,9 +31,9 @@ from flopkb.site.mkdocs import SITE_ROOT
 from flopkb.site.sanitize import inline_html, markdown_text, prose_html, safe_url
 
 if TYPE_CHECKING:
-    from flopkb.links.wikilinks import WikiLink
     from flopkb.kb.entry import Entry
     from flopkb.kb.knowledge_base import KnowledgeBase
+    from flopkb.links.wikilinks import WikiLink
 
 
 TEMPLATES = "templates"
