@@ -507,3 +507,11 @@ def test_record_pages_rendered_in_worker_processes_are_the_same(
     shared = render.render_docs(kb, tmp_path / "shared")
     assert sorted(alone.written) == sorted(shared.written)
     assert tree_digest(tmp_path / "alone") == tree_digest(tmp_path / "shared")
+
+
+def test_the_home_tab_reads_the_site_name_once(project_site: BuiltSite) -> None:
+    name = project_site.outcome.kb.config.site.name
+    home = project_site.html("index.html")
+    assert f"<title>{name}</title>" in home
+    assert f"<title>{name} - {name}</title>" not in home
+    assert f"<title>Compare accelerators - {name}</title>" in project_site.html("accelerators/compare.html")

@@ -33,7 +33,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from flopkb.pipeline.compile import (
     EntryLoader,
@@ -165,7 +165,7 @@ def build(
         return BuildOutcome(kb, refused=True, timings=timings)
     site_root = site_root_of(config)
     settings = config.site
-    options = {
+    options: dict[str, Any] = {
         "site_name": settings.name,
         "site_description": settings.description,
         "site_url": settings.url,
