@@ -8,11 +8,11 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from kbfixture import write_kb
 
 from flopkb.config import load_config
 from flopkb.pipeline.cache import FileCache
 from flopkb.site.publish import BuildOutcome, build
+from kbfixture import write_kb
 
 EPOCH = 1_700_000_000
 

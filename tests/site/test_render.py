@@ -341,7 +341,13 @@ def test_a_failed_build_leaves_the_old_site_and_no_debris(tmp_path: Path, monkey
     with pytest.raises(RuntimeError, match="fell over"):
         build(load_config(base), epoch=EPOCH)
     assert tree_digest(base / "build" / "site") == before
-    assert sorted(p.name for p in (base / "build").iterdir()) == ["site", "site-docs", "site-mkdocs.yml"]
+    assert sorted(p.name for p in (base / "build").iterdir()) == [
+        "cache",
+        "site",
+        "site-docs",
+        "site-mkdocs.yml",
+        "site-state.json",
+    ]
 
 
 def test_a_new_build_replaces_the_old_one_whole(tmp_path: Path) -> None:
@@ -357,7 +363,9 @@ def test_a_new_build_replaces_the_old_one_whole(tmp_path: Path) -> None:
     (base / "records/facts/b.yaml").unlink()
     build_base(base)
     assert not (base / "build/site/records/facts/b.html").exists()
-    assert sorted(p.name for p in (base / "build").iterdir()) == ["site", "site-docs", "site-mkdocs.yml"]
+    assert not (base / "build/site-docs/records/facts/b.md").exists()
+    kept = ["cache", "site", "site-docs", "site-mkdocs.yml", "site-state.json"]
+    assert sorted(p.name for p in (base / "build").iterdir()) == kept
 
 
 @pytest.mark.parametrize("site_dir", [".", "records", "..", "schema/site/.."])
