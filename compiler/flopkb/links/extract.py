@@ -260,7 +260,7 @@ def extract(
 # Each plan node is compiled once into a closure `walk(value, path, out, context)`
 # that appends the links under `value`: no generic dispatch per value.
 Context = tuple[str, Source, Resolve, dict[str, str], list[Link]]
-Walker = Callable[[Any, Path, list, Context], None]
+Walker = Callable[[Any, Path, list[Link], Context], None]
 
 
 def _compile(node: Plan) -> Walker:
@@ -291,7 +291,6 @@ def _compile(node: Plan) -> Walker:
                     suspects.append(link)
 
         return ref
-    inner = _compile(node[1]) if tag in (_LIST, _DICT) else None
     if tag == _LIST and node[1][0] == _MD:
 
         def prose_list(value: Any, path: Path, out: list[Link], context: Context) -> None:
@@ -302,19 +301,21 @@ def _compile(node: Plan) -> Walker:
 
         return prose_list
     if tag == _LIST:
+        item_walker = _compile(node[1])
 
         def sequence(value: Any, path: Path, out: list[Link], context: Context) -> None:
             if type(value) is list:
                 for index, item in enumerate(value):
-                    inner(item, (*path, index), out, context)
+                    item_walker(item, (*path, index), out, context)
 
         return sequence
     if tag == _DICT:
+        value_walker = _compile(node[1])
 
         def mapping(value: Any, path: Path, out: list[Link], context: Context) -> None:
             if type(value) is dict:
                 for key, item in value.items():
-                    inner(item, (*path, key), out, context)
+                    value_walker(item, (*path, key), out, context)
 
         return mapping
     prose_keys = tuple(key for key, child in node[1].items() if child[0] == _MD)
@@ -530,7 +531,7 @@ def _resolved(
     suspects: list[Link],
 ) -> list[Link]:
     """The links kept by `link_all`, resolved: the same links, and suspects, as `extract` finds."""
-    found = []
+    found: list[Link] = []
     append = found.append
     for origin, target, anchor, label, path, offset, end, kinds, value in written:
         resolved = resolve(target)
