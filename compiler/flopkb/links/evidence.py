@@ -106,11 +106,12 @@ class _Formulas:
             return formula.expr, formula.hardware, ()
         target, _, formula_id = formula.ref.partition("#")
         record_id = self.resolver.target(target)
-        key = (record_id or "", formula_id)
-        referred = self.find(record_id, formula_id) if record_id is not None and key not in seen else None
+        if record_id is None or (record_id, formula_id) in seen:
+            return None, formula.hardware, ()
+        referred = self.find(record_id, formula_id)
         if referred is None:
             return None, formula.hardware, ()
-        expr, hardware, via = self.chain(referred, seen | {key})
+        expr, hardware, via = self.chain(referred, seen | {(record_id, formula_id)})
         if formula.hardware is not None:
             return expr, formula.hardware, ()
         return expr, hardware, ((record_id, *via) if hardware is not None else ())
@@ -188,8 +189,10 @@ def _inherited(
     for index, row in enumerate(fields.get("hardware_parameters", ())):
         for ref in row.values_for:
             accelerator = target(ref)
-            item = spec_debt.get((accelerator, row.parameter)) if accelerator is not None else None
-            if item is not None and accelerator != record_id:
+            if accelerator is None or accelerator == record_id:
+                continue
+            item = spec_debt.get((accelerator, row.parameter))
+            if item is not None:
                 found[InheritedDebt(item, (accelerator,), ("hardware_parameters", index))] = None
     for index, formula in enumerate(fields.get("formulas", ())):
         scope, via, parameters = formulas.scope(record, formula)

@@ -81,7 +81,7 @@ class LinkGraph:
                 else:
                     origins.append(link.origin)
         evidence = kb.evidence
-        graph = nx.DiGraph()
+        graph: nx.DiGraph[str] = nx.DiGraph()
         graph.add_nodes_from((record_id, _node_attributes(entry, evidence)) for record_id, entry in kb.entries.items())
         graph.add_edges_from(
             (source, target, {"origins": tuple(sorted(set(origins))), "count": len(origins)})
@@ -161,7 +161,7 @@ class LinkGraph:
         import networkx as nx
 
         graph = self.graph if graph is None else graph
-        flat = nx.DiGraph()
+        flat: nx.DiGraph[str] = nx.DiGraph()
         flat.add_nodes_from(
             (node, {key: _graphml_value(value) for key, value in graph.nodes[node].items()}) for node in sorted(graph)
         )

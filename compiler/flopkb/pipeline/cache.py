@@ -92,9 +92,9 @@ class _Loaded(NamedTuple):
     """The file's stat when it was read, if old enough to be trusted; None: hash the file again next time."""
     summary: RecordSummary
     diagnostics: tuple[Diagnostic, ...]
-    model: bytes | Model | None
+    model: Pickled | Model | None
     """The pickled `Model` (as stored), or the model itself (loaded by this process); None when the file did not parse."""
-    derived: bytes | dict[str, Any]
+    derived: Pickled | dict[str, Any]
     """`Entry.derived`, what later stages computed from the file: pickled (as stored), or as a stage left it in this process.
 
     Pickled apart from the rest, so that rewriting a shard costs little for the files whose derived data did not change.
@@ -165,10 +165,10 @@ class FileCache:
             if rel in fresh:
                 entry, diagnostics = fresh[rel]
                 if rel in read:  # an unreadable file is not stored
-                    entry.digest, stat = read[rel]
+                    entry.digest, trusted = read[rel]
                     model = (entry.source.data, entry.record) if entry.source is not None else None
                     loaded[rel] = _Loaded(
-                        entry.digest, stat, entry.summary, tuple(diagnostics), model, self._derived.setdefault(rel, {})
+                        entry.digest, trusted, entry.summary, tuple(diagnostics), model, self._derived.setdefault(rel, {})
                     )
             else:
                 stored = loaded[rel] = kept[rel]
@@ -254,8 +254,10 @@ def _shard_name(shard: int) -> str:
     return f"{shard:02d}.pickle"
 
 
-_PICKLED = (bytes, memoryview)
-"""How a pickled model or derived dict is held: bytes, or a view into the shard file it was read from."""
+Pickled = bytes | memoryview | pickle.PickleBuffer
+"""How a pickled model or derived dict is held: bytes, a view into the shard file it was read from, or (only while a
+shard is written) the buffer that pickles it out of band."""
+_PICKLED = (bytes, memoryview, pickle.PickleBuffer)
 
 
 def _shard_bytes(key: bytes, content: dict[str, _Loaded]) -> bytes:
@@ -354,7 +356,7 @@ def _rebuild(
     )
 
 
-def _unpickled(derived: bytes) -> dict[str, Any]:
+def _unpickled(derived: Pickled) -> dict[str, Any]:
     try:
         found = pickle.loads(derived)
     except Exception:
@@ -375,7 +377,7 @@ class _Later:
     __slots__ = ("_config", "_digest", "_model", "_rel", "_vocabulary")
 
     def __init__(
-        self, config: Config, vocabulary: Vocabulary | None, rel: str, digest: bytes, model: bytes | Model | None
+        self, config: Config, vocabulary: Vocabulary | None, rel: str, digest: bytes, model: Pickled | Model | None
     ) -> None:
         self._config, self._vocabulary, self._rel, self._digest, self._model = config, vocabulary, rel, digest, model
 
