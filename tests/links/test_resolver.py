@@ -1,4 +1,5 @@
-"""Resolution follows the spec's order for any base: exact id, then the unique id ending in `/<target>`, then aliases."""
+"""Resolution follows the spec's order for any base: exact id, then the unique id ending in `/<target>`, then
+aliases."""
 
 from hypothesis import given
 from hypothesis import strategies as st

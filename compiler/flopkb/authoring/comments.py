@@ -104,7 +104,8 @@ def _layout(root: yaml.Node, text: str) -> _Layout:
     layout = _Layout([], [])
 
     def walk(node: yaml.Node, path: Path | None) -> None:
-        """Record the spans of every scalar under `node`, and the slots of its block collections (`path` None: inside flow)."""
+        """Record the spans of every scalar under `node`, and the slots of its block collections (`path` None: inside
+        flow)."""
         if isinstance(node, yaml.ScalarNode):
             layout.spans.append(_content_span(node, text))
             return

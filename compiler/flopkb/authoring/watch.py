@@ -90,7 +90,8 @@ def watch(check: Check, folders: list[Path], stream: TextIO, stop_event: threadi
 
 
 def _rounds(folders: list[Path], stop_event: threading.Event | None) -> Iterator[int]:
-    """0 once the folders are watched (so that no save is missed during the first check), then one more per batch of saves."""
+    """0 once the folders are watched (so that no save is missed during the first check), then one more per batch of
+    saves."""
     batches = watchfiles.watch(
         *folders, watch_filter=_is_record_file, yield_on_timeout=True, rust_timeout=_IDLE_MS, stop_event=stop_event
     )

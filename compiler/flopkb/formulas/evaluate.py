@@ -48,6 +48,7 @@ from flopkb.formulas.units import (
     parse_unit,
     to_base,
 )
+from flopkb.report.hints import closest
 
 if TYPE_CHECKING:
     from flopkb.formulas.units import Quantity
@@ -57,8 +58,6 @@ EXPONENT_LIMIT = 1024.0
 
 QuantityLike = Union["Quantity", float, int]
 """An input or spec value: a pint quantity, or a bare (dimensionless) number."""
-
-from flopkb.report.hints import closest
 
 
 class FormulaProblem(Exception):

@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from flopkb.report.hints import closest
+
 MAX_LENGTH = 2000
 MAX_DEPTH = 64
 
@@ -26,8 +28,6 @@ FUNCTIONS = UNARY_FUNCTIONS | VARIADIC_FUNCTIONS
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _GRAMMAR = "numbers, input names, hw.<parameter>, + - * / **, parentheses and " + ", ".join(sorted(FUNCTIONS))
-
-from flopkb.report.hints import closest
 
 
 class ExprSyntaxError(ValueError):

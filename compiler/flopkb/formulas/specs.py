@@ -111,7 +111,8 @@ def read_specs(entry: Entry, vocabulary: Vocabulary | None) -> tuple[Accelerator
 
 
 MEMO = "specs"
-"""`Entry.derived` key of an accelerator's spec problems: they depend on its file (and the vocabulary, which the cache is keyed by)."""
+"""`Entry.derived` key of an accelerator's spec problems: they depend on its file (and the vocabulary, which the
+cache is keyed by)."""
 
 
 def check_specs(kb: KnowledgeBase) -> Iterator[Diagnostic]:

@@ -173,7 +173,7 @@ def _check_finite_scale(text: str, unit: Unit) -> None:
         raise QuantityError(f"unit {text!r} is out of range")
 
 
-def parse_quantity(value: str | float) -> Quantity:
+def parse_quantity(value: object) -> Quantity:
     """A quantity from `"<number> <unit>"` or a bare (dimensionless) number; magnitudes are floats."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise QuantityError(f'a quantity is a number or "<number> <unit>", not {type(value).__name__}')

@@ -70,7 +70,8 @@ def hw_parameters(expr: str | None) -> tuple[str, ...]:
 
 
 def default_scope(record: Any, target: Any) -> list[str]:
-    """The spec's default hardware of a formula that uses `hw.`: the record's affected_by_hardware plus every row's values_for, resolved, in order."""
+    """The spec's default hardware of a formula that uses `hw.`: the record's affected_by_hardware plus every row's
+    values_for, resolved, in order."""
     found: dict[str, None] = {}
     fields = record.__dict__  # a field the kind lacks is a missing key here, not a slow AttributeError
     for ref in fields.get("affected_by_hardware", ()):
@@ -101,7 +102,8 @@ class _Formulas:
     def chain(
         self, formula: Formula, seen: frozenset[tuple[str, str]] = frozenset()
     ) -> tuple[str | None, list[str] | None, tuple[str, ...]]:
-        """(expression, explicit hardware refs, records that hardware came through) of `formula`, following refs (cycles stop)."""
+        """(expression, explicit hardware refs, records that hardware came through) of `formula`, following refs
+        (cycles stop)."""
         if formula.ref is None:
             return formula.expr, formula.hardware, ()
         target, _, formula_id = formula.ref.partition("#")
@@ -138,13 +140,16 @@ def formula_scope(kb: KnowledgeBase, record_id: str, formula: Formula) -> tuple[
 
 
 OWN_MEMO = "evidence"
-"""`Entry.derived` key of a record's own figures: its debt items, its missing-source problems, whether it makes claims."""
+"""`Entry.derived` key of a record's own figures: its debt items, its missing-source problems, whether it makes
+claims."""
 INHERITED_MEMO = "evidence-inherited"
-"""`Entry.derived` key of a record's inherited debt, with the `flopkb.links.memo.dependency_key` it was computed under."""
+"""`Entry.derived` key of a record's inherited debt, with the `flopkb.links.memo.dependency_key` it was computed
+under."""
 
 
 def _own_figures(record_id: str, entry: Any) -> tuple[tuple[DebtItem, ...], tuple[Diagnostic, ...], bool]:
-    """A record's unverified figures, its missing-source problems, and whether it has rows or formulas (claims that can inherit debt)."""
+    """A record's unverified figures, its missing-source problems, and whether it has rows or formulas (claims that
+    can inherit debt)."""
     record, source = entry.record, entry.source
     items: list[DebtItem] = []
     problems: list[Diagnostic] = []

@@ -93,9 +93,11 @@ class _Loaded(NamedTuple):
     summary: RecordSummary
     diagnostics: tuple[Diagnostic, ...]
     model: Pickled | Model | None
-    """The pickled `Model` (as stored), or the model itself (loaded by this process); None when the file did not parse."""
+    """The pickled `Model` (as stored), or the model itself (loaded by this process); None when the file did not
+    parse."""
     derived: Pickled | dict[str, Any]
-    """`Entry.derived`, what later stages computed from the file: pickled (as stored), or as a stage left it in this process.
+    """`Entry.derived`, what later stages computed from the file: pickled (as stored), or as a stage left it in this
+    process.
 
     Pickled apart from the rest, so that rewriting a shard costs little for the files whose derived data did not change.
     """
@@ -157,7 +159,7 @@ class FileCache:
             else:
                 stale.append(rel)
                 read[rel] = (digest, trusted)
-        fresh = dict(zip(stale, load_entries(config, stale, vocabulary)))
+        fresh = dict(zip(stale, load_entries(config, stale, vocabulary), strict=True))
         results = []
         loaded: dict[str, _Loaded] = {}
         self._derived = {}
@@ -168,7 +170,12 @@ class FileCache:
                     entry.digest, trusted = read[rel]
                     model = (entry.source.data, entry.record) if entry.source is not None else None
                     loaded[rel] = _Loaded(
-                        entry.digest, trusted, entry.summary, tuple(diagnostics), model, self._derived.setdefault(rel, {})
+                        entry.digest,
+                        trusted,
+                        entry.summary,
+                        tuple(diagnostics),
+                        model,
+                        self._derived.setdefault(rel, {}),
                     )
             else:
                 stored = loaded[rel] = kept[rel]
@@ -186,7 +193,8 @@ class FileCache:
     def save(self) -> None:
         """Write the shards that the last run (or what stages derived since) changed.
 
-        A cache folder that cannot be written, or derived data that cannot be pickled, is skipped: the next run loads again.
+        A cache folder that cannot be written, or derived data that cannot be pickled, is skipped: the next run loads
+        again.
         """
         self._keep_derived()
         if not self._dirty or self._key is None:
@@ -365,7 +373,8 @@ def _unpickled(derived: Pickled) -> dict[str, Any]:
 
 
 class _Later:
-    """What a deferred source and entry ask for (`Source.deferred`, `Entry.deferred`): an unchanged file's text, data and model.
+    """What a deferred source and entry ask for (`Source.deferred`, `Entry.deferred`): an unchanged file's text, data
+    and model.
 
     The data and model are unpickled from the stored pickle when first asked
     for. The text is read from the file and checked against its digest: were
