@@ -1,4 +1,4 @@
-"""The `flopkb` command line: thin commands over the compile pipeline (see spec/CLI.md)."""
+"""The `flopkb` command line: thin commands over the compile pipeline (see docs/cli.md)."""
 
 from __future__ import annotations
 

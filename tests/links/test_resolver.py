@@ -1,5 +1,4 @@
-"""Resolution follows the spec's order for any base: exact id, then the unique id ending in `/<target>`, then
-aliases."""
+"""Resolution in the contract's order, for any base: exact id, the unique id ending in `/<target>`, then aliases."""
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,7 +10,7 @@ IDS = st.lists(st.lists(SEGMENT, min_size=1, max_size=3).map("/".join), min_size
 
 
 def by_the_spec(target: str, ids: list[str], aliases: dict[str, str]) -> Resolution:
-    """RECORD-FORMAT.md, "Links and refs", read literally."""
+    """docs/record-format.md, "Links and refs", read literally."""
     if target in ids:
         return Resolution(target, ID)
     ending = sorted(record_id for record_id in ids if record_id.endswith("/" + target))

@@ -1,6 +1,6 @@
 """Formula expressions: parsed with `ast` against a whitelist, never executed.
 
-The grammar (RECORD-FORMAT.md, "Formulas"): numbers, input names,
+The grammar (docs/record-format.md, "Formulas"): numbers, input names,
 `hw.<parameter>`, `+ - * / **`, unary minus (and plus), parentheses, and calls
 of `min max` (two or more arguments) and `abs sqrt exp log log2 log10 ceil
 floor` (one argument). The result is a tree of small frozen dataclasses that

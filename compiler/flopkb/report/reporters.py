@@ -5,7 +5,7 @@ reporter writes already-sorted diagnostics and the run's summary to a stream:
 
 - `text`: `path:line:column: severity code: message`, the hint indented below,
   then a summary line; coloured with rich when asked, byte-stable otherwise.
-- `json`: the object of spec/CLI.md.
+- `json`: the object of docs/cli.md.
 - `github`: GitHub Actions workflow commands (annotations).
 - `sarif`: SARIF 2.1.0, one rule per code of the catalogue.
 """
