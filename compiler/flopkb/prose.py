@@ -44,6 +44,7 @@ from typing import Any, NamedTuple
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import MD_TRIM_CHARS, escapeHtml
+from markdown_it.helpers import parseLinkLabel
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
@@ -92,8 +93,7 @@ class Prose:
     links: tuple[Link, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Scan:
+class Scan(NamedTuple):
     """What the checker needs of a field: its links and its ambiguous emphasis, each in order."""
 
     links: tuple[Link, ...]
@@ -118,23 +118,24 @@ def _parts(match: re.Match[str]) -> tuple[str, str | None, str | None]:
 
 def _closes(state: StateInline, start: int, stop: int) -> bool:
     """Whether the `]]` at `stop` is outside every code span, autolink and escape that starts at `start` or later."""
+    saved = state.pos
     found = _TIGHTER.search(state.src, start, stop)
-    if found is None:
-        return True
-    saved, pos = state.pos, found.start()
-    while found is not None and pos < stop:
-        state.pos = pos
+    while found is not None:
+        state.pos = found.start()
         state.md.inline.skipToken(state)
-        pos = state.pos
-        found = _TIGHTER.search(state.src, pos, stop)
-        if found is not None and pos < stop:
-            pos = found.start()
+        if state.pos > stop:
+            break
+        found = _TIGHTER.search(state.src, state.pos, stop)
     state.pos = saved
-    return pos <= stop
+    return found is None
 
 
 def _wikilink(state: StateInline, silent: bool) -> bool:
-    """The inline rule. Silent (validation) mode, used to find a link's text, never matches: links do not nest."""
+    """The inline rule.
+
+    It never matches in validation mode (markdown-it finding where a link's text ends) nor inside a
+    link's text: links do not nest, and `[see [[a]]](url)` stays the markdown link it is.
+    """
     pos = state.pos
     if silent or state.linkLevel or not state.src.startswith("[[", pos):
         return False
@@ -286,6 +287,29 @@ def _delimiter_runs(rule: InlineRule) -> InlineRule:
     return recorded
 
 
+def _shortcut_before_wikilink(rule: InlineRule) -> InlineRule:
+    """The link rule, reading `[text][[...` as CommonMark does: a shortcut reference, then the rest.
+
+    markdown-it takes the `[[` for a (failing) reference label, and `[r]` followed by a wikilink would
+    lose its link: a link changing the text around it. A label holds no unescaped bracket, so retry
+    with the text ending after the first `]`.
+    """
+
+    def link(state: StateInline, silent: bool) -> bool:
+        if rule(state, silent):
+            return True
+        end = parseLinkLabel(state, state.pos, True) if state.src.startswith("[", state.pos) else -1
+        if end < 0 or not state.src.startswith("[[", end + 1):
+            return False
+        limit, state.posMax = state.posMax, end + 1
+        try:
+            return rule(state, silent)
+        finally:
+            state.posMax = limit
+
+    return link
+
+
 def _render_wikilink(self: Any, tokens: Sequence[Token], index: int, options: Any, env: dict[str, Any]) -> str:
     return env["wikilink"](tokens[index].meta["link"])  # type: ignore[no-any-return]
 
@@ -300,6 +324,8 @@ def _markdown() -> MarkdownIt:
         md.block.ruler.at(name, _recording(rule.fn, segments), {"alt": rule.alt})
     emphasis = next(found for found in md.inline.ruler.__rules__ if found.name == "emphasis")
     md.inline.ruler.at("emphasis", _delimiter_runs(emphasis.fn))
+    link = next(found for found in md.inline.ruler.__rules__ if found.name == "link")
+    md.inline.ruler.at("link", _shortcut_before_wikilink(link.fn))
     md.inline.ruler.before("link", "wikilink", _wikilink)
     md.add_render_rule("wikilink", _render_wikilink)
     return md
@@ -328,8 +354,8 @@ def parse(text: str) -> Prose:
     for inline in tokens:
         for token in inline.children or ():
             if token.type == "wikilink":
-                start, end = token.meta["span"]
-                link = Link(*token.meta["parts"], _offset(inline, start, crlf), _offset(inline, end - 1, crlf) + 1)
+                (target, anchor, label), (start, end) = token.meta["parts"], token.meta["span"]
+                link = Link(target, anchor, label, _offset(inline, start, crlf), _offset(inline, end - 1, crlf) + 1)
                 token.meta["link"] = link
                 links.append(link)
     return Prose(text, tuple(tokens), tuple(links))
@@ -356,7 +382,8 @@ def ambiguous_emphasis(prose: Prose) -> list[AmbiguousEmphasis]:
             end = start + length
             if start and end < len(content) and _WORDISH.match(content[start - 1]) and _WORDISH.match(content[end]):
                 offset = _offset(inline, start, crlf)
-                found[offset] = AmbiguousEmphasis(offset, content[start:end], _HINT.format(content[start - 1 : end + 1]))
+                hint = _HINT.format(content[start - 1 : end + 1])
+                found[offset] = AmbiguousEmphasis(offset, content[start:end], hint)
     return sorted(found.values())
 
 
@@ -387,59 +414,70 @@ def render(prose: Prose, href_for: HrefFor, label_for: LabelFor | None = None) -
             return UNRESOLVED.format(label)
         return f'<a href="{escapeHtml(url)}">{label}</a>'
 
-    return md.renderer.render(prose.tokens, md.options, {"wikilink": wikilink})
+    page: str = md.renderer.render(prose.tokens, md.options, {"wikilink": wikilink})
+    return page
 
 
 # ---------------------------------------------------------------------------
 # The checker's fast path
 
-# Text holding none of these (and no `|` outside links, and no deep container prefix) has no structure
-# that can hide a link or cut one: no code span (backtick) or fence (backtick, `~~~`), no indented code
-# (a tab, four spaces), no escape (backslash), no autolink (`<`), no link URL or title (`](`), no
-# reference definition (`]:`), no table row splitting a link (a table needs a `|` in its delimiter row,
-# outside links), and no line break markdown-it would rewrite (`\r`) or character it would replace (NUL).
-# Emphasis, headings, lists, block quotes, thematic breaks, strikethrough and entities cannot hide a
-# link: a wikilink is one token, parsed before emphasis is resolved.
-_STRUCTURE = ("`", "\\", "<", "\t", "\r", "\0", "~~~", "](", "]:", "    ")
-# markdown-it drops what is nested 20 containers deep (its `maxNesting`); each container costs at least
-# one character of a line's prefix, so a text no line of which starts with 16 prefix characters is safe.
-_DEEP_PREFIX = r"[ >*+\-0-9.)]{16}"
-_DEEP_FIRST = re.compile(_DEEP_PREFIX)
-_DEEP_LATER = re.compile("\n" + _DEEP_PREFIX)
+# A text with none of these characters has no code span or fence (backtick), no escape (backslash), no
+# autolink (`<`), no tab (indented code, tab stops) and no character markdown-it rewrites before it parses
+# (`\r`, NUL). `_fast_links` rules out the rest: a `~~~` fence, indented code and markdown-it's nesting
+# limit (by the lines' starts), a link URL or title or a reference definition (each needs a `]` that
+# closes no wikilink), and a table row cutting a link (a table needs a `|` outside links). What stays
+# (emphasis, strikethrough, headings, lists, block quotes, thematic breaks, entities, brackets) cannot
+# hide a link or cut one: a wikilink is one token, tokenised before emphasis is resolved, and nothing
+# that starts before it can span it.
+_UNSAFE = ("`", "\\", "<", "\t", "\r", "\0")
+# A line that may start indented code (four spaces after its container markers) or be nested too deep
+# for markdown-it (its `maxNesting` of 20: each container costs at least one character of the prefix).
+_LINE_START = r"[ >*+\-0-9.)]*?(?: {4}|[ >*+\-0-9.)]{16})"
+_FIRST_LINE = re.compile(_LINE_START)
+_LATER_LINE = re.compile("\n" + _LINE_START)
+# `_WIKILINK` on text without a backslash.
+_PLAIN_WIKILINK = re.compile(r"\[\[([^\[\]|#\n]*)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
+_new_link = tuple.__new__
 
 
 def _plain(text: str) -> bool:
-    """Whether no construct of `text` can change what is a link (apart from a `|` outside links: see `_fast_links`)."""
-    for needle in _STRUCTURE:
-        if needle in text:
+    """Whether no construct of `text` but those `_fast_links` looks for can change what is a link."""
+    for char in _UNSAFE:
+        if char in text:
             return False
-    return _DEEP_FIRST.match(text) is None and _DEEP_LATER.search(text) is None
+    if "~" in text and "~~~" in text:
+        return False
+    return _FIRST_LINE.match(text) is None and _LATER_LINE.search(text) is None
 
 
 def _fast_links(text: str) -> tuple[Link, ...] | None:
-    """The links of a `_plain` text from one regex pass, or None when a `|` outside links may make a table."""
-    links: list[Link] = []
-    pipes = "|" in text
-    pos = 0
-    for match in _WIKILINK.finditer(text):
-        if pipes and "|" in text[pos : match.start()]:
-            return None
-        target, anchor, label = _parts(match)
+    """The links of a `_plain` text from one regex pass, or None when a `]` or `|` outside them may matter."""
+    links = []
+    pipes = 0
+    for match in _PLAIN_WIKILINK.finditer(text):
+        target, anchor, label = match.groups()
+        target = target.strip()
         if target:
-            links.append(Link(target, anchor, label, match.start(), match.end()))
-        pos = match.end()
-    if pipes and "|" in text[pos:]:
+            if label is not None:
+                pipes += 1 + label.count("|")
+                label = label.strip() or None
+            anchor = anchor.strip() or None if anchor else None
+            links.append(_new_link(Link, (target, anchor, label, match.start(), match.end())))
+    if text.count("]") != 2 * len(links) or (pipes or "|" in text) and text.count("|") != pipes:
         return None
     return tuple(links)
 
 
 def scan(text: str) -> Scan:
     """The links and ambiguous emphasis of a field, as `parse` and `ambiguous_emphasis` find them, fast when it can."""
-    links = _fast_links(text) if "[[" not in text or _plain(text) else None
-    prose = parse(text) if links is None else None
-    if prose is not None:
+    prose = None
+    links = () if "[[" not in text else _fast_links(text) if _plain(text) else None
+    if links is None:
+        prose = parse(text)
         links = prose.links
-    emphasis: tuple[AmbiguousEmphasis, ...] = ()
-    if "*" in text and _MAYBE_AMBIGUOUS.search(text):
-        emphasis = tuple(ambiguous_emphasis(prose or parse(text)))
-    return Scan(links, emphasis)  # type: ignore[arg-type]
+    if "*" not in text or _MAYBE_AMBIGUOUS.search(text) is None:
+        return _new_scan(Scan, (links, ()))
+    return Scan(links, tuple(ambiguous_emphasis(prose or parse(text))))
+
+
+_new_scan = tuple.__new__
