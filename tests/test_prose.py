@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from flopkb.prose import UNRESOLVED, Link, Prose, Scan, _crlf, _offset, _plain, ambiguous_emphasis, parse, render, scan
+from markdown_it.common.utils import escapeHtml
+
+from flopkb.prose import (
+    _WIKILINK, UNRESOLVED, Link, Scan, _crlf, _offset, _parts, _plain, ambiguous_emphasis, parse, render, scan,
+)
 
 
 def links(text: str) -> list[tuple[str, str | None, str | None]]:
@@ -185,3 +190,119 @@ def test_deep_nesting_is_not_plain() -> None:
 def test_scan_equals_parse(text: str) -> None:
     prose = parse(text)
     assert scan(text) == Scan(prose.links, tuple(ambiguous_emphasis(prose)))
+
+
+# ---------------------------------------------------------------------------
+# Properties, on markdown generated from the constructs that decide what is a link
+
+_LINKS = [
+    "[[a]]", "[[b|lab]]", "[[c#f]]", "[[d#f|x y]]", "[[ e ]]", "[[a\\|t]]", "[[a\\#f]]", "[[x\\]]", "[[]]",
+    "[[#f]]", "[[a|b`c]]", "[[a|`c`]]", "[[k*T|B*P]]", "[[a|<b]]", "[[x-1/y_2]]", "[[a|b|c]]",
+]
+_INLINE = _LINKS + [
+    "`", "``", "`[[a]]`", "`` [[a]] ``", "<div>", "<img src=x>", "</p>", "<http://x.y/[[a]]>", "<a@b.c>", "< ",
+    "\\", "\\[[a]]", "\\`", "\\*", "\\|", "[t](u)", "[t]([[a]])", '[t](u "[[a]]")', "[t [[a]]](u)", "[t][r]",
+    "[r]", "](", "]", "[", "(", ")", "*", "**", "_", "k*T", "(B*P)", "~~", "~", "a", "b c", " ", "  ", "|", "#",
+    "&amp;", "&", "!", ":", "x",
+]
+_PREFIXES = [
+    "", "", "", "> ", ">", "- ", "* ", "+ ", "1. ", "2) ", "  ", "   ", "    ", "\t", "# ", "## ", "> - ", "- > ",
+    "    - ", "  - ", "-\t", ">\t", "> > ",
+]
+_LINES = [
+    "", "", "```", "~~~", "```py", "---", "===", "***", "|---|---|", "| --- |", "--|--", "[r]: /u", "[r]: [[a]]",
+    '[r]: /u "[[a]]"', "<div>", "<!-- x -->", "| a | b |", "| [[a\\|b]] | `x |", "a | [[b]]",
+]
+
+
+_inline = st.lists(st.sampled_from(_INLINE), max_size=8).map("".join)
+_lines = st.one_of(
+    st.tuples(st.sampled_from(_PREFIXES), _inline).map("".join),
+    st.tuples(st.sampled_from(_PREFIXES), st.sampled_from(_LINES)).map("".join),
+)
+_markdown = st.tuples(st.lists(_lines, max_size=10), st.sampled_from(["\n", "\n", "\r\n"])).map(
+    lambda parts: parts[1].join(parts[0])
+)
+# Text the fast path may take: every character that can make structure around a link is left out, but
+# everything the fast path lets through stands in every position (links with `|` and `#`, `*`, `_`,
+# `~~`, brackets, `(`/`:`, list and quote markers, headings, setext underlines, three-space indents).
+_PLAIN_PIECES = [
+    "[[a]]", "[[b|lab]]", "[[c#f|x y]]", "[[ e ]]", "[[]]", "[[#f]]", "[[k*T|B*P]]", "[[a|b|c]]", "[", "]", "[[",
+    "]]", "(", ")", ":", "*", "**", "_", "~~", "#", "# ", "> ", "- ", "+ ", "1. ", "1) ", "---", "===", "   ",
+    " ", "\n", "\n", "a", "k*T", "&amp;", "!", "|", "=",
+]
+_plain_markdown = st.lists(st.sampled_from(_PLAIN_PIECES), max_size=30).map("".join)
+_texts = st.one_of(_markdown, _plain_markdown, st.text(alphabet="ab[]|#*`~ \n\t>-<\\():!", max_size=60))
+
+_PROPERTY = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@_PROPERTY
+@given(_texts)
+def test_every_link_and_star_is_located_in_the_text(text: str) -> None:
+    """Each link's offsets hold it as written; each reported `*` run is there."""
+    prose = parse(text)
+    for link in prose.links:
+        raw = text[link.offset : link.end]
+        assert raw.startswith("[[") and raw.endswith("]]")
+        # In a table cell GFM drops the backslash of `\\|` before the cell is parsed.
+        readings = [_parts(match) for match in map(_WIKILINK.fullmatch, (raw, raw.replace("\\|", "|"))) if match]
+        assert (link.target, link.anchor, link.label) in readings
+    for item in ambiguous_emphasis(prose):
+        assert text[item.offset : item.offset + len(item.marker)] == item.marker
+
+
+@_PROPERTY
+@given(_texts)
+def test_inline_content_maps_back_to_the_source(text: str) -> None:
+    """Every character markdown-it parses inline comes from the source offset it is mapped to."""
+    prose = parse(text)
+    crlf = _crlf(text)
+    normalised = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
+    for inline in prose.tokens:
+        if inline.type != "inline":
+            continue
+        for at, char in enumerate(inline.content):
+            if not char.isspace():
+                source = _offset(inline, at, crlf)
+                assert text[source] == char or normalised[source - bisect_left(crlf, source)] == char
+
+
+@_PROPERTY
+@given(_texts)
+def test_scan_equals_the_full_parse(text: str) -> None:
+    """The checker's fast path reports what the full parse reports."""
+    event("fast" if "[[" in text and _plain(text) else "parsed")
+    prose = parse(text)
+    assert scan(text) == Scan(prose.links, tuple(ambiguous_emphasis(prose)))
+
+
+_UNRESOLVED_RE = re.escape(UNRESOLVED).replace(r"\{\}", "([^<]*)")
+_WIKI = re.compile(r'<a href="https://wiki\.test/[^"]*">([^<]*)</a>|' + _UNRESOLVED_RE)
+
+
+def _href(target: str, anchor: str | None) -> str | None:
+    return None if target.startswith("x") else f"https://wiki.test/{target}"
+
+
+@_PROPERTY
+@given(_texts)
+def test_the_page_shows_exactly_the_reported_links_and_the_text_around_them_unchanged(text: str) -> None:
+    prose = parse(text)
+    page = render(prose, _href)
+    shown = [match.group(1) if match.group(1) is not None else match.group(2) for match in _WIKI.finditer(page)]
+    assert shown == [escapeHtml(link.label or link.written) for link in prose.links]
+    resolved = [match.group(1) is not None for match in _WIKI.finditer(page)]
+    assert resolved == [_href(link.target, link.anchor) is not None for link in prose.links]
+    # Each link replaced by a neutral atom: punctuation at both ends (as `[[` and `]]` are, for emphasis),
+    # a space (no link URL holds one), a lone `]` (no link text or reference label holds one), and the
+    # link's own pipes (GFM counts them, escaped or not, in deciding whether a line heads a table).
+    pieces, shown_as, pos = [], [], 0
+    for index, link in enumerate(prose.links):
+        pipes = re.findall(r"\\?\|", text[link.offset : link.end])
+        pieces += [text[pos : link.offset], f",Z{index}" + "".join(" " + pipe for pipe in pipes) + " ],"]
+        shown_as.append(f",Z{index}" + " |" * len(pipes) + " ],")
+        pos = link.end
+    expected = render(parse("".join(pieces) + text[pos:]), _href)
+    replaced = iter(shown_as)
+    assert _WIKI.sub(lambda match: next(replaced), page) == expected
