@@ -50,6 +50,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 __all__ = [
+    "UNRESOLVED",
     "AmbiguousEmphasis",
     "Link",
     "Prose",
