@@ -1,4 +1,4 @@
-"""Time the checker's reading of prose (`flopkb.prose.scan`) against the full parse, on a base's markdown fields.
+"""Time the checker's reading of prose (`flopkb.links.prose.scan`) against the full parse, on a base's markdown fields.
 
     python benchmarks/bench_prose.py /tmp/kb10k
 
@@ -17,11 +17,12 @@ from typing import Any
 
 import yaml
 
-from flopkb import links, prose, wikilinks
+from flopkb.links import extract as links
+from flopkb.links import prose, wikilinks
 
 
 def fields(value: Any, node: tuple[Any, ...]) -> Iterator[str]:
-    """The markdown strings under `value`, walked along a plan node of `flopkb.links`."""
+    """The markdown strings under `value`, walked along a plan node of `flopkb.links.extract`."""
     tag = node[0]
     if tag == links._MD:
         if type(value) is str:

@@ -464,7 +464,7 @@ def _fast_links(text: str) -> tuple[Link, ...] | None:
                 label = label.strip() or None
             anchor = anchor.strip() or None if anchor else None
             links.append(_new_link(Link, (target, anchor, label, match.start(), match.end())))
-    if text.count("]") != 2 * len(links) or (pipes or "|" in text) and text.count("|") != pipes:
+    if text.count("]") != 2 * len(links) or ((pipes or "|" in text) and text.count("|") != pipes):
         return None
     return tuple(links)
 
