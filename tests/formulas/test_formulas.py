@@ -14,7 +14,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flopkb.config import load_config
-from flopkb.formulas.stage import CLAIM_MISMATCH, CLAIM_OK, CLAIM_UNCHECKED, HW_DEFAULT, HW_OWN, HW_REF, HardwareFigure
+from flopkb.formulas.results import (
+    CLAIM_MISMATCH,
+    CLAIM_OK,
+    CLAIM_UNCHECKED,
+    HW_DEFAULT,
+    HW_OWN,
+    HW_REF,
+    HardwareFigure,
+)
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 from flopkb.report.codes import CODES

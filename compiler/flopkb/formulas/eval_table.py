@@ -27,7 +27,8 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from flopkb.formulas.stage import CLAIM_MISMATCH, CLAIM_OK, FormulaResult, evaluate_record
+from flopkb.formulas.results import CLAIM_DISAGREES, CLAIM_MISMATCH, CLAIM_OK, FormulaResult
+from flopkb.formulas.stage import evaluate_record
 from flopkb.formulas.units import (
     Dimension,
     QuantityError,
@@ -52,6 +53,7 @@ FORMULA_STAGE_CODES = frozenset(
         "formula-error",
         "formula-cycle",
         "claim-mismatch",
+        "measurement-disagrees",
     }
 )
 WIDTH = 120

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 
 VERIFIED, OWN_DEBT, INHERITED_DEBT = "verified", "own-debt", "inherited-debt"
 UNVERIFIED = "unverified"
-NEEDS_SOURCES = frozenset({"measured", "vendor-spec", "cited"})
+NEEDS_SOURCES = frozenset({"measured", "simulated", "vendor-spec", "cited"})
 ROW, SPEC = "hardware-row", "spec"
 _HW_NAME = re.compile(r"\bhw\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 

@@ -114,7 +114,7 @@ class Resolver:
         aliases: dict[str, str] = {}
         kinds: dict[str, str] = {}
         for record_id, entry in entries.items():
-            kind, listed, _ = entry.summary  # the model's kind and aliases, or a broken record's listed aliases
+            kind, listed = entry.summary[:2]  # the model's kind and aliases, or a broken record's listed aliases
             if kind is not None:
                 kinds[record_id] = kind
             for alias in listed:
@@ -158,10 +158,10 @@ class Resolver:
             resolved = found[target] = self.resolve(target).id
             return resolved
 
-    def formula_ids(self, record_id: str) -> tuple[str, ...] | None:
-        """The formula ids of a record, or None when the record did not validate (its formulas are unknown)."""
+    def anchors(self, record_id: str) -> tuple[str, ...] | None:
+        """The formula and measurement ids of a record, or None when the record did not validate (they are unknown)."""
         entry = self.entries.get(record_id)
-        return entry.summary.formula_ids if entry is not None else None
+        return entry.summary.anchors if entry is not None else None
 
     def closest(self, target: str, kinds: Iterable[str] = ()) -> list[str]:
         """Ids and aliases closest to `target` (records of `kinds` only, when given), best first.
@@ -268,9 +268,9 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
                 yield _wrong_kind(link, target_id, kind, resolver)
                 continue
         if link.anchor is not None:
-            formula_ids = resolver.formula_ids(target_id)
-            if formula_ids is not None and link.anchor not in formula_ids:
-                yield _dangling_anchor(link, target_id, formula_ids)
+            anchors = resolver.anchors(target_id)
+            if anchors is not None and link.anchor not in anchors:
+                yield _dangling_anchor(link, target_id, kinds.get(target_id), anchors)
 
 
 def _describe(link: Link) -> str:
@@ -320,13 +320,14 @@ def _wrong_kind(link: Link, target_id: str, kind: str, resolver: Resolver) -> Di
     return make("wrong-kind-ref", link.file, line, column, message, hint)
 
 
-def _dangling_anchor(link: Link, target_id: str, formula_ids: tuple[str, ...]) -> Diagnostic:
+def _dangling_anchor(link: Link, target_id: str, kind: str | None, anchors: tuple[str, ...]) -> Diagnostic:
     line, column = link.position
-    message = f"{_describe(link)}: {target_id} has no formula '{link.anchor}'"
-    if formula_ids:
-        hint = f"its formulas: {', '.join(formula_ids)}"
+    what = "measurement" if kind == "source" else "formula"
+    message = f"{_describe(link)}: {target_id} has no {what} '{link.anchor}'"
+    if anchors:
+        hint = f"its {what}s: {', '.join(anchors)}"
     else:
-        hint = f"{target_id} has no formulas; link to the record without '#{link.anchor}'"
+        hint = f"{target_id} has no {what}s; link to the record without '#{link.anchor}'"
     return make("dangling-anchor", link.file, line, column, message, hint)
 
 

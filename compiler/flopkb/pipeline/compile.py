@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from flopkb.config import Config
 from flopkb.load.cores import idle_cores
-from flopkb.load.models import Record, formulas_of, id_problem
+from flopkb.load.models import Record, formulas_of, id_problem, measurements_of
 from flopkb.load.source import Source, decode, parse
 from flopkb.load.validate import expected_id, validate_record
 from flopkb.load.vocabulary import Vocabulary, VocabularyError, vocabulary_from_data
 from flopkb.report.diagnostics import Diagnostic, make
 
 if TYPE_CHECKING:
-    from flopkb.formulas.stage import FormulaResult
+    from flopkb.formulas.results import FormulaResult
     from flopkb.links.evidence import Evidence
     from flopkb.links.extract import Link
     from flopkb.links.graph import LinkGraph
@@ -49,14 +49,28 @@ class RecordSummary(NamedTuple):
     """Its aliases: the model's, or the text items of its data's `aliases` when it did not validate."""
     formula_ids: tuple[str, ...] | None
     """Its formula ids in order; None when it did not validate."""
+    measurement_ids: tuple[str, ...] | None = ()
+    """A source's measurement ids in order; None when it did not validate."""
+
+    @property
+    def anchors(self) -> tuple[str, ...] | None:
+        """What `[[id#anchor]]` may name: its formula ids and measurement ids; None when it did not validate."""
+        if self.formula_ids is None or self.measurement_ids is None:
+            return None
+        return self.formula_ids + self.measurement_ids
 
 
 def summarize(source: Source | None, record: Record | None) -> RecordSummary:
     if record is not None:
-        return RecordSummary(record.kind, tuple(record.aliases), tuple(formula.id for formula in formulas_of(record)))
+        return RecordSummary(
+            record.kind,
+            tuple(record.aliases),
+            tuple(formula.id for formula in formulas_of(record)),
+            tuple(measurement.id for measurement in measurements_of(record)),
+        )
     listed = source.data.get("aliases") if source is not None else None
     return RecordSummary(
-        None, tuple(alias for alias in listed if isinstance(alias, str)) if isinstance(listed, list) else (), None
+        None, tuple(alias for alias in listed if isinstance(alias, str)) if isinstance(listed, list) else (), None, None
     )
 
 
@@ -122,7 +136,7 @@ class Entry:
 
     @property
     def summary(self) -> RecordSummary:
-        """Kind, aliases and formula ids, without loading a deferred model."""
+        """Kind, aliases, formula and measurement ids, without loading a deferred model."""
         if self._summary is None:
             self._summary = summarize(self.source, self.record)
         return self._summary

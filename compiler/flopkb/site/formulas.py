@@ -35,7 +35,7 @@ from flopkb.formulas.units import (
 from flopkb.site.charts import LineSeries, line_chart_svg, svg_size
 
 if TYPE_CHECKING:
-    from flopkb.formulas.stage import Claim, FormulaResult
+    from flopkb.formulas.results import Claim, FormulaResult
     from flopkb.pipeline.compile import Entry
     from flopkb.site.render import Page, Site
 

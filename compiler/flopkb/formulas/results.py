@@ -1,0 +1,168 @@
+"""What the formula stage computes: one `FormulaResult` per formula, with its evaluations and claims.
+
+These are plain, frozen data: they import neither the knowledge-base types
+nor any stage, so every later stage (evidence, the site, `flopkb eval`) can
+take them without importing the formula stage that fills them in.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from flopkb.formulas.evaluate import Evaluation, QuantityLike
+from flopkb.formulas.expr import Expr
+from flopkb.formulas.units import format_number, format_quantity
+from flopkb.report.diagnostics import Diagnostic
+
+# Where a formula's hardware scope comes from.
+HW_NONE, HW_OWN, HW_REF, HW_DEFAULT = "none", "own", "ref", "default"
+# The status of a claim: a stated value that matches or not, a measurement the formula agrees with or not.
+CLAIM_OK, CLAIM_MISMATCH, CLAIM_DISAGREES, CLAIM_UNCHECKED = "ok", "mismatch", "disagrees", "unchecked"
+
+Key = tuple[str, str]
+"""A formula: (record id, formula id)."""
+RawValue = Any
+"""An input as written in YAML: a number, a string, or a list of them (a sweep)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HardwareFigure:
+    """A spec value a formula computed with: 'uses nvidia-h100-sxm memory_bandwidth 3.35 TB/s (vendor-spec)'."""
+
+    accelerator: str
+    parameter: str
+    value: str
+    basis: str
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MeasuredPoint:
+    """The measurement a claim names (`measured: <source>#<id>`), as the source gives it."""
+
+    source: str
+    """The source record's id (resolved)."""
+    id: str
+    """The measurement's id within the source: the anchor of its row on the source's page."""
+    quantity: str
+    """What was measured, in words."""
+    value: str
+    """The value as written in the source record, with its unit."""
+    basis: str
+    """`measured` or `simulated`."""
+    where: str
+    """Where in the source: "Table 3", "Figure 21"."""
+    source_title: str
+
+    @property
+    def anchor(self) -> str:
+        return f"{self.source}#{self.id}"
+
+    @property
+    def simulated(self) -> bool:
+        return self.basis == "simulated"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One `expect` row, re-computed (or not, with the reason)."""
+
+    index: int
+    where: tuple[tuple[str, QuantityLike | str], ...]
+    """The pinned inputs, read as quantities (as written, when the claim could not be checked)."""
+    hardware: str | None
+    """The accelerator's record id (resolved), or None."""
+    stated: float | None
+    """The stated value, or the measurement's, in the formula's unit; None when it does not read."""
+    stated_text: str
+    computed: float | None
+    rel_tol: float
+    status: str
+    """CLAIM_OK, CLAIM_MISMATCH, CLAIM_DISAGREES or CLAIM_UNCHECKED."""
+    reason: str | None = None
+    """Why an unchecked claim could not be checked."""
+    measurement: MeasuredPoint | None = None
+    """The measurement the claim names, when it names one (and it exists)."""
+    measured_ref: str | None = None
+    """The claim's `measured:` as written; None for a claim that states a value."""
+
+    @property
+    def off_by(self) -> float | None:
+        """|stated - computed| / |computed|, or None when unchecked."""
+        if self.stated is None or self.computed is None:
+            return None
+        return relative_difference(self.stated, self.computed)
+
+    @property
+    def is_measured(self) -> bool:
+        return self.measured_ref is not None
+
+
+@dataclass(frozen=True, slots=True)
+class FormulaResult:
+    """One formula of a record, as compiled: its effective definition, every evaluation and every claim."""
+
+    record: str
+    id: str
+    title: str | None
+    expr: Expr | None
+    """The effective expression, parsed (None when it is missing or does not parse)."""
+    unit: str
+    inputs: dict[str, RawValue]
+    """Effective inputs as written (own inputs over the referenced ones)."""
+    swept: tuple[str, ...]
+    """Inputs the expression uses that have several values, in input order."""
+    hardware: tuple[str, ...]
+    """Accelerator ids in scope, in order; () when the expression uses no `hw.`."""
+    hardware_from: str
+    """HW_NONE, HW_OWN, HW_REF (written on a formula along the ref chain) or HW_DEFAULT."""
+    defined_in: Key | None = None
+    """Where the expression is written, when this formula takes it by `ref`."""
+    chain: tuple[Key, ...] = ()
+    """The formulas the `ref` chain passes through, nearest first (ends with `defined_in`)."""
+    evaluations: tuple[Evaluation, ...] = ()
+    figures: tuple[HardwareFigure, ...] = ()
+    claims: tuple[Claim, ...] = ()
+    problems: tuple[Diagnostic, ...] = ()
+    """The diagnostics this stage reported for the formula."""
+    complete: bool = False
+    """Evaluated on every accelerator in scope (or once, without `hw.`), with no problem."""
+
+    @property
+    def key(self) -> Key:
+        return self.record, self.id
+
+    @property
+    def anchor(self) -> str:
+        return f"{self.record}#{self.id}"
+
+    @property
+    def disagreements(self) -> tuple[Claim, ...]:
+        """The claims whose measurement the formula disagrees with."""
+        return tuple(claim for claim in self.claims if claim.status == CLAIM_DISAGREES)
+
+
+FormulaResults = dict[str, list[FormulaResult]]
+
+
+def relative_difference(stated: float, computed: float) -> float:
+    """|stated - computed| / |computed|: 0 when equal, infinite when only the computed value is 0."""
+    if stated == computed:
+        return 0.0
+    if computed == 0:
+        return math.inf
+    return abs(stated - computed) / abs(computed)
+
+
+def percent(fraction: float) -> str:
+    if math.isinf(fraction):
+        return "infinitely"
+    return f"{format_number(fraction * 100, 2 if fraction * 100 >= 1 else 1)}%"
+
+
+def show_quantity(value: QuantityLike) -> str:
+    if isinstance(value, (int, float)):
+        return format_number(float(value), 6)
+    return format_quantity(value, 6)
