@@ -293,9 +293,8 @@ def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
     for record_id, entry in kb.entries.items():
         figures = entry.derived.get(OWN_MEMO)
         if figures is None:
-            if entry.record is None:
-                continue
-            figures = _own_figures(record_id, entry)
+            # a record that did not validate has no figures: kept too, so that warm runs never load its model again
+            figures = _own_figures(record_id, entry) if entry.record is not None else ((), (), False)
             if entry.digest is not None:
                 entry.derived[OWN_MEMO] = figures
         items, problems, claims = figures
