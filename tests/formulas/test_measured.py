@@ -233,3 +233,38 @@ def test_a_measurement_of_exactly_the_computed_value_never_disagrees(tolerance: 
 def test_a_measurement_scaled_beyond_the_tolerance_always_disagrees(tolerance: float, beyond: float, up: bool) -> None:
     factor = 1 + (tolerance + beyond) if up else 1 - (tolerance + beyond)
     assert _claim_at(128.0 * factor, tolerance)[0] == CLAIM_DISAGREES
+
+
+# ---------------------------------------------------------------------------
+# Evidence
+
+
+def test_evidence_marks_a_claim_on_a_simulated_measurement(tmp_path: Path) -> None:
+    kb = build(tmp_path, "      - {where: {batch: 1}, value: 5}\n      - {where: {batch: 1}, measured: sources/paper#sim}\n")
+    assert kb.evidence is not None
+    (found,) = kb.evidence.of("facts/f").simulated
+    assert (found.claim, found.source, found.measurement, found.where) == (
+        ("formulas", 0, "expect", 1),
+        "sources/paper",
+        "sim",
+        "Figure 21",
+    )
+    assert kb.evidence.of("facts/f").status == "verified"
+
+
+def test_evidence_lists_every_disagreement_with_the_records_resting_on_it(tmp_path: Path) -> None:
+    borrower = "id: facts/g\nkind: fact\nstatement: S.\nformulas:\n  - {id: again, ref: facts/f#gain}\n"
+    kb = build(tmp_path, "      - {where: {batch: 32}, measured: sources/paper#b32}\n")
+    assert kb.evidence is not None and kb.evidence.disagreements[0].dependents == ()
+    files = {SOURCE: paper(B32), FACT: claim("      - {where: {batch: 32}, measured: sources/paper#b32}\n")}
+    files["records/facts/g.yaml"] = borrower
+    files["records/engines/e.yaml"] = ENGINE
+    kb = compile_kb(write_kb(tmp_path / "with-borrower", files))
+    assert kb.evidence is not None
+    (found,) = kb.evidence.disagreements
+    assert (found.record, found.formula, found.claim.status, found.dependents) == (
+        "facts/f",
+        "gain",
+        CLAIM_DISAGREES,
+        ("facts/g",),
+    )
