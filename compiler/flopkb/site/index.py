@@ -184,6 +184,7 @@ def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str
         lists=lists,
         status_counts=counts,
         debt=len(evidence.debt) if evidence is not None else 0,
+        disagreements=len(evidence.disagreements) if evidence is not None else 0,
         formulas=formulas,
         claims=claims,
         checked=checked,
@@ -197,6 +198,7 @@ def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str
 
 
 def render_evidence(site: Site) -> None:
+    from flopkb.site.measurements import disagreement_list
     from flopkb.site.render import debt_anchor
 
     page = site.page(EVIDENCE)
@@ -238,6 +240,7 @@ def render_evidence(site: Site) -> None:
         counts=counts,
         records=len(site.entries),
         resting=[_row(site, page, record_id) for record_id in _sorted_ids(site, resting)],
+        disagreements=disagreement_list(site, page),
     )
 
 

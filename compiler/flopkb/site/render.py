@@ -80,6 +80,7 @@ ORIGIN_WORDS = {
     "formula-hardware": "computes with it",
     "expect-hardware": "checks a claim on it",
     "formula-ref": "reuses its formula",
+    "measured": "tests a formula against its measurements",
 }
 STATUS_WORDS = {
     "verified": "verified",
@@ -408,6 +409,11 @@ class Page:
                 )
                 if formula is not None:
                     label = f"{label}: {formula.title or formula.id}"
+                measurement = next(
+                    (m for m in getattr(site.entries[found].record, "measurements", ()) if m.id == link.anchor), None
+                )
+                if measurement is not None:
+                    label = f"{label}, {measurement.where}"
         return self.href(found, link.anchor), label
 
     def prose(self, text: str | None) -> Markup:
@@ -465,6 +471,7 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
     """Everything a record template needs, as plain values, links and sanitised HTML."""
     from flopkb.site.formulas import formula_views
     from flopkb.site.hardware import accelerator_context
+    from flopkb.site.measurements import disagreement_notice, measurement_rows
 
     record = entry.record
     assert record is not None
@@ -490,6 +497,7 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
         "backlinks_open": BACKLINKS_OPEN,
         "neighbourhood": neighbourhood_json(site, page, entry.id),
         "kind_index": page.url(f"kinds/{record.kind}.md"),
+        "disagreements": [],
     }
     kind = record.kind
     if kind == "flop":
@@ -523,9 +531,11 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
             authors=list(record.authors),
             year=record.year,
             venue=record.venue,
+            measurements=measurement_rows(page, record),
         )
     if kind in ("flop", "fact"):
         context["formulas"] = formula_views(site, page, entry)
+        context["disagreements"] = disagreement_notice(page, site.kb.formulas.get(entry.id, ()))
     return context
 
 
@@ -554,7 +564,7 @@ def debt_anchor(path: tuple[Any, ...], record: Any = None) -> str:
 def evidence_view(site: Site, page: Page, record_id: str) -> dict[str, Any]:
     evidence = site.kb.evidence
     if evidence is None:
-        return {"status": "verified", "own": [], "inherited": []}
+        return {"status": "verified", "own": [], "inherited": [], "simulated": []}
     status = evidence.of(record_id)
     record = site.record(record_id)
     own = [
@@ -575,7 +585,16 @@ def evidence_view(site: Site, page: Page, record_id: str) -> dict[str, Any]:
         }
         for debt in status.inherited
     ]
-    return {"status": status.status, "own": own, "inherited": inherited}
+    simulated = [
+        {
+            "claim": debt_anchor(found.claim, record),
+            "claim_href": "#" + _fragment(debt_anchor(found.claim, record)),
+            "measurement": page.link(found.source, found.measurement),
+            "where": found.where,
+        }
+        for found in status.simulated
+    ]
+    return {"status": status.status, "own": own, "inherited": inherited, "simulated": simulated}
 
 
 def backlinks_view(site: Site, page: Page, record_id: str) -> list[dict[str, Any]]:
