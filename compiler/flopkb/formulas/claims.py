@@ -242,11 +242,8 @@ class ClaimChecker:
         off = f"off by {percent(difference)}, tolerance {percent(row.tolerance)}"
         if target.measurement is not None:
             point = target.measurement
-            converted = (
-                ""
-                if _plain(target.text) == format_number(target.value, 6)
-                else f" = {format_number(target.value, 6)}{unit_text}"
-            )
+            in_unit = f"{format_number(target.value, 6)}{unit_text}"
+            converted = "" if _plain(target.text) in (in_unit, format_number(target.value, 6)) else f" = {in_unit}"
             message = (
                 f"expect[{index}]{at_point}: the formula computes {format_number(computed, 6)}{unit_text}, "
                 f"but {point.source} ({point.where}) {point.basis} {target.text}{converted} ({off})"
@@ -332,8 +329,10 @@ def _as_written(row: Expect) -> str:
 
 
 def _plain(text: str) -> str:
+    """A measurement's value as written, its number shown as computed values are (`1.380` -> `1.38`)."""
+    number, _, unit = text.partition(" ")
     try:
-        return format_number(float(text), 6)
+        return format_number(float(number), 6) + (f" {unit}" if unit else "")
     except ValueError:
         return text
 
