@@ -140,11 +140,12 @@ def measured_marks(
         x = x_of(where[x_name])
         if key not in series or x is None:
             continue
+        short = point.source.rsplit("/", 1)[-1]
         title = (
             f"{point.source_title}, {point.where}: {point.quantity} = {point.value} ({point.basis}) "
             f"at {_where(claim)}; the model gives {_show(claim.computed, result.unit)}"
         )
         marks.append(
-            MeasuredMark(x, claim.stated, point.basis, f"{point.source_title}, {point.where}", title, series.index(key))
+            MeasuredMark(x, claim.stated, point.basis, f"{short}, {point.where}", title, series.index(key))
         )
     return marks
