@@ -42,7 +42,7 @@ from flopkb.config import load_config
 from flopkb.pipeline.compile import load_knowledge_base
 from flopkb.links.extract import RESOLVED
 from flopkb.links.resolve import check_links
-from flopkb.links.graph import check_graph
+from flopkb.links.orphans import check_graph
 from flopkb.links.evidence import check_evidence
 
 kb = load_knowledge_base(load_config(Path(sys.argv[1])))

@@ -7,7 +7,8 @@ from collections.abc import Collection
 from pathlib import Path
 
 from flopkb.config import load_config
-from flopkb.pipeline.compile import KnowledgeBase, compile_knowledge_base
+from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 
 VOCABULARY = """\
@@ -28,13 +29,14 @@ basis:
   unverified: {description: Not yet verified.}
 """
 
-H100 = """\
-id: hw/h100
-kind: accelerator
-vendor: NVIDIA
-specs:
-  memory_bandwidth: {value: "3.35 TB/s", basis: derived}
-"""
+
+def accelerator(record_id: str, *, vendor: str = "V", basis: str = "derived", **specs: str) -> str:
+    """An accelerator record with one flow-style line per spec, in the order given, from line 5 on."""
+    rows = "".join(f'  {name}: {{value: "{value}", basis: {basis}}}\n' for name, value in specs.items())
+    return f"id: {record_id}\nkind: accelerator\nvendor: {vendor}\nspecs:\n{rows}"
+
+
+H100 = accelerator("hw/h100", vendor="NVIDIA", memory_bandwidth="3.35 TB/s")
 """A minimal accelerator record for tests that need a target of typed refs."""
 
 

@@ -1,4 +1,4 @@
-"""The `flopkb` command line: thin commands over the compile pipeline (see spec/CLI.md)."""
+"""The `flopkb` command line: thin commands over the compile pipeline (see docs/cli.md)."""
 
 from __future__ import annotations
 
@@ -55,6 +55,17 @@ root_option = click.option(
     default=None,
     help="The knowledge base folder (default: the current one).",
 )
+format_option = click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["auto", "text", "json", "github", "sarif"]),
+    default="auto",
+    show_default=True,
+    help="How diagnostics are printed; auto: GitHub annotations under GitHub Actions, text elsewhere.",
+)
+no_cache_option = click.option(
+    "--no-cache", is_flag=True, help="Load every file again; neither read nor write the cache (build/cache)."
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -66,15 +77,9 @@ def main() -> None:
 @main.command()
 @root_option
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["auto", "text", "json", "github", "sarif"]),
-    default="auto",
-    show_default=True,
-)
+@format_option
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
-@click.option("--no-cache", is_flag=True, help="Load every file again; neither read nor write the cache (build/cache).")
+@no_cache_option
 @click.option(
     "--watch", "watch_mode", is_flag=True, help="Check again on every save and print what changed, until Ctrl-C."
 )
@@ -308,16 +313,9 @@ def eval_command(root: str | None, record: str, hardware: str | None, settings: 
 
 @main.command()
 @root_option
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["auto", "text", "json", "github", "sarif"]),
-    default="auto",
-    show_default=True,
-    help="How diagnostics are printed (as by check).",
-)
+@format_option
 @click.option("--strict", is_flag=True, help="Refuse to build on warnings too.")
-@click.option("--no-cache", is_flag=True, help="Load every file again; neither read nor write the cache (build/cache).")
+@no_cache_option
 def build(root: str | None, output_format: str, strict: bool, no_cache: bool) -> None:
     """Check the knowledge base, then render its site into build/site (refused when there are errors)."""
     from flopkb.pipeline.cache import FileCache

@@ -6,8 +6,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flopkb.report.codes import CODES
-from flopkb.report.diagnostics import Severity
+from flopkb.report.codes import CODES, Severity
 from flopkb.report.hints import did_you_mean
 
 SEVERITY_OFF = "off"

@@ -8,18 +8,11 @@ import pytest
 from click.testing import CliRunner, Result
 
 from flopkb.cli import main
-from kbfixture import write_kb
+from kbfixture import accelerator, write_kb
 from repo import REPO
 
-ALPHA = """\
-id: hw/alpha
-kind: accelerator
-vendor: V
-specs:
-  peak_bf16_dense: {value: "1000 TFLOP/s", basis: derived}
-  memory_bandwidth: {value: "4 TB/s", basis: derived}
-"""
-BETA = ALPHA.replace("hw/alpha", "hw/beta").replace('"4 TB/s"', '"2.5 TB/s"').replace('"1000 TFLOP/s"', '"500 TFLOP/s"')
+ALPHA = accelerator("hw/alpha", peak_bf16_dense="1000 TFLOP/s", memory_bandwidth="4 TB/s")
+BETA = accelerator("hw/beta", peak_bf16_dense="500 TFLOP/s", memory_bandwidth="2.5 TB/s")
 FACT = """\
 id: facts/f
 kind: fact

@@ -1,5 +1,4 @@
 import math
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -287,18 +286,14 @@ def test_the_value_must_fit_the_unit():
     assert error.code == "formula-error" and "overflows in the formula's unit" in error.message
 
 
-def test_hostile_expressions_fail_fast():
-    start = time.perf_counter()
+def test_hostile_expressions_are_refused_before_computing():
     for source in ["10 ** 10 ** 10", "2 ** 99999", "exp(1e10)", "9 ** 9 ** 9 ** 9", "(2 ** 1024) ** 1024"]:
-        problem(source)
-    assert time.perf_counter() - start < 1
+        assert problem(source).code == "formula-error"
 
 
 def test_sweep_size_is_checked_without_enumerating():
     huge = list(range(1000))
-    start = time.perf_counter()
     error = problem("a * b * c", "1", {"a": huge, "b": huge, "c": huge})
-    assert time.perf_counter() - start < 1
     assert error.code == "formula-error" and "1,000,000,000 points" in error.message
 
 

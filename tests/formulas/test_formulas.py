@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from flopkb.config import load_config
 from flopkb.formulas.results import (
+    CLAIM_DISAGREES,
     CLAIM_MISMATCH,
     CLAIM_OK,
     CLAIM_UNCHECKED,
@@ -26,28 +27,15 @@ from flopkb.formulas.results import (
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 from flopkb.report.codes import CODES
-from kbfixture import compile_kb, located, write_kb
+from kbfixture import accelerator, compile_kb, located, write_kb
 from repo import REPO
 
 IGNORE = ("orphan",)
 
-ALPHA = """\
-id: hw/alpha
-kind: accelerator
-vendor: V
-specs:
-  peak_bf16_dense: {value: "1000 TFLOP/s", basis: derived}
-  peak_fp8_dense: {value: "2000 TFLOP/s", basis: derived}
-  memory_bandwidth: {value: "4 TB/s", basis: derived}
-"""
-BETA = """\
-id: hw/beta
-kind: accelerator
-vendor: V
-specs:
-  peak_bf16_dense: {value: "500 TFLOP/s", basis: derived}
-  memory_bandwidth: {value: "2.5 TB/s", basis: derived}
-"""
+ALPHA = accelerator(
+    "hw/alpha", peak_bf16_dense="1000 TFLOP/s", peak_fp8_dense="2000 TFLOP/s", memory_bandwidth="4 TB/s"
+)
+BETA = accelerator("hw/beta", peak_bf16_dense="500 TFLOP/s", memory_bandwidth="2.5 TB/s")
 HARDWARE = {"records/hw/alpha.yaml": ALPHA, "records/hw/beta.yaml": BETA}
 F = "records/facts/f.yaml"
 
@@ -164,9 +152,10 @@ def test_formula_syntax_position_in_every_scalar_style(tmp_path: Path, expr_line
 
 
 def test_formula_syntax_for_code_that_must_never_run(tmp_path: Path) -> None:
-    body = "  - id: x\n    expr: __import__('os').system('touch pwned')\n"
+    payload = tmp_path / "pwned"
+    body = f"  - id: x\n    expr: __import__('os').system('touch {payload}')\n"
     assert check(tmp_path, body) == [("formula-syntax", F, 6, 11)]
-    assert not (tmp_path / "pwned").exists()
+    assert not payload.exists()
 
 
 def test_formula_unknown_name_at_the_name(tmp_path: Path) -> None:
@@ -488,7 +477,10 @@ def test_the_project_records_have_no_formula_problem(project) -> None:
     }
     assert [d for d in project.diagnostics if d.code in formula_codes] == []
     claims = [claim for results in project.formulas.values() for result in results for claim in result.claims]
-    assert len(claims) > 50 and {claim.status for claim in claims} == {CLAIM_OK}
+    stated = [claim for claim in claims if not claim.is_measured]
+    assert len(stated) > 50 and {claim.status for claim in stated} == {CLAIM_OK}
+    # a model may disagree with what a source measured (a warning, shown on the page); it is never left unchecked
+    assert {claim.status for claim in claims if claim.is_measured} <= {CLAIM_OK, CLAIM_DISAGREES}
 
 
 @pytest.mark.parametrize("accelerator", ACCELERATORS)

@@ -1,5 +1,5 @@
-"""Measurements on source records and claims measured against them: one test per code at its line, the graph edge,
-the load cache's dependency on the source, and the rule as properties (agreement within rel_tol, disagreement past it)."""
+"""Measurements on source records and claims measured against them: one test per code at its line, the graph
+edge, evidence, and the rule as properties (agreement within rel_tol, disagreement past it)."""
 
 from __future__ import annotations
 
@@ -240,7 +240,9 @@ def test_a_measurement_scaled_beyond_the_tolerance_always_disagrees(tolerance: f
 
 
 def test_evidence_marks_a_claim_on_a_simulated_measurement(tmp_path: Path) -> None:
-    kb = build(tmp_path, "      - {where: {batch: 1}, value: 5}\n      - {where: {batch: 1}, measured: sources/paper#sim}\n")
+    kb = build(
+        tmp_path, "      - {where: {batch: 1}, value: 5}\n      - {where: {batch: 1}, measured: sources/paper#sim}\n"
+    )
     assert kb.evidence is not None
     (found,) = kb.evidence.of("facts/f").simulated
     assert (found.claim, found.source, found.measurement, found.where) == (

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flopkb.links.evidence import INHERITED_DEBT, OWN_DEBT, VERIFIED, formula_scope
-from kbfixture import compile_kb, located, write_kb
+from flopkb.links.debt import INHERITED_DEBT, OWN_DEBT, VERIFIED
+from flopkb.links.evidence import formula_scope
+from kbfixture import accelerator, compile_kb, located, write_kb
 
 H100 = """\
 id: hw/h100
@@ -21,13 +22,7 @@ specs:
   memory_capacity: {value: "80 GB", basis: cited, sources: [src/p]}
 """
 
-B200 = """\
-id: hw/b200
-kind: accelerator
-vendor: NVIDIA
-specs:
-  memory_bandwidth: {value: "8 TB/s", basis: derived}
-"""
+B200 = accelerator("hw/b200", vendor="NVIDIA", memory_bandwidth="8 TB/s")
 
 SOURCE = "id: src/p\nkind: source\ntitle: P\n"
 

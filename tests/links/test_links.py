@@ -297,3 +297,13 @@ def test_link_objects_carry_position_and_text(tmp_path: Path) -> None:
         "prose",
         "description",
     )
+
+
+def test_a_unique_suffix_wins_over_an_alias(tmp_path: Path) -> None:
+    files = {
+        "records/facts/ridge.yaml": "id: facts/ridge\nkind: fact\nstatement: S.\n",
+        "records/facts/new.yaml": "id: facts/new\nkind: fact\nstatement: S.\naliases: [ridge]\n",
+        "records/flops/a.yaml": flop("'[[ridge]]'"),
+    }
+    write_kb(tmp_path, files)
+    assert compile_kb(tmp_path).links["flops/a"][0].resolved == "facts/ridge"

@@ -12,10 +12,11 @@ import flopkb
 import flopkb.pipeline.cache
 from flopkb.cli import main
 from flopkb.config import load_config
+from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.pipeline.cache import CACHE_FOLDER, FileCache, shard_of
-from flopkb.pipeline.compile import KnowledgeBase, compile_knowledge_base, load_entries
+from flopkb.pipeline.compile import compile_knowledge_base, load_entries
 from flopkb.pipeline.stages import CHECK_STAGES
-from kbfixture import VOCABULARY, write_kb
+from kbfixture import VOCABULARY, accelerator, write_kb
 
 FLOP = """\
 id: flops/{name}
@@ -23,13 +24,7 @@ kind: flop
 category: arithmetic-intensity
 description: Links to [[flops/{target}]].
 """
-ACCELERATOR = """\
-id: hw/x
-kind: accelerator
-vendor: V
-specs:
-  memory_bandwidth: {value: "3 TB/s", basis: unverified}
-"""
+ACCELERATOR = accelerator("hw/x", basis="unverified", memory_bandwidth="3 TB/s")
 
 
 @pytest.fixture

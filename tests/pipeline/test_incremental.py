@@ -19,8 +19,9 @@ import pytest
 
 import flopkb.pipeline.cache
 from flopkb.config import load_config
+from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.pipeline.cache import FileCache
-from flopkb.pipeline.compile import KnowledgeBase, compile_knowledge_base
+from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 from kbfixture import write_kb
 

@@ -17,7 +17,6 @@ from flopkb.site.charts import (
     line_chart_svg,
     roofline_svg,
     svg_size,
-    write_svg,
 )
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -263,11 +262,3 @@ def test_any_line_chart_parses_or_refuses(points, log_x, log_y) -> None:
         return
     parse(svg)
     assert "nan" not in svg.lower().replace("nanosecond", "") and "inf" not in svg
-
-
-def test_write_svg_leaves_an_unchanged_file_alone(tmp_path) -> None:
-    p = tmp_path / "c" / "r.svg"
-    svg = roofline_svg([H100], title="t")
-    assert write_svg(p, svg) is True
-    assert write_svg(p, svg) is False
-    assert p.read_bytes() == svg.encode("utf-8")

@@ -16,7 +16,9 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,14 +28,12 @@ from flopkb.site.charts import (
     line_chart_svg,
     roofline_svg,
     svg_size,
-    write_svg,
 )
 from flopkb.site.mkdocs import (
     DEFAULT_NAV,
     EXTRA_CSS,
     EXTRA_JAVASCRIPT,
     build_site,
-    nav_pages,
 )
 
 EPOCH = 1_700_000_000  # 2023-11-14
@@ -137,6 +137,30 @@ ACCELERATORS = [
     RooflineSeries("AMD MI300X", 1307e12, 5.3e12),
     RooflineSeries("NVIDIA A100 SXM 80GB", 312e12, 2.039e12),
 ]
+
+
+def nav_pages(nav: Sequence[Any]) -> list[str]:
+    """Every markdown path the nav names, in nav order."""
+    out: list[str] = []
+
+    def walk(item: Any) -> None:
+        if isinstance(item, str):
+            if not item.startswith(("http://", "https://")):
+                out.append(item)
+        elif isinstance(item, dict):
+            for v in item.values():
+                walk(v)
+        elif isinstance(item, (list, tuple)):
+            for v in item:
+                walk(v)
+
+    walk(nav)
+    return out
+
+
+def write_svg(path: Path, svg: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(svg.encode("utf-8"))
 
 
 def write_docs(docs: Path) -> None:

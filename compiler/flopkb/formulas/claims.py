@@ -40,7 +40,6 @@ from flopkb.formulas.results import (
     MeasuredPoint,
     percent,
     relative_difference,
-    show_quantity,
 )
 from flopkb.formulas.units import (
     DIMENSIONLESS,
@@ -48,6 +47,7 @@ from flopkb.formulas.units import (
     QuantityError,
     format_dimension,
     format_number,
+    format_value,
     magnitude_in,
     to_base,
 )
@@ -138,9 +138,9 @@ class ClaimChecker:
                 self.report(
                     "unit-mismatch",
                     self.at(*here, "where", name),
-                    f"expect[{index}].where.{name}: {show_quantity(value)} is {format_dimension(given)}, "
+                    f"expect[{index}].where.{name}: {format_value(value)} is {format_dimension(given)}, "
                     f"but input `{name}` is {format_dimension(_dimension(like))}",
-                    f"write it like the input: {name}: {show_quantity(like)}",
+                    f"write it like the input: {name}: {format_value(like)}",
                 )
                 ok = False
                 continue
@@ -234,9 +234,7 @@ class ClaimChecker:
         difference = relative_difference(target.value, computed)
         if difference <= row.tolerance:
             return result(computed, CLAIM_OK)
-        pinned = [f"{name} = {show_quantity(value)}" for name, value in where] + (
-            [f"on {hardware}"] if hardware else []
-        )
+        pinned = [f"{name} = {format_value(value)}" for name, value in where] + ([f"on {hardware}"] if hardware else [])
         at_point = f" at {', '.join(pinned)}" if pinned else ""
         unit_text = "" if unit.strip() == "1" else f" {unit}"
         off = f"off by {percent(difference)}, tolerance {percent(row.tolerance)}"

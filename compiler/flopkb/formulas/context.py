@@ -22,11 +22,11 @@ from flopkb.formulas.results import Key, RawValue
 from flopkb.formulas.scope import hardware_scope
 from flopkb.formulas.specs import AcceleratorSpecs, read_specs
 from flopkb.formulas.units import QuantityError, parse_quantity, parse_unit
-from flopkb.links.resolve import Resolver
+from flopkb.links.resolver import Resolver
 from flopkb.report.diagnostics import Diagnostic, make
 
 if TYPE_CHECKING:
-    from flopkb.pipeline.compile import KnowledgeBase
+    from flopkb.kb.knowledge_base import KnowledgeBase
 
 
 class Evaluator:

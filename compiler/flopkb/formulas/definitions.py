@@ -34,7 +34,8 @@ from flopkb.load.source import Path, Source
 from flopkb.report.diagnostics import Diagnostic, make
 
 if TYPE_CHECKING:
-    from flopkb.pipeline.compile import Entry, KnowledgeBase
+    from flopkb.kb.entry import Entry
+    from flopkb.kb.knowledge_base import KnowledgeBase
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,11 +38,12 @@ from flopkb.formulas.units import (
     parse_quantity,
     to_base,
 )
-from flopkb.report.diagnostics import Diagnostic, Severity
+from flopkb.report.codes import Severity
+from flopkb.report.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from flopkb.formulas.evaluate import QuantityLike
-    from flopkb.pipeline.compile import KnowledgeBase
+    from flopkb.kb.knowledge_base import KnowledgeBase
 
 FORMULA_STAGE_CODES = frozenset(
     {
@@ -97,7 +98,7 @@ def parse_settings(settings: Sequence[str]) -> dict[str, str | list[str]]:
 
 def evaluate(kb: KnowledgeBase, target: str, hardware: str | None, settings: Sequence[str]) -> EvalOutcome:
     """Resolve the record and the accelerator, evaluate (a what-if when asked), and gather the record's diagnostics."""
-    from flopkb.links.resolve import Resolver
+    from flopkb.links.resolver import Resolver
 
     resolver = Resolver.of(kb)
     record_id = resolver.target(target)

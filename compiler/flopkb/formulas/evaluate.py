@@ -13,7 +13,6 @@ before they are computed, and sweeps are sized before they are enumerated.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import itertools
 import math
@@ -45,7 +44,7 @@ from flopkb.formulas.units import (
     dimension_unit,
     exact,
     format_dimension,
-    format_quantity,
+    format_value,
     parse_unit,
     to_base,
 )
@@ -58,6 +57,8 @@ EXPONENT_LIMIT = 1024.0
 
 QuantityLike = Union["Quantity", float, int]
 """An input or spec value: a pint quantity, or a bare (dimensionless) number."""
+
+from flopkb.report.hints import closest
 
 
 class FormulaProblem(Exception):
@@ -192,7 +193,7 @@ def _check_names(expr: Expr, inputs: Mapping[str, object], scopes: list[Scope]) 
     names = list(dict.fromkeys(node.id for node in unknown))
     others = f" (also unknown: {', '.join(f'`{name}`' for name in names[1:])})" if names[1:] else ""
     params = {f"hw.{param}" for _, specs in scopes for param in specs}
-    close = difflib.get_close_matches(names[0], [*inputs, *sorted(params)], n=1)
+    close = closest(names[0], [*inputs, *sorted(params)])
     hint = f"did you mean {close[0]}?" if close else "add it to the formula's `inputs`"
     raise FormulaProblem(
         "formula-unknown-name",
@@ -228,7 +229,7 @@ def _reduce_input(name: str, value: QuantityLike | list[QuantityLike]) -> tuple[
 
 def _reduce_spec(hardware: str | None, specs: Mapping[str, QuantityLike], param: str) -> tuple[float, Dimension]:
     if param not in specs:
-        close = difflib.get_close_matches(param, list(specs), n=1)
+        close = closest(param, list(specs))
         raise FormulaProblem(
             "formula-missing-spec",
             f"{hardware or 'the accelerator'} has no spec `{param}`, which the expression uses (hw.{param})",
@@ -422,11 +423,7 @@ def _run(compiled: Compiled, env: Mapping[str, float], hardware: str | None, poi
 
 
 def _arithmetic_problem(what: str, hardware: str | None, point: Point) -> FormulaProblem:
-    where = [f"{name} = {_show(value)}" for name, value in point]
+    where = [f"{name} = {format_value(value)}" for name, value in point]
     if hardware:
         where.append(f"on {hardware}")
     return FormulaProblem("formula-error", f"{what} (at {', '.join(where)})" if where else what)
-
-
-def _show(value: QuantityLike) -> str:
-    return number_text(float(value)) if isinstance(value, (int, float)) else format_quantity(value)

@@ -1,6 +1,6 @@
 """Formula expressions: parsed with `ast` against a whitelist, never executed.
 
-The grammar (RECORD-FORMAT.md, "Formulas"): numbers, input names,
+The grammar (docs/record-format.md, "Formulas"): numbers, input names,
 `hw.<parameter>`, `+ - * / **`, unary minus (and plus), parentheses, and calls
 of `min max` (two or more arguments) and `abs sqrt exp log log2 log10 ceil
 floor` (one argument). The result is a tree of small frozen dataclasses that
@@ -13,7 +13,6 @@ and while it is converted (tree depth), so nothing downstream recurses deeply.
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -27,6 +26,8 @@ FUNCTIONS = UNARY_FUNCTIONS | VARIADIC_FUNCTIONS
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _GRAMMAR = "numbers, input names, hw.<parameter>, + - * / **, parentheses and " + ", ".join(sorted(FUNCTIONS))
+
+from flopkb.report.hints import closest
 
 
 class ExprSyntaxError(ValueError):
@@ -298,7 +299,7 @@ def _unknown_function_message(func: ast.AST) -> str:
     functions = ", ".join(sorted(FUNCTIONS))
     if not isinstance(func, ast.Name):
         return f"only the functions {functions} can be called"
-    close = difflib.get_close_matches(func.id, sorted(FUNCTIONS), n=1)
+    close = closest(func.id, sorted(FUNCTIONS))
     hint = f" (did you mean {close[0]}?)" if close else ""
     return f"unknown function {func.id!r}{hint}; the functions are {functions}"
 

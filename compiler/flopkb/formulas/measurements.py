@@ -25,7 +25,8 @@ from flopkb.report.diagnostics import Diagnostic, make
 
 if TYPE_CHECKING:
     from flopkb.formulas.units import Quantity
-    from flopkb.pipeline.compile import Entry, KnowledgeBase
+    from flopkb.kb.entry import Entry
+    from flopkb.kb.knowledge_base import KnowledgeBase
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from flopkb.formulas.evaluate import Evaluation, QuantityLike
 from flopkb.formulas.expr import Expr
-from flopkb.formulas.units import format_number, format_quantity
+from flopkb.formulas.units import format_number
 from flopkb.report.diagnostics import Diagnostic
 
 # Where a formula's hardware scope comes from.
@@ -160,9 +160,3 @@ def percent(fraction: float) -> str:
     if math.isinf(fraction):
         return "infinitely"
     return f"{format_number(fraction * 100, 2 if fraction * 100 >= 1 else 1)}%"
-
-
-def show_quantity(value: QuantityLike) -> str:
-    if isinstance(value, (int, float)):
-        return format_number(float(value), 6)
-    return format_quantity(value, 6)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from flopkb.formulas.definitions import Definition, Located
 from flopkb.formulas.results import HW_DEFAULT, HW_OWN, HW_REF
-from flopkb.links.resolve import Resolver
+from flopkb.links.resolver import Resolver
 
 
 def hardware_scope(

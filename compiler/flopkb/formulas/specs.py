@@ -27,8 +27,9 @@ from flopkb.report.diagnostics import Diagnostic, make
 
 if TYPE_CHECKING:
     from flopkb.formulas.units import Quantity
+    from flopkb.kb.entry import Entry
+    from flopkb.kb.knowledge_base import KnowledgeBase
     from flopkb.load.vocabulary import Vocabulary
-    from flopkb.pipeline.compile import Entry, KnowledgeBase
 
 
 @dataclass(frozen=True, slots=True)

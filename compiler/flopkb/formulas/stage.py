@@ -35,7 +35,6 @@ the site, the evidence page and `flopkb eval`.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -50,10 +49,12 @@ from flopkb.formulas.units import QuantityError
 from flopkb.links.memo import dependency_key
 from flopkb.load.models import formulas_of
 from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.report.hints import closest
 
 if TYPE_CHECKING:
     from flopkb.formulas.evaluate import QuantityLike
-    from flopkb.pipeline.compile import Entry, KnowledgeBase
+    from flopkb.kb.entry import Entry
+    from flopkb.kb.knowledge_base import KnowledgeBase
 
 
 class _FormulaRun(FormulaReporter):
@@ -138,7 +139,7 @@ class _FormulaRun(FormulaReporter):
             return True
         if definition.expr_at == self.key:  # a shared expression is reported where it is written
             name = unknown[0].name
-            close = difflib.get_close_matches(name, list(vocabulary.parameters), n=1)
+            close = closest(name, list(vocabulary.parameters))
             hint = (
                 f"did you mean hw.{close[0]}?"
                 if close

@@ -219,10 +219,6 @@ def dimension_of(text: str) -> Dimension:
     return _to_dimension(registry().get_dimensionality(text))
 
 
-def quantity_dimension(quantity: Quantity) -> Dimension:
-    return to_base(quantity)[1]
-
-
 def _to_dimension(items: pint.util.UnitsContainer) -> Dimension:
     return tuple(sorted((name, exact(exponent)) for name, exponent in items.items() if exponent))
 
@@ -335,6 +331,13 @@ def format_number(value: float, digits: int = 4) -> str:
     if "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")
     return f"{mantissa}e{exponent}"
+
+
+def format_value(value: float | Quantity, digits: int = 6) -> str:
+    """A number or a quantity as messages show it: an input's value, a claim's figure."""
+    if isinstance(value, (int, float)):
+        return format_number(float(value), digits)
+    return format_quantity(value, digits)
 
 
 def format_quantity(quantity: Quantity, digits: int = 4) -> str:

@@ -48,124 +48,32 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
-from flopkb.formulas.results import Claim, FormulaResults, Key
+from flopkb.formulas.results import FormulaResults, Key
+from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.links.debt import (
+    INHERITED_DEBT,
+    OWN_DEBT,
+    ROW,
+    SPEC,
+    VERIFIED,
+    DebtItem,
+    Disagreement,
+    Evidence,
+    InheritedDebt,
+    RecordEvidence,
+    SimulatedClaim,
+)
 from flopkb.links.memo import dependency_key
-from flopkb.links.resolve import Resolver
+from flopkb.links.resolver import Resolver
 from flopkb.load.models import Formula, SourceRecord, formulas_of
 from flopkb.load.source import Path
 from flopkb.report.diagnostics import Diagnostic, make
 
-if TYPE_CHECKING:
-    from flopkb.pipeline.compile import KnowledgeBase
-
-VERIFIED, OWN_DEBT, INHERITED_DEBT = "verified", "own-debt", "inherited-debt"
 UNVERIFIED = "unverified"
 NEEDS_SOURCES = frozenset({"measured", "simulated", "vendor-spec", "cited"})
-ROW, SPEC = "hardware-row", "spec"
 _HW_NAME = re.compile(r"\bhw\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
-
-
-@dataclass(frozen=True, order=True, slots=True)
-class DebtItem:
-    """One unverified figure: a hardware row (`path` = ("hardware_parameters", i)) or a spec (("specs", parameter))."""
-
-    record: str
-    path: Path
-    parameter: str
-    what: str = field(compare=False)
-    """ROW or SPEC."""
-    file: str = field(compare=False)
-    line: int = field(compare=False)
-    column: int = field(compare=False)
-
-    @property
-    def label(self) -> str:
-        """`hardware_parameters[2] (memory_bandwidth)` or `specs.peak_fp8_dense`."""
-        if self.what == SPEC:
-            return f"specs.{self.parameter}"
-        return f"{self.path[0]}[{self.path[1]}] ({self.parameter})"
-
-
-@dataclass(frozen=True, order=True, slots=True)
-class InheritedDebt:
-    """An unverified figure of another record that one of this record's claims rests on."""
-
-    item: DebtItem
-    via: tuple[str, ...]
-    """The records the debt came through, from this record's direct dependency to `item.record` (its last element)."""
-    claim: Path
-    """The data path of this record's row or formula that rests on it: ("hardware_parameters", 0), ("formulas", 1)."""
-
-
-@dataclass(frozen=True, order=True, slots=True)
-class SimulatedClaim:
-    """A claim of a record that names a measurement whose basis is `simulated`."""
-
-    claim: Path
-    """The claim's data path: ("formulas", i, "expect", j)."""
-    source: str
-    measurement: str
-    where: str
-    """Where in the source the measurement stands."""
-
-
-@dataclass(frozen=True, slots=True)
-class Disagreement:
-    """A claim whose formula disagrees with the measurement it names, and the records that rest on that formula."""
-
-    record: str
-    formula: str
-    claim: Claim
-    dependents: tuple[str, ...]
-    """Other records whose formulas take this one by `ref`, sorted."""
-
-
-class RecordEvidence(NamedTuple):
-    """One record's evidence status (`verified`, `own-debt`, `inherited-debt`), its own debt and what it inherits."""
-
-    id: str
-    status: str
-    own: tuple[DebtItem, ...] = ()
-    inherited: tuple[InheritedDebt, ...] = ()
-    simulated: tuple[SimulatedClaim, ...] = ()
-    """Its claims that rest on simulated measurements."""
-
-    @property
-    def sources_of_debt(self) -> tuple[str, ...]:
-        """The records whose unverified figures this one inherits, sorted."""
-        return tuple(sorted({debt.item.record for debt in self.inherited}))
-
-
-@dataclass(slots=True)
-class Evidence:
-    records: dict[str, RecordEvidence]
-    """Every record's evidence status (records that failed to load are `verified`: nothing is known of them)."""
-    debt: tuple[DebtItem, ...]
-    """Every unverified row and spec of the base, sorted by record and path."""
-    dependents: dict[DebtItem, tuple[str, ...]]
-    """For each item of `debt`, the other records that rest on it, sorted."""
-    _disagreements: tuple[Disagreement, ...] | Callable[[], tuple[Disagreement, ...]] = field(
-        default=(), repr=False, compare=False
-    )
-
-    @property
-    def disagreements(self) -> tuple[Disagreement, ...]:
-        """Every claim of the base whose formula disagrees with its measurement, by record and formula."""
-        if callable(self._disagreements):
-            self._disagreements = self._disagreements()
-        return self._disagreements
-
-    def of(self, record_id: str) -> RecordEvidence:
-        return self.records.get(record_id) or RecordEvidence(record_id, VERIFIED)
-
-    def counts(self) -> dict[str, int]:
-        result = {VERIFIED: 0, OWN_DEBT: 0, INHERITED_DEBT: 0}
-        for status in self.records.values():
-            result[status.status] += 1
-        return result
 
 
 def hw_parameters(expr: str | None) -> tuple[str, ...]:
@@ -437,13 +345,13 @@ def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
         key = dependency_key(kb, record_id) if entry.digest is not None else None
         kept = entry.derived.get(SIMULATED_MEMO)
         if key is not None and kept is not None and kept[0] == key:
-            claims = kept[1]
+            simulated_claims = kept[1]
         else:
-            claims = _simulated(entry.record, kb, resolver.target)
+            simulated_claims = _simulated(entry.record, kb, resolver.target)
             if key is not None:
-                entry.derived[SIMULATED_MEMO] = (key, claims)
-        if claims:
-            simulated[record_id] = claims
+                entry.derived[SIMULATED_MEMO] = (key, simulated_claims)
+        if simulated_claims:
+            simulated[record_id] = simulated_claims
 
     records = {record_id: RecordEvidence(record_id, VERIFIED) for record_id in kb.entries}
     for record_id in own.keys() | inherited.keys() | simulated.keys():

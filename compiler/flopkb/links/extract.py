@@ -22,7 +22,7 @@ from __future__ import annotations
 import pickle
 import types
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, NamedTuple, Union
 
 from pydantic import BaseModel
@@ -552,8 +552,3 @@ def _resolved(
         if resolved is None or anchor is not None or (kinds and kind_of.get(resolved, kinds[0]) not in kinds):
             suspects.append(link)
     return found
-
-
-def iter_links(links: dict[str, list[Link]]) -> Iterator[Link]:
-    for group in links.values():
-        yield from group

@@ -20,17 +20,27 @@ from __future__ import annotations
 import io
 import json
 import operator
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.kb.entry import Entry
+from flopkb.links.debt import Evidence
+from flopkb.links.extract import Link
 
 if TYPE_CHECKING:
     import networkx as nx
 
-    from flopkb.pipeline.compile import KnowledgeBase
-
 FORMATS = ("json", "graphml", "dot")
+
+
+class Linked(Protocol):
+    """What the graph reads of a knowledge base: its entries, their resolved links and their evidence."""
+
+    entries: dict[str, Entry]
+    referenced: set[str] | None
+    evidence: Evidence | None
+
+    @property
+    def links(self) -> dict[str, list[Link]]: ...
 
 
 class LinkGraph:
@@ -40,12 +50,12 @@ class LinkGraph:
     needs only orphans, which come straight from the resolved links.
     """
 
-    def __init__(self, kb: KnowledgeBase) -> None:
+    def __init__(self, kb: Linked) -> None:
         self.kb = kb
         self._graph: nx.DiGraph | None = None
 
     @classmethod
-    def build(cls, kb: KnowledgeBase) -> LinkGraph:
+    def build(cls, kb: Linked) -> LinkGraph:
         return cls(kb)
 
     @property
@@ -215,23 +225,3 @@ def _graphml_value(value: Any) -> Any:
 def _dot_string(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "")
     return f'"{escaped}"'
-
-
-# ---------------------------------------------------------------------------
-# The stage
-
-
-def check_graph(kb: KnowledgeBase) -> Iterator[Diagnostic]:
-    """Build the link graph (stored as `kb.graph`) and report orphans at their id line."""
-    graph = kb.graph = LinkGraph.build(kb)
-    for record_id in graph.orphans():
-        entry = kb.entries[record_id]
-        line, column = entry.source.position(("id",)) if entry.source is not None else (1, 1)
-        yield make(
-            "orphan",
-            entry.path,
-            line,
-            column,
-            f"no other record links to or references {record_id}",
-            f"link to it from a related record: [[{record_id}]]",
-        )

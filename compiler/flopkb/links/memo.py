@@ -32,10 +32,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from flopkb.links.extract import RESOLVED
-from flopkb.links.resolve import Resolver
+from flopkb.links.resolver import Resolver
 
 if TYPE_CHECKING:
-    from flopkb.pipeline.compile import KnowledgeBase
+    from flopkb.kb.knowledge_base import KnowledgeBase
 
 _FOLLOWED = "formula-ref"
 Key = tuple[Any, ...]

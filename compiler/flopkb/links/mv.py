@@ -31,11 +31,13 @@ import yaml
 
 from flopkb.atomic import write_atomically
 from flopkb.config import Config
+from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import Link
-from flopkb.links.resolve import ID, SUFFIX, Resolver, check_links
+from flopkb.links.resolve import check_links
+from flopkb.links.resolver import ID, SUFFIX, Resolver
 from flopkb.load.models import id_problem
 from flopkb.load.source import Source
-from flopkb.pipeline.compile import KnowledgeBase, compile_knowledge_base
+from flopkb.pipeline.compile import compile_knowledge_base
 
 _BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _SPACE = " \t\r\n"
@@ -56,10 +58,6 @@ class MovePlan:
     rewritten: dict[str, int] = field(default_factory=dict)
     """How many links were rewritten, by root-relative path of the file that holds them (the moved file as `new_path`)."""
     alias_added: bool = False
-
-    @property
-    def link_count(self) -> int:
-        return sum(self.rewritten.values())
 
 
 def record_id_of(argument: str, config: Config) -> str:

@@ -59,11 +59,12 @@ import pydantic
 import flopkb
 from flopkb.atomic import write_atomically
 from flopkb.config import Config
+from flopkb.kb.entry import Entry, RecordSummary
 from flopkb.load.models import Record
 from flopkb.load.source import Source, decode
 from flopkb.load.validate import expected_id
 from flopkb.load.vocabulary import Vocabulary
-from flopkb.pipeline.compile import Entry, RecordSummary, load_entries, load_entry
+from flopkb.pipeline.compile import load_entries, load_entry
 from flopkb.report.diagnostics import Diagnostic
 
 CACHE_FOLDER = "check"

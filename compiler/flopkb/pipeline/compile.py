@@ -12,24 +12,18 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from flopkb.config import Config
+from flopkb.kb.entry import Entry
+from flopkb.kb.knowledge_base import KnowledgeBase, Stage
 from flopkb.load.cores import idle_cores
-from flopkb.load.models import Record, formulas_of, id_problem, measurements_of
+from flopkb.load.models import id_problem
 from flopkb.load.source import Source, decode, parse
 from flopkb.load.validate import expected_id, validate_record
 from flopkb.load.vocabulary import Vocabulary, VocabularyError, vocabulary_from_data
 from flopkb.report.diagnostics import Diagnostic, make
-
-if TYPE_CHECKING:
-    from flopkb.formulas.results import FormulaResult
-    from flopkb.links.evidence import Evidence
-    from flopkb.links.extract import Link
-    from flopkb.links.graph import LinkGraph
-    from flopkb.links.resolve import Resolver
 
 RECORD_SUFFIXES = (".yaml", ".yml")
 PARALLEL_FROM_FILES = 2000
@@ -38,189 +32,6 @@ CHUNK = 256
 """Files a worker parses per task: fewer, larger tasks cost less to hand out and return; smaller ones start the main process sooner."""
 IDLE_FOR_PARALLEL = 0.5
 """Parse in worker processes only when at least this many cores (besides this process's) have been idle of late (`flopkb.load.cores`)."""
-
-
-class RecordSummary(NamedTuple):
-    """What other files need to know of a record file without its model: resolution's part of it."""
-
-    kind: str | None
-    """The record's kind; None when the file did not validate (its kind is not known)."""
-    aliases: tuple[str, ...]
-    """Its aliases: the model's, or the text items of its data's `aliases` when it did not validate."""
-    formula_ids: tuple[str, ...] | None
-    """Its formula ids in order; None when it did not validate."""
-    measurement_ids: tuple[str, ...] | None = ()
-    """A source's measurement ids in order; None when it did not validate."""
-
-    @property
-    def anchors(self) -> tuple[str, ...] | None:
-        """What `[[id#anchor]]` may name: its formula ids and measurement ids; None when it did not validate."""
-        if self.formula_ids is None or self.measurement_ids is None:
-            return None
-        return self.formula_ids + self.measurement_ids
-
-
-def summarize(source: Source | None, record: Record | None) -> RecordSummary:
-    if record is not None:
-        return RecordSummary(
-            record.kind,
-            tuple(record.aliases),
-            tuple(formula.id for formula in formulas_of(record)),
-            tuple(measurement.id for measurement in measurements_of(record)),
-        )
-    listed = source.data.get("aliases") if source is not None else None
-    return RecordSummary(
-        None, tuple(alias for alias in listed if isinstance(alias, str)) if isinstance(listed, list) else (), None, None
-    )
-
-
-class LaterRecord(Protocol):
-    """What a deferred `Entry` asks for its model."""
-
-    def record(self) -> Record | None: ...
-
-
-class Entry:
-    """One record file: its id (from its path), its source and its model, either absent when it failed.
-
-    The load cache makes *deferred* entries (`Entry.deferred`) for unchanged
-    files: their model is unpickled when first used, and their `summary`
-    is known without it, so that stages which keep their results in
-    `derived` never touch the models of files that did not change.
-    """
-
-    __slots__ = ("_later", "_record", "_summary", "derived", "digest", "id", "path", "source")
-
-    def __init__(
-        self,
-        id: str,
-        path: str,
-        source: Source | None,
-        record: Record | None,
-        digest: bytes | None = None,
-        derived: dict[str, Any] | None = None,
-    ) -> None:
-        self.id = id
-        self.path = path
-        self.source = source
-        self._record = record
-        self.digest = digest
-        """The digest of the file's bytes when the load cache read it (`flopkb.pipeline.cache`): a key for a stage's own memo."""
-        self.derived: dict[str, Any] = {} if derived is None else derived
-        """What later stages computed from this file, by stage (picklable): the load cache keeps it while the file is unchanged."""
-        self._summary: RecordSummary | None = None
-        self._later: LaterRecord | None = None
-
-    @classmethod
-    def deferred(
-        cls,
-        id: str,
-        path: str,
-        source: Source | None,
-        later: LaterRecord,
-        summary: RecordSummary,
-        digest: bytes | None,
-        derived: dict[str, Any],
-    ) -> Entry:
-        """An entry whose model is `later.record()`, asked for when first needed."""
-        entry = cls(id, path, source, None, digest, derived)
-        entry._later = later
-        entry._summary = summary
-        return entry
-
-    @property
-    def record(self) -> Record | None:
-        if self._later is not None:
-            self._record, self._later = self._later.record(), None
-        return self._record
-
-    @property
-    def summary(self) -> RecordSummary:
-        """Kind, aliases, formula and measurement ids, without loading a deferred model."""
-        if self._summary is None:
-            self._summary = summarize(self.source, self.record)
-        return self._summary
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        fields = ("id", "path", "source", "record", "digest", "derived")
-        return all(getattr(self, name) == getattr(other, name) for name in fields)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Entry(id={self.id!r}, path={self.path!r}, source={self.source!r}, record={self.record!r}, digest={self.digest!r}, derived={self.derived!r})"
-
-
-@dataclass(slots=True)
-class KnowledgeBase:
-    config: Config
-    vocabulary: Vocabulary | None
-    entries: dict[str, Entry]
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    resolver: Resolver | None = None
-    """Resolves link targets to record ids (`flopkb.links.resolve`); built on first use."""
-    _links: dict[str, list[Link]] = field(default_factory=dict, repr=False)
-    _links_later: Callable[[], dict[str, list[Link]]] | None = field(default=None, repr=False, compare=False)
-    referenced: set[str] | None = field(default=None, repr=False, compare=False)
-    """Ids that some link or ref of another record resolves to (`flopkb.links.extract.link_all`): what orphans are told by."""
-    graph: LinkGraph | None = None
-    """The link graph of records (`flopkb.links.graph`): backlinks, orphans, neighbourhoods, exports."""
-    evidence: Evidence | None = None
-    """Evidence status of every record and the whole evidence debt (`flopkb.links.evidence`)."""
-    _formulas: dict[str, list[FormulaResult]] = field(default_factory=dict, repr=False)
-    _formulas_later: Callable[[], dict[str, list[FormulaResult]]] | None = field(
-        default=None, repr=False, compare=False
-    )
-    dependency_keys: Any = field(default=None, repr=False, compare=False)
-    """Per record, the key of what its evidence and formulas read of other files (`flopkb.links.memo`); built on first use."""
-
-    @property
-    def links(self) -> dict[str, list[Link]]:
-        """Every wikilink and typed ref, by the id of the record that holds it, resolved (`flopkb.links.extract`).
-
-        When the link stage took what they resolve to from the load cache, they
-        are built here, on first use (`check` never uses them).
-        """
-        if self._links_later is not None:
-            later, self._links_later = self._links_later, None
-            self._links = later()
-        return self._links
-
-    @links.setter
-    def links(self, value: dict[str, list[Link]]) -> None:
-        self._links, self._links_later = value, None
-
-    def links_later(self, compute: Callable[[], dict[str, list[Link]]]) -> None:
-        """Leave `links` to `compute()`, called on first use of `links`."""
-        self._links, self._links_later = {}, compute
-
-    @property
-    def formulas(self) -> dict[str, list[FormulaResult]]:
-        """Every formula of every flop and fact, evaluated, with its claims, by record id in formula order (`flopkb.formulas.stage`).
-
-        When the formula stage took its diagnostics from the load cache, the
-        results themselves are computed here, on first use (`check` never uses them).
-        """
-        if self._formulas_later is not None:
-            later, self._formulas_later = self._formulas_later, None
-            self._formulas = later()
-        return self._formulas
-
-    @formulas.setter
-    def formulas(self, value: dict[str, list[FormulaResult]]) -> None:
-        self._formulas, self._formulas_later = value, None
-
-    def formulas_later(self, compute: Callable[[], dict[str, list[FormulaResult]]]) -> None:
-        """Leave `formulas` to `compute()`, called on first use of `formulas`."""
-        self._formulas, self._formulas_later = {}, compute
-
-    def records(self) -> Iterator[Record]:
-        return (entry.record for entry in self.entries.values() if entry.record is not None)
-
-
-Stage = Callable[[KnowledgeBase], Iterable[Diagnostic]]
 
 
 def record_files(config: Config) -> list[str]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from flopkb.formulas.measurements import check_measurements
 from flopkb.formulas.specs import check_specs
 from flopkb.formulas.stage import check_formulas
+from flopkb.kb.knowledge_base import Stage
 from flopkb.links.evidence import check_evidence
-from flopkb.links.graph import check_graph
+from flopkb.links.orphans import check_graph
 from flopkb.links.resolve import check_links
-from flopkb.pipeline.compile import Stage
 
 LINK_STAGES: tuple[Stage, ...] = (check_links, check_graph, check_evidence)
 """Links extracted and resolved (`kb.links`, `kb.resolver`), the graph and orphans (`kb.graph`), evidence (`kb.evidence`)."""

@@ -7,8 +7,13 @@ The docs page of all codes (`docs/codes.md`) is generated from this table by
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
-from flopkb.report.diagnostics import Severity
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
 
 E = Severity.ERROR
 W = Severity.WARNING

@@ -7,12 +7,8 @@ Checks create diagnostics with the code's default severity; the pipeline
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 
-
-class Severity(str, Enum):
-    ERROR = "error"
-    WARNING = "warning"
+from flopkb.report.codes import CODES, Severity
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -43,6 +39,4 @@ class Diagnostic:
 
 def make(code: str, path: str, line: int, column: int, message: str, hint: str | None = None) -> Diagnostic:
     """A diagnostic with the catalogue's default severity for `code`."""
-    from flopkb.report.codes import CODES
-
     return Diagnostic(path, line, column, code, message, hint, CODES[code].severity)

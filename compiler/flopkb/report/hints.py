@@ -1,13 +1,25 @@
-"""'Did you mean' hints from the closest names."""
+"""'Did you mean' hints: the one way flopkb finds the names closest to a misspelt one (rapidfuzz's Indel ratio)."""
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+
+CUTOFF = 60.0
+"""The lowest similarity (0-100) a name must have to be suggested."""
 
 
-def closest(word: str, choices: Iterable[str], *, count: int = 1, cutoff: float = 0.6) -> list[str]:
-    return difflib.get_close_matches(word, list(choices), n=count, cutoff=cutoff)
+def scored(word: str, choices: Sequence[str], *, limit: int, cutoff: float = CUTOFF) -> list[tuple[str, float]]:
+    """The `limit` names of `choices` most similar to `word`, with their scores, best first (ties in `choices` order)."""
+    from rapidfuzz import fuzz, process  # imported only when something does not resolve
+
+    return [
+        (name, score)
+        for name, score, _ in process.extract(word, choices, scorer=fuzz.ratio, limit=limit, score_cutoff=cutoff)
+    ]
+
+
+def closest(word: str, choices: Iterable[str], *, count: int = 1, cutoff: float = CUTOFF) -> list[str]:
+    return [name for name, _ in scored(word, list(choices), limit=count, cutoff=cutoff)]
 
 
 def did_you_mean(word: str, choices: Iterable[str], *, count: int = 1) -> str | None:

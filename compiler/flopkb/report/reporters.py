@@ -5,7 +5,7 @@ reporter writes already-sorted diagnostics and the run's summary to a stream:
 
 - `text`: `path:line:column: severity code: message`, the hint indented below,
   then a summary line; coloured with rich when asked, byte-stable otherwise.
-- `json`: the object of spec/CLI.md.
+- `json`: the object of docs/cli.md.
 - `github`: GitHub Actions workflow commands (annotations).
 - `sarif`: SARIF 2.1.0, one rule per code of the catalogue.
 """
@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 from urllib.parse import quote
 
 import flopkb
-from flopkb.report.codes import CODES, Code
+from flopkb.report.codes import CODES, Code, Severity
 from flopkb.report.codes_doc import render_help_markdown, render_help_text
-from flopkb.report.diagnostics import Diagnostic, Severity
+from flopkb.report.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from rich.text import Text

@@ -23,7 +23,6 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
@@ -35,7 +34,6 @@ __all__ = [
     "line_chart_svg",
     "roofline_svg",
     "svg_size",
-    "write_svg",
 ]
 
 
@@ -564,18 +562,3 @@ def svg_size(svg: str) -> tuple[int, int]:
     if not m:
         raise ValueError("not a flopkb chart: no width/height on the <svg> element")
     return round(float(m.group(1))), round(float(m.group(2)))
-
-
-def write_svg(path: str | Path, svg: str) -> bool:
-    """Write `svg` as UTF-8 with LF line ends, only if the bytes differ.
-
-    Returns whether the file was written; leaving an unchanged file alone keeps
-    its mtime, so `flopkb serve` does not rebuild for nothing.
-    """
-    p = Path(path)
-    data = svg.encode("utf-8")
-    if p.is_file() and p.read_bytes() == data:
-        return False
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_bytes(data)
-    return True

@@ -36,7 +36,7 @@ from flopkb.site.values import show_input, show_value
 
 if TYPE_CHECKING:
     from flopkb.formulas.results import Claim, FormulaResult
-    from flopkb.pipeline.compile import Entry
+    from flopkb.kb.entry import Entry
     from flopkb.site.render import Page, Site
 
 MAX_ROWS = 60

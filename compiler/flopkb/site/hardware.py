@@ -22,7 +22,7 @@ from flopkb.site.formulas import chart_path
 from flopkb.site.render import css_word
 
 if TYPE_CHECKING:
-    from flopkb.pipeline.compile import Entry
+    from flopkb.kb.entry import Entry
     from flopkb.site.render import Page, Site
 
 BANDWIDTH = "memory_bandwidth"

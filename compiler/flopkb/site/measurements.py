@@ -145,7 +145,5 @@ def measured_marks(
             f"{point.source_title}, {point.where}: {point.quantity} = {point.value} ({point.basis}) "
             f"at {_where(claim)}; the model gives {_show(claim.computed, result.unit)}"
         )
-        marks.append(
-            MeasuredMark(x, claim.stated, point.basis, f"{short}, {point.where}", title, series.index(key))
-        )
+        marks.append(MeasuredMark(x, claim.stated, point.basis, f"{short}, {point.where}", title, series.index(key)))
     return marks

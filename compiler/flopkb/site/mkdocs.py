@@ -62,7 +62,6 @@ __all__ = [
     "build_site",
     "install_assets",
     "mkdocs_config",
-    "nav_pages",
     "write_config",
 ]
 
@@ -127,25 +126,6 @@ MARKDOWN_EXTENSIONS: list[Any] = [
 # Files under site/assets that are documentation for us, not part of the site
 # (a README.md would otherwise become a page).
 _NOT_ASSETS = {".md", ".py", ".sh"}
-
-
-def nav_pages(nav: Sequence[Any] = DEFAULT_NAV) -> list[str]:
-    """Every markdown path the nav names, in nav order."""
-    out: list[str] = []
-
-    def walk(item: Any) -> None:
-        if isinstance(item, str):
-            if not item.startswith(("http://", "https://")):
-                out.append(item)
-        elif isinstance(item, dict):
-            for v in item.values():
-                walk(v)
-        elif isinstance(item, (list, tuple)):
-            for v in item:
-                walk(v)
-
-    walk(nav)
-    return out
 
 
 def mkdocs_config(

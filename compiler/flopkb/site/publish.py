@@ -40,7 +40,7 @@ from flopkb.pipeline.compile import (
     compile_knowledge_base,
     load_entries,
 )
-from flopkb.report.diagnostics import Severity
+from flopkb.report.codes import Severity
 from flopkb.site.mkdocs import SITE_ROOT, build_site, mkdocs_config, write_config
 
 if TYPE_CHECKING:

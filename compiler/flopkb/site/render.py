@@ -47,14 +47,15 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from markupsafe import Markup, escape
 
-from flopkb.links.resolve import Resolver
+from flopkb.links.resolver import Resolver
 from flopkb.load.models import is_url
 from flopkb.site.mkdocs import SITE_ROOT
 from flopkb.site.sanitize import inline_html, markdown_text, prose_html, safe_url
 
 if TYPE_CHECKING:
+    from flopkb.kb.entry import Entry
+    from flopkb.kb.knowledge_base import KnowledgeBase
     from flopkb.links.wikilinks import WikiLink
-    from flopkb.pipeline.compile import Entry, KnowledgeBase
 
 TEMPLATES = "templates"
 KIND_ORDER = ("flop", "fact", "engine", "accelerator", "source")

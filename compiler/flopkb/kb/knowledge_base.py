@@ -1,0 +1,88 @@
+"""The knowledge base: every entry, the vocabulary, the diagnostics, and what each stage found."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from flopkb.config import Config
+from flopkb.formulas.results import FormulaResult
+from flopkb.kb.entry import Entry
+from flopkb.links.debt import Evidence
+from flopkb.links.extract import Link
+from flopkb.links.graph import LinkGraph
+from flopkb.links.resolver import Resolver
+from flopkb.load.models import Record
+from flopkb.load.vocabulary import Vocabulary
+from flopkb.report.diagnostics import Diagnostic
+
+
+@dataclass(slots=True)
+class KnowledgeBase:
+    config: Config
+    vocabulary: Vocabulary | None
+    entries: dict[str, Entry]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    resolver: Resolver | None = None
+    """Resolves link targets to record ids (`flopkb.links.resolve`); built on first use."""
+    _links: dict[str, list[Link]] = field(default_factory=dict, repr=False)
+    _links_later: Callable[[], dict[str, list[Link]]] | None = field(default=None, repr=False, compare=False)
+    referenced: set[str] | None = field(default=None, repr=False, compare=False)
+    """Ids that some link or ref of another record resolves to (`flopkb.links.extract.link_all`): what orphans are told by."""
+    graph: LinkGraph | None = None
+    """The link graph of records (`flopkb.links.graph`): backlinks, orphans, neighbourhoods, exports."""
+    evidence: Evidence | None = None
+    """Evidence status of every record and the whole evidence debt (`flopkb.links.evidence`)."""
+    _formulas: dict[str, list[FormulaResult]] = field(default_factory=dict, repr=False)
+    _formulas_later: Callable[[], dict[str, list[FormulaResult]]] | None = field(
+        default=None, repr=False, compare=False
+    )
+    dependency_keys: Any = field(default=None, repr=False, compare=False)
+    """Per record, the key of what its evidence and formulas read of other files (`flopkb.links.memo`); built on first use."""
+
+    @property
+    def links(self) -> dict[str, list[Link]]:
+        """Every wikilink and typed ref, by the id of the record that holds it, resolved (`flopkb.links.extract`).
+
+        When the link stage took what they resolve to from the load cache, they
+        are built here, on first use (`check` never uses them).
+        """
+        if self._links_later is not None:
+            later, self._links_later = self._links_later, None
+            self._links = later()
+        return self._links
+
+    @links.setter
+    def links(self, value: dict[str, list[Link]]) -> None:
+        self._links, self._links_later = value, None
+
+    def links_later(self, compute: Callable[[], dict[str, list[Link]]]) -> None:
+        """Leave `links` to `compute()`, called on first use of `links`."""
+        self._links, self._links_later = {}, compute
+
+    @property
+    def formulas(self) -> dict[str, list[FormulaResult]]:
+        """Every formula of every flop and fact, evaluated, with its claims, by record id in formula order (`flopkb.formulas.stage`).
+
+        When the formula stage took its diagnostics from the load cache, the
+        results themselves are computed here, on first use (`check` never uses them).
+        """
+        if self._formulas_later is not None:
+            later, self._formulas_later = self._formulas_later, None
+            self._formulas = later()
+        return self._formulas
+
+    @formulas.setter
+    def formulas(self, value: dict[str, list[FormulaResult]]) -> None:
+        self._formulas, self._formulas_later = value, None
+
+    def formulas_later(self, compute: Callable[[], dict[str, list[FormulaResult]]]) -> None:
+        """Leave `formulas` to `compute()`, called on first use of `formulas`."""
+        self._formulas, self._formulas_later = {}, compute
+
+    def records(self) -> Iterator[Record]:
+        return (entry.record for entry in self.entries.values() if entry.record is not None)
+
+
+Stage = Callable[[KnowledgeBase], Iterable[Diagnostic]]

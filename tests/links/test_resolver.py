@@ -1,0 +1,37 @@
+"""Resolution in the contract's order, for any base: exact id, the unique id ending in `/<target>`, then aliases."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from flopkb.links.resolver import ALIAS, AMBIGUOUS, DANGLING, ID, SUFFIX, Resolution, Resolver
+
+SEGMENT = st.sampled_from(["a", "b", "ridge", "h100", "x-1"])
+IDS = st.lists(st.lists(SEGMENT, min_size=1, max_size=3).map("/".join), min_size=1, max_size=8, unique=True)
+
+
+def by_the_spec(target: str, ids: list[str], aliases: dict[str, str]) -> Resolution:
+    """docs/record-format.md, "Links and refs", read literally."""
+    if target in ids:
+        return Resolution(target, ID)
+    ending = sorted(record_id for record_id in ids if record_id.endswith("/" + target))
+    if len(ending) == 1:
+        return Resolution(ending[0], SUFFIX)
+    if ending:
+        return Resolution(None, AMBIGUOUS, tuple(ending))
+    if target in aliases:
+        return Resolution(aliases[target], ALIAS)
+    return Resolution(None, DANGLING)
+
+
+@given(IDS, st.data())
+def test_resolution_order_is_the_specs(ids: list[str], data: st.DataObject) -> None:
+    alias_names = data.draw(st.lists(st.lists(SEGMENT, min_size=1, max_size=2).map("/".join), max_size=4, unique=True))
+    aliases = {alias: data.draw(st.sampled_from(ids)) for alias in alias_names}
+    resolver = Resolver(ids, aliases, {})
+    targets = data.draw(
+        st.lists(st.one_of(st.sampled_from(ids), st.lists(SEGMENT, min_size=1, max_size=2).map("/".join)), max_size=6)
+    )
+    for target in targets:
+        expected = by_the_spec(target, ids, aliases)
+        assert resolver.resolve(target) == expected
+        assert resolver.target(target) == expected.id
