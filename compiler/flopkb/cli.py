@@ -5,10 +5,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from flopkb.config import Config, ConfigError, load_config
+
+if TYPE_CHECKING:
+    from flopkb.report.reporters import Summary
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
@@ -129,9 +133,8 @@ def check(
     sys.exit(exit_status(summary, strict))
 
 
-def exit_status(summary: object, strict: bool) -> int:
-    errors, warnings = summary.errors, summary.warnings  # type: ignore[attr-defined]
-    return EXIT_PROBLEMS if errors or (strict and warnings) else EXIT_OK
+def exit_status(summary: Summary, strict: bool) -> int:
+    return EXIT_PROBLEMS if summary.errors or (strict and summary.warnings) else EXIT_OK
 
 
 @main.command()
@@ -233,7 +236,8 @@ def new(root: str | None, kind: str, record_id: str) -> None:
         raise UsageError(str(error)) from error
     click.echo(f"wrote {made.path.relative_to(config.root).as_posix()}")
     click.echo(
-        f"now write: {', '.join(made.to_fill)} (the template holds placeholders); check warns 'orphan' until another record links to it"
+        f"now write: {', '.join(made.to_fill)} (the template holds placeholders); "
+        "check warns 'orphan' until another record links to it"
     )
     if not made.schema.is_file():
         click.echo(f"run flopkb schema, so that editors find {made.schema.relative_to(config.root).as_posix()}")
@@ -366,7 +370,8 @@ def build(root: str | None, output_format: str, strict: bool, no_cache: bool) ->
 )
 @click.option("--no-cache", is_flag=True, help="Load every file again on each rebuild.")
 def serve(root: str | None, port: int, no_cache: bool) -> None:
-    """Build the site, serve it on 127.0.0.1 and rebuild on every change to records, schema or site; pages reload themselves."""
+    """Build the site, serve it on 127.0.0.1 and rebuild on every change to records, schema or site; pages reload
+    themselves."""
     from flopkb.site.serve import ServeError, run
 
     config = open_config(root)

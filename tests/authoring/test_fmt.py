@@ -188,7 +188,16 @@ def test_comments_move_with_their_keys() -> None:
 
 
 def test_a_list_with_comments_stays_in_block_style() -> None:
-    text = "id: flops/x\nkind: flop\ncategory: kv-cache\ndescription: D.\naffected_by_hardware:\n  # the first\n  - hw/a\n  - hw/b  # the second\n"
+    text = (
+        "id: flops/x\n"
+        "kind: flop\n"
+        "category: kv-cache\n"
+        "description: D.\n"
+        "affected_by_hardware:\n"
+        "  # the first\n"
+        "  - hw/a\n"
+        "  - hw/b  # the second\n"
+    )
     assert canonical(text) == text
 
 

@@ -321,7 +321,8 @@ def test_a_cycle_of_formula_refs_is_evaluated_whole_and_reported_as_cold(tmp_pat
 
 @pytest.fixture
 def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stats count as old enough to trust (the files of a test are seconds old: too recent, see flopkb.pipeline.cache)."""
+    """Stats count as old enough to trust (the files of a test are seconds old: too recent, see
+    flopkb.pipeline.cache)."""
     monkeypatch.setattr(flopkb.pipeline.cache, "RACY_SECONDS", -3600)
 
 

@@ -142,20 +142,22 @@ def evaluate(kb: KnowledgeBase, target: str, hardware: str | None, settings: Seq
 def _dimension(value: object) -> Dimension | None:
     first = value[0] if isinstance(value, list) and value else value
     try:
-        return to_base(parse_quantity(first))[1]  # type: ignore[arg-type]
+        return to_base(parse_quantity(first))[1]
     except (QuantityError, TypeError):
         return None
 
 
 def _check_dimension(name: str, value: str | list[str], results: list[FormulaResult]) -> None:
-    """An override must have the dimension of the input it replaces (`t_spec=40` for an input in ms is a usage error)."""
+    """An override must have the dimension of the input it replaces (`t_spec=40` for an input in ms is a usage
+    error)."""
     given = _dimension(value)
     for result in results:
         if name in result.inputs:
             wanted = _dimension(result.inputs[name])
             if wanted is not None and given is not None and given != wanted:
+                shown = value if isinstance(value, str) else ",".join(value)
                 raise EvalUsageError(
-                    f"--set {name}: {value if isinstance(value, str) else ','.join(value)} is {format_dimension(given)}, "
+                    f"--set {name}: {shown} is {format_dimension(given)}, "
                     f"but input `{name}` of {result.anchor} is {format_dimension(wanted)}"
                 )
 

@@ -73,9 +73,11 @@ class Entry:
         self.source = source
         self._record = record
         self.digest = digest
-        """The digest of the file's bytes when the load cache read it (`flopkb.pipeline.cache`): a key for a stage's own memo."""
+        """The digest of the file's bytes when the load cache read it (`flopkb.pipeline.cache`): a key for a stage's
+        own memo."""
         self.derived: dict[str, Any] = {} if derived is None else derived
-        """What later stages computed from this file, by stage (picklable): the load cache keeps it while the file is unchanged."""
+        """What later stages computed from this file, by stage (picklable): the load cache keeps it while the file is
+        unchanged."""
         self._summary: RecordSummary | None = None
         self._later: LaterRecord | None = None
 
@@ -115,7 +117,10 @@ class Entry:
         fields = ("id", "path", "source", "record", "digest", "derived")
         return all(getattr(self, name) == getattr(other, name) for name in fields)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a class with __eq__ is; typeshed types it as a method
 
     def __repr__(self) -> str:
-        return f"Entry(id={self.id!r}, path={self.path!r}, source={self.source!r}, record={self.record!r}, digest={self.digest!r}, derived={self.derived!r})"
+        return (
+            f"Entry(id={self.id!r}, path={self.path!r}, source={self.source!r}, record={self.record!r}, "
+            f"digest={self.digest!r}, derived={self.derived!r})"
+        )

@@ -84,7 +84,8 @@ def hw_parameters(expr: str | None) -> tuple[str, ...]:
 
 
 def default_scope(record: Any, target: Any) -> list[str]:
-    """The spec's default hardware of a formula that uses `hw.`: the record's affected_by_hardware plus every row's values_for, resolved, in order."""
+    """The spec's default hardware of a formula that uses `hw.`: the record's affected_by_hardware plus every row's
+    values_for, resolved, in order."""
     found: dict[str, None] = {}
     fields = record.__dict__  # a field the kind lacks is a missing key here, not a slow AttributeError
     for ref in fields.get("affected_by_hardware", ()):
@@ -115,16 +116,18 @@ class _Formulas:
     def chain(
         self, formula: Formula, seen: frozenset[tuple[str, str]] = frozenset()
     ) -> tuple[str | None, list[str] | None, tuple[str, ...]]:
-        """(expression, explicit hardware refs, records that hardware came through) of `formula`, following refs (cycles stop)."""
+        """(expression, explicit hardware refs, records that hardware came through) of `formula`, following refs
+        (cycles stop)."""
         if formula.ref is None:
             return formula.expr, formula.hardware, ()
         target, _, formula_id = formula.ref.partition("#")
         record_id = self.resolver.target(target)
-        key = (record_id or "", formula_id)
-        referred = self.find(record_id, formula_id) if record_id is not None and key not in seen else None
+        if record_id is None or (record_id, formula_id) in seen:
+            return None, formula.hardware, ()
+        referred = self.find(record_id, formula_id)
         if referred is None:
             return None, formula.hardware, ()
-        expr, hardware, via = self.chain(referred, seen | {key})
+        expr, hardware, via = self.chain(referred, seen | {(record_id, formula_id)})
         if formula.hardware is not None:
             return expr, formula.hardware, ()
         return expr, hardware, ((record_id, *via) if hardware is not None else ())
@@ -188,15 +191,18 @@ def _simulated(record: Any, kb: KnowledgeBase, target: Callable[[str], str | Non
 
 
 OWN_MEMO = "evidence"
-"""`Entry.derived` key of a record's own figures: its debt items, its missing-source problems, whether it makes claims."""
+"""`Entry.derived` key of a record's own figures: its debt items, its missing-source problems, whether it makes
+claims."""
 INHERITED_MEMO = "evidence-inherited"
-"""`Entry.derived` key of a record's inherited debt, with the `flopkb.links.memo.dependency_key` it was computed under."""
+"""`Entry.derived` key of a record's inherited debt, with the `flopkb.links.memo.dependency_key` it was computed
+under."""
 SIMULATED_MEMO = "evidence-simulated"
 """`Entry.derived` key of a record's claims on simulated measurements, with the dependency key they were found under."""
 
 
 def _own_figures(record_id: str, entry: Any) -> tuple[tuple[DebtItem, ...], tuple[Diagnostic, ...], bool]:
-    """A record's unverified figures, its missing-source problems, and whether it has rows or formulas (claims that can inherit debt)."""
+    """A record's unverified figures, its missing-source problems, and whether it has rows or formulas (claims that
+    can inherit debt)."""
     record, source = entry.record, entry.source
     items: list[DebtItem] = []
     problems: list[Diagnostic] = []
@@ -241,8 +247,10 @@ def _inherited(
     for index, row in enumerate(fields.get("hardware_parameters", ())):
         for ref in row.values_for:
             accelerator = target(ref)
-            item = spec_debt.get((accelerator, row.parameter)) if accelerator is not None else None
-            if item is not None and accelerator != record_id:
+            if accelerator is None or accelerator == record_id:
+                continue
+            item = spec_debt.get((accelerator, row.parameter))
+            if item is not None:
                 found[InheritedDebt(item, (accelerator,), ("hardware_parameters", index))] = None
     for index, formula in enumerate(fields.get("formulas", ())):
         scope, via, parameters = formulas.scope(record, formula)

@@ -23,7 +23,8 @@ def resolve_target(kb: KnowledgeBase, target: str) -> str | None:
 
 
 def resolve_formula_ref(kb: KnowledgeBase, ref: str) -> tuple[str, str] | None:
-    """`<target>#<formula-id>` as (record id, formula id) when the target resolves, else None. The formula id is not checked."""
+    """`<target>#<formula-id>` as (record id, formula id) when the target resolves, else None. The formula id is not
+    checked."""
     target, _, formula_id = ref.partition("#")
     record_id = resolve_target(kb, target)
     return (record_id, formula_id) if record_id is not None and formula_id else None

@@ -42,7 +42,8 @@ _HINT_SPREAD = 5.0
 
 
 class Resolution(NamedTuple):
-    """What a target resolves to: `id` (None unless `step` is id, suffix or alias) and, when ambiguous, the candidates."""
+    """What a target resolves to: `id` (None unless `step` is id, suffix or alias) and, when ambiguous, the
+    candidates."""
 
     id: str | None
     step: str
@@ -91,7 +92,8 @@ class Resolver:
     def signature(self) -> bytes:
         """A digest of everything resolution and the link checks depend on: every id, its kind and the aliases.
 
-        While it is unchanged, a file's links resolve as they did (what the load cache keeps: `flopkb.links.extract.extract_all`).
+        While it is unchanged, a file's links resolve as they did (what the load cache keeps:
+        `flopkb.links.extract.extract_all`).
         """
         if self._signature is None:
             digest = hashlib.blake2b(digest_size=16)
@@ -168,7 +170,8 @@ class Resolver:
         return result[:_HINT_COUNT]
 
     def _hint_keys(self, depth: int, wanted: frozenset[str]) -> tuple[dict[str, str], list[str], dict[str, list[str]]]:
-        """The names a target of `depth` segments is compared with (name -> id or alias to suggest), built once per depth and kinds."""
+        """The names a target of `depth` segments is compared with (name -> id or alias to suggest), built once per
+        depth and kinds."""
         cached = self._hints.get((depth, wanted))
         if cached is not None:
             return cached

@@ -342,7 +342,7 @@ class SourceRecord(_Record):
 
     kind: Literal["source"]
     """The record's kind."""
-    title: str  # type: ignore[assignment]  # required for sources
+    title: str  # required for sources
     """The source's title."""
     url: Url | None = None
     """Where to read it (an http(s) URL)."""

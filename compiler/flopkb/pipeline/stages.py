@@ -11,7 +11,8 @@ from flopkb.links.orphans import check_graph
 from flopkb.links.resolve import check_links
 
 LINK_STAGES: tuple[Stage, ...] = (check_links, check_graph, check_evidence)
-"""Links extracted and resolved (`kb.links`, `kb.resolver`), the graph and orphans (`kb.graph`), evidence (`kb.evidence`)."""
+"""Links extracted and resolved (`kb.links`, `kb.resolver`), the graph and orphans (`kb.graph`), evidence
+(`kb.evidence`)."""
 
 FORMULA_STAGES: tuple[Stage, ...] = (check_specs, check_measurements, check_formulas)
 """Accelerator specs checked against their parameters' dimensions, source measurements read; every formula evaluated

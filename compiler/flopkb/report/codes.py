@@ -7,10 +7,10 @@ The docs page of all codes (`docs/codes.md`) is generated from this table by
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
 
@@ -194,7 +194,8 @@ _CATALOGUE = [
         "formula-syntax",
         E,
         "An expression does not parse under the formula grammar.",
-        "Formulas are parsed, never executed; only numbers, inputs, `hw.<parameter>`, arithmetic and a few functions are allowed.",
+        "Formulas are parsed, never executed; "
+        "only numbers, inputs, `hw.<parameter>`, arithmetic and a few functions are allowed.",
         "expr: __import__('os')",
         "Rewrite the expression with the allowed grammar.",
     ),
