@@ -92,14 +92,14 @@ def scrambled(text: str, seed: int) -> str:
     def shuffle(node: Any, named_by_author: bool = False) -> None:
         if isinstance(node, dict):
             keys = list(node)
-            if not named_by_author:  # the keys of specs, inputs and where keep the author's order
+            if not named_by_author:  # the keys of specs, inputs, where and conditions keep the author's order
                 keys = keys[::-1] if seed % 2 else keys[seed % len(keys) :] + keys[: seed % len(keys)]
             for key in keys:
                 node.move_to_end(key)
             for key, value in node.items():
                 if key in ID_LISTS and isinstance(value, list):
                     value.fa.set_block_style()
-                shuffle(value, key in ("specs", "inputs", "where"))
+                shuffle(value, key in ("specs", "inputs", "where", "conditions"))
         elif isinstance(node, list):
             for value in node:
                 shuffle(value)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Protocol
 
-from flopkb.load.models import Record, formulas_of
+from flopkb.load.models import Record, formulas_of, measurements_of
 from flopkb.load.source import Source
 
 
@@ -17,14 +17,28 @@ class RecordSummary(NamedTuple):
     """Its aliases: the model's, or the text items of its data's `aliases` when it did not validate."""
     formula_ids: tuple[str, ...] | None
     """Its formula ids in order; None when it did not validate."""
+    measurement_ids: tuple[str, ...] | None = ()
+    """A source's measurement ids in order; None when it did not validate."""
+
+    @property
+    def anchors(self) -> tuple[str, ...] | None:
+        """What `[[id#anchor]]` may name: its formula ids and measurement ids; None when it did not validate."""
+        if self.formula_ids is None or self.measurement_ids is None:
+            return None
+        return self.formula_ids + self.measurement_ids
 
 
 def summarize(source: Source | None, record: Record | None) -> RecordSummary:
     if record is not None:
-        return RecordSummary(record.kind, tuple(record.aliases), tuple(formula.id for formula in formulas_of(record)))
+        return RecordSummary(
+            record.kind,
+            tuple(record.aliases),
+            tuple(formula.id for formula in formulas_of(record)),
+            tuple(measurement.id for measurement in measurements_of(record)),
+        )
     listed = source.data.get("aliases") if source is not None else None
     return RecordSummary(
-        None, tuple(alias for alias in listed if isinstance(alias, str)) if isinstance(listed, list) else (), None
+        None, tuple(alias for alias in listed if isinstance(alias, str)) if isinstance(listed, list) else (), None, None
     )
 
 

@@ -35,7 +35,18 @@ PROSE = "prose"
 """The origin of a `[[wikilink]]` in a markdown field."""
 
 FORMULA_REF = "formula-ref"
-ORIGINS = (PROSE, "values_for", "affected_by_hardware", "source", "formula-hardware", "formula-ref", "expect-hardware")
+MEASURED = "measured"
+"""The origin of a claim's `measured: <source>#<measurement-id>`."""
+ORIGINS = (
+    PROSE,
+    "values_for",
+    "affected_by_hardware",
+    "source",
+    "formula-hardware",
+    "formula-ref",
+    "expect-hardware",
+    MEASURED,
+)
 """Every origin a link can have: where in a record it was written."""
 
 _FORMULA_KINDS = ("flop", "fact")
@@ -158,7 +169,7 @@ def _node(
         if isinstance(item, Markdown):
             return (_MD,)
         if isinstance(item, RefTo):
-            return (_REF, _origin(owner, name), (item.kind,), item.urls, False)
+            return (_REF, _origin(owner, name), (item.kind,), item.urls, item.anchored)
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is typing.Annotated:
@@ -370,7 +381,7 @@ RESOLVED = "links-resolved"
 """`Entry.derived` key of what a file's links resolved to: (`Resolver.signature`, the ids they reach, the suspects
 among them as (index, resolved id), and every computing reference as (origin, target, resolved id))."""
 COMPUTING_ORIGINS = frozenset(
-    {"values_for", "affected_by_hardware", "formula-hardware", "formula-ref", "expect-hardware"}
+    {"values_for", "affected_by_hardware", "formula-hardware", "formula-ref", "expect-hardware", MEASURED}
 )
 """Origins of the references that a record's evidence and formulas compute with (`flopkb.links.memo`)."""
 

@@ -71,9 +71,9 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
                 yield _wrong_kind(link, target_id, kind, resolver)
                 continue
         if link.anchor is not None:
-            formula_ids = resolver.formula_ids(target_id)
-            if formula_ids is not None and link.anchor not in formula_ids:
-                yield _dangling_anchor(link, target_id, formula_ids)
+            anchors = resolver.anchors(target_id)
+            if anchors is not None and link.anchor not in anchors:
+                yield _dangling_anchor(link, target_id, kinds.get(target_id), anchors)
 
 
 def _describe(link: Link) -> str:
@@ -123,13 +123,14 @@ def _wrong_kind(link: Link, target_id: str, kind: str, resolver: Resolver) -> Di
     return make("wrong-kind-ref", link.file, line, column, message, hint)
 
 
-def _dangling_anchor(link: Link, target_id: str, formula_ids: tuple[str, ...]) -> Diagnostic:
+def _dangling_anchor(link: Link, target_id: str, kind: str | None, anchors: tuple[str, ...]) -> Diagnostic:
     line, column = link.position
-    message = f"{_describe(link)}: {target_id} has no formula '{link.anchor}'"
-    if formula_ids:
-        hint = f"its formulas: {', '.join(formula_ids)}"
+    what = "measurement" if kind == "source" else "formula"
+    message = f"{_describe(link)}: {target_id} has no {what} '{link.anchor}'"
+    if anchors:
+        hint = f"its {what}s: {', '.join(anchors)}"
     else:
-        hint = f"{target_id} has no formulas; link to the record without '#{link.anchor}'"
+        hint = f"{target_id} has no {what}s; link to the record without '#{link.anchor}'"
     return make("dangling-anchor", link.file, line, column, message, hint)
 
 

@@ -110,7 +110,7 @@ class Resolver:
         aliases: dict[str, str] = {}
         kinds: dict[str, str] = {}
         for record_id, entry in entries.items():
-            kind, listed, _ = entry.summary  # the model's kind and aliases, or a broken record's listed aliases
+            kind, listed = entry.summary[:2]  # the model's kind and aliases, or a broken record's listed aliases
             if kind is not None:
                 kinds[record_id] = kind
             for alias in listed:
@@ -147,10 +147,10 @@ class Resolver:
         """The id of the record `target` resolves to, or None."""
         return self.resolve(target).id
 
-    def formula_ids(self, record_id: str) -> tuple[str, ...] | None:
-        """The formula ids of a record, or None when the record did not validate (its formulas are unknown)."""
+    def anchors(self, record_id: str) -> tuple[str, ...] | None:
+        """The formula and measurement ids of a record; None when it did not validate (they are unknown)."""
         entry = self.entries.get(record_id)
-        return entry.summary.formula_ids if entry is not None else None
+        return entry.summary.anchors if entry is not None else None
 
     def closest(self, target: str, kinds: Iterable[str] = ()) -> list[str]:
         """Ids and aliases closest to `target` (records of `kinds` only, when given), best first.

@@ -389,6 +389,11 @@ class Page:
                 )
                 if formula is not None:
                     label = f"{label}: {formula.title or formula.id}"
+                measurement = next(
+                    (m for m in getattr(site.entries[found].record, "measurements", ()) if m.id == link.anchor), None
+                )
+                if measurement is not None:
+                    label = f"{label}, {measurement.where}"
         return self.href(found, link.anchor), label
 
     def prose(self, text: str | None) -> Markup:

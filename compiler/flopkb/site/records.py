@@ -15,6 +15,7 @@ from markupsafe import Markup
 
 from flopkb.site.formulas import formula_views
 from flopkb.site.hardware import accelerator_context
+from flopkb.site.measurements import disagreement_notice, measurement_rows
 from flopkb.site.pages import Page, Site, debt_anchor, fragment, front_matter_title, json_for_script, record_path
 from flopkb.site.sanitize import safe_url
 
@@ -35,6 +36,7 @@ ORIGIN_WORDS = {
     "formula-hardware": "computes with it",
     "expect-hardware": "checks a claim on it",
     "formula-ref": "reuses its formula",
+    "measured": "tests a formula against its measurements",
 }
 
 # Record pages
@@ -66,6 +68,7 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
         "backlinks_open": BACKLINKS_OPEN,
         "neighbourhood": neighbourhood_json(site, page, entry.id),
         "kind_index": page.url(f"kinds/{record.kind}.md"),
+        "disagreements": [],
     }
     kind = record.kind
     if kind == "flop":
@@ -99,9 +102,11 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
             authors=list(record.authors),
             year=record.year,
             venue=record.venue,
+            measurements=measurement_rows(page, record),
         )
     if kind in ("flop", "fact"):
         context["formulas"] = formula_views(site, page, entry)
+        context["disagreements"] = disagreement_notice(page, site.kb.formulas.get(entry.id, ()))
     return context
 
 
@@ -122,7 +127,7 @@ def hardware_row_view(site: Site, page: Page, index: int, row: Any) -> dict[str,
 def evidence_view(site: Site, page: Page, record_id: str) -> dict[str, Any]:
     evidence = site.kb.evidence
     if evidence is None:
-        return {"status": "verified", "own": [], "inherited": []}
+        return {"status": "verified", "own": [], "inherited": [], "simulated": []}
     status = evidence.of(record_id)
     record = site.record(record_id)
     own = [
@@ -143,7 +148,16 @@ def evidence_view(site: Site, page: Page, record_id: str) -> dict[str, Any]:
         }
         for debt in status.inherited
     ]
-    return {"status": status.status, "own": own, "inherited": inherited}
+    simulated = [
+        {
+            "claim": debt_anchor(found.claim, record),
+            "claim_href": "#" + fragment(debt_anchor(found.claim, record)),
+            "measurement": page.link(found.source, found.measurement),
+            "where": found.where,
+        }
+        for found in status.simulated
+    ]
+    return {"status": status.status, "own": own, "inherited": inherited, "simulated": simulated}
 
 
 def backlinks_view(site: Site, page: Page, record_id: str) -> list[dict[str, Any]]:
