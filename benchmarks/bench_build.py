@@ -112,7 +112,8 @@ def main() -> None:
         bare_per_1000 = (large_bare - small_bare) / (large - small) * 1000
         print(
             f"growth from {small} to {large} records: flopkb build {per_1000:.1f} s per 1,000 records "
-            f"(bare mkdocs {bare_per_1000:.1f} s); time x{large_build / small_build:.1f} for records x{large / small:.0f}"
+            f"(bare mkdocs {bare_per_1000:.1f} s); "
+            f"time x{large_build / small_build:.1f} for records x{large / small:.0f}"
         )
     worst = max((build / bare for _, _, build, bare in rows), default=0.0)
     print(f"worst ratio {worst:.2f}: {'within' if worst <= TARGET_RATIO else 'OVER'} the {TARGET_RATIO} target")

@@ -82,7 +82,8 @@ def main() -> None:
     if others:
         other, other_cpu = min(wall for wall, _ in others), min(cpu for _, cpu in others)
         print(
-            f"check of {args.compare}: {other:.2f} s wall, {other_cpu:.2f} s CPU; ratio {other / baseline:.2f} wall, {other_cpu / baseline_cpu:.2f} CPU; {other_memory / 2**20:.0f} MiB"
+            f"check of {args.compare}: {other:.2f} s wall, {other_cpu:.2f} s CPU; "
+            f"ratio {other / baseline:.2f} wall, {other_cpu / baseline_cpu:.2f} CPU; {other_memory / 2**20:.0f} MiB"
         )
 
 

@@ -117,7 +117,8 @@ def main() -> None:
     for name, runs in warms.items():
         warm, warm_cpu = best(runs)
         print(
-            f"one file edited: {name:15} {warm:.2f} s wall ({warm / cold:.2f} of cold), {warm_cpu:.2f} s CPU ({warm_cpu / cold_cpu:.2f}) (target <= 0.25)"
+            f"one file edited: {name:15} {warm:.2f} s wall ({warm / cold:.2f} of cold), "
+            f"{warm_cpu:.2f} s CPU ({warm_cpu / cold_cpu:.2f}) (target <= 0.25)"
         )
 
 

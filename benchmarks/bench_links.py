@@ -100,7 +100,8 @@ def main() -> None:
         best = {kind: min(run[part][kind]["cpu"] for run in runs) for kind in ("total", "links")}
         wall = min(run[part]["total"]["wall"] for run in runs)
         print(
-            f"{part:13} link stages: best wall {wall:.3f} s, best cpu {best['total']:.3f} s (links {best['links']:.3f} s) (target: 0.3 s)"
+            f"{part:13} link stages: best wall {wall:.3f} s, best cpu {best['total']:.3f} s "
+            f"(links {best['links']:.3f} s) (target: 0.3 s)"
         )
 
 

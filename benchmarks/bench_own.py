@@ -53,11 +53,14 @@ def main() -> None:
     print(f"records: {records}")
     for name, found in runs.items():
         print(
-            f"{name:17} best wall {min(w for w, _ in found):.2f} s, best cpu {min(c for _, c in found):.2f} s (target: < 1 s wall)"
+            f"{name:17} best wall {min(w for w, _ in found):.2f} s, best cpu {min(c for _, c in found):.2f} s "
+            "(target: < 1 s wall)"
         )
     probe = (
         "import sys\nfrom flopkb.cli import main\n"
-        f"try:\n    main(['check', '--root', {str(args.root)!r}, '--format', 'json', '--no-cache'])\nexcept SystemExit:\n    pass\n"
+        "try:\n"
+        f"    main(['check', '--root', {str(args.root)!r}, '--format', 'json', '--no-cache'])\n"
+        "except SystemExit:\n    pass\n"
         f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

@@ -1,4 +1,5 @@
-"""Golden files: compare output with a committed file, or rewrite it under FLOPKB_UPDATE_GOLDEN=1 (then review the diff)."""
+"""Golden files: compare output with a committed file, or rewrite it under FLOPKB_UPDATE_GOLDEN=1 (then review the
+diff)."""
 
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ parameters:
   peak_fp8_dense: {unit: FLOP/s, description: Dense fp8 peak.}
 basis:
   measured: {description: Measured.}
+  simulated: {description: Simulated.}
   vendor-spec: {description: From the vendor's sheet.}
   cited: {description: From a secondary source.}
   derived: {description: Derived from other figures.}

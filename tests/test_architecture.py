@@ -40,7 +40,6 @@ def import_graph() -> nx.DiGraph:
     return graph
 
 
-@pytest.mark.xfail(reason="site.render and its renderers still import each other (being split)", strict=False)
 def test_no_import_cycle():
     graph = import_graph()
     packages = {name for name in graph if (PACKAGE.parent / name.replace(".", "/") / "__init__.py").exists()}
@@ -58,7 +57,7 @@ def test_import_graph_sees_imports_inside_functions(tmp_path):
     }
 
 
-@pytest.mark.xfail(reason="formulas.stage, site.render, site.charts, links.wikilinks are being split", strict=False)
+@pytest.mark.xfail(reason="formulas.stage and links.wikilinks are being split", strict=False)
 def test_no_module_over_500_non_blank_lines():
     sizes = {
         module_name(path): sum(1 for line in path.read_text().splitlines() if line.strip())

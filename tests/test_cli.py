@@ -113,7 +113,8 @@ def test_path_outside_the_base_is_a_usage_error(kb: Path, tmp_path_factory: pyte
 
 
 def test_check_imports_only_what_it_needs(kb: Path) -> None:
-    """networkx (the graph), rich (colour) and numpy (pint's arrays) are not needed to check: their imports cost ~0.4 s."""
+    """networkx (the graph), rich (colour) and numpy (pint's arrays) are not needed to check: their imports cost
+    ~0.4 s."""
     import subprocess
     import sys
 

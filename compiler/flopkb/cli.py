@@ -14,6 +14,7 @@ from flopkb.config import Config, ConfigError, load_config
 
 if TYPE_CHECKING:
     from flopkb.report.diagnostics import Diagnostic
+    from flopkb.report.reporters import Summary
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
@@ -245,7 +246,8 @@ def new(root: str | None, kind: str, record_id: str) -> None:
         raise UsageError(str(error)) from error
     click.echo(f"wrote {made.path.relative_to(config.root).as_posix()}")
     click.echo(
-        f"now write: {', '.join(made.to_fill)} (the template holds placeholders); check warns 'orphan' until another record links to it"
+        f"now write: {', '.join(made.to_fill)} (the template holds placeholders); "
+        "check warns 'orphan' until another record links to it"
     )
     if not made.schema.is_file():
         click.echo(f"run flopkb schema, so that editors find {made.schema.relative_to(config.root).as_posix()}")
@@ -380,7 +382,8 @@ def build(root: str | None, output_format: str, strict: bool, no_cache: bool) ->
 )
 @click.option("--no-cache", is_flag=True, help="Load every file again on each rebuild.")
 def serve(root: str | None, port: int, no_cache: bool) -> None:
-    """Build the site, serve it on 127.0.0.1 and rebuild on every change to records, schema or site; pages reload themselves."""
+    """Build the site, serve it on 127.0.0.1 and rebuild on every change to records, schema or site; pages reload
+    themselves."""
     from flopkb.site.serve import ServeError, run
 
     config = open_config(root)

@@ -92,14 +92,14 @@ def scrambled(text: str, seed: int) -> str:
     def shuffle(node: Any, named_by_author: bool = False) -> None:
         if isinstance(node, dict):
             keys = list(node)
-            if not named_by_author:  # the keys of specs, inputs and where keep the author's order
+            if not named_by_author:  # the keys of specs, inputs, where and conditions keep the author's order
                 keys = keys[::-1] if seed % 2 else keys[seed % len(keys) :] + keys[: seed % len(keys)]
             for key in keys:
                 node.move_to_end(key)
             for key, value in node.items():
                 if key in ID_LISTS and isinstance(value, list):
                     value.fa.set_block_style()
-                shuffle(value, key in ("specs", "inputs", "where"))
+                shuffle(value, key in ("specs", "inputs", "where", "conditions"))
         elif isinstance(node, list):
             for value in node:
                 shuffle(value)
@@ -188,7 +188,16 @@ def test_comments_move_with_their_keys() -> None:
 
 
 def test_a_list_with_comments_stays_in_block_style() -> None:
-    text = "id: flops/x\nkind: flop\ncategory: kv-cache\ndescription: D.\naffected_by_hardware:\n  # the first\n  - hw/a\n  - hw/b  # the second\n"
+    text = (
+        "id: flops/x\n"
+        "kind: flop\n"
+        "category: kv-cache\n"
+        "description: D.\n"
+        "affected_by_hardware:\n"
+        "  # the first\n"
+        "  - hw/a\n"
+        "  - hw/b  # the second\n"
+    )
     assert canonical(text) == text
 
 

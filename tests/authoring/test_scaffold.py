@@ -1,4 +1,5 @@
-"""`flopkb new`: every kind's template passes check but for what only the author can give, and bad requests are refused."""
+"""`flopkb new`: every kind's template passes check but for what only the author can give, and bad requests are
+refused."""
 
 from __future__ import annotations
 

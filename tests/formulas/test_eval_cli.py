@@ -158,3 +158,17 @@ def test_eval_on_the_project_records(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert ["3.3616"] in rows(result)
+
+
+def test_eval_prints_the_model_against_each_measurement(tmp_path: Path) -> None:
+    source = (
+        "id: sources/paper\nkind: source\ntitle: P\nmeasurements:\n"
+        "  - {id: b32, quantity: gain, value: 0.2, basis: simulated, where: Figure 22}\n"
+    )
+    fact = FACT + "    expect:\n      - {measured: sources/paper#b32}\n"
+    files = {"records/hw/alpha.yaml": ALPHA, "records/hw/beta.yaml": BETA, "records/facts/f.yaml": fact}
+    root = write_kb(tmp_path, {**files, "records/sources/paper.yaml": source})
+    result = run(root, "facts/f")
+    assert result.exit_code == 0, result.output  # a disagreement is a warning
+    assert "1 disagreeing with a measurement" in result.output
+    assert ["sources/paper#b32", "(Figure", "22)", "simulated", "0.2", "0.125", "60%", "disagrees"] in rows(result)

@@ -1,4 +1,5 @@
-"""Evidence: unverified-basis and missing-source at the basis line, and evidence debt flowing through the graph as data."""
+"""Evidence: unverified-basis and missing-source at the basis line, and evidence debt flowing through the graph as
+data."""
 
 from __future__ import annotations
 
@@ -108,7 +109,8 @@ def test_unverified_basis_and_missing_source_at_the_basis(tmp_path: Path) -> Non
     messages = {(d.path, d.line): (d.message, d.hint) for d in kb.diagnostics}
     assert messages["records/hw/h100.yaml", 7] == (
         "specs.memory_bandwidth: the basis is unverified",
-        "find the evidence, then set the basis to measured, vendor-spec, cited or derived and add sources; 4 other records rest on this figure",
+        "find the evidence, then set the basis to measured, vendor-spec, cited or derived and add sources; "
+        "4 other records rest on this figure",
     )
     assert (
         messages["records/hw/h100.yaml", 10][0]
@@ -121,7 +123,15 @@ def test_unverified_basis_and_missing_source_at_the_basis(tmp_path: Path) -> Non
 
 
 def test_record_level_sources_do_not_stand_in_for_a_rows_sources(tmp_path: Path) -> None:
-    flop = "id: flops/x\nkind: flop\ncategory: memory-bandwidth\ndescription: D.\nsources: [src/p]\nhardware_parameters:\n  - {parameter: memory_bandwidth, effect: E., basis: cited, values_for: [hw/b200]}\n"
+    flop = (
+        "id: flops/x\n"
+        "kind: flop\n"
+        "category: memory-bandwidth\n"
+        "description: D.\n"
+        "sources: [src/p]\n"
+        "hardware_parameters:\n"
+        "  - {parameter: memory_bandwidth, effect: E., basis: cited, values_for: [hw/b200]}\n"
+    )
     kb = compile_kb(
         write_kb(tmp_path, {"records/hw/b200.yaml": B200, "records/src/p.yaml": SOURCE, "records/flops/x.yaml": flop})
     )
@@ -170,7 +180,18 @@ def test_own_and_inherited_debt_as_data(tmp_path: Path) -> None:
 
 
 def test_debt_follows_formula_ref_chains_and_stops_at_cycles(tmp_path: Path) -> None:
-    chain = "id: facts/u\nkind: fact\nstatement: S.\nformulas:\n  - id: x\n    ref: facts/s#g\n  - id: loop1\n    ref: facts/u#loop2\n  - id: loop2\n    ref: facts/u#loop1\n"
+    chain = (
+        "id: facts/u\n"
+        "kind: fact\n"
+        "statement: S.\n"
+        "formulas:\n"
+        "  - id: x\n"
+        "    ref: facts/s#g\n"
+        "  - id: loop1\n"
+        "    ref: facts/u#loop2\n"
+        "  - id: loop2\n"
+        "    ref: facts/u#loop1\n"
+    )
     kb = compile_kb(write_kb(tmp_path, {**FILES, "records/facts/u.yaml": chain}))
     assert kb.evidence is not None
     assert [(debt.via, debt.claim) for debt in kb.evidence.of("facts/u").inherited] == [
@@ -179,7 +200,18 @@ def test_debt_follows_formula_ref_chains_and_stops_at_cycles(tmp_path: Path) -> 
 
 
 def test_expect_hardware_outside_the_scope_counts(tmp_path: Path) -> None:
-    fact = "id: facts/e\nkind: fact\nstatement: S.\nformulas:\n  - id: f\n    expr: hw.memory_bandwidth\n    unit: byte/s\n    hardware: [hw/b200]\n    expect:\n      - {hardware: hw/h100, value: 3.35e12}\n"
+    fact = (
+        "id: facts/e\n"
+        "kind: fact\n"
+        "statement: S.\n"
+        "formulas:\n"
+        "  - id: f\n"
+        "    expr: hw.memory_bandwidth\n"
+        "    unit: byte/s\n"
+        "    hardware: [hw/b200]\n"
+        "    expect:\n"
+        "      - {hardware: hw/h100, value: 3.35e12}\n"
+    )
     kb = compile_kb(write_kb(tmp_path, {**FILES, "records/facts/e.yaml": fact}))
     assert kb.evidence is not None
     assert [debt.via for debt in kb.evidence.of("facts/e").inherited] == [("hw/h100",)]

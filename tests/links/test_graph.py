@@ -101,9 +101,15 @@ def test_edges_are_typed_by_origin(tmp_path: Path) -> None:
 
 
 def test_formula_origins(tmp_path: Path) -> None:
-    fact = (
-        FACT
-        + "  - id: g\n    ref: facts/b#f\n  - id: h\n    expr: hw.memory_bandwidth\n    unit: byte/s\n    hardware: [hw/h100]\n    expect:\n      - {hardware: hw/h100, value: 3.35e12}\n"
+    fact = FACT + (
+        "  - id: g\n"
+        "    ref: facts/b#f\n"
+        "  - id: h\n"
+        "    expr: hw.memory_bandwidth\n"
+        "    unit: byte/s\n"
+        "    hardware: [hw/h100]\n"
+        "    expect:\n"
+        "      - {hardware: hw/h100, value: 3.35e12}\n"
     )
     kb = compile_kb(write_kb(tmp_path, {"records/hw/h100.yaml": ACC, "records/facts/b.yaml": fact}))
     assert kb.graph is not None

@@ -85,7 +85,14 @@ def test_dangling_link_in_a_crlf_file_with_a_bom(tmp_path: Path) -> None:
 
 
 def test_dangling_link_in_nested_markdown_fields(tmp_path: Path) -> None:
-    extra = "scales_with:\n  - factor: batch\n    effect: grows with [[batchy]]\nworkarounds:\n  - use [[gone]]\nnotes: see [[hw/h100]]\n"
+    extra = (
+        "scales_with:\n"
+        "  - factor: batch\n"
+        "    effect: grows with [[batchy]]\n"
+        "workarounds:\n"
+        "  - use [[gone]]\n"
+        "notes: see [[hw/h100]]\n"
+    )
     assert base(tmp_path, {"records/flops/a.yaml": flop("Mechanism.", extra)}) == [
         ("dangling-link", "records/flops/a.yaml", 7, 24),
         ("dangling-link", "records/flops/a.yaml", 9, 9),
@@ -120,7 +127,22 @@ def test_matching_is_case_sensitive(tmp_path: Path) -> None:
 
 
 def test_links_in_code_are_ignored(tmp_path: Path) -> None:
-    description = "|\n  Inline `[[in-code]]` span.\n\n  ```\n  [[fenced]]\n  ```\n\n      [[indented-code]]\n\n  ~~~yaml\n  [[tilde-fence]]\n  ~~~\n\n  But [[real-one]] is a link.\n"
+    description = (
+        "|\n"
+        "  Inline `[[in-code]]` span.\n"
+        "\n"
+        "  ```\n"
+        "  [[fenced]]\n"
+        "  ```\n"
+        "\n"
+        "      [[indented-code]]\n"
+        "\n"
+        "  ~~~yaml\n"
+        "  [[tilde-fence]]\n"
+        "  ~~~\n"
+        "\n"
+        "  But [[real-one]] is a link.\n"
+    )
     assert base(tmp_path, {"records/flops/a.yaml": flop(description)}) == [
         ("dangling-link", "records/flops/a.yaml", 17, 7)
     ]
@@ -179,7 +201,15 @@ def test_ambiguous_ref(tmp_path: Path) -> None:
 
 
 def test_dangling_ref_in_values_for_with_hint_of_the_right_kind(tmp_path: Path) -> None:
-    extra = "hardware_parameters:\n  - parameter: memory_bandwidth\n    effect: E.\n    basis: derived\n    values_for:\n      - hw/h100\n      - hw/h10\n"
+    extra = (
+        "hardware_parameters:\n"
+        "  - parameter: memory_bandwidth\n"
+        "    effect: E.\n"
+        "    basis: derived\n"
+        "    values_for:\n"
+        "      - hw/h100\n"
+        "      - hw/h10\n"
+    )
     kb = compile_kb(write_kb(tmp_path, {"records/hw/h100.yaml": ACC, "records/flops/a.yaml": flop("M.", extra)}))
     assert located(kb, ignore=QUIET) == [("dangling-ref", "records/flops/a.yaml", 11, 9)]
     assert shown(kb)[0].message == "hardware_parameters[0].values_for[1]: 'hw/h10' resolves to no record"
@@ -209,9 +239,9 @@ def test_wrong_kind_ref(tmp_path: Path) -> None:
         ("wrong-kind-ref", "records/flops/a.yaml", 5, 24),
         ("wrong-kind-ref", "records/flops/a.yaml", 7, 5),
     ]
-    assert (
-        shown(kb)[0].message
-        == "affected_by_hardware[0]: 'engines/vllm' is an engine record (engines/vllm); affected_by_hardware[0] takes an accelerator record"
+    assert shown(kb)[0].message == (
+        "affected_by_hardware[0]: 'engines/vllm' is an engine record (engines/vllm); "
+        "affected_by_hardware[0] takes an accelerator record"
     )
 
 
@@ -222,7 +252,8 @@ def test_formula_refs_and_hardware(tmp_path: Path) -> None:
         "  - id: f2\n    ref: facts/ridge#nope\n"  # dangling-anchor at 9
         "  - id: f3\n    ref: hw/h100#x\n"  # wrong kind at 11
         "  - id: f4\n    ref: facts/gone#ridge\n"  # dangling-ref at 13
-        "  - id: f5\n    expr: hw.memory_bandwidth\n    unit: byte/s\n    hardware: [hw/h100, src/paper]\n"  # wrong kind at 17
+        "  - id: f5\n    expr: hw.memory_bandwidth\n    unit: byte/s\n"
+        "    hardware: [hw/h100, src/paper]\n"  # wrong kind at 17
         "    expect:\n      - hardware: hw/h999\n        value: 1\n"  # dangling-ref at 19
     )
     assert base(tmp_path, {"records/flops/a.yaml": flop("M.", extra)}) == [

@@ -143,7 +143,12 @@ def test_mv_keeps_crlf_and_bom(tmp_path: Path) -> None:
 
 def test_mv_rewrites_links_that_the_new_id_would_make_ambiguous(tmp_path: Path) -> None:
     other = "id: other/ridge-point\nkind: fact\nstatement: Another.\n"
-    user = "id: flops/user\nkind: flop\ncategory: arithmetic-intensity\ndescription: 'See [[ridge-point]] and [[facts/ridge]].'\n"
+    user = (
+        "id: flops/user\n"
+        "kind: flop\n"
+        "category: arithmetic-intensity\n"
+        "description: 'See [[ridge-point]] and [[facts/ridge]].'\n"
+    )
     write_kb(
         tmp_path,
         {"records/facts/ridge.yaml": RIDGE, "records/other/ridge-point.yaml": other, "records/flops/user.yaml": user},

@@ -167,7 +167,15 @@ def test_duplicate_id_by_two_extensions(tmp_path: Path) -> None:
 
 
 def test_unit_mismatch_on_an_accelerator_spec(tmp_path: Path) -> None:
-    text = 'id: hw/x\nkind: accelerator\nvendor: V\nspecs:\n  memory_bandwidth:\n    value: "989 TFLOP/s"\n    basis: unverified\n'
+    text = (
+        "id: hw/x\n"
+        "kind: accelerator\n"
+        "vendor: V\n"
+        "specs:\n"
+        "  memory_bandwidth:\n"
+        '    value: "989 TFLOP/s"\n'
+        "    basis: unverified\n"
+    )
     kb = compile_kb(write_kb(tmp_path, {"records/hw/x.yaml": text}))
     assert ("unit-mismatch", "records/hw/x.yaml", 6) in codes(kb, ignore=UNLINKED)
 

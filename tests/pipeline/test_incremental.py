@@ -93,9 +93,24 @@ def formula(rng: random.Random, formula_id: str) -> list[str]:
     if rng.random() < 0.5:
         lines += [
             "    expect:",
-            f"      - {{where: {{B: 1}}, hardware: {hardware_ref(rng)}, value: {rng.choice([2, 8, 16])}}}",
+            f"      - {{where: {{B: 1}}, hardware: {hardware_ref(rng)}, {claimed(rng)}}}",
         ]
     return lines
+
+
+def claimed(rng: random.Random) -> str:
+    if rng.random() < 0.6:
+        return f"value: {rng.choice([2, 8, 16])}"
+    return f"measured: {rng.choice(['src/s#m', 'src/s#z', 's#m', 'hw/a1#m'])}"
+
+
+def source(rng: random.Random) -> str:
+    value = rng.choice(["2", "8", '"4 TB"', '"fast"', "17"])
+    basis = rng.choice(["measured", "simulated"])
+    return (
+        "id: src/s\nkind: source\ntitle: S\nmeasurements:\n"
+        f"  - {{id: {rng.choice(['m', 'z', 'n'])}, quantity: q, value: {value}, basis: {basis}, where: p. 1}}\n"
+    )
 
 
 def fact(rng: random.Random, name: str) -> str:
@@ -116,11 +131,13 @@ def render(rng: random.Random, rel: str) -> str:
         return accelerator(rng, name)
     if rel.startswith("records/flops/"):
         return flop(rng, name)
+    if rel.startswith("records/src/"):
+        return source(rng)
     return fact(rng, name)
 
 
 def initial(rng: random.Random) -> dict[str, str]:
-    files = {"records/src/s.yaml": "id: src/s\nkind: source\ntitle: S\n"}
+    files = {"records/src/s.yaml": source(rng)}
     for name in ACCELERATORS:
         files[f"records/hw/{name}.yaml"] = accelerator(rng, name)
     for name in FLOPS:
@@ -196,7 +213,7 @@ def view(kb: KnowledgeBase) -> dict[str, Any]:
                         (e.hardware, e.point and tuple((name, str(value)) for name, value in e.point), e.value)
                         for e in result.evaluations
                     ],
-                    [(c.index, c.hardware, c.stated, c.computed, c.status, c.reason) for c in result.claims],
+                    [(c.index, c.hardware, c.stated, c.computed, c.status, c.reason, c.measurement) for c in result.claims],
                     result.problems,
                     result.figures,
                 )
@@ -304,7 +321,8 @@ def test_a_cycle_of_formula_refs_is_evaluated_whole_and_reported_as_cold(tmp_pat
 
 @pytest.fixture
 def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stats count as old enough to trust (the files of a test are seconds old: too recent, see flopkb.pipeline.cache)."""
+    """Stats count as old enough to trust (the files of a test are seconds old: too recent, see
+    flopkb.pipeline.cache)."""
     monkeypatch.setattr(flopkb.pipeline.cache, "RACY_SECONDS", -3600)
 
 

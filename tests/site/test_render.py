@@ -341,7 +341,13 @@ def test_a_failed_build_leaves_the_old_site_and_no_debris(tmp_path: Path, monkey
     with pytest.raises(RuntimeError, match="fell over"):
         build(load_config(base), epoch=EPOCH)
     assert tree_digest(base / "build" / "site") == before
-    assert sorted(p.name for p in (base / "build").iterdir()) == ["site", "site-docs", "site-mkdocs.yml"]
+    assert sorted(p.name for p in (base / "build").iterdir()) == [
+        "cache",
+        "site",
+        "site-docs",
+        "site-mkdocs.yml",
+        "site-state.json",
+    ]
 
 
 def test_a_new_build_replaces_the_old_one_whole(tmp_path: Path) -> None:
@@ -357,7 +363,9 @@ def test_a_new_build_replaces_the_old_one_whole(tmp_path: Path) -> None:
     (base / "records/facts/b.yaml").unlink()
     build_base(base)
     assert not (base / "build/site/records/facts/b.html").exists()
-    assert sorted(p.name for p in (base / "build").iterdir()) == ["site", "site-docs", "site-mkdocs.yml"]
+    assert not (base / "build/site-docs/records/facts/b.md").exists()
+    kept = ["cache", "site", "site-docs", "site-mkdocs.yml", "site-state.json"]
+    assert sorted(p.name for p in (base / "build").iterdir()) == kept
 
 
 @pytest.mark.parametrize("site_dir", [".", "records", "..", "schema/site/.."])
@@ -507,3 +515,11 @@ def test_record_pages_rendered_in_worker_processes_are_the_same(
     shared = render.render_docs(kb, tmp_path / "shared")
     assert sorted(alone.written) == sorted(shared.written)
     assert tree_digest(tmp_path / "alone") == tree_digest(tmp_path / "shared")
+
+
+def test_the_home_tab_reads_the_site_name_once(project_site: BuiltSite) -> None:
+    name = project_site.outcome.kb.config.site.name
+    home = project_site.html("index.html")
+    assert f"<title>{name}</title>" in home
+    assert f"<title>{name} - {name}</title>" not in home
+    assert f"<title>Compare accelerators - {name}</title>" in project_site.html("accelerators/compare.html")

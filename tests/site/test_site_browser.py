@@ -286,3 +286,36 @@ def test_serve_keeps_the_last_good_site_while_the_base_has_errors(served, page) 
     state = _wait_for_state(url, lambda state: state["state"] == "ok")
     assert state["version"] == version + 1
     page.wait_for_function("!document.getElementById('flopkb-serve-banner')", timeout=30_000)
+
+
+ROOFLINE = "records/flops/sd-speedup-vs-batch-roofline.html"
+
+
+def test_measured_points_over_the_chart_and_the_disagreement_notice(
+    project_site: BuiltSite, serve_dir, page, page_log, shot
+) -> None:
+    base = serve_dir(project_site.site)
+    open_page(page, base, ROOFLINE)
+    notice = page.locator(".flopkb-disagreements")
+    assert notice.is_visible()
+    assert "disagrees with what its sources measured" in notice.inner_text()
+    assert "1.38" in notice.inner_text() and "Table 3" in notice.inner_text()
+    table = page.locator('[data-formula="speedup-vs-batch"] .flopkb-measured table')
+    assert table.is_visible()
+    assert "relative error" in table.inner_text() and "disagrees" in table.inner_text()
+    shot(page, "site-measured-notice")
+    chart = page.locator('[data-formula="speedup-vs-batch"] .flopkb-chart img').get_attribute("src")
+    notice.locator("a", has_text="Table 3").first.click()  # the measurement's row on the source's page
+    page.wait_for_url("**/eagle3-2025.html#sglang-eagle3-throughput-gain-bs*")
+    row = page.locator(f"tr#{page.url.rsplit('#', 1)[1]}")
+    assert row.is_visible() and "Table 3" in row.inner_text()
+    page_log.assert_clean()
+    page.goto(base + "records/flops/" + chart)  # the chart itself: the points are in its SVG
+    marks = page.locator(".mark--measured")
+    assert marks.count() == 2
+    for index in range(2):
+        assert marks.nth(index).is_visible()
+        box = marks.nth(index).bounding_box()
+        assert box is not None and box["width"] > 4 and box["height"] > 4
+    assert "Table 3" in marks.first.locator("title").text_content()
+    assert page.locator(".legend-mark", has_text="measured").is_visible()

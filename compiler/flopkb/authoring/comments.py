@@ -104,7 +104,8 @@ def _layout(root: yaml.Node, text: str) -> _Layout:
     layout = _Layout([], [])
 
     def walk(node: yaml.Node, path: Path | None) -> None:
-        """Record the spans of every scalar under `node`, and the slots of its block collections (`path` None: inside flow)."""
+        """Record the spans of every scalar under `node`, and the slots of its block collections (`path` None: inside
+        flow)."""
         if isinstance(node, yaml.ScalarNode):
             layout.spans.append(_content_span(node, text))
             return
@@ -113,14 +114,15 @@ def _layout(root: yaml.Node, text: str) -> _Layout:
                 (index, item.start_mark.line, item) for index, item in enumerate(node.value)
             ]
         else:
+            assert isinstance(node, yaml.MappingNode)  # the composer makes no other kind of node
             entries = [(key.value, key.start_mark.line, value) for key, value in node.value]
             for key, _ in node.value:
                 walk(key, None)
-        inside_flow = path is None or bool(node.flow_style)
-        for key, line, value in entries:
-            if inside_flow:  # a flow collection's comments belong to its slot: it may be laid out on one line
+        if path is None or node.flow_style:  # a flow collection's comments belong to its slot: it may be on one line
+            for _, _, value in entries:
                 walk(value, None)
-                continue
+            return
+        for key, line, value in entries:
             child = (*path, key)
             is_block = (
                 isinstance(value, (yaml.MappingNode, yaml.SequenceNode)) and not value.flow_style and bool(value.value)

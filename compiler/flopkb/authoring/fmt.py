@@ -139,9 +139,10 @@ def _round_trip() -> YAML:
 
 
 def _compose(text: str) -> yaml.Node:
-    node = compose(text)
-    assert node is not None  # the text parsed as a record
-    return node
+    root = compose(text)
+    if root is None:  # only an empty stream has no node, and the texts given here hold a record
+        raise _Unsafe("the text holds no YAML document")
+    return root
 
 
 def _verify(data: dict[str, Any], comments: list[str], formatted: str, path: str) -> None:
@@ -159,7 +160,8 @@ def _strip_comments(node: Any) -> None:
         node.ca.comment = None
         node.ca.end = []
     elif isinstance(node, (LiteralScalarString, FoldedScalarString)):
-        node.comment = None  # type: ignore[attr-defined]  # a comment on the block's header line
+        # a comment on the block's header line; ruamel declares `comment` only in __slots__, which mypy does not read
+        node.comment = None  # type: ignore[union-attr]
     children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
     for child in children:
         _strip_comments(child)
@@ -284,11 +286,11 @@ def _as_block(value: str, source_lines: list[str] | None) -> ScalarString | None
     if source_lines is None or " ".join(source_lines) != value:
         return None
     folded = FoldedScalarString(value)
-    folded.fold_pos = []  # type: ignore[attr-defined]
+    folded.fold_pos = []
     position = -1
     for line in source_lines[:-1]:
         position += len(line) + 1
-        folded.fold_pos.append(position)  # type: ignore[attr-defined]
+        folded.fold_pos.append(position)
     return folded
 
 

@@ -55,6 +55,8 @@ _SEGMENT = models.ID_SEGMENT.pattern
 _CONSTRAINTS: dict[Callable[..., Any], JsonSchemaValue] = {
     _after(models.RecordId): {"pattern": _whole(f"{_SEGMENT}(?:/{_SEGMENT})*"), "maxLength": models.MAX_ID_LENGTH},
     _after(models.Formula.model_fields["id"]): {"pattern": _whole(models.FORMULA_ID.pattern)},
+    _after(models.Measurement.model_fields["id"]): {"pattern": _whole(models.FORMULA_ID.pattern)},
+    models.check_measurement_basis: {"enum": list(models.MEASUREMENT_BASES)},
     _after(models.ScalesWith.model_fields["factor"]): {"pattern": _whole(models.SNAKE_CASE.pattern)},
     _after(models.Url): {"format": "uri"},
 }

@@ -11,6 +11,7 @@ memory (`flopkb.pipeline.cache`), so only the saved files are read again.
 from __future__ import annotations
 
 import io
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -67,13 +68,13 @@ def _is_record_file(change: watchfiles.Change, path: str) -> bool:
     return path.endswith(RECORD_SUFFIXES)
 
 
-def watch(check: Check, folders: list[Path], stream: TextIO, **watch_options: object) -> None:
+def watch(check: Check, folders: list[Path], stream: TextIO, stop_event: threading.Event | None = None) -> None:
     """Check, then check again after every change to a YAML file under `folders`, until interrupted.
 
-    `watch_options` go to `watchfiles.watch` (tests pass a `stop_event`).
+    `stop_event`, when set, ends the watch as an interrupt would (the tests use it).
     """
     shown: list[Diagnostic] = []
-    for round_ in _rounds(folders, watch_options):
+    for round_ in _rounds(folders, stop_event):
         diagnostics, summary = check()
         new, fixed = changes(shown, diagnostics)
         for diagnostic in fixed:
@@ -88,11 +89,12 @@ def watch(check: Check, folders: list[Path], stream: TextIO, **watch_options: ob
         shown = diagnostics
 
 
-def _rounds(folders: list[Path], watch_options: dict[str, object]) -> Iterator[int]:
-    """0 once the folders are watched (so that no save is missed during the first check), then one more per batch of saves."""
+def _rounds(folders: list[Path], stop_event: threading.Event | None) -> Iterator[int]:
+    """0 once the folders are watched (so that no save is missed during the first check), then one more per batch of
+    saves."""
     batches = watchfiles.watch(
-        *folders, watch_filter=_is_record_file, yield_on_timeout=True, rust_timeout=_IDLE_MS, **watch_options
-    )  # type: ignore[arg-type]
+        *folders, watch_filter=_is_record_file, yield_on_timeout=True, rust_timeout=_IDLE_MS, stop_event=stop_event
+    )
     round_ = 0
     for saved in batches:  # the first batch comes after one idle period at most: the watch has begun
         if saved or round_ == 0:

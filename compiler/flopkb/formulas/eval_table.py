@@ -27,7 +27,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from flopkb.formulas.results import CLAIM_MISMATCH, CLAIM_OK, FormulaResult
+from flopkb.formulas.results import CLAIM_DISAGREES, CLAIM_MISMATCH, CLAIM_OK, FormulaResult
 from flopkb.formulas.stage import evaluate_record
 from flopkb.formulas.units import (
     Dimension,
@@ -54,6 +54,7 @@ FORMULA_STAGE_CODES = frozenset(
         "formula-error",
         "formula-cycle",
         "claim-mismatch",
+        "measurement-disagrees",
     }
 )
 WIDTH = 120
@@ -141,20 +142,22 @@ def evaluate(kb: KnowledgeBase, target: str, hardware: str | None, settings: Seq
 def _dimension(value: object) -> Dimension | None:
     first = value[0] if isinstance(value, list) and value else value
     try:
-        return to_base(parse_quantity(first))[1]  # type: ignore[arg-type]
+        return to_base(parse_quantity(first))[1]
     except (QuantityError, TypeError):
         return None
 
 
 def _check_dimension(name: str, value: str | list[str], results: list[FormulaResult]) -> None:
-    """An override must have the dimension of the input it replaces (`t_spec=40` for an input in ms is a usage error)."""
+    """An override must have the dimension of the input it replaces (`t_spec=40` for an input in ms is a usage
+    error)."""
     given = _dimension(value)
     for result in results:
         if name in result.inputs:
             wanted = _dimension(result.inputs[name])
             if wanted is not None and given is not None and given != wanted:
+                shown = value if isinstance(value, str) else ",".join(value)
                 raise EvalUsageError(
-                    f"--set {name}: {value if isinstance(value, str) else ','.join(value)} is {format_dimension(given)}, "
+                    f"--set {name}: {shown} is {format_dimension(given)}, "
                     f"but input `{name}` of {result.anchor} is {format_dimension(wanted)}"
                 )
 
@@ -200,6 +203,8 @@ def formula_table(result: FormulaResult, what_if: bool) -> Group:
     else:
         parts.append(Text("  no evaluations: see the problems below", "yellow"))
     parts.append(_claims(result, what_if))
+    if not what_if and any(claim.measurement is not None for claim in result.claims):
+        parts.append(measured_table(result))
     return Group(*parts, Text(""))
 
 
@@ -236,13 +241,53 @@ def _claims(result: FormulaResult, what_if: bool) -> Text:
         return Text(f"  {len(result.claims)} claim(s) not checked in a what-if", "dim")
     ok = sum(claim.status == CLAIM_OK for claim in result.claims)
     off = sum(claim.status == CLAIM_MISMATCH for claim in result.claims)
-    rest = len(result.claims) - ok - off
+    disagree = sum(claim.status == CLAIM_DISAGREES for claim in result.claims)
+    rest = len(result.claims) - ok - off - disagree
     text = Text(f"  claims: {ok} of {len(result.claims)} within tolerance", "green" if ok == len(result.claims) else "")
     if off:
         text.append(f", {off} off", "red")
+    if disagree:
+        text.append(f", {disagree} disagreeing with a measurement", "yellow")
     if rest:
         text.append(f", {rest} not checked", "yellow")
     return text
+
+
+def measured_table(result: FormulaResult) -> Table:
+    """The model against every measurement its claims name: where, the measurement, both values, the difference."""
+    unit = "" if result.unit.strip() == "1" else f" [{result.unit}]"
+    table = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 2), title_justify="left")
+    for heading, justify in (
+        ("at", "left"),
+        ("measurement", "left"),
+        ("basis", "left"),
+        (f"measured{unit}", "right"),
+        (f"model{unit}", "right"),
+        ("off by", "right"),
+        ("", "left"),
+    ):
+        table.add_column(heading, justify=justify)  # type: ignore[arg-type]
+    for claim in result.claims:
+        point = claim.measurement
+        if point is None:
+            continue
+        at = ", ".join(f"{name} = {show(value)}" for name, value in claim.where)
+        if claim.hardware:
+            at = f"{at} on {claim.hardware}" if at else claim.hardware
+        off = claim.off_by
+        table.add_row(
+            Text(at),
+            Text(f"{point.anchor} ({point.where})"),
+            Text(point.basis),
+            Text(format_number(claim.stated, 6) if claim.stated is not None else point.value),
+            Text(format_number(claim.computed, 6) if claim.computed is not None else "–"),
+            Text(f"{format_number(off * 100, 3)}%" if off is not None else "–"),
+            Text(_MEASURED_WORDS.get(claim.status, claim.status), "yellow" if claim.status == CLAIM_DISAGREES else ""),
+        )
+    return table
+
+
+_MEASURED_WORDS = {CLAIM_OK: "agrees", CLAIM_DISAGREES: "disagrees", "unchecked": "not checked"}
 
 
 def render(outcome: EvalOutcome, stream: TextIO, *, color: bool, terminal: bool) -> None:

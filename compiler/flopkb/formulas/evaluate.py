@@ -48,6 +48,7 @@ from flopkb.formulas.units import (
     parse_unit,
     to_base,
 )
+from flopkb.report.hints import closest
 
 if TYPE_CHECKING:
     from flopkb.formulas.units import Quantity
@@ -57,8 +58,6 @@ EXPONENT_LIMIT = 1024.0
 
 QuantityLike = Union["Quantity", float, int]
 """An input or spec value: a pint quantity, or a bare (dimensionless) number."""
-
-from flopkb.report.hints import closest
 
 
 class FormulaProblem(Exception):
@@ -137,16 +136,23 @@ def _evaluate(
     scale, target = _target(unit)
     _check_names(expr, inputs, scopes)
     used = [name for name in inputs if name in expr.inputs_used]
-    swept = [name for name in used if isinstance(inputs[name], list)]
-    _check_sweep_size(inputs, swept)
-    reduced = {name: _reduce_input(name, inputs[name]) for name in used}
-    fixed = {name: value for name, (value, _) in reduced.items() if name not in swept}
-    points = _points(inputs, reduced, swept)
+    sweeps = {name: values for name in used if isinstance(values := inputs[name], list)}
+    _check_sweep_size(sweeps)
+    fixed: dict[str, float] = {}
+    swept_bases: dict[str, list[float]] = {}
+    input_dimensions: dict[str, Dimension] = {}
+    for name in used:
+        value = inputs[name]
+        if isinstance(value, list):
+            swept_bases[name], input_dimensions[name] = _reduce_sweep(name, value)
+        else:
+            fixed[name], input_dimensions[name] = _reduce(f"input `{name}`", value)
+    points = _points(sweeps, swept_bases)
     compiled = _compile(expr.root)
     analysed: dict[frozenset[tuple[str, Dimension]], Dimension] = {}
     evaluations: list[Evaluation] = []
     for hardware, specs in scopes:
-        env, dimensions = dict(fixed), {name: dimension for name, (_, dimension) in reduced.items()}
+        env, dimensions = dict(fixed), dict(input_dimensions)
         for param in sorted(expr.hw_params_used):
             env[f"hw.{param}"], dimensions[f"hw.{param}"] = _reduce_spec(hardware, specs, param)
         key = frozenset(dimensions.items())  # accelerators with specs in the same dimensions share one analysis
@@ -166,14 +172,16 @@ def _evaluate(
 
 
 def _points(
-    inputs: Mapping[str, QuantityLike | list[QuantityLike]],
-    reduced: Mapping[str, tuple[float | list[float], Dimension]],
-    swept: list[str],
+    sweeps: Mapping[str, list[QuantityLike]], bases: Mapping[str, list[float]]
 ) -> list[tuple[Point, list[tuple[str, float]]]]:
     """Each sweep point as given (for display) and as base-unit floats (for computing)."""
-    axes = [list(zip(inputs[name], reduced[name][0])) for name in swept]
+    swept = list(sweeps)
+    axes = [list(zip(sweeps[name], bases[name], strict=True)) for name in swept]
     return [
-        (tuple(zip(swept, (given for given, _ in point))), list(zip(swept, (base for _, base in point))))
+        (
+            tuple(zip(swept, (given for given, _ in point), strict=True)),
+            list(zip(swept, (base for _, base in point), strict=True)),
+        )
         for point in itertools.product(*axes)
     ]
 
@@ -203,22 +211,20 @@ def _check_names(expr: Expr, inputs: Mapping[str, object], scopes: list[Scope]) 
     )
 
 
-def _check_sweep_size(inputs: Mapping[str, object], swept: list[str]) -> None:
-    sizes = [len(inputs[name]) for name in swept]
-    empty = [name for name, size in zip(swept, sizes) if size == 0]
+def _check_sweep_size(sweeps: Mapping[str, list[QuantityLike]]) -> None:
+    sizes = [len(values) for values in sweeps.values()]
+    empty = [name for name, size in zip(sweeps, sizes, strict=True) if size == 0]
     if empty:
         raise FormulaProblem("formula-error", f"sweep input `{empty[0]}` has no values")
     points = math.prod(sizes)
     if points > SWEEP_LIMIT:
-        shape = " × ".join(f"{size} ({name})" for name, size in zip(swept, sizes))
+        shape = " × ".join(f"{size} ({name})" for name, size in zip(sweeps, sizes, strict=True))
         raise FormulaProblem(
             "formula-error", f"the sweep has {points:,} points ({shape}); the limit is {SWEEP_LIMIT:,}"
         )
 
 
-def _reduce_input(name: str, value: QuantityLike | list[QuantityLike]) -> tuple[float | list[float], Dimension]:
-    if not isinstance(value, list):
-        return _reduce(f"input `{name}`", value)
+def _reduce_sweep(name: str, value: list[QuantityLike]) -> tuple[list[float], Dimension]:
     reduced = [_reduce(f"input `{name}`", item) for item in value]
     dimensions = {dimension for _, dimension in reduced}
     if len(dimensions) > 1:
@@ -394,14 +400,14 @@ def _compile(node: Node) -> Compiled:
             inner = _compile(operand)
             return lambda env: -inner(env)
         case BinOp(op=op, left=left, right=right):
-            apply, first, second = _BINARY[op], _compile(left), _compile(right)
-            return lambda env: apply(first(env), second(env))
+            binary, first, second = _BINARY[op], _compile(left), _compile(right)
+            return lambda env: binary(first(env), second(env))
         case Call(func=func, args=(arg,)) if func in _UNARY:
-            apply, inner = _UNARY[func], _compile(arg)
-            return lambda env: apply(inner(env))
+            unary, inner = _UNARY[func], _compile(arg)
+            return lambda env: unary(inner(env))
         case Call(func=func, args=args):
-            apply, inners = _VARIADIC[func], [_compile(arg) for arg in args]
-            return lambda env: apply([inner(env) for inner in inners])
+            variadic, inners = _VARIADIC[func], [_compile(arg) for arg in args]
+            return lambda env: variadic([inner(env) for inner in inners])
     raise TypeError(node)
 
 

@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from flopkb.report.hints import closest
+
 MAX_LENGTH = 2000
 MAX_DEPTH = 64
 
@@ -26,8 +28,6 @@ FUNCTIONS = UNARY_FUNCTIONS | VARIADIC_FUNCTIONS
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _GRAMMAR = "numbers, input names, hw.<parameter>, + - * / **, parentheses and " + ", ".join(sorted(FUNCTIONS))
-
-from flopkb.report.hints import closest
 
 
 class ExprSyntaxError(ValueError):
@@ -205,7 +205,7 @@ class _Converter:
     def offset(self, node: ast.AST) -> int:
         """Where a node starts; a binary operation "starts" at its operator, which is what a message points at."""
         column = getattr(node, "col_offset", 0)
-        if isinstance(node, ast.BinOp):
+        if isinstance(node, ast.BinOp) and node.left.end_col_offset is not None:  # ast.parse sets every end offset
             between = self.encoded[node.left.end_col_offset : node.right.col_offset]
             operator = _BINARY.get(type(node.op)) or _OPERATOR_TEXT.get(type(node.op), "")
             found = between.find(operator.encode()) if operator else -1

@@ -1,4 +1,9 @@
-"""What the formula stage gives: every formula's effective definition, its evaluations and its claims."""
+"""What the formula stage computes: one `FormulaResult` per formula, with its evaluations and claims.
+
+These are plain, frozen data: they import neither the knowledge-base types
+nor any stage, so every later stage (evidence, the site, `flopkb eval`) can
+take them without importing the formula stage that fills them in.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +13,13 @@ from typing import Any
 
 from flopkb.formulas.evaluate import Evaluation, QuantityLike
 from flopkb.formulas.expr import Expr
+from flopkb.formulas.units import format_number
 from flopkb.report.diagnostics import Diagnostic
 
 # Where a formula's hardware scope comes from.
 HW_NONE, HW_OWN, HW_REF, HW_DEFAULT = "none", "own", "ref", "default"
-# The status of a claim.
-CLAIM_OK, CLAIM_MISMATCH, CLAIM_UNCHECKED = "ok", "mismatch", "unchecked"
+# The status of a claim: a stated value that matches or not, a measurement the formula agrees with or not.
+CLAIM_OK, CLAIM_MISMATCH, CLAIM_DISAGREES, CLAIM_UNCHECKED = "ok", "mismatch", "disagrees", "unchecked"
 
 Key = tuple[str, str]
 """A formula: (record id, formula id)."""
@@ -33,22 +39,54 @@ class HardwareFigure:
 
 
 @dataclass(frozen=True, slots=True)
+class MeasuredPoint:
+    """The measurement a claim names (`measured: <source>#<id>`), as the source gives it."""
+
+    source: str
+    """The source record's id (resolved)."""
+    id: str
+    """The measurement's id within the source: the anchor of its row on the source's page."""
+    quantity: str
+    """What was measured, in words."""
+    value: str
+    """The value as written in the source record, with its unit."""
+    basis: str
+    """`measured` or `simulated`."""
+    where: str
+    """Where in the source: "Table 3", "Figure 21"."""
+    source_title: str
+
+    @property
+    def anchor(self) -> str:
+        return f"{self.source}#{self.id}"
+
+    @property
+    def simulated(self) -> bool:
+        return self.basis == "simulated"
+
+
+@dataclass(frozen=True, slots=True)
 class Claim:
     """One `expect` row, re-computed (or not, with the reason)."""
 
     index: int
-    where: tuple[tuple[str, QuantityLike], ...]
+    where: tuple[tuple[str, QuantityLike | str], ...]
+    """The pinned inputs, read as quantities (as written, when the claim could not be checked)."""
     hardware: str | None
     """The accelerator's record id (resolved), or None."""
     stated: float | None
-    """The stated value in the formula's unit; None when it does not read."""
+    """The stated value, or the measurement's, in the formula's unit; None when it does not read."""
     stated_text: str
     computed: float | None
     rel_tol: float
     status: str
-    """CLAIM_OK, CLAIM_MISMATCH or CLAIM_UNCHECKED."""
+    """CLAIM_OK, CLAIM_MISMATCH, CLAIM_DISAGREES or CLAIM_UNCHECKED."""
     reason: str | None = None
     """Why an unchecked claim could not be checked."""
+    measurement: MeasuredPoint | None = None
+    """The measurement the claim names, when it names one (and it exists)."""
+    measured_ref: str | None = None
+    """The claim's `measured:` as written; None for a claim that states a value."""
 
     @property
     def off_by(self) -> float | None:
@@ -56,6 +94,10 @@ class Claim:
         if self.stated is None or self.computed is None:
             return None
         return relative_difference(self.stated, self.computed)
+
+    @property
+    def is_measured(self) -> bool:
+        return self.measured_ref is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,13 +138,25 @@ class FormulaResult:
     def anchor(self) -> str:
         return f"{self.record}#{self.id}"
 
+    @property
+    def disagreements(self) -> tuple[Claim, ...]:
+        """The claims whose measurement the formula disagrees with."""
+        return tuple(claim for claim in self.claims if claim.status == CLAIM_DISAGREES)
+
 
 FormulaResults = dict[str, list[FormulaResult]]
 
 
 def relative_difference(stated: float, computed: float) -> float:
+    """|stated - computed| / |computed|: 0 when equal, infinite when only the computed value is 0."""
     if stated == computed:
         return 0.0
     if computed == 0:
         return math.inf
     return abs(stated - computed) / abs(computed)
+
+
+def percent(fraction: float) -> str:
+    if math.isinf(fraction):
+        return "infinitely"
+    return f"{format_number(fraction * 100, 2 if fraction * 100 >= 1 else 1)}%"

@@ -92,16 +92,17 @@ def read_specs(entry: Entry, vocabulary: Vocabulary | None) -> tuple[Accelerator
             )
             continue
         declared = vocabulary.parameters.get(parameter) if vocabulary is not None else None
-        wanted = _parameter_dimension(declared.unit) if declared is not None else None
+        unit = declared.unit if declared is not None else None
+        wanted = _parameter_dimension(unit) if unit is not None else None
         if wanted is not None:
             dimension = to_base(quantity)[1]
             if dimension != wanted:
                 invalid.add(parameter)
                 message = (
                     f"specs.{parameter}: {text} is {format_dimension(dimension)}, "
-                    f"but {parameter} is {format_dimension(wanted)} ({declared.unit})"
+                    f"but {parameter} is {format_dimension(wanted)} ({unit})"
                 )
-                hint = f"write the value in a unit of {declared.unit}, e.g. a multiple of {declared.unit}"
+                hint = f"write the value in a unit of {unit}, e.g. a multiple of {unit}"
                 problems.append(make("unit-mismatch", source.path, *source.position(path), message, hint))
                 continue
         figures[parameter] = SpecFigure(parameter, quantity, text.strip(), spec.basis, tuple(spec.sources))
@@ -110,7 +111,8 @@ def read_specs(entry: Entry, vocabulary: Vocabulary | None) -> tuple[Accelerator
 
 
 MEMO = "specs"
-"""`Entry.derived` key of an accelerator's spec problems: they depend on its file (and the vocabulary, which the cache is keyed by)."""
+"""`Entry.derived` key of an accelerator's spec problems: they depend on its file (and the vocabulary, which the
+cache is keyed by)."""
 
 
 def check_specs(kb: KnowledgeBase) -> Iterator[Diagnostic]:

@@ -173,7 +173,7 @@ def _check_finite_scale(text: str, unit: Unit) -> None:
         raise QuantityError(f"unit {text!r} is out of range")
 
 
-def parse_quantity(value: str | float) -> Quantity:
+def parse_quantity(value: object) -> Quantity:
     """A quantity from `"<number> <unit>"` or a bare (dimensionless) number; magnitudes are floats."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise QuantityError(f'a quantity is a number or "<number> <unit>", not {type(value).__name__}')
@@ -220,7 +220,14 @@ def dimension_of(text: str) -> Dimension:
 
 
 def _to_dimension(items: pint.util.UnitsContainer) -> Dimension:
-    return tuple(sorted((name, exact(exponent)) for name, exponent in items.items() if exponent))
+    return tuple(sorted((name, exact(_real(exponent))) for name, exponent in items.items() if exponent))
+
+
+def _real(exponent: object) -> float:
+    """A unit's exponent as pint keeps it (an int, or else the registry's `non_int_type`, float), though pint types it
+    as any number."""
+    assert isinstance(exponent, (int, float)), exponent
+    return exponent
 
 
 def exact(exponent: float | Fraction) -> Exponent:
@@ -347,7 +354,7 @@ def format_quantity(quantity: Quantity, digits: int = 4) -> str:
     first unit of the numerator gets the decimal prefix that brings it there.
     """
     magnitude = float(quantity.magnitude)
-    items = [(name, Fraction(exponent)) for name, exponent in quantity.unit_items() if exponent]
+    items = [(name, Fraction(_real(exponent))) for name, exponent in quantity.unit_items() if exponent]
     if items and not (magnitude == 0 or 1 <= abs(magnitude) < 1000):
         magnitude, items = _rescale(magnitude, items)
     text = format_number(magnitude, digits)

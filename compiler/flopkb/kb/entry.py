@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Protocol
 
-from flopkb.load.models import Record, formulas_of
+from flopkb.load.models import Record, formulas_of, measurements_of
 from flopkb.load.source import Source
 
 
@@ -17,14 +17,28 @@ class RecordSummary(NamedTuple):
     """Its aliases: the model's, or the text items of its data's `aliases` when it did not validate."""
     formula_ids: tuple[str, ...] | None
     """Its formula ids in order; None when it did not validate."""
+    measurement_ids: tuple[str, ...] | None = ()
+    """A source's measurement ids in order; None when it did not validate."""
+
+    @property
+    def anchors(self) -> tuple[str, ...] | None:
+        """What `[[id#anchor]]` may name: its formula ids and measurement ids; None when it did not validate."""
+        if self.formula_ids is None or self.measurement_ids is None:
+            return None
+        return self.formula_ids + self.measurement_ids
 
 
 def summarize(source: Source | None, record: Record | None) -> RecordSummary:
     if record is not None:
-        return RecordSummary(record.kind, tuple(record.aliases), tuple(formula.id for formula in formulas_of(record)))
+        return RecordSummary(
+            record.kind,
+            tuple(record.aliases),
+            tuple(formula.id for formula in formulas_of(record)),
+            tuple(measurement.id for measurement in measurements_of(record)),
+        )
     listed = source.data.get("aliases") if source is not None else None
     return RecordSummary(
-        None, tuple(alias for alias in listed if isinstance(alias, str)) if isinstance(listed, list) else (), None
+        None, tuple(alias for alias in listed if isinstance(alias, str)) if isinstance(listed, list) else (), None, None
     )
 
 
@@ -59,9 +73,11 @@ class Entry:
         self.source = source
         self._record = record
         self.digest = digest
-        """The digest of the file's bytes when the load cache read it (`flopkb.pipeline.cache`): a key for a stage's own memo."""
+        """The digest of the file's bytes when the load cache read it (`flopkb.pipeline.cache`): a key for a stage's
+        own memo."""
         self.derived: dict[str, Any] = {} if derived is None else derived
-        """What later stages computed from this file, by stage (picklable): the load cache keeps it while the file is unchanged."""
+        """What later stages computed from this file, by stage (picklable): the load cache keeps it while the file is
+        unchanged."""
         self._summary: RecordSummary | None = None
         self._later: LaterRecord | None = None
 
@@ -101,7 +117,10 @@ class Entry:
         fields = ("id", "path", "source", "record", "digest", "derived")
         return all(getattr(self, name) == getattr(other, name) for name in fields)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a class with __eq__ is; typeshed types it as a method
 
     def __repr__(self) -> str:
-        return f"Entry(id={self.id!r}, path={self.path!r}, source={self.source!r}, record={self.record!r}, digest={self.digest!r}, derived={self.derived!r})"
+        return (
+            f"Entry(id={self.id!r}, path={self.path!r}, source={self.source!r}, record={self.record!r}, "
+            f"digest={self.digest!r}, derived={self.derived!r})"
+        )

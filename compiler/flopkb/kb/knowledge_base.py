@@ -29,7 +29,8 @@ class KnowledgeBase:
     _links: dict[str, list[Link]] = field(default_factory=dict, repr=False)
     _links_later: Callable[[], dict[str, list[Link]]] | None = field(default=None, repr=False, compare=False)
     referenced: set[str] | None = field(default=None, repr=False, compare=False)
-    """Ids that some link or ref of another record resolves to (`flopkb.links.extract.link_all`): what orphans are told by."""
+    """Ids that some link or ref of another record resolves to (`flopkb.links.extract.link_all`): what orphans are
+    told by."""
     graph: LinkGraph | None = None
     """The link graph of records (`flopkb.links.graph`): backlinks, orphans, neighbourhoods, exports."""
     evidence: Evidence | None = None
@@ -39,7 +40,8 @@ class KnowledgeBase:
         default=None, repr=False, compare=False
     )
     dependency_keys: Any = field(default=None, repr=False, compare=False)
-    """Per record, the key of what its evidence and formulas read of other files (`flopkb.links.memo`); built on first use."""
+    """Per record, the key of what its evidence and formulas read of other files (`flopkb.links.memo`); built on
+    first use."""
 
     @property
     def links(self) -> dict[str, list[Link]]:
@@ -63,7 +65,8 @@ class KnowledgeBase:
 
     @property
     def formulas(self) -> dict[str, list[FormulaResult]]:
-        """Every formula of every flop and fact, evaluated, with its claims, by record id in formula order (`flopkb.formulas.stage`).
+        """Every formula of every flop and fact, evaluated, with its claims, by record id in formula order
+        (`flopkb.formulas.stage`).
 
         When the formula stage took its diagnostics from the load cache, the
         results themselves are computed here, on first use (`check` never uses them).

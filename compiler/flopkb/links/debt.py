@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from flopkb.formulas.results import Claim
 from flopkb.load.source import Path
 
 VERIFIED, OWN_DEBT, INHERITED_DEBT = "verified", "own-debt", "inherited-debt"
@@ -43,6 +45,29 @@ class InheritedDebt:
     """The data path of this record's row or formula that rests on it: ("hardware_parameters", 0), ("formulas", 1)."""
 
 
+@dataclass(frozen=True, order=True, slots=True)
+class SimulatedClaim:
+    """A claim of a record that names a measurement whose basis is `simulated`."""
+
+    claim: Path
+    """The claim's data path: ("formulas", i, "expect", j)."""
+    source: str
+    measurement: str
+    where: str
+    """Where in the source the measurement stands."""
+
+
+@dataclass(frozen=True, slots=True)
+class Disagreement:
+    """A claim whose formula disagrees with the measurement it names, and the records that rest on that formula."""
+
+    record: str
+    formula: str
+    claim: Claim
+    dependents: tuple[str, ...]
+    """Other records whose formulas take this one by `ref`, sorted."""
+
+
 class RecordEvidence(NamedTuple):
     """One record's evidence status (`verified`, `own-debt`, `inherited-debt`), its own debt and what it inherits."""
 
@@ -50,6 +75,8 @@ class RecordEvidence(NamedTuple):
     status: str
     own: tuple[DebtItem, ...] = ()
     inherited: tuple[InheritedDebt, ...] = ()
+    simulated: tuple[SimulatedClaim, ...] = ()
+    """Its claims that rest on simulated measurements."""
 
     @property
     def sources_of_debt(self) -> tuple[str, ...]:
@@ -65,6 +92,16 @@ class Evidence:
     """Every unverified row and spec of the base, sorted by record and path."""
     dependents: dict[DebtItem, tuple[str, ...]]
     """For each item of `debt`, the other records that rest on it, sorted."""
+    _disagreements: tuple[Disagreement, ...] | Callable[[], tuple[Disagreement, ...]] = field(
+        default=(), repr=False, compare=False
+    )
+
+    @property
+    def disagreements(self) -> tuple[Disagreement, ...]:
+        """Every claim of the base whose formula disagrees with its measurement, by record and formula."""
+        if callable(self._disagreements):
+            self._disagreements = self._disagreements()
+        return self._disagreements
 
     def of(self, record_id: str) -> RecordEvidence:
         return self.records.get(record_id) or RecordEvidence(record_id, VERIFIED)

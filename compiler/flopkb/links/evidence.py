@@ -31,14 +31,26 @@ Evidence debt goes further, as data on the compiled knowledge base
 unverified figures of its own) or `inherited-debt` (only inherited), and
 `Evidence.debt` is the whole debt list, with `dependents` naming, for every
 unverified figure, the records that rest on it.
+
+Measurements are evidence too:
+
+- a claim that names (`measured:`) a measurement whose basis is `simulated`
+  rests on a simulator's or a model's output, not a run on hardware:
+  `RecordEvidence.simulated` lists such claims of a record;
+- a formula that disagrees with the measurement a claim names (the formula
+  stage's `measurement-disagrees`) is listed in `Evidence.disagreements`,
+  with the records that rest on that formula: those whose formulas take it
+  by `ref`. They are read from the formula results (`kb.formulas`) when first
+  asked for, as the site does; `check` never asks.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from flopkb.formulas.results import FormulaResults, Key
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.debt import (
     INHERITED_DEBT,
@@ -47,18 +59,20 @@ from flopkb.links.debt import (
     SPEC,
     VERIFIED,
     DebtItem,
+    Disagreement,
     Evidence,
     InheritedDebt,
     RecordEvidence,
+    SimulatedClaim,
 )
 from flopkb.links.memo import dependency_key
 from flopkb.links.resolver import Resolver
-from flopkb.load.models import Formula, formulas_of
+from flopkb.load.models import Formula, SourceRecord, formulas_of
 from flopkb.load.source import Path
 from flopkb.report.diagnostics import Diagnostic, make
 
 UNVERIFIED = "unverified"
-NEEDS_SOURCES = frozenset({"measured", "vendor-spec", "cited"})
+NEEDS_SOURCES = frozenset({"measured", "simulated", "vendor-spec", "cited"})
 _HW_NAME = re.compile(r"\bhw\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -70,7 +84,8 @@ def hw_parameters(expr: str | None) -> tuple[str, ...]:
 
 
 def default_scope(record: Any, target: Any) -> list[str]:
-    """The spec's default hardware of a formula that uses `hw.`: the record's affected_by_hardware plus every row's values_for, resolved, in order."""
+    """The spec's default hardware of a formula that uses `hw.`: the record's affected_by_hardware plus every row's
+    values_for, resolved, in order."""
     found: dict[str, None] = {}
     fields = record.__dict__  # a field the kind lacks is a missing key here, not a slow AttributeError
     for ref in fields.get("affected_by_hardware", ()):
@@ -101,16 +116,18 @@ class _Formulas:
     def chain(
         self, formula: Formula, seen: frozenset[tuple[str, str]] = frozenset()
     ) -> tuple[str | None, list[str] | None, tuple[str, ...]]:
-        """(expression, explicit hardware refs, records that hardware came through) of `formula`, following refs (cycles stop)."""
+        """(expression, explicit hardware refs, records that hardware came through) of `formula`, following refs
+        (cycles stop)."""
         if formula.ref is None:
             return formula.expr, formula.hardware, ()
         target, _, formula_id = formula.ref.partition("#")
         record_id = self.resolver.target(target)
-        key = (record_id or "", formula_id)
-        referred = self.find(record_id, formula_id) if record_id is not None and key not in seen else None
+        if record_id is None or (record_id, formula_id) in seen:
+            return None, formula.hardware, ()
+        referred = self.find(record_id, formula_id)
         if referred is None:
             return None, formula.hardware, ()
-        expr, hardware, via = self.chain(referred, seen | {key})
+        expr, hardware, via = self.chain(referred, seen | {(record_id, formula_id)})
         if formula.hardware is not None:
             return expr, formula.hardware, ()
         return expr, hardware, ((record_id, *via) if hardware is not None else ())
@@ -136,14 +153,56 @@ def formula_scope(kb: KnowledgeBase, record_id: str, formula: Formula) -> tuple[
     return scope, via
 
 
+def find_disagreements(formulas: FormulaResults) -> tuple[Disagreement, ...]:
+    """The disagreeing claims of the formula results, each with the records whose formulas borrow its formula."""
+    borrowers: dict[Key, set[str]] = {}
+    for record_id, results in formulas.items():
+        for result in results:
+            for key in result.chain:
+                borrowers.setdefault(key, set()).add(record_id)
+    return tuple(
+        Disagreement(record_id, result.id, claim, tuple(sorted(borrowers.get(result.key, set()) - {record_id})))
+        for record_id in sorted(formulas)
+        for result in formulas[record_id]
+        for claim in result.disagreements
+    )
+
+
+def _simulated(record: Any, kb: KnowledgeBase, target: Callable[[str], str | None]) -> tuple[SimulatedClaim, ...]:
+    """The claims of `record` that name a measurement whose basis is `simulated`, in record order."""
+    found: list[SimulatedClaim] = []
+    for index, formula in enumerate(record.__dict__.get("formulas", ())):
+        for row_index, row in enumerate(formula.expect):
+            if row.measured is None:
+                continue
+            name, _, anchor = row.measured.partition("#")
+            source_id = target(name)
+            entry = kb.entries.get(source_id) if source_id is not None else None
+            source = entry.record if entry is not None else None
+            if not isinstance(source, SourceRecord):
+                continue
+            for measurement in source.measurements:
+                if measurement.id == anchor:
+                    if measurement.basis == "simulated":
+                        path = ("formulas", index, "expect", row_index)
+                        found.append(SimulatedClaim(path, source.id, anchor, measurement.where))
+                    break
+    return tuple(found)
+
+
 OWN_MEMO = "evidence"
-"""`Entry.derived` key of a record's own figures: its debt items, its missing-source problems, whether it makes claims."""
+"""`Entry.derived` key of a record's own figures: its debt items, its missing-source problems, whether it makes
+claims."""
 INHERITED_MEMO = "evidence-inherited"
-"""`Entry.derived` key of a record's inherited debt, with the `flopkb.links.memo.dependency_key` it was computed under."""
+"""`Entry.derived` key of a record's inherited debt, with the `flopkb.links.memo.dependency_key` it was computed
+under."""
+SIMULATED_MEMO = "evidence-simulated"
+"""`Entry.derived` key of a record's claims on simulated measurements, with the dependency key they were found under."""
 
 
 def _own_figures(record_id: str, entry: Any) -> tuple[tuple[DebtItem, ...], tuple[Diagnostic, ...], bool]:
-    """A record's unverified figures, its missing-source problems, and whether it has rows or formulas (claims that can inherit debt)."""
+    """A record's unverified figures, its missing-source problems, and whether it has rows or formulas (claims that
+    can inherit debt)."""
     record, source = entry.record, entry.source
     items: list[DebtItem] = []
     problems: list[Diagnostic] = []
@@ -188,8 +247,10 @@ def _inherited(
     for index, row in enumerate(fields.get("hardware_parameters", ())):
         for ref in row.values_for:
             accelerator = target(ref)
-            item = spec_debt.get((accelerator, row.parameter)) if accelerator is not None else None
-            if item is not None and accelerator != record_id:
+            if accelerator is None or accelerator == record_id:
+                continue
+            item = spec_debt.get((accelerator, row.parameter))
+            if item is not None:
                 found[InheritedDebt(item, (accelerator,), ("hardware_parameters", index))] = None
     for index, formula in enumerate(fields.get("formulas", ())):
         scope, via, parameters = formulas.scope(record, formula)
@@ -234,9 +295,8 @@ def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
     for record_id, entry in kb.entries.items():
         figures = entry.derived.get(OWN_MEMO)
         if figures is None:
-            if entry.record is None:
-                continue
-            figures = _own_figures(record_id, entry)
+            # a record that did not validate has no figures: kept too, so that warm runs never load its model again
+            figures = _own_figures(record_id, entry) if entry.record is not None else ((), (), False)
             if entry.digest is not None:
                 entry.derived[OWN_MEMO] = figures
         items, problems, claims = figures
@@ -287,11 +347,26 @@ def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
                 )
             )
 
+    simulated: dict[str, tuple[SimulatedClaim, ...]] = {}
+    for record_id in claimants:
+        entry = kb.entries[record_id]
+        key = dependency_key(kb, record_id) if entry.digest is not None else None
+        kept = entry.derived.get(SIMULATED_MEMO)
+        if key is not None and kept is not None and kept[0] == key:
+            simulated_claims = kept[1]
+        else:
+            simulated_claims = _simulated(entry.record, kb, resolver.target)
+            if key is not None:
+                entry.derived[SIMULATED_MEMO] = (key, simulated_claims)
+        if simulated_claims:
+            simulated[record_id] = simulated_claims
+
     records = {record_id: RecordEvidence(record_id, VERIFIED) for record_id in kb.entries}
-    for record_id in own.keys() | inherited.keys():
+    for record_id in own.keys() | inherited.keys() | simulated.keys():
         mine = tuple(own.get(record_id, ()))
         theirs = tuple(inherited.get(record_id, ()))
-        records[record_id] = RecordEvidence(record_id, OWN_DEBT if mine else INHERITED_DEBT, mine, theirs)
+        status = OWN_DEBT if mine else INHERITED_DEBT if theirs else VERIFIED
+        records[record_id] = RecordEvidence(record_id, status, mine, theirs, simulated.get(record_id, ()))
     debt = tuple(sorted(item for items in own.values() for item in items))
     evidence = Evidence(records, debt, {item: tuple(sorted(dependents[item])) for item in debt})
     return evidence, diagnostics
@@ -300,5 +375,6 @@ def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
 def check_evidence(kb: KnowledgeBase) -> Iterator[Diagnostic]:
     """Compute the evidence (stored as `kb.evidence`, and shown on the graph's nodes) and report."""
     evidence, diagnostics = compute_evidence(kb)
+    evidence._disagreements = lambda: find_disagreements(kb.formulas)  # the formula stage runs later
     kb.evidence = evidence
     yield from diagnostics

@@ -36,7 +36,18 @@ PROSE = "prose"
 """The origin of a `[[wikilink]]` in a markdown field."""
 
 FORMULA_REF = "formula-ref"
-ORIGINS = (PROSE, "values_for", "affected_by_hardware", "source", "formula-hardware", "formula-ref", "expect-hardware")
+MEASURED = "measured"
+"""The origin of a claim's `measured: <source>#<measurement-id>`."""
+ORIGINS = (
+    PROSE,
+    "values_for",
+    "affected_by_hardware",
+    "source",
+    "formula-hardware",
+    "formula-ref",
+    "expect-hardware",
+    MEASURED,
+)
 """Every origin a link can have: where in a record it was written."""
 
 _FORMULA_KINDS = ("flop", "fact")
@@ -109,7 +120,10 @@ class Link(NamedTuple):
         return "".join(parts)
 
     def __repr__(self) -> str:
-        return f"Link({self.record!r} -> {self.target!r}, origin={self.origin!r}, field={self.field!r}, resolved={self.resolved!r})"
+        return (
+            f"Link({self.record!r} -> {self.target!r}, origin={self.origin!r}, field={self.field!r}, "
+            f"resolved={self.resolved!r})"
+        )
 
 
 _new_link = tuple.__new__
@@ -140,7 +154,7 @@ def _node(
         if isinstance(item, Markdown):
             return (_MD,)
         if isinstance(item, RefTo):
-            return (_REF, _origin(owner, name), (item.kind,), item.urls, False)
+            return (_REF, _origin(owner, name), (item.kind,), item.urls, item.anchored)
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is typing.Annotated:
@@ -228,7 +242,8 @@ def extract(
     spares a second pass over every link.
     """
     data = source.data
-    walkers = _WALKERS.get(data.get("kind"))  # type: ignore[arg-type]
+    kind = data.get("kind")
+    walkers = _WALKERS.get(kind) if isinstance(kind, str) else None  # any YAML value, even an unhashable list
     if walkers is None:
         return []
     out: list[Link] = []
@@ -245,7 +260,7 @@ def extract(
 # Each plan node is compiled once into a closure `walk(value, path, out, context)`
 # that appends the links under `value`: no generic dispatch per value.
 Context = tuple[str, Source, Resolve, dict[str, str], list[Link]]
-Walker = Callable[[Any, Path, list, Context], None]
+Walker = Callable[[Any, Path, list[Link], Context], None]
 
 
 def _compile(node: Plan) -> Walker:
@@ -276,7 +291,6 @@ def _compile(node: Plan) -> Walker:
                     suspects.append(link)
 
         return ref
-    inner = _compile(node[1]) if tag in (_LIST, _DICT) else None
     if tag == _LIST and node[1][0] == _MD:
 
         def prose_list(value: Any, path: Path, out: list[Link], context: Context) -> None:
@@ -287,19 +301,21 @@ def _compile(node: Plan) -> Walker:
 
         return prose_list
     if tag == _LIST:
+        item_walker = _compile(node[1])
 
         def sequence(value: Any, path: Path, out: list[Link], context: Context) -> None:
             if type(value) is list:
                 for index, item in enumerate(value):
-                    inner(item, (*path, index), out, context)
+                    item_walker(item, (*path, index), out, context)
 
         return sequence
     if tag == _DICT:
+        value_walker = _compile(node[1])
 
         def mapping(value: Any, path: Path, out: list[Link], context: Context) -> None:
             if type(value) is dict:
                 for key, item in value.items():
-                    inner(item, (*path, key), out, context)
+                    value_walker(item, (*path, key), out, context)
 
         return mapping
     prose_keys = tuple(key for key, child in node[1].items() if child[0] == _MD)
@@ -344,12 +360,13 @@ _WALKERS: dict[str, tuple[Walker, Walker]] = {
 
 
 MEMO = "links"
-"""`Entry.derived` key of a file's links as written, unresolved (pickled: most runs never unpickle them; see `link_all`)."""
+"""`Entry.derived` key of a file's links as written, unresolved (pickled: most runs never unpickle them; see
+`link_all`)."""
 RESOLVED = "links-resolved"
 """`Entry.derived` key of what a file's links resolved to: (`Resolver.signature`, the ids they reach, the suspects
 among them as (index, resolved id), and every computing reference as (origin, target, resolved id))."""
 COMPUTING_ORIGINS = frozenset(
-    {"values_for", "affected_by_hardware", "formula-hardware", "formula-ref", "expect-hardware"}
+    {"values_for", "affected_by_hardware", "formula-hardware", "formula-ref", "expect-hardware", MEASURED}
 )
 """Origins of the references that a record's evidence and formulas compute with (`flopkb.links.memo`)."""
 
@@ -360,7 +377,8 @@ def extract_all(
     kind_of: dict[str, str] | None = None,
     suspects: list[Link] | None = None,
 ) -> dict[str, list[Link]]:
-    """Links of every entry that has a source (`kb.entries`), keyed by record id; records without links are absent. See `extract`."""
+    """Links of every entry that has a source (`kb.entries`), keyed by record id; records without links are absent.
+    See `extract`."""
     result: dict[str, list[Link]] = {}
     kind_of = {} if kind_of is None else kind_of
     suspects = [] if suspects is None else suspects
@@ -399,7 +417,8 @@ class Linked(NamedTuple):
 
 
 def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
-    """Every entry's links resolved with `resolver` (a `flopkb.links.resolve.Resolver`), the suspects appended to `suspects`.
+    """Every entry's links resolved with `resolver` (a `flopkb.links.resolve.Resolver`), the suspects appended to
+    `suspects`.
 
     What a file's links are, as written, depends on that file alone; what
     they resolve to depends on every id, kind and alias of the base, which
@@ -431,10 +450,9 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
                 mine: list[Link] = []
                 found = built[record_id] = extract(record_id, source, resolve, kind_of, mine)
                 suspects.extend(mine)
-                reached = {link.resolved for link in found}
-                reached.discard(None)
-                reached.discard(record_id)
-                referenced |= reached  # type: ignore[arg-type]
+                referenced.update(
+                    link.resolved for link in found if link.resolved is not None and link.resolved != record_id
+                )
                 if entry.digest is not None:
                     derived[MEMO] = pickle.dumps(written_links(found), protocol=pickle.HIGHEST_PROTOCOL)
                     derived[RESOLVED] = _resolution(
@@ -469,7 +487,7 @@ def _resolution(
     reached.discard(record_id)
     suspects = []
     computing = []
-    for index, (link, resolved) in enumerate(zip(links, targets)):
+    for index, (link, resolved) in enumerate(zip(links, targets, strict=True)):
         kinds = link[7]
         if resolved is None or link[2] is not None or (kinds and kind_of.get(resolved, kinds[0]) not in kinds):
             suspects.append((index, resolved))
@@ -515,7 +533,7 @@ def _resolved(
     suspects: list[Link],
 ) -> list[Link]:
     """The links kept by `link_all`, resolved: the same links, and suspects, as `extract` finds."""
-    found = []
+    found: list[Link] = []
     append = found.append
     for origin, target, anchor, label, path, offset, end, kinds, value in written:
         resolved = resolve(target)

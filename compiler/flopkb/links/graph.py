@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import io
 import json
-import operator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from flopkb.kb.entry import Entry
@@ -65,7 +64,8 @@ class LinkGraph:
         return self._graph
 
     def _build(self) -> nx.DiGraph:
-        import networkx as nx  # only the site and `flopkb graph` ask for the graph itself: check need not pay its import
+        # only the site and `flopkb graph` ask for the graph itself: check need not pay its import
+        import networkx as nx
 
         kb = self.kb
         pairs: dict[tuple[str, str], list[str]] = {}
@@ -81,7 +81,7 @@ class LinkGraph:
                 else:
                     origins.append(link.origin)
         evidence = kb.evidence
-        graph = nx.DiGraph()
+        graph: nx.DiGraph[str] = nx.DiGraph()
         graph.add_nodes_from((record_id, _node_attributes(entry, evidence)) for record_id, entry in kb.entries.items())
         graph.add_edges_from(
             (source, target, {"origins": tuple(sorted(set(origins))), "count": len(origins)})
@@ -93,14 +93,12 @@ class LinkGraph:
         """Ids of the records some link or ref of another record resolves to."""
         if self.kb.referenced is not None:
             return set(self.kb.referenced)  # as the link stage found them, without building every link
-        referenced: set[str | None] = set()
-        resolved = operator.attrgetter("resolved")
+        referenced: set[str] = set()
         for record_id, group in self.kb.links.items():
-            targets = set(map(resolved, group))
-            targets.discard(record_id)
-            referenced |= targets
-        referenced.discard(None)
-        return referenced  # type: ignore[return-value]
+            referenced.update(
+                link.resolved for link in group if link.resolved is not None and link.resolved != record_id
+            )
+        return referenced
 
     # -- questions ---------------------------------------------------------
 
@@ -161,7 +159,7 @@ class LinkGraph:
         import networkx as nx
 
         graph = self.graph if graph is None else graph
-        flat = nx.DiGraph()
+        flat: nx.DiGraph[str] = nx.DiGraph()
         flat.add_nodes_from(
             (node, {key: _graphml_value(value) for key, value in graph.nodes[node].items()}) for node in sorted(graph)
         )

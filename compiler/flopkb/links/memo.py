@@ -66,7 +66,7 @@ class _Keys:
 
     def get(self, record_id: str) -> Key | None:
         key = self.keys.get(record_id, self)
-        if key is self:
+        if isinstance(key, _Keys):  # not computed yet
             return self._compute(record_id)
         return None if key is self._ON_STACK else key  # on the stack: a cycle of formula refs, which has no key
 

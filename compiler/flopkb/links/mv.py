@@ -22,6 +22,7 @@ kept. Files are written atomically (a temporary file, then a rename).
 from __future__ import annotations
 
 import codecs
+import contextlib
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -57,7 +58,8 @@ class MovePlan:
     texts: dict[str, str] = field(default_factory=dict)
     """New text of every changed file, by its root-relative path (the moved file under `new_path`)."""
     rewritten: dict[str, int] = field(default_factory=dict)
-    """How many links were rewritten, by root-relative path of the file that holds them (the moved file as `new_path`)."""
+    """How many links were rewritten, by root-relative path of the file that holds them (the moved file as
+    `new_path`)."""
     alias_added: bool = False
 
 
@@ -71,10 +73,8 @@ def record_id_of(argument: str, config: Config) -> str:
             if text.startswith(prefix):
                 text = text[len(prefix) :]
             elif Path(argument).is_absolute():
-                try:
+                with contextlib.suppress(ValueError):  # outside the records folder: kept as given
                     text = Path(text).resolve().relative_to(config.records_path.resolve()).as_posix()
-                except ValueError:
-                    pass
     return text
 
 

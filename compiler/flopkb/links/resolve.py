@@ -23,7 +23,8 @@ def resolve_target(kb: KnowledgeBase, target: str) -> str | None:
 
 
 def resolve_formula_ref(kb: KnowledgeBase, ref: str) -> tuple[str, str] | None:
-    """`<target>#<formula-id>` as (record id, formula id) when the target resolves, else None. The formula id is not checked."""
+    """`<target>#<formula-id>` as (record id, formula id) when the target resolves, else None. The formula id is not
+    checked."""
     target, _, formula_id = ref.partition("#")
     record_id = resolve_target(kb, target)
     return (record_id, formula_id) if record_id is not None and formula_id else None
@@ -70,9 +71,9 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
                 yield _wrong_kind(link, target_id, kind, resolver)
                 continue
         if link.anchor is not None:
-            formula_ids = resolver.formula_ids(target_id)
-            if formula_ids is not None and link.anchor not in formula_ids:
-                yield _dangling_anchor(link, target_id, formula_ids)
+            anchors = resolver.anchors(target_id)
+            if anchors is not None and link.anchor not in anchors:
+                yield _dangling_anchor(link, target_id, kinds.get(target_id), anchors)
 
 
 def _describe(link: Link) -> str:
@@ -122,13 +123,14 @@ def _wrong_kind(link: Link, target_id: str, kind: str, resolver: Resolver) -> Di
     return make("wrong-kind-ref", link.file, line, column, message, hint)
 
 
-def _dangling_anchor(link: Link, target_id: str, formula_ids: tuple[str, ...]) -> Diagnostic:
+def _dangling_anchor(link: Link, target_id: str, kind: str | None, anchors: tuple[str, ...]) -> Diagnostic:
     line, column = link.position
-    message = f"{_describe(link)}: {target_id} has no formula '{link.anchor}'"
-    if formula_ids:
-        hint = f"its formulas: {', '.join(formula_ids)}"
+    what = "measurement" if kind == "source" else "formula"
+    message = f"{_describe(link)}: {target_id} has no {what} '{link.anchor}'"
+    if anchors:
+        hint = f"its {what}s: {', '.join(anchors)}"
     else:
-        hint = f"{target_id} has no formulas; link to the record without '#{link.anchor}'"
+        hint = f"{target_id} has no {what}s; link to the record without '#{link.anchor}'"
     return make("dangling-anchor", link.file, line, column, message, hint)
 
 

@@ -42,7 +42,8 @@ _HINT_SPREAD = 5.0
 
 
 class Resolution(NamedTuple):
-    """What a target resolves to: `id` (None unless `step` is id, suffix or alias) and, when ambiguous, the candidates."""
+    """What a target resolves to: `id` (None unless `step` is id, suffix or alias) and, when ambiguous, the
+    candidates."""
 
     id: str | None
     step: str
@@ -91,7 +92,8 @@ class Resolver:
     def signature(self) -> bytes:
         """A digest of everything resolution and the link checks depend on: every id, its kind and the aliases.
 
-        While it is unchanged, a file's links resolve as they did (what the load cache keeps: `flopkb.links.extract.extract_all`).
+        While it is unchanged, a file's links resolve as they did (what the load cache keeps:
+        `flopkb.links.extract.extract_all`).
         """
         if self._signature is None:
             digest = hashlib.blake2b(digest_size=16)
@@ -108,7 +110,7 @@ class Resolver:
         aliases: dict[str, str] = {}
         kinds: dict[str, str] = {}
         for record_id, entry in entries.items():
-            kind, listed, _ = entry.summary  # the model's kind and aliases, or a broken record's listed aliases
+            kind, listed = entry.summary[:2]  # the model's kind and aliases, or a broken record's listed aliases
             if kind is not None:
                 kinds[record_id] = kind
             for alias in listed:
@@ -145,10 +147,10 @@ class Resolver:
         """The id of the record `target` resolves to, or None."""
         return self.resolve(target).id
 
-    def formula_ids(self, record_id: str) -> tuple[str, ...] | None:
-        """The formula ids of a record, or None when the record did not validate (its formulas are unknown)."""
+    def anchors(self, record_id: str) -> tuple[str, ...] | None:
+        """The formula and measurement ids of a record; None when it did not validate (they are unknown)."""
         entry = self.entries.get(record_id)
-        return entry.summary.formula_ids if entry is not None else None
+        return entry.summary.anchors if entry is not None else None
 
     def closest(self, target: str, kinds: Iterable[str] = ()) -> list[str]:
         """Ids and aliases closest to `target` (records of `kinds` only, when given), best first.
@@ -168,7 +170,8 @@ class Resolver:
         return result[:_HINT_COUNT]
 
     def _hint_keys(self, depth: int, wanted: frozenset[str]) -> tuple[dict[str, str], list[str], dict[str, list[str]]]:
-        """The names a target of `depth` segments is compared with (name -> id or alias to suggest), built once per depth and kinds."""
+        """The names a target of `depth` segments is compared with (name -> id or alias to suggest), built once per
+        depth and kinds."""
         cached = self._hints.get((depth, wanted))
         if cached is not None:
             return cached

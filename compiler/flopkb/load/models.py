@@ -37,6 +37,8 @@ class RefTo:
 
     kind: str
     urls: bool = False
+    anchored: bool = False
+    """Written `<target>#<anchor>`: the anchor names a formula or measurement of the target."""
 
 
 MARKDOWN = Markdown()
@@ -110,7 +112,15 @@ Text = Annotated[str, MARKDOWN]
 Category = Annotated[str, _term("categories")]
 ParameterTerm = Annotated[str, _term("parameters")]
 Basis = Annotated[str, _term("basis")]
+def _anchored(value: str) -> str:
+    target, _, anchor = _target(value).partition("#")
+    if not target or not FORMULA_ID.fullmatch(anchor):
+        raise PydanticCustomError("invalid_value", "'{value}' is not '<source>#<measurement-id>'", {"value": value})
+    return value
+
+
 AcceleratorRef = Annotated[str, AfterValidator(_target), RefTo("accelerator")]
+MeasurementRef = Annotated[str, AfterValidator(_anchored), RefTo("source", anchored=True)]
 SourceRef = Annotated[str, AfterValidator(_target), RefTo("source", urls=True)]
 Url = Annotated[str, _pattern(re.compile(r"https?://\S+"), "an http(s) URL")]
 QuantityIn = Annotated[str | int | float, Field(union_mode="left_to_right")]
@@ -152,15 +162,36 @@ class HardwareParameter(_Model):
     """Evidence for the row: refs to source records, or http(s):// URLs."""
 
 
+STATED_TOLERANCE = 0.01
+"""The default `rel_tol` of a claim that states a `value`: the author's own figure, re-computed."""
+MEASURED_TOLERANCE = 0.10
+"""The default `rel_tol` of a claim that names a measurement: a model against what a source measured."""
+
+
 class Expect(_Model):
     where: dict[str, QuantityIn] = {}
     """The value of every sweep input for this claim: input name to quantity."""
     hardware: AcceleratorRef | None = None
     """Ref to the accelerator the claim is computed on (needed when the expression uses hw.)."""
-    value: QuantityIn
-    """The claimed result: a quantity; a bare number is read in the formula's unit."""
-    rel_tol: Annotated[float, Field(ge=0)] = 0.01
-    """The relative difference allowed between the claim and the computed value (default 0.01)."""
+    value: QuantityIn | None = None
+    """The claimed result: a quantity; a bare number is read in the formula's unit. Exactly one of value and measured."""
+    measured: MeasurementRef | None = None
+    """The measurement the formula predicts, as <source>#<measurement-id>. Exactly one of value and measured."""
+    rel_tol: Annotated[float, Field(ge=0)] | None = None
+    """The relative difference allowed between the claim and the computed value (default 0.01 for a value, 0.10 for a measurement)."""
+
+    @model_validator(mode="after")
+    def _value_or_measured(self) -> Expect:
+        if (self.value is None) == (self.measured is None):
+            raise PydanticCustomError("invalid_value", "a claim has exactly one of 'value' and 'measured'", {})
+        return self
+
+    @property
+    def tolerance(self) -> float:
+        """`rel_tol`, or its default for the kind of claim."""
+        if self.rel_tol is not None:
+            return self.rel_tol
+        return MEASURED_TOLERANCE if self.measured is not None else STATED_TOLERANCE
 
 
 class Formula(_Model):
@@ -188,6 +219,34 @@ class Formula(_Model):
         if self.ref is not None and "#" not in self.ref:
             raise PydanticCustomError("invalid_value", "'ref' is '<record>#<formula-id>'", {})
         return self
+
+
+MEASUREMENT_BASES = ("measured", "simulated")
+
+
+def check_measurement_basis(value: str) -> str:
+    if value not in MEASUREMENT_BASES:
+        raise PydanticCustomError(
+            "invalid_value",
+            "a measurement's basis is 'measured' or 'simulated', not '{value}'",
+            {"value": value},
+        )
+    return value
+
+
+class Measurement(_Model):
+    id: Annotated[str, _pattern(FORMULA_ID, "a measurement id ([a-z][a-z0-9_-]*)")]
+    """The measurement's id, [a-z][a-z0-9_-]*, unique within the source; [[source#id]] links to it."""
+    quantity: str
+    """What was measured, in words ("decode throughput of EAGLE-3 over plain decoding")."""
+    value: QuantityIn
+    """The figure as the source gives it, with its unit: a quantity."""
+    basis: Annotated[str, _term("basis"), AfterValidator(check_measurement_basis)]
+    """measured (run on real hardware) or simulated (a simulator's or an analytical model's output)."""
+    where: str
+    """Where in the source: "Table 3", "Figure 21", "§4.2", "p. 7"."""
+    conditions: dict[str, Text | int | float] = {}
+    """The setting: hardware, engine, model, batch, draft length, precision; a quantity, a number or text ([[wikilinks]] link records)."""
 
 
 class Spec(_Model):
@@ -283,7 +342,7 @@ class SourceRecord(_Record):
 
     kind: Literal["source"]
     """The record's kind."""
-    title: str  # type: ignore[assignment]  # required for sources
+    title: str  # required for sources
     """The source's title."""
     url: Url | None = None
     """Where to read it (an http(s) URL)."""
@@ -293,6 +352,8 @@ class SourceRecord(_Record):
     """The year of publication."""
     venue: str | None = None
     """Where it appeared: journal, conference, arXiv id."""
+    measurements: list[Measurement] = []
+    """What the source measured or simulated, as data that claims test formulas against."""
 
 
 Record = FlopRecord | FactRecord | EngineRecord | AcceleratorRecord | SourceRecord
@@ -340,6 +401,10 @@ def field_order(model: type[BaseModel]) -> list[str]:
 
 def formulas_of(record: Record) -> list[Formula]:
     return list(getattr(record, "formulas", []))
+
+
+def measurements_of(record: Record) -> list[Measurement]:
+    return list(getattr(record, "measurements", []))
 
 
 def markers(annotation_metadata: list[Any]) -> tuple[bool, RefTo | None]:

@@ -93,10 +93,12 @@ class _Loaded(NamedTuple):
     """The file's stat when it was read, if old enough to be trusted; None: hash the file again next time."""
     summary: RecordSummary
     diagnostics: tuple[Diagnostic, ...]
-    model: bytes | Model | None
-    """The pickled `Model` (as stored), or the model itself (loaded by this process); None when the file did not parse."""
-    derived: bytes | dict[str, Any]
-    """`Entry.derived`, what later stages computed from the file: pickled (as stored), or as a stage left it in this process.
+    model: Pickled | Model | None
+    """The pickled `Model` (as stored), or the model itself (loaded by this process); None when the file did not
+    parse."""
+    derived: Pickled | dict[str, Any]
+    """`Entry.derived`, what later stages computed from the file: pickled (as stored), or as a stage left it in this
+    process.
 
     Pickled apart from the rest, so that rewriting a shard costs little for the files whose derived data did not change.
     """
@@ -158,7 +160,7 @@ class FileCache:
             else:
                 stale.append(rel)
                 read[rel] = (digest, trusted)
-        fresh = dict(zip(stale, load_entries(config, stale, vocabulary)))
+        fresh = dict(zip(stale, load_entries(config, stale, vocabulary), strict=True))
         results = []
         loaded: dict[str, _Loaded] = {}
         self._derived = {}
@@ -166,10 +168,15 @@ class FileCache:
             if rel in fresh:
                 entry, diagnostics = fresh[rel]
                 if rel in read:  # an unreadable file is not stored
-                    entry.digest, stat = read[rel]
+                    entry.digest, trusted = read[rel]
                     model = (entry.source.data, entry.record) if entry.source is not None else None
                     loaded[rel] = _Loaded(
-                        entry.digest, stat, entry.summary, tuple(diagnostics), model, self._derived.setdefault(rel, {})
+                        entry.digest,
+                        trusted,
+                        entry.summary,
+                        tuple(diagnostics),
+                        model,
+                        self._derived.setdefault(rel, {}),
                     )
             else:
                 stored = loaded[rel] = kept[rel]
@@ -187,7 +194,8 @@ class FileCache:
     def save(self) -> None:
         """Write the shards that the last run (or what stages derived since) changed.
 
-        A cache folder that cannot be written, or derived data that cannot be pickled, is skipped: the next run loads again.
+        A cache folder that cannot be written, or derived data that cannot be pickled, is skipped: the next run loads
+        again.
         """
         self._keep_derived()
         if not self._dirty or self._key is None:
@@ -255,8 +263,10 @@ def _shard_name(shard: int) -> str:
     return f"{shard:02d}.pickle"
 
 
-_PICKLED = (bytes, memoryview)
-"""How a pickled model or derived dict is held: bytes, or a view into the shard file it was read from."""
+Pickled = bytes | memoryview | pickle.PickleBuffer
+"""How a pickled model or derived dict is held: bytes, a view into the shard file it was read from, or (only while a
+shard is written) the buffer that pickles it out of band."""
+_PICKLED = (bytes, memoryview, pickle.PickleBuffer)
 
 
 def _shard_bytes(key: bytes, content: dict[str, _Loaded]) -> bytes:
@@ -354,7 +364,7 @@ def _rebuild(
     )
 
 
-def _unpickled(derived: bytes) -> dict[str, Any]:
+def _unpickled(derived: Pickled) -> dict[str, Any]:
     try:
         found = pickle.loads(derived)
     except Exception:
@@ -363,7 +373,8 @@ def _unpickled(derived: bytes) -> dict[str, Any]:
 
 
 class _Later:
-    """What a deferred source and entry ask for (`Source.deferred`, `Entry.deferred`): an unchanged file's text, data and model.
+    """What a deferred source and entry ask for (`Source.deferred`, `Entry.deferred`): an unchanged file's text, data
+    and model.
 
     The data and model are unpickled from the stored pickle when first asked
     for. The text is read from the file and checked against its digest: were
@@ -375,7 +386,7 @@ class _Later:
     __slots__ = ("_config", "_digest", "_model", "_rel", "_vocabulary")
 
     def __init__(
-        self, config: Config, vocabulary: Vocabulary | None, rel: str, digest: bytes, model: bytes | Model | None
+        self, config: Config, vocabulary: Vocabulary | None, rel: str, digest: bytes, model: Pickled | Model | None
     ) -> None:
         self._config, self._vocabulary, self._rel, self._digest, self._model = config, vocabulary, rel, digest, model
 

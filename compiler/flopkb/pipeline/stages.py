@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from flopkb.formulas.measurements import check_measurements
 from flopkb.formulas.specs import check_specs
 from flopkb.formulas.stage import check_formulas
 from flopkb.kb.knowledge_base import Stage
@@ -10,9 +11,11 @@ from flopkb.links.orphans import check_graph
 from flopkb.links.resolve import check_links
 
 LINK_STAGES: tuple[Stage, ...] = (check_links, check_graph, check_evidence)
-"""Links extracted and resolved (`kb.links`, `kb.resolver`), the graph and orphans (`kb.graph`), evidence (`kb.evidence`)."""
+"""Links extracted and resolved (`kb.links`, `kb.resolver`), the graph and orphans (`kb.graph`), evidence
+(`kb.evidence`)."""
 
-FORMULA_STAGES: tuple[Stage, ...] = (check_specs, check_formulas)
-"""Accelerator specs read and checked against their parameters' dimensions; every formula evaluated and every claim re-computed (`kb.formulas`)."""
+FORMULA_STAGES: tuple[Stage, ...] = (check_specs, check_measurements, check_formulas)
+"""Accelerator specs checked against their parameters' dimensions, source measurements read; every formula evaluated
+and every claim re-computed (`kb.formulas`)."""
 
 CHECK_STAGES: tuple[Stage, ...] = (*LINK_STAGES, *FORMULA_STAGES)

@@ -7,10 +7,10 @@ The docs page of all codes (`docs/codes.md`) is generated from this table by
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
 
@@ -160,10 +160,10 @@ _CATALOGUE = [
     Code(
         "dangling-anchor",
         E,
-        "A `#anchor` names no formula of the target record.",
-        "The link would land on the page but not on the formula it promises.",
-        "[[facts/x#ridge]] where facts/x has no formula `ridge`",
-        "Use one of the target's formula ids (the hint lists them).",
+        "A `#anchor` names no formula of the target record (or no measurement of the target source).",
+        "The link would land on the page but not on the formula or measurement it promises.",
+        "[[facts/x#ridge]] where facts/x has no formula `ridge`; measured: sources/y#b64 where sources/y has no b64",
+        "Use one of the target's formula or measurement ids (the hint lists them).",
     ),
     Code(
         "wrong-kind-ref",
@@ -209,7 +209,8 @@ _CATALOGUE = [
         "formula-syntax",
         E,
         "An expression does not parse under the formula grammar.",
-        "Formulas are parsed, never executed; only numbers, inputs, `hw.<parameter>`, arithmetic and a few functions are allowed.",
+        "Formulas are parsed, never executed; "
+        "only numbers, inputs, `hw.<parameter>`, arithmetic and a few functions are allowed.",
         "expr: __import__('os')",
         "Rewrite the expression with the allowed grammar.",
     ),
@@ -260,6 +261,16 @@ _CATALOGUE = [
         "A number in prose that its own formula contradicts is a number readers cannot trust.",
         "expect: [{where: {a: 0.8, k: 4}, value: 3.5}]",
         "Correct the stated value or the formula (the message gives both).",
+    ),
+    Code(
+        "measurement-disagrees",
+        W,
+        "A formula's value differs from the source measurement a claim names by more than `rel_tol`.",
+        "A model that its own sources' measurements contradict is knowledge a reader needs: "
+        "the page shows the disagreement instead of a check mark.",
+        "expect: [{where: {batch: 32}, measured: sources/eagle3-2025#sglang-b32}]",
+        "Say in the record why the model and the measurement differ, or correct the formula or its inputs; "
+        "the message gives both numbers, the tolerance and where in the source the measurement stands.",
     ),
 ]
 

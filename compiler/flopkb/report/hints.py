@@ -9,7 +9,8 @@ CUTOFF = 60.0
 
 
 def scored(word: str, choices: Sequence[str], *, limit: int, cutoff: float = CUTOFF) -> list[tuple[str, float]]:
-    """The `limit` names of `choices` most similar to `word`, with their scores, best first (ties in `choices` order)."""
+    """The `limit` names of `choices` most similar to `word`, with their scores, best first (ties in `choices`
+    order)."""
     from rapidfuzz import fuzz, process  # imported only when something does not resolve
 
     return [

@@ -21,12 +21,14 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 from urllib.parse import urlsplit
 
 __all__ = [
     "LineSeries",
+    "Overlay",
     "RooflineSeries",
     "format_si",
     "line_chart_svg",
@@ -56,6 +58,21 @@ class LineSeries:
 
     name: str
     points: list[tuple[float, float]] = field(default_factory=list)
+
+
+class Overlay(Protocol):
+    """What a line chart draws over its lines (`flopkb.site.chart_marks`): points its axes must include, legend rows
+    below the lines' legend, and the drawing itself."""
+
+    @property
+    def points(self) -> Sequence[tuple[float, float]]: ...
+
+    @property
+    def legend_height(self) -> float: ...
+
+    def draw(
+        self, out: list[str], xa: Callable[[float], float], ya: Callable[[float], float], legend_top: float
+    ) -> None: ...
 
 
 # ---------------------------------------------------------------------------
@@ -442,15 +459,22 @@ def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
 
 
 def line_chart_svg(
-    series: Sequence[LineSeries], *, x_label: str, y_label: str, title: str, log_x: bool = False, log_y: bool = False
+    series: Sequence[LineSeries],
+    *,
+    x_label: str,
+    y_label: str,
+    title: str,
+    log_x: bool = False,
+    log_y: bool = False,
+    overlay: Overlay | None = None,
 ) -> str:
-    """A line chart of one or more sweeps.
+    """A line chart of one or more sweeps, and what `overlay` draws over the lines (measurements).
 
     Series are drawn in the order given (pass them in a deterministic order:
     sweep order or sorted by name); each series' points are sorted by x.
     Points with a non-finite coordinate, or a non-positive one on a log axis,
-    are left out. A linear y axis always includes zero. Raises ValueError
-    when no series has a plottable point.
+    are left out. A linear y axis always includes zero; both axes include the
+    overlay's points. Raises ValueError when no series has a plottable point.
     """
     cleaned: list[tuple[str, list[tuple[float, float]]]] = []
     for s in series:
@@ -467,6 +491,8 @@ def line_chart_svg(
     allpts = [p for _, pts in cleaned for p in pts]
     if not allpts:
         raise ValueError("line_chart_svg: no plottable point in any series")
+    if overlay is not None:
+        allpts += overlay.points
 
     xs = [p[0] for p in allpts]
     ys = [p[1] for p in allpts]
@@ -489,8 +515,9 @@ def line_chart_svg(
     xa = _Axis(xlo, xhi, log_x, _L, _L + _PW)
     ya = _Axis(ylo, yhi, log_y, _T + _PH, _T)
 
-    height = max(_T + _PH + 56, _T + 6 + len(cleaned) * _LEG_ROW_LINE + 12)
-    cid = _chart_id("line", title, x_label, y_label, log_x, log_y, cleaned)
+    extra = overlay.legend_height if overlay is not None else 0
+    height = max(_T + _PH + 56, _T + 6 + len(cleaned) * _LEG_ROW_LINE + extra + 12)
+    cid = _chart_id("line", title, x_label, y_label, log_x, log_y, cleaned, overlay.points if overlay else ())
     desc = f"Line chart of {y_label} against {x_label}. " + "; ".join(
         f"{name}: {len(pts)} points"
         + (f", y from {_sig(min(p[1] for p in pts))} to {_sig(max(p[1] for p in pts))}" if pts else "")
@@ -524,6 +551,8 @@ def line_chart_svg(
         out.append("</g>")
     for i, (name, pts) in enumerate(cleaned):
         _legend_entry(out, i, name, (), None, marker=len(pts) <= 40, row=_LEG_ROW_LINE)
+    if overlay is not None:
+        overlay.draw(out, xa, ya, _T + 6 + len(cleaned) * _LEG_ROW_LINE)
     return _close(out)
 
 

@@ -19,25 +19,25 @@ view a template renders:
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from flopkb.formulas.units import (
-    QuantityError,
     format_number,
     format_quantity,
-    parse_unit,
     registry,
 )
+from flopkb.site.chart_marks import MeasuredOverlay
 from flopkb.site.charts import LineSeries, line_chart_svg, svg_size
+from flopkb.site.measurements import measured_marks, measured_rows
+from flopkb.site.values import show_input, show_value
 
 if TYPE_CHECKING:
     from flopkb.formulas.results import Claim, FormulaResult
     from flopkb.kb.entry import Entry
-    from flopkb.site.render import Page, Site
+    from flopkb.site.pages import Page, Site
 
 MAX_ROWS = 60
 """Rows of a results table beyond which the table is cut (every value is in `flopkb eval`)."""
@@ -45,7 +45,6 @@ MAX_PIVOT = 8
 """A swept input with at most this many values may become the columns of a table without hardware."""
 MAX_SERIES = 8
 """Lines on a sweep chart."""
-DIGITS = 4
 
 HARDWARE_FROM = {
     "own": "the accelerators this formula lists",
@@ -53,7 +52,12 @@ HARDWARE_FROM = {
     "default": "the record's hardware (affected_by_hardware and every row's values_for)",
     "none": "",
 }
-CLAIM_WORDS = {"ok": "checked", "mismatch": "does not match", "unchecked": "not checked"}
+CLAIM_WORDS = {
+    "ok": "checked",
+    "mismatch": "does not match",
+    "disagrees": "disagrees with the measurement",
+    "unchecked": "not checked",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,48 +104,14 @@ class FormulaView:
     chart: Chart | None = None
     figures: list[dict[str, Any]] = field(default_factory=list)
     claims: list[dict[str, Any]] = field(default_factory=list)
+    measured: list[dict[str, Any]] = field(default_factory=list)
+    """The model against each measurement its claims name (`flopkb.site.measurements`)."""
     problems: list[str] = field(default_factory=list)
     eval_command: str = ""
 
 
 # ---------------------------------------------------------------------------
 # Numbers with units
-
-
-@functools.lru_cache(maxsize=512)
-def _unit(unit: str) -> Any:
-    """The pint unit of a formula's `unit` text, or None when dimensionless or unreadable."""
-    text = unit.strip()
-    if text in ("", "1"):
-        return None
-    try:
-        parsed = parse_unit(text)
-    except QuantityError:
-        return None
-    return parsed
-
-
-def show_value(value: float, unit: str) -> str:
-    """A computed value in its formula's unit, compactly: `295.3 FLOP/byte`, `26.8 TB/s`, `0.35`."""
-    if not math.isfinite(value):
-        return str(value)
-    parsed = _unit(unit)
-    if parsed is None:
-        return format_number(value, DIGITS)
-    return format_quantity(registry().Quantity(value, parsed), DIGITS)
-
-
-def show_input(value: Any) -> str:
-    """An input as computed with: a quantity (`20 ms`) or a number."""
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, (int, float)):
-        return format_number(float(value), 6)
-    if hasattr(value, "magnitude"):
-        if not value.unit_items():
-            return format_number(float(value.magnitude), 6)
-        return format_quantity(value, 6)
-    return str(value).strip()
 
 
 def show_raw(value: Any) -> str:
@@ -232,6 +202,7 @@ def formula_view(site: Site, page: Page, record_id: str, formula: Any, result: F
             }
         )
     view.claims = [claim_view(page, claim, result.unit) for claim in result.claims]
+    view.measured = measured_rows(page, result)
     view.problems = [problem.message for problem in result.problems]
     return view
 
@@ -251,6 +222,10 @@ def claim_view(page: Page, claim: Claim, unit: str) -> dict[str, Any]:
         "computed": show_value(claim.computed, unit) if claim.computed is not None else None,
         "tolerance": f"{format_number(claim.rel_tol * 100, 3)} %",
         "reason": claim.reason,
+        "measurement": (
+            page.link(claim.measurement.source, claim.measurement.id) if claim.measurement is not None else None
+        ),
+        "basis": claim.measurement.basis if claim.measurement is not None else None,
     }
 
 
@@ -325,6 +300,27 @@ def _cut(table: Table) -> Table:
     return table
 
 
+def _measured_overlay(
+    result: FormulaResult,
+    x_name: str,
+    like: Any,
+    pinned: dict[str, str],
+    series_of: Any,
+    series: list[Any],
+    log_x: bool,
+    log_y: bool,
+) -> MeasuredOverlay | None:
+    """The measurements the formula's claims name, where they fall on the chart (None when none does)."""
+    if not any(claim.measurement is not None for claim in result.claims):
+        return None
+
+    def claim_series(claim: Claim) -> Any:
+        return series_of(claim.hardware, claim.where)
+
+    marks = measured_marks(result, x_name, lambda value: _magnitude(value, like), pinned, claim_series, series)
+    return MeasuredOverlay(marks, log_x=log_x, log_y=log_y) if marks else None
+
+
 def chart_path(record_id: str, name: str) -> str:
     return f"charts/{record_id}/{name}.svg"
 
@@ -339,14 +335,14 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
     x_name = swept[0]
     pinned = swept[1:]
     if result.hardware:
-        series_of = lambda e: e.hardware
+        series_of = lambda hardware, point: hardware
         names = {acc: site.titles.get(acc, acc) for acc in dict.fromkeys(e.hardware for e in evaluations)}
     elif pinned:
         by = pinned.pop(0)
-        series_of = lambda e: show_input(dict(e.point)[by])
-        names = {key: f"{by} = {key}" for key in dict.fromkeys(series_of(e) for e in evaluations)}
+        series_of = lambda hardware, point: show_input(dict(point).get(by))
+        names = {key: f"{by} = {key}" for key in dict.fromkeys(series_of(e.hardware, e.point) for e in evaluations)}
     else:
-        series_of = lambda e: None
+        series_of = lambda hardware, point: None
         names = {None: "result"}
     names = dict(list(names.items())[:MAX_SERIES])
     pinned_keys = {name: show_input(first[name]) for name in pinned}
@@ -356,7 +352,7 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
         point = dict(evaluation.point)
         if any(show_input(point[name]) != text for name, text in pinned_keys.items()):
             continue
-        key = series_of(evaluation)
+        key = series_of(evaluation.hardware, evaluation.point)
         if key not in lines:
             continue
         x = _magnitude(point[x_name], like)
@@ -368,6 +364,7 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
     ys = [y for points in lines.values() for _, y in points]
     log_x = min(xs) > 0 and max(xs) / min(xs) >= 50
     log_y = min(ys) > 0 and max(ys) / min(ys) >= 100
+    overlay = _measured_overlay(result, x_name, like, pinned_keys, series_of, list(names), log_x, log_y)
     x_unit = _axis_unit(like)
     unit = result.unit.strip()
     title = result.title or result.id
@@ -379,6 +376,7 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
             title=title if len(title) <= 70 else title[:69] + "…",
             log_x=log_x,
             log_y=log_y,
+            overlay=overlay,
         )
     except ValueError:
         return None
@@ -390,7 +388,7 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
         caption = (
             "Other swept inputs held at " + ", ".join(f"{name} = {text}" for name, text in pinned_keys.items()) + "."
         )
-    if len(names) < len({series_of(e) for e in evaluations}):
+    if len(names) < len({series_of(e.hardware, e.point) for e in evaluations}):
         caption = (
             caption + " " if caption else ""
         ) + f"The first {MAX_SERIES} lines are drawn; the table has every value."

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from flopkb.site.render import KIND_ORDER, json_for_script
+from flopkb.site.pages import KIND_ORDER, json_for_script
 
 if TYPE_CHECKING:
-    from flopkb.site.render import Site
+    from flopkb.site.pages import Site
 
 GRAPH_PAGE = "graph.md"
 GRAPH_JSON = "graph.json"

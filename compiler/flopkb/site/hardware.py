@@ -19,11 +19,11 @@ from flopkb.formulas.specs import AcceleratorSpecs, read_specs
 from flopkb.formulas.units import QuantityError, dimension_of, format_number, to_base
 from flopkb.site.charts import RooflineSeries, roofline_svg, svg_size
 from flopkb.site.formulas import chart_path
-from flopkb.site.render import css_word
+from flopkb.site.pages import css_word
 
 if TYPE_CHECKING:
     from flopkb.kb.entry import Entry
-    from flopkb.site.render import Page, Site
+    from flopkb.site.pages import Page, Site
 
 BANDWIDTH = "memory_bandwidth"
 COMPARE_PAGE = "accelerators/compare.md"
@@ -62,7 +62,7 @@ def _base(specs: AcceleratorSpecs, parameter: str) -> float | None:
 
 
 def roofs(site: Site, specs: AcceleratorSpecs) -> list[tuple[str, float, float]]:
-    """(names of the peak, peak FLOP/s, bandwidth byte/s) per distinct compute peak; peaks of equal value share a line."""
+    """(names of the peak, peak FLOP/s, bandwidth byte/s) per distinct compute peak; equal peaks share a line."""
     bandwidth = _base(specs, BANDWIDTH)
     if bandwidth is None:
         return []

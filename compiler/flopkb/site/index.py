@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 from flopkb.report.codes_doc import render_codes_markdown
 from flopkb.site.graph import GRAPH_PAGE
 from flopkb.site.hardware import COMPARE_PAGE
-from flopkb.site.render import KIND_ORDER, KIND_TITLES, author_list, record_path
+from flopkb.site.measurements import disagreement_list
+from flopkb.site.pages import KIND_ORDER, KIND_TITLES, author_list, debt_anchor, record_path
 
 if TYPE_CHECKING:
-    from flopkb.site.render import Page, Site
+    from flopkb.site.pages import Page, Site
 
 HOME = "index.md"
 EVIDENCE = "evidence.md"
@@ -184,6 +185,7 @@ def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str
         lists=lists,
         status_counts=counts,
         debt=len(evidence.debt) if evidence is not None else 0,
+        disagreements=len(evidence.disagreements) if evidence is not None else 0,
         formulas=formulas,
         claims=claims,
         checked=checked,
@@ -197,7 +199,6 @@ def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str
 
 
 def render_evidence(site: Site) -> None:
-    from flopkb.site.render import debt_anchor
 
     page = site.page(EVIDENCE)
     evidence = site.kb.evidence
@@ -238,6 +239,7 @@ def render_evidence(site: Site) -> None:
         counts=counts,
         records=len(site.entries),
         resting=[_row(site, page, record_id) for record_id in _sorted_ids(site, resting)],
+        disagreements=disagreement_list(site, page),
     )
 
 

@@ -42,6 +42,7 @@ Choices, and why:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import shutil
@@ -49,9 +50,12 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
+
+if TYPE_CHECKING:
+    from flopkb.site.partial import Reuse
 
 __all__ = [
     "DEFAULT_NAV",
@@ -242,6 +246,40 @@ def write_config(config: dict[str, Any], path: str | Path) -> Path:
     return p
 
 
+_TEMPLATE_CACHE: list[Path] = []
+
+
+def cache_theme_templates(folder: Path) -> None:
+    """Keep the theme's compiled templates in `folder`, from one build (and process) to the next.
+
+    mkdocs makes a new jinja2 environment, and compiles Material's templates
+    again, on every build: most of a small rebuild. Its environment gets a
+    bytecode cache (keyed by template name and source checksum, so edits
+    recompile). The folder is the last one asked for, for the process.
+    """
+    import jinja2
+    import mkdocs.theme
+
+    folder.mkdir(parents=True, exist_ok=True)
+    _TEMPLATE_CACHE[:] = [folder]
+    original = mkdocs.theme.Theme.get_env
+    if getattr(original, "_flopkb_cached", False):
+        return
+    caches: dict[Path, jinja2.BytecodeCache] = {}
+
+    def get_env(self: Any) -> Any:
+        env = original(self)
+        if _TEMPLATE_CACHE:
+            where = _TEMPLATE_CACHE[0]
+            env.bytecode_cache = caches.get(where) or caches.setdefault(
+                where, jinja2.FileSystemBytecodeCache(str(where))
+            )
+        return env
+
+    get_env._flopkb_cached = True  # type: ignore[attr-defined]
+    mkdocs.theme.Theme.get_env = get_env  # type: ignore[method-assign]
+
+
 @contextlib.contextmanager
 def _source_date_epoch(epoch: int | None) -> Iterator[int]:
     """Set SOURCE_DATE_EPOCH for the block (process-wide; restored after)."""
@@ -263,7 +301,12 @@ class _Collect(logging.Handler):
         self.messages: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
+        message = record.getMessage()
+        if not message.startswith(_DIRTY_WARNING):  # a partial build is dirty on purpose (flopkb.site.partial)
+            self.messages.append(message)
+
+
+_DIRTY_WARNING = "A 'dirty' build is being performed"
 
 
 @dataclass(frozen=True)
@@ -272,6 +315,25 @@ class BuildResult:
     config_file: Path
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    pages: int = 0
+    """How many pages mkdocs converted and rendered (the others' HTML was kept)."""
+    base: str = ""
+    """What every page's HTML depends on besides its markdown (`mkdocs_base`)."""
+
+
+def mkdocs_base(config: dict[str, Any], epoch: int) -> str:
+    """The key of what every page's HTML shares: the configuration but its folders, the overrides, versions, date."""
+    import material
+    import mkdocs
+
+    shared = {key: value for key, value in config.items() if key not in ("docs_dir", "site_dir")}
+    key = hashlib.blake2b(digest_size=16)
+    key.update(repr((shared, epoch, mkdocs.__version__, getattr(material, "__version__", ""))).encode())
+    overrides = Path(config["theme"]["custom_dir"])
+    for path in sorted(p for p in overrides.rglob("*") if p.is_file()):
+        key.update(str(path.relative_to(overrides)).encode() + b"\0")
+        key.update(path.read_bytes())
+    return key.hexdigest()
 
 
 def build_site(
@@ -281,6 +343,8 @@ def build_site(
     config_file: str | Path | None = None,
     source_date_epoch: int | None = None,
     install: bool = True,
+    reuse: Reuse | None = None,
+    template_cache: Path | None = None,
     **config_kwargs: Any,
 ) -> BuildResult:
     """Install assets, write mkdocs.yml, and build the site with mkdocs.
@@ -290,11 +354,19 @@ def build_site(
     mkdocs' warnings (broken links, missing nav pages) are returned; with
     strict=True mkdocs raises `mkdocs.exceptions.Abort` on any of them.
     mkdocs empties site_dir first, so files of removed records do not linger.
+
+    With `reuse` (an empty site_dir, and a previous site built under the same `mkdocs_base`), only
+    the changed pages are built; the rest is linked from the previous site (`flopkb.site.partial`).
+    With `template_cache`, the theme's templates are compiled once into that folder (`cache_theme_templates`).
     """
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
+    from flopkb.site.partial import PartialBuild
+
     start = time.perf_counter()
+    if template_cache is not None:
+        cache_theme_templates(template_cache)
     docs = Path(docs_dir).resolve()
     site = Path(site_dir).resolve()
     if install:
@@ -305,10 +377,14 @@ def build_site(
     handler = _Collect()
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
+    partial = PartialBuild(reuse)
     try:
-        with _source_date_epoch(source_date_epoch):
+        with _source_date_epoch(source_date_epoch) as epoch:
             config = load_config(config_file=str(cfg_path))
-            build(config)
+            config.plugins["flopkb/partial"] = partial
+            build(config, dirty=reuse is not None)
+            partial.link_previous(site)
     finally:
         logger.removeHandler(handler)
-    return BuildResult(site, cfg_path.resolve(), handler.messages, time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return BuildResult(site, cfg_path.resolve(), handler.messages, seconds, partial.built, mkdocs_base(cfg, epoch))

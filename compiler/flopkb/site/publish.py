@@ -40,9 +40,10 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from flopkb.pipeline.compile import (
     EntryLoader,
@@ -51,7 +52,10 @@ from flopkb.pipeline.compile import (
     load_entries,
 )
 from flopkb.report.codes import Severity
-from flopkb.site.mkdocs import SITE_ROOT, build_site, mkdocs_config, write_config
+from flopkb.site.mkdocs import SITE_ROOT, build_site, install_assets, mkdocs_base, mkdocs_config, write_config
+from flopkb.site.pages import file_digest
+from flopkb.site.partial import Reuse
+from flopkb.site.state import BuildState
 
 if TYPE_CHECKING:
     from flopkb.config import Config
@@ -71,6 +75,10 @@ class BuildOutcome:
     """What mkdocs warned about (none is expected)."""
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds per phase: compile, render, mkdocs, swap."""
+    rendered: int = 0
+    """Record pages rendered (the others were kept from the previous build: `flopkb.site.state`)."""
+    built: int = 0
+    """Pages mkdocs converted and rendered (the others' HTML was kept)."""
 
 
 def site_root_of(config: Config) -> Path:
@@ -114,23 +122,35 @@ def site_paths(config: Config) -> tuple[Path, Path, Path]:
     return site, site.with_name(site.name + "-docs"), site.with_name(site.name + "-mkdocs.yml")
 
 
-def swap_in(new: Path, target: Path) -> None:
-    """Replace `target` by `new`: exchanged in one step where the system can, else renamed away and in."""
+def state_path(site: Path) -> Path:
+    """Where a build leaves its state for the next one (`flopkb.site.state`)."""
+    return site.with_name(site.name + "-state.json")
+
+
+def swap_in(new: Path, target: Path) -> Path | None:
+    """Replace `target` by `new`; return where the old one now is (None when there was none), to be removed.
+
+    Exchanged in one step where the system can (`_exchange`), so that `target` is there at every moment;
+    else the old one is renamed away and the new one renamed in.
+    """
+    old = target.with_name(f".{target.name}-old-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     if target.is_dir() and not target.is_symlink() and _exchange(new, target):
-        shutil.rmtree(new, ignore_errors=True)  # `new` now names the old site
-        return
-    old = None
-    if target.exists() or target.is_symlink():
-        old = target.with_name(f".{target.name}-old-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-        os.rename(target, old)
+        os.rename(new, old)  # `new` names the old site now: out of the work folder, beside the others
+        return old
+    if not (target.exists() or target.is_symlink()):
+        os.rename(new, target)
+        return None
+    os.rename(target, old)
     try:
         os.rename(new, target)
     except BaseException:
-        if old is not None:
-            os.rename(old, target)
+        os.rename(old, target)
         raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    return old
+
+
+def remove_folder(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 _AT_FDCWD = -100
@@ -190,8 +210,11 @@ def build(
     strict: bool = False,
     epoch: int | None = None,
     kb: KnowledgeBase | None = None,
+    discard: Callable[[Path], None] = remove_folder,
 ) -> BuildOutcome:
-    """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site."""
+    """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site.
+
+    The previous site and docs folder, once swapped out, go to `discard` (by default: deleted now)."""
     from flopkb.pipeline.stages import CHECK_STAGES
     from flopkb.site.render import render_docs
 
@@ -205,7 +228,7 @@ def build(
         return BuildOutcome(kb, refused=True, timings=timings)
     site_root = site_root_of(config)
     settings = config.site
-    options = {
+    options: dict[str, Any] = {
         "site_name": settings.name,
         "site_description": settings.description,
         "site_url": settings.url,
@@ -217,12 +240,25 @@ def build(
         work = Path(tempfile.mkdtemp(prefix=f".{site.name}-build-{os.getpid()}-", dir=site.parent))
     except OSError as error:
         raise BuildError(_cannot_write(error, site.parent)) from error
+    state_file = state_path(site)
+    previous = BuildState.load(state_file) if kept_docs.is_dir() and site.is_dir() else None
     try:
         mark = time.perf_counter()
-        rendered = render_docs(kb, work / "docs", site_root=site_root)
+        rendered = render_docs(
+            kb, work / "docs", site_root=site_root, previous=previous, previous_docs=kept_docs if previous else None
+        )
+        docs = rendered.digests
+        docs.update(
+            (rel, file_digest((work / "docs" / rel).read_bytes())) for rel in install_assets(work / "docs", site_root)
+        )
         timings["render"] = time.perf_counter() - mark
         mark = time.perf_counter()
         when = source_date_epoch(config) if epoch is None else epoch
+        cfg = mkdocs_config(docs_dir=work / "docs", site_dir=work / "site", nav=rendered.nav, **options)
+        reuse = None
+        if previous is not None and previous.mkdocs_base == mkdocs_base(cfg, when):
+            changed = frozenset(rel for rel, digest in docs.items() if previous.docs.get(rel) != digest)
+            reuse = Reuse(site, changed, frozenset(previous.docs.keys() - docs.keys()))
         # The compiled base stays in memory while mkdocs runs: keep the cyclic
         # collector from scanning it again and again (it holds no garbage).
         gc.freeze()
@@ -232,6 +268,9 @@ def build(
                 work / "site",
                 config_file=work / "mkdocs.yml",
                 source_date_epoch=when,
+                install=False,
+                reuse=reuse,
+                template_cache=config.root / config.cache_dir / "templates",
                 nav=rendered.nav,
                 **options,
             )
@@ -239,16 +278,29 @@ def build(
             gc.unfreeze()
         timings["mkdocs"] = time.perf_counter() - mark
         mark = time.perf_counter()
-        swap_in(work / "site", site)
-        swap_in(work / "docs", kept_docs)
+        state_file.unlink(missing_ok=True)
+        olds = [swap_in(work / "site", site), swap_in(work / "docs", kept_docs)]
         write_config(mkdocs_config(docs_dir=kept_docs, site_dir=site, nav=rendered.nav, **options), kept_config)
+        BuildState(rendered.base, result.base, rendered.records, docs).save(state_file)
+        for old in olds:
+            if old is not None:
+                discard(old)
         timings["swap"] = time.perf_counter() - mark
     except OSError as error:
         raise BuildError(_cannot_write(error, work)) from error
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    pages = sum(1 for rel in rendered.written if rel.endswith(".md"))
-    return BuildOutcome(kb, refused=False, site_dir=site, pages=pages, warnings=list(result.warnings), timings=timings)
+    pages = sum(1 for rel in docs if rel.endswith(".md"))
+    return BuildOutcome(
+        kb,
+        refused=False,
+        site_dir=site,
+        pages=pages,
+        warnings=list(result.warnings),
+        timings=timings,
+        rendered=len(rendered.rendered),
+        built=result.pages,
+    )
 
 
 def _cannot_write(error: OSError, where: Path) -> str:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import unquote, urlsplit
 
-from flopkb.site.publish import BuildError, build, site_paths, site_root_of
+from flopkb.site.publish import BuildError, build, remove_folder, site_paths, site_root_of
 
 if TYPE_CHECKING:
     from flopkb.config import Config
@@ -52,48 +52,9 @@ RELOAD_SCRIPT = (
 )
 
 
-class _MemoryBytecodeCache:
-    """Compiled jinja2 templates kept across rebuilds (keyed by name and source checksum, so edits recompile)."""
-
-    def __init__(self) -> None:
-        import jinja2
-
-        class Cache(jinja2.BytecodeCache):
-            def __init__(self) -> None:
-                self.codes: dict[str, bytes] = {}
-
-            def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-                code = self.codes.get(bucket.key)
-                if code is not None:
-                    bucket.bytecode_from_string(code)
-
-            def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-                self.codes[bucket.key] = bucket.bytecode_to_string()
-
-        self.cache = Cache()
-
-
-def warm_theme_templates() -> None:
-    """Let mkdocs reuse the theme's compiled templates from one rebuild to the next, in this process.
-
-    mkdocs makes a new jinja2 environment, and compiles Material's templates
-    again, on every build: about a fifth of a rebuild of a small base. Serving
-    rebuilds dozens of times, so the environment gets a bytecode cache.
-    """
-    import mkdocs.theme
-
-    original = mkdocs.theme.Theme.get_env
-    if getattr(original, "_flopkb_warm", False):
-        return
-    cache = _MemoryBytecodeCache().cache
-
-    def get_env(self: Any) -> Any:
-        env = original(self)
-        env.bytecode_cache = cache
-        return env
-
-    get_env._flopkb_warm = True  # type: ignore[attr-defined]
-    mkdocs.theme.Theme.get_env = get_env  # type: ignore[method-assign]
+def _discard_later(folder: Path) -> None:
+    """Delete a swapped-out site in the background: the new one is served meanwhile."""
+    threading.Thread(target=remove_folder, args=(folder,), name="flopkb-discard", daemon=True).start()
 
 
 class ServeError(Exception):
@@ -217,7 +178,7 @@ class Server:
         with self._build_lock:
             start = time.perf_counter()
             try:
-                outcome = build(self.config, load=self.cache or load_entries)
+                outcome = build(self.config, load=self.cache or load_entries, discard=_discard_later)
             except Exception as error:
                 message = f"the build failed: {type(error).__name__}: {error}"
                 self.state.set("failed", message)
@@ -275,7 +236,6 @@ class Server:
         The watcher is set up before the first build, so that no change made
         while that build runs is missed: it triggers the next one.
         """
-        warm_theme_templates()
         try:
             self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), _handler(self.site_dir, self.state))
         except OSError as error:

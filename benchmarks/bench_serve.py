@@ -1,0 +1,165 @@
+"""Benchmark `flopkb serve`'s live preview: from saving a record to the served page showing the change.
+
+    python benchmarks/bench_serve.py                          # 1,000 and 10,000 records, this checkout
+    python benchmarks/bench_serve.py --sizes 1000 --repeat 5
+    python benchmarks/bench_serve.py --before /work/main/compiler   # also another flopkb, side by side
+
+For each size: generate a synthetic base (benchmarks/generate.py), start
+`flopkb serve` on a copy of it as a fresh process (port 0: a free one), wait
+for the first build, then make each edit `--repeat` times and measure, from
+just after the file is written to when a GET of the record's page returns a
+page with the new text (polled every 20 ms):
+
+- `prose`: a sentence with a new word appended to a flop's description;
+- `accelerator`: an accelerator's `memory_capacity` set to a new value
+  (its page, and every record that computes with it, change).
+
+With `--before PATH` (the `compiler/` folder of another checkout of flopkb),
+the same is measured with that code (`PYTHONPATH=PATH`) in the same run, and
+the ratio after / before is printed: the machine is shared and noisy, so
+compare ratios measured together, not seconds of different runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import generate
+
+POLL = 0.02
+FLOP = "kb/g26/rec-00026"
+ACCELERATOR = "hw/acc-018"
+
+
+def _get(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return str(response.read().decode("utf-8", "replace"))
+    except OSError:
+        return ""
+
+
+class Served:
+    def __init__(self, root: Path, code: str | None) -> None:
+        env = dict(os.environ)
+        if code:
+            env["PYTHONPATH"] = code + os.pathsep + env.get("PYTHONPATH", "")
+        self.log = open(root / "serve.log", "w+")  # noqa: SIM115 (closed in stop)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "flopkb", "serve", "--root", str(root), "--port", "0"],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        self.url = self._wait_for_url(root / "serve.log")
+
+    def _wait_for_url(self, log: Path, timeout: float = 1800) -> str:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            found = re.search(r"at (http://127\.0\.0\.1:\d+/)", log.read_text())
+            if found:
+                return found.group(1)
+            if self.process.poll() is not None:
+                raise SystemExit("flopkb serve ended:\n" + log.read_text())
+            time.sleep(0.1)
+        raise SystemExit("flopkb serve did not start")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
+
+
+def _until(url: str, text: str, timeout: float = 600) -> float:
+    start = time.perf_counter()
+    while time.perf_counter() - start < timeout:
+        if text in _get(url):
+            return time.perf_counter() - start
+        time.sleep(POLL)
+    return float("inf")
+
+
+def edit_prose(root: Path, n: int) -> tuple[str, str]:
+    path = root / "records" / f"{FLOP}.yaml"
+    word = f"previewword{n:04d}"
+    text = path.read_text()
+    head, rest = text.split("description: |\n", 1)
+    first_line_end = rest.index("\n") + 1
+    path.write_text(
+        head + "description: |\n" + rest[:first_line_end].rstrip("\n") + f" {word}\n" + rest[first_line_end:]
+    )
+    return f"records/{FLOP}.html", word
+
+
+def edit_accelerator(root: Path, n: int) -> tuple[str, str]:
+    path = root / "records" / f"{ACCELERATOR}.yaml"
+    value = 100 + n
+    text = re.sub(r'(memory_capacity:\n    value: )"[^"]*"', rf'\1"{value} GB"', path.read_text())
+    path.write_text(text)
+    return f"records/{ACCELERATOR}.html", f"{value} GB"
+
+
+EDITS = {"prose": edit_prose, "accelerator": edit_accelerator}
+
+
+def measure(base: Path, code: str | None, repeat: int, work: Path) -> dict[str, list[float]]:
+    root = work / "base"
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.copytree(base, root)
+    served = Served(root, code)
+    found: dict[str, list[float]] = {name: [] for name in EDITS}
+    try:
+        _until(served.url + f"records/{FLOP}.html", "<html")
+        for n in range(repeat):
+            for name, edit in EDITS.items():
+                time.sleep(0.5)  # the watcher settles; no build is running
+                page, text = edit(root, n + (1000 if code else 0))
+                found[name].append(_until(served.url + page, text))
+    finally:
+        served.stop()
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000", help="comma-separated record counts")
+    parser.add_argument("--repeat", type=int, default=3, help="edits of each kind per size (best and median shown)")
+    parser.add_argument("--before", help="the compiler/ folder of another flopkb checkout, measured side by side")
+    args = parser.parse_args()
+    for size in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory(prefix="flopkb-bench-serve-") as tmp:
+            work = Path(tmp)
+            base = work / "generated"
+            generate(base, size)
+            variants = {"after": None} | ({"before": args.before} if args.before else {})
+            results = {label: measure(base, code, args.repeat, work) for label, code in variants.items()}
+        print(f"\n{size:,} records: seconds from save to the served page showing the edit")
+        for name in EDITS:
+            line = f"  {name:<12}"
+            for label, found in results.items():
+                times = sorted(found[name])
+                line += f"  {label}: best {times[0]:6.2f}  median {times[len(times) // 2]:6.2f}"
+            if "before" in results:
+                ratio = (
+                    sorted(results["after"][name])[len(results["after"][name]) // 2]
+                    / sorted(results["before"][name])[len(results["before"][name]) // 2]
+                )
+                line += f"  after/before (median) {ratio:.2f}"
+            print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()

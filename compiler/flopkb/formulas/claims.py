@@ -1,0 +1,345 @@
+"""Claims: each `expect` row of a formula re-computed and compared with what it claims.
+
+A claim pins every swept input the expression uses (`where`) and, when it
+uses `hw.`, names one accelerator of the formula's scope (`hardware`);
+otherwise `invalid-value`. It compares the formula's value there with
+exactly one of:
+
+- `value`, the author's figure, read in the formula's unit (a bare number is
+  in that unit; a quantity is converted, or is a `unit-mismatch`); off by
+  more than `rel_tol` (default 0.01) relative to the computed value it is a
+  `claim-mismatch` (an error) at the row's `value`;
+- `measured: <source>#<measurement-id>`, a measurement of a source record
+  (`flopkb.formulas.measurements`), its value converted to the formula's unit
+  (a value of another dimension is a `unit-mismatch` at the row's
+  `measured`); off by more than `rel_tol` (default 0.10) relative to the
+  computed value it is a `measurement-disagrees` (a warning: the model and
+  the measurement disagree, which is knowledge, not a typo) at the row's
+  `measured`, naming both numbers, the tolerance, the source and where in it
+  the measurement stands. A source or measurement that does not resolve is
+  reported by the link stage (`dangling-ref`, `wrong-kind-ref`,
+  `dangling-anchor`), a value that does not read by the measurement check;
+  the claim is then unchecked.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from flopkb.formulas.context import FormulaReporter
+from flopkb.formulas.definitions import Definition
+from flopkb.formulas.evaluate import FormulaProblem, QuantityLike, evaluate_point
+from flopkb.formulas.expr import Expr
+from flopkb.formulas.results import (
+    CLAIM_DISAGREES,
+    CLAIM_MISMATCH,
+    CLAIM_OK,
+    CLAIM_UNCHECKED,
+    Claim,
+    MeasuredPoint,
+    percent,
+    relative_difference,
+)
+from flopkb.formulas.units import (
+    DIMENSIONLESS,
+    Dimension,
+    QuantityError,
+    format_dimension,
+    format_number,
+    format_value,
+    magnitude_in,
+    to_base,
+)
+from flopkb.load.models import Expect
+
+
+class Target:
+    """What a claim compares the formula with: the stated value, or the measurement, in the formula's unit."""
+
+    __slots__ = ("measurement", "reason", "text", "value")
+
+    def __init__(
+        self, value: float | None, text: str, measurement: MeasuredPoint | None = None, reason: str | None = None
+    ) -> None:
+        self.value = value
+        self.text = text
+        self.measurement = measurement
+        self.reason = reason
+        """Why there is no value, when the link or measurement check reports it (the claim is then just unchecked)."""
+
+
+class ClaimChecker:
+    """The claims of one formula, checked with its reporter."""
+
+    def __init__(self, reporter: FormulaReporter) -> None:
+        self.reporter = reporter
+        self.ev = reporter.ev
+        self.report = reporter.report
+        self.at = reporter.at
+
+    def unchecked(self, index: int, row: Expect, reason: str, hardware: str | None = None) -> Claim:
+        return Claim(
+            index,
+            tuple(row.where.items()),
+            hardware,
+            None,
+            _as_written(row),
+            None,
+            row.tolerance,
+            CLAIM_UNCHECKED,
+            reason,
+            measured_ref=row.measured,
+        )
+
+    def claim(
+        self,
+        index: int,
+        row: Expect,
+        expr: Expr,
+        definition: Definition,
+        inputs: dict[str, Any],
+        swept: tuple[str, ...],
+        scope: list[str],
+        failed: set[str | None],
+    ) -> Claim:
+        ev = self.ev
+        unit = definition.unit
+        here = ("expect", index)
+        if ev.what_if:
+            return self.unchecked(index, row, "not checked in a what-if")
+        ok = True
+        values = dict(inputs)
+        where: list[tuple[str, QuantityLike]] = []
+        for name, raw in row.where.items():
+            if name not in inputs:
+                known = ", ".join(f"`{known}`" for known in inputs) or "none"
+                self.report(
+                    "invalid-value",
+                    self.at(*here, "where", name, key=True),
+                    f"expect[{index}].where names `{name}`, which is not an input of the formula (its inputs: {known})",
+                )
+                ok = False
+                continue
+            try:
+                value = ev.quantity(raw)
+            except QuantityError as error:
+                self.report(
+                    "invalid-value",
+                    self.at(*here, "where", name),
+                    f"expect[{index}].where.{name}: {error.message}",
+                    error.hint,
+                )
+                ok = False
+                continue
+            like = _first(inputs[name])
+            given = _dimension(value)
+            if like is not None and given != _dimension(like):
+                self.report(
+                    "unit-mismatch",
+                    self.at(*here, "where", name),
+                    f"expect[{index}].where.{name}: {format_value(value)} is {format_dimension(given)}, "
+                    f"but input `{name}` is {format_dimension(_dimension(like))}",
+                    f"write it like the input: {name}: {format_value(like)}",
+                )
+                ok = False
+                continue
+            values[name] = value
+            where.append((name, value))
+        loose = [name for name in swept if name not in row.where]
+        if loose:
+            names = ", ".join(f"`{name}`" for name in loose)
+            place = self.at(*here, "where") if row.where else self.at(*here)
+            self.report(
+                "invalid-value",
+                place,
+                f"expect[{index}] does not pin the swept input{'s' if len(loose) > 1 else ''} {names}",
+                "add it to the claim's `where`, e.g. where: {" + ", ".join(f"{name}: ..." for name in loose) + "}",
+            )
+            ok = False
+        hardware: str | None = None
+        if expr.hw_params_used:
+            if row.hardware is None:
+                self.report(
+                    "invalid-value",
+                    self.at(*here),
+                    f"expect[{index}] names no accelerator, but the expression uses hw.",
+                    "add `hardware: <accelerator>` to the claim" + (f", e.g. {scope[0]}" if scope else ""),
+                )
+                ok = False
+            else:
+                hardware = ev.resolver.target(row.hardware)
+                if hardware is None or ev.resolver.kinds.get(hardware) != "accelerator":
+                    return self.unchecked(
+                        index, row, "its hardware does not resolve to an accelerator"
+                    )  # the link stage reports it
+                if hardware not in scope:
+                    shown = ", ".join(scope) or "empty"
+                    self.report(
+                        "invalid-value",
+                        self.at(*here, "hardware"),
+                        f"expect[{index}].hardware {row.hardware} is not in the formula's hardware scope ({shown})",
+                        "add it to the formula's `hardware`, or claim a value for an accelerator in scope",
+                    )
+                    ok = False
+        elif row.hardware is not None:
+            self.report(
+                "invalid-value",
+                self.at(*here, "hardware"),
+                f"expect[{index}] names hardware, but the expression uses no hw.<parameter>: "
+                "the value cannot depend on it",
+                "remove `hardware` from the claim",
+            )
+            ok = False
+        target = self.measured(index, row, unit) if row.measured is not None else self.stated(index, row, unit)
+        if target.reason is not None:
+            return self.unchecked(index, row, target.reason, hardware)
+        if target.value is None:
+            ok = False
+        if not ok:
+            return self.unchecked(index, row, "the claim is malformed", hardware)
+
+        def result(computed: float | None, status: str, reason: str | None = None) -> Claim:
+            return Claim(
+                index,
+                tuple(where),
+                hardware,
+                target.value,
+                target.text,
+                computed,
+                row.tolerance,
+                status,
+                reason,
+                target.measurement,
+                row.measured,
+            )
+
+        claimed = "measured" if row.measured is not None else "value"
+        if (hardware if expr.hw_params_used else None) in failed:
+            return result(
+                None, CLAIM_UNCHECKED, "the formula could not be evaluated" + (f" on {hardware}" if hardware else "")
+            )
+        specs = ev.accelerator(hardware).values if hardware is not None else None  # type: ignore[union-attr]
+        try:
+            computed = evaluate_point(expr, unit, values, specs)
+        except FormulaProblem as problem:
+            self.report(
+                problem.code if problem.code != "formula-missing-spec" else "formula-error",
+                self.at(*here, claimed),
+                f"expect[{index}]: {problem.message}",
+                problem.hint,
+            )
+            return result(None, CLAIM_UNCHECKED, problem.message)
+        assert target.value is not None
+        difference = relative_difference(target.value, computed)
+        if difference <= row.tolerance:
+            return result(computed, CLAIM_OK)
+        pinned = [f"{name} = {format_value(value)}" for name, value in where] + ([f"on {hardware}"] if hardware else [])
+        at_point = f" at {', '.join(pinned)}" if pinned else ""
+        unit_text = "" if unit.strip() == "1" else f" {unit}"
+        off = f"off by {percent(difference)}, tolerance {percent(row.tolerance)}"
+        if target.measurement is not None:
+            point = target.measurement
+            in_unit = f"{format_number(target.value, 6)}{unit_text}"
+            converted = "" if _plain(target.text) in (in_unit, format_number(target.value, 6)) else f" = {in_unit}"
+            message = (
+                f"expect[{index}]{at_point}: the formula computes {format_number(computed, 6)}{unit_text}, "
+                f"but {point.source} ({point.where}) {point.basis} {target.text}{converted} ({off})"
+            )
+            hint = f"the model and {point.anchor} disagree: say why in the record, or correct the formula or its inputs"
+            self.report("measurement-disagrees", self.at(*here, claimed), message, hint)
+            return result(computed, CLAIM_DISAGREES)
+        message = (
+            f"expect[{index}]{at_point} states {target.text}{unit_text if not isinstance(row.value, str) else ''}, "
+            f"computes {format_number(computed, 6)}{unit_text} ({off})"
+        )
+        hint = f"correct the stated value to {format_number(computed, 6)}, or the formula or its inputs"
+        self.report("claim-mismatch", self.at(*here, claimed), message, hint)
+        return result(computed, CLAIM_MISMATCH)
+
+    def stated(self, index: int, row: Expect, unit: str) -> Target:
+        """The claim's value in the formula's unit (a bare number is in that unit), and its text as written."""
+        raw = row.value
+        if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+            text = format_number(float(raw), 12)
+            if not math.isfinite(float(raw)):
+                self.report(
+                    "invalid-value", self.at("expect", index, "value"), f"expect[{index}].value {raw!r} is out of range"
+                )
+                return Target(None, text)
+            return Target(float(raw), text)
+        try:
+            quantity = self.ev.quantity(raw)
+        except QuantityError as error:
+            self.report(
+                "invalid-value",
+                self.at("expect", index, "value"),
+                f"expect[{index}].value: {error.message}",
+                error.hint,
+            )
+            return Target(None, str(raw))
+        if isinstance(quantity, (int, float)) or not quantity.unit_items():
+            return Target(float(getattr(quantity, "magnitude", quantity)), str(raw).strip())
+        try:
+            return Target(magnitude_in(quantity, unit), str(raw).strip())
+        except QuantityError as error:
+            self.report(
+                "unit-mismatch",
+                self.at("expect", index, "value"),
+                f"expect[{index}].value: {error.message} (the formula's unit is {unit})",
+                "write the value in the formula's unit, or as a bare number",
+            )
+            return Target(None, str(raw).strip())
+
+    def measured(self, index: int, row: Expect, unit: str) -> Target:
+        """The named measurement's value in the formula's unit; a reason when another check reports the problem."""
+        assert row.measured is not None
+        ref = row.measured
+        target, _, anchor = ref.partition("#")
+        resolver = self.ev.resolver
+        source = resolver.target(target)
+        if source is None or resolver.kinds.get(source) != "source":
+            return Target(None, ref, reason="its measurement's source does not resolve to a source")
+        found = self.ev.measurements(source)
+        if found is None or anchor in found.invalid:
+            return Target(None, ref, reason="the measurement's value does not read")
+        measured = found.values.get(anchor)
+        if measured is None:
+            return Target(None, ref, reason=f"{source} has no measurement '{anchor}'")
+        point = measured.point
+        try:
+            return Target(magnitude_in(measured.quantity, unit), point.value, point)
+        except QuantityError as error:
+            self.report(
+                "unit-mismatch",
+                self.at("expect", index, "measured"),
+                f"expect[{index}].measured: {point.anchor} is {error.message} (the formula's unit is {unit})",
+                "claim a measurement of the quantity the formula computes, or give the formula that unit",
+            )
+            return Target(None, point.value, point)
+
+
+def _as_written(row: Expect) -> str:
+    if row.measured is not None:
+        return row.measured
+    raw = row.value
+    return raw if isinstance(raw, str) else format_number(float(raw), 12)  # type: ignore[arg-type]
+
+
+def _plain(text: str) -> str:
+    """A measurement's value as written, its number shown as computed values are (`1.380` -> `1.38`)."""
+    number, _, unit = text.partition(" ")
+    try:
+        return format_number(float(number), 6) + (f" {unit}" if unit else "")
+    except ValueError:
+        return text
+
+
+def _first(value: QuantityLike | list[QuantityLike]) -> QuantityLike | None:
+    if isinstance(value, list):
+        return value[0] if value else None
+    return value
+
+
+def _dimension(value: QuantityLike) -> Dimension:
+    return DIMENSIONLESS if isinstance(value, (int, float)) else to_base(value)[1]

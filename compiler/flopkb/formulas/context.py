@@ -1,0 +1,134 @@
+"""What evaluating formulas shares: one run's caches over a knowledge base, and where a formula's problems go.
+
+`Evaluator` holds, for one run of the formula stage (or one `flopkb eval`
+what-if), every lookup that more than one formula makes: definitions
+(`flopkb.formulas.definitions`), parsed expressions, quantities, units,
+accelerator specs and source measurements, each read once. `FormulaReporter`
+turns a problem of one formula into a diagnostic at its place in the file.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from flopkb.formulas.definitions import Definition, Definitions, Located
+from flopkb.formulas.evaluate import QuantityLike
+from flopkb.formulas.expr import Expr, ExprSyntaxError, parse
+from flopkb.formulas.measurements import SourceMeasurements, read_measurements
+from flopkb.formulas.positions import expression_position
+from flopkb.formulas.results import Key, RawValue
+from flopkb.formulas.scope import hardware_scope
+from flopkb.formulas.specs import AcceleratorSpecs, read_specs
+from flopkb.formulas.units import QuantityError, parse_quantity, parse_unit
+from flopkb.links.resolver import Resolver
+from flopkb.report.diagnostics import Diagnostic, make
+
+if TYPE_CHECKING:
+    from flopkb.kb.knowledge_base import KnowledgeBase
+
+
+class Evaluator:
+    """One run over a knowledge base: the caches of definitions, expressions, quantities, specs and measurements."""
+
+    def __init__(
+        self, kb: KnowledgeBase, overrides: Mapping[str, RawValue] | None = None, hardware: str | None = None
+    ) -> None:
+        self.kb = kb
+        self.resolver = Resolver.of(kb)
+        self.definitions = Definitions(kb)
+        self.overrides = dict(overrides or {})
+        self.hardware_override = hardware
+        self._exprs: dict[str, Expr | ExprSyntaxError] = {}
+        self._quantities: dict[str, QuantityLike | QuantityError] = {}
+        self._units: dict[str, QuantityError | None] = {}
+        self._specs: dict[str, AcceleratorSpecs | None] = {}
+        self._measurements: dict[str, SourceMeasurements | None] = {}
+
+    @property
+    def what_if(self) -> bool:
+        return bool(self.overrides) or self.hardware_override is not None
+
+    def accelerator(self, record_id: str) -> AcceleratorSpecs | None:
+        if record_id not in self._specs:
+            entry = self.kb.entries.get(record_id)
+            self._specs[record_id] = read_specs(entry, self.kb.vocabulary)[0] if entry is not None else None
+        return self._specs[record_id]
+
+    def measurements(self, record_id: str) -> SourceMeasurements | None:
+        if record_id not in self._measurements:
+            entry = self.kb.entries.get(record_id)
+            self._measurements[record_id] = read_measurements(entry)[0] if entry is not None else None
+        return self._measurements[record_id]
+
+    def expression(self, text: str) -> Expr | ExprSyntaxError:
+        found = self._exprs.get(text)
+        if found is None:
+            try:
+                found = parse(text)
+            except ExprSyntaxError as error:
+                found = error
+            self._exprs[text] = found
+        return found
+
+    def quantity(self, value: RawValue) -> QuantityLike:
+        """A single input value read as a quantity (bare numbers stay floats); raises QuantityError."""
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            number = float(value)
+            if not math.isfinite(number):
+                raise QuantityError(f"the number {value!r} is out of range")
+            return number
+        if not isinstance(value, str):
+            return parse_quantity(value)  # raises the right QuantityError
+        found = self._quantities.get(value)
+        if found is None:
+            try:
+                found = parse_quantity(value)
+            except QuantityError as error:
+                found = error
+            self._quantities[value] = found
+        if isinstance(found, QuantityError):
+            raise found
+        return found
+
+    def unit_problem(self, unit: str) -> QuantityError | None:
+        if unit not in self._units:
+            try:
+                parse_unit(unit)
+                self._units[unit] = None
+            except QuantityError as error:
+                self._units[unit] = error
+        return self._units[unit]
+
+    def scope(self, located: Located, definition: Definition) -> tuple[list[str], str, dict[str, int]]:
+        return hardware_scope(self.resolver, located, definition, self.hardware_override)
+
+
+class FormulaReporter:
+    """The diagnostics of one formula, each reported once, at a place in its record's file."""
+
+    def __init__(self, evaluator: Evaluator, located: Located) -> None:
+        self.ev = evaluator
+        self.located = located
+        self.key: Key = (located.entry.id, located.formula.id)
+        self.problems: list[Diagnostic] = []
+        self._seen: set[tuple[str, int, int, str]] = set()
+
+    def report(self, code: str, position: tuple[int, int], message: str, hint: str | None = None) -> None:
+        key = (code, *position, message)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.problems.append(make(code, self.located.entry.path, *position, message, hint))
+
+    def at(self, *rest: str | int, key: bool = False) -> tuple[int, int]:
+        return self.located.source.position(self.located.path(*rest), key=key)
+
+    def at_definition(self, offset: int | None = None) -> tuple[int, int]:
+        """The expression (at `offset` in it, when it is the formula's own), or the `ref` of a formula borrowing it."""
+        located = self.located
+        if located.formula.ref is not None:
+            return self.at("ref")
+        if offset is None:
+            return self.at("expr")
+        return expression_position(located.source, located.path("expr"), located.formula.expr or "", offset)

@@ -1,0 +1,44 @@
+"""A formula's hardware scope: the accelerators it is evaluated on, and where that choice comes from.
+
+When the expression uses `hw.`, the scope is the nearest `hardware` written
+along the formula's `ref` chain (`HW_OWN` when the formula writes it,
+`HW_REF` when a formula it borrows from does), else the default of the spec
+(`HW_DEFAULT`): the record's `affected_by_hardware` plus every
+`hardware_parameters` row's `values_for`. Every ref is resolved; refs that do
+not land on an accelerator are left out (the link stage reports them), and
+an accelerator named twice counts once. `flopkb eval --hardware` replaces
+the scope with one accelerator.
+"""
+
+from __future__ import annotations
+
+from flopkb.formulas.definitions import Definition, Located
+from flopkb.formulas.results import HW_DEFAULT, HW_OWN, HW_REF
+from flopkb.links.resolver import Resolver
+
+
+def hardware_scope(
+    resolver: Resolver, located: Located, definition: Definition, override: str | None = None
+) -> tuple[list[str], str, dict[str, int]]:
+    """(accelerator ids, where the scope comes from, id -> index of the `hardware` item naming it, for own hardware)."""
+    if override is not None:
+        return [override], HW_OWN, {}
+    target = resolver.target
+    kinds = resolver.kinds
+    items: dict[str, int] = {}
+    if definition.hardware is not None:
+        refs = list(enumerate(definition.hardware))
+        origin = HW_OWN if definition.hardware_at == (located.entry.id, located.formula.id) else HW_REF
+    else:
+        record = located.entry.record
+        refs = [(-1, ref) for ref in getattr(record, "affected_by_hardware", ())]
+        refs += [(-1, ref) for row in getattr(record, "hardware_parameters", ()) for ref in row.values_for]
+        origin = HW_DEFAULT
+    found: list[str] = []
+    for index, ref in refs:
+        record_id = target(ref)
+        if record_id is None or kinds.get(record_id) != "accelerator" or record_id in items:
+            continue
+        items[record_id] = index
+        found.append(record_id)
+    return found, origin, items

@@ -1,0 +1,243 @@
+"""Record pages: what each record's template is given (prose, backlinks, evidence, neighbourhood graph, formulas).
+
+Every page costs O(its own size): no page walks the whole base (backlinks and
+neighbourhoods are adjacency lookups, shared indexes are built once).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup
+
+from flopkb.site.formulas import formula_views
+from flopkb.site.hardware import accelerator_context
+from flopkb.site.measurements import disagreement_notice, measurement_rows
+from flopkb.site.pages import Page, Site, debt_anchor, fragment, front_matter_title, json_for_script, record_path
+from flopkb.site.sanitize import safe_url
+
+if TYPE_CHECKING:
+    from flopkb.kb.entry import Entry
+
+
+NEIGHBOURHOOD_LIMIT = 24
+"""At most this many neighbours in a record's neighbourhood graph (its own links first, then backlinks)."""
+BACKLINKS_OPEN = 40
+"""Backlink lists longer than this are folded (a `<details>` element)."""
+
+ORIGIN_WORDS = {
+    "prose": "mentions it",
+    "source": "cites it",
+    "values_for": "has figures for it",
+    "affected_by_hardware": "applies to it",
+    "formula-hardware": "computes with it",
+    "expect-hardware": "checks a claim on it",
+    "formula-ref": "reuses its formula",
+    "measured": "tests a formula against its measurements",
+}
+
+# Record pages
+
+
+def record_context(site: Site, entry: Entry) -> dict[str, Any]:
+    """Everything a record template needs, as plain values, links and sanitised HTML."""
+    record = entry.record
+    assert record is not None
+    rel = record_path(entry.id)
+    page = site.page(rel)
+    title = record.display_title
+    context: dict[str, Any] = {
+        "page": page,
+        "root": page.root,
+        "record": record,
+        "id": entry.id,
+        "kind": record.kind,
+        "title": title,
+        "front_title": front_matter_title(title),
+        "source_path": entry.path,
+        "source_url": site.repo_file_url(entry.path),
+        "tags": list(record.tags),
+        "aliases": list(record.aliases),
+        "notes": page.prose(record.notes),
+        "sources": page.citations(record.sources),
+        "evidence": evidence_view(site, page, entry.id),
+        "backlinks": backlinks_view(site, page, entry.id),
+        "backlinks_open": BACKLINKS_OPEN,
+        "neighbourhood": neighbourhood_json(site, page, entry.id),
+        "kind_index": page.url(f"kinds/{record.kind}.md"),
+        "disagreements": [],
+    }
+    kind = record.kind
+    if kind == "flop":
+        category = record.category
+        context.update(
+            category=category,
+            category_href=page.url(site.category_paths[category]) if category in site.category_paths else "",
+            category_description=(site.vocabulary.categories.get(category, "") if site.vocabulary else ""),
+            description=page.prose(record.description),
+            scales_with=[{"factor": row.factor, "effect": page.inline(row.effect)} for row in record.scales_with],
+            hardware_parameters=[
+                hardware_row_view(site, page, index, row) for index, row in enumerate(record.hardware_parameters)
+            ],
+            affected_by_hardware=[page.ref_link(ref) for ref in record.affected_by_hardware],
+            workarounds=[page.prose(text) for text in record.workarounds],
+        )
+    elif kind == "fact":
+        context["statement"] = page.prose(record.statement)
+    elif kind == "engine":
+        context.update(
+            description=page.prose(record.description),
+            homepage=safe_url(record.homepage) if record.homepage else None,
+            features=list(record.features),
+        )
+    elif kind == "accelerator":
+        context.update(accelerator_context(site, page, entry))
+    elif kind == "source":
+        context.update(
+            citation=page.citation(entry.id),
+            url=safe_url(record.url) if record.url else None,
+            authors=list(record.authors),
+            year=record.year,
+            venue=record.venue,
+            measurements=measurement_rows(page, record),
+        )
+    if kind in ("flop", "fact"):
+        context["formulas"] = formula_views(site, page, entry)
+        context["disagreements"] = disagreement_notice(page, site.kb.formulas.get(entry.id, ()))
+    return context
+
+
+def hardware_row_view(site: Site, page: Page, index: int, row: Any) -> dict[str, Any]:
+    parameter = site.vocabulary.parameters.get(row.parameter) if site.vocabulary else None
+    return {
+        "anchor": f"hardware_parameters.{index}",
+        "parameter": row.parameter,
+        "parameter_description": parameter.description if parameter else "",
+        "effect": page.inline(row.effect),
+        "magnitude": page.inline(row.magnitude),
+        "basis": row.basis,
+        "values_for": [page.ref_link(ref, f"specs.{row.parameter}") for ref in row.values_for],
+        "sources": page.citations(row.sources),
+    }
+
+
+def evidence_view(site: Site, page: Page, record_id: str) -> dict[str, Any]:
+    evidence = site.kb.evidence
+    if evidence is None:
+        return {"status": "verified", "own": [], "inherited": [], "simulated": []}
+    status = evidence.of(record_id)
+    record = site.record(record_id)
+    own = [
+        {
+            "label": item.label,
+            "href": "#" + fragment(debt_anchor(item.path)),
+            "dependents": [page.link(other) for other in evidence.dependents.get(item, ()) if other in site.entries],
+        }
+        for item in status.own
+    ]
+    inherited = [
+        {
+            "figure": page.link(debt.item.record, debt_anchor(debt.item.path)),
+            "label": debt.item.label,
+            "via": [page.link(other) for other in debt.via[:-1] if other in site.entries],
+            "claim": debt_anchor(debt.claim, record),
+            "claim_href": "#" + fragment(debt_anchor(debt.claim, record)),
+        }
+        for debt in status.inherited
+    ]
+    simulated = [
+        {
+            "claim": debt_anchor(found.claim, record),
+            "claim_href": "#" + fragment(debt_anchor(found.claim, record)),
+            "measurement": page.link(found.source, found.measurement),
+            "where": found.where,
+        }
+        for found in status.simulated
+    ]
+    return {"status": status.status, "own": own, "inherited": inherited, "simulated": simulated}
+
+
+def backlinks_view(site: Site, page: Page, record_id: str) -> list[dict[str, Any]]:
+    """The records that link here, by kind then title, each with what its links do."""
+    if site.graph is None or record_id not in site.graph:
+        return []
+    pred = site.graph.pred[record_id]
+    sort_key = site.sort_keys
+    found = []
+    for source in sorted(
+        (source for source in pred if source != record_id and source in sort_key), key=sort_key.__getitem__
+    ):
+        words = [ORIGIN_WORDS.get(origin, origin) for origin in pred[source]["origins"]]
+        found.append({"link": page.link(source), "how": ", ".join(dict.fromkeys(words))})
+    return found
+
+
+def neighbourhood_data(
+    site: Site, page: Page, record_id: str, limit: int = NEIGHBOURHOOD_LIMIT
+) -> dict[str, Any] | None:
+    """The record and the records it links to or from, at most `limit` of them (its own links first), as graph JSON."""
+    graph = site.graph
+    if graph is None or record_id not in graph:
+        return None
+    chosen: dict[str, None] = {record_id: None}
+    for group in (graph.succ[record_id], graph.pred[record_id]):
+        for other in sorted(group):
+            if len(chosen) > limit:
+                break
+            if other in site.entries:
+                chosen.setdefault(other, None)
+    sort_key = site.sort_keys
+    around = sorted((node for node in chosen if node != record_id), key=sort_key.__getitem__)
+    positions = ring_positions(len(around))
+    nodes = [{"id": record_id, "label": site.titles[record_id], "kind": site.kinds[record_id], "x": 0.0, "y": 0.0}]
+    nodes += [
+        {"id": node, "label": site.titles[node], "kind": site.kinds[node], "href": page.href(node), "x": x, "y": y}
+        for node, (x, y) in zip(around, positions)
+    ]
+    edges = []
+    for node in chosen:
+        for target in graph.succ[node]:
+            if target in chosen and target != node:
+                edges.append({"source": node, "target": target})
+    edges.sort(key=lambda edge: (edge["source"], edge["target"]))
+    linked = len((set(graph.succ[record_id]) | set(graph.pred[record_id])) - {record_id})
+    return {"focus": record_id, "nodes": nodes, "edges": edges, "more": max(0, linked - (len(chosen) - 1))}
+
+
+@functools.lru_cache(maxsize=128)
+def ring_positions(count: int) -> list[tuple[float, float]]:
+    """Where the neighbours of a record go around it: an ellipse wider than tall (labels are wide), every other
+    node pushed out a little so that neighbouring labels do not overlap, starting at the top, clockwise."""
+    if count == 0:
+        return []
+    width = max(150.0, 34.0 * count)
+    height = max(90.0, 13.0 * count)
+    found = []
+    for index in range(count):
+        angle = -math.pi / 2 + 2 * math.pi * index / count
+        stretch = 1.0 if index % 2 == 0 or count < 6 else 1.22
+        found.append((round(width * stretch * math.cos(angle), 1), round(height * stretch * math.sin(angle), 1)))
+    return found
+
+
+def neighbourhood_json(site: Site, page: Page, record_id: str) -> Markup | None:
+    data = neighbourhood_data(site, page, record_id)
+    if data is None or len(data["nodes"]) < 2:
+        return None
+    return json_for_script(data)
+
+
+def render_records(site: Site, ids: Iterable[str]) -> dict[str, list[str]]:
+    """Render these records' pages (and their charts); return the files of each."""
+    written = site.result.written
+    files = {}
+    for record_id in ids:
+        entry = site.entries[record_id]
+        start = len(written)
+        context = record_context(site, entry)
+        site.render(f"record/{entry.record.kind}.md.j2", record_path(record_id), **context)  # type: ignore[union-attr]
+        files[record_id] = written[start:]
+    return files

@@ -1,0 +1,94 @@
+"""What one build leaves for the next, so that the next renders and builds only what changed.
+
+    state = BuildState.load(path)      # None when absent, unreadable or of another format
+    ...
+    state.save(path)
+
+Beside the site (`build/site-state.json`, JSON: nothing is unpickled) a build
+keeps:
+
+- `render_base` and every record page's key and files (`flopkb.site.keys`):
+  a record whose key is unchanged keeps its page and charts from the kept
+  docs folder (`build/site-docs/`);
+- `mkdocs_base` (the mkdocs configuration, the theme's templates and
+  versions, the sitemap date) and the digest of every file of the docs
+  folder: while `mkdocs_base` is unchanged, mkdocs rebuilds only the pages
+  whose markdown changed and takes the others' HTML from the previous site
+  (`flopkb.site.partial`).
+
+A build that has no usable state (the first one, or after the site or its
+docs folder were removed) renders and builds everything: the same code with
+nothing to keep. Kept files are hard links into a fresh folder, never
+written in place, so the previous site stays whole until the new one is
+swapped in. The state file is removed before the swap and written after it:
+a build interrupted in between leaves no state, and the next build is full.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flopkb.atomic import write_atomically
+
+FORMAT = 1
+
+
+@dataclass(slots=True)
+class BuildState:
+    render_base: str = ""
+    mkdocs_base: str = ""
+    records: dict[str, tuple[str | None, list[str]]] = field(default_factory=dict)
+    """Record id -> (the key its page was rendered under, the files of its page)."""
+    docs: dict[str, str] = field(default_factory=dict)
+    """Every file of the docs folder -> its digest."""
+
+    @classmethod
+    def load(cls, path: Path) -> BuildState | None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("format") != FORMAT:
+                return None
+            records = {rid: (key, list(files)) for rid, (key, files) in data["records"].items()}
+            return cls(str(data["render_base"]), str(data["mkdocs_base"]), records, dict(data["docs"]))
+        # A state is only ever a shortcut: whatever is wrong with it, the answer is a full build.
+        except Exception:
+            return None
+
+    def save(self, path: Path) -> None:
+        data = {
+            "format": FORMAT,
+            "render_base": self.render_base,
+            "mkdocs_base": self.mkdocs_base,
+            "records": {rid: [key, files] for rid, (key, files) in sorted(self.records.items())},
+            "docs": dict(sorted(self.docs.items())),
+        }
+        write_atomically(path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
+
+
+def link_files(source: Path, target: Path, files: Iterable[str]) -> None:
+    """Hard-link these files (relative paths) of `source` into `target`, making folders as needed."""
+    made: set[Path] = set()
+    for rel in files:
+        dest = target / rel
+        if dest.parent not in made:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            made.add(dest.parent)
+        os.link(source / rel, dest)
+
+
+def link_missing(source: Path, target: Path, skip: set[str]) -> int:
+    """Hard-link every file of `source` that `target` lacks, except those in `skip`; return how many."""
+    missing: list[str] = []
+    for folder, _dirs, names in os.walk(source):
+        rel_folder = os.path.relpath(folder, source)
+        prefix = "" if rel_folder == "." else rel_folder.replace(os.sep, "/") + "/"
+        for name in names:
+            rel = prefix + name
+            if rel not in skip and not os.path.lexists(target / rel):
+                missing.append(rel)
+    link_files(source, target, missing)
+    return len(missing)
