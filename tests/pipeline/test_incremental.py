@@ -213,7 +213,10 @@ def view(kb: KnowledgeBase) -> dict[str, Any]:
                         (e.hardware, e.point and tuple((name, str(value)) for name, value in e.point), e.value)
                         for e in result.evaluations
                     ],
-                    [(c.index, c.hardware, c.stated, c.computed, c.status, c.reason, c.measurement) for c in result.claims],
+                    [
+                        (c.index, c.hardware, c.stated, c.computed, c.status, c.reason, c.measurement)
+                        for c in result.claims
+                    ],
                     result.problems,
                     result.figures,
                 )

@@ -123,7 +123,7 @@ class Source:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return (self.path, self.text, self.data) == (other.path, other.text, other.data)  # type: ignore[attr-defined]
+        return (self.path, self.text, self.data) == (other.path, other.text, other.data)
 
     __hash__ = None  # type: ignore[assignment]  # mutable (positions are filled in), as before
 
@@ -173,10 +173,9 @@ class Source:
         if self._positions is None:
             builder = _Builder(self.path, self.lines, record_positions=True)
             root = compose(self.text)
-            if (
-                root is not None
-            ):  # None: the text of a deferred source whose file changed since (see flopkb.pipeline.cache)
+            if root is not None:  # None: the text of a deferred source whose file changed since (flopkb.pipeline.cache)
                 builder.build(root, (), 0)
+            assert builder.positions is not None
             self._positions = builder.positions
         return self._positions
 
@@ -369,7 +368,7 @@ def _loader_class(libyaml: bool, bounded: bool) -> type:
     """The fastest loader that keeps positions: libyaml's own composer when it bounds nesting, else a guarded one."""
     if libyaml and bounded:
         return type("_Loader", (yaml.CSafeLoader, _TypedPlainResolver), {})
-    parser = yaml.cyaml.CParser if libyaml else yaml.parser.Parser  # type: ignore[attr-defined]
+    parser = yaml.cyaml.CParser if libyaml else yaml.parser.Parser
     reader = () if libyaml else (yaml.reader.Reader, yaml.scanner.Scanner)
 
     def __init__(self: Any, stream: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 
@@ -58,18 +58,27 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
     diagnostics = _id_diagnostics(source, record_id)
     seen: set[tuple[str, Path]] = set()
     left_out: set[Path] = set()
+    meaningful: set[Path] = set()
     for _ in range(MAX_ROUNDS):
         try:
-            return model.model_validate(data, context={"vocabulary": vocabulary}), diagnostics
+            record = cast(Record, model.model_validate(data, context={"vocabulary": vocabulary}))
+            return record, diagnostics
         except ValidationError as error:
-            items = error.errors(include_url=False)
+            items: list[Any] = error.errors(include_url=False)
         if any(_lost(item, data, left_out) for item in items):
             break  # a part left out was required: the problems found so far are the record's
-        diagnostics.extend(_located(items, data, source, model, seen))
-        wrong = {path for path in (_optional_part(data, item["loc"]) for item in items) if path}
+        # A mapping that lost a part may now break its own rules ("exactly one of value and measured"):
+        # that is of the retry's making, not the author's, so it is left out too, not reported.
+        made = [item for item in items if _around(_data_path(data, item["loc"])[0], meaningful)]
+        diagnostics.extend(_located([item for item in items if item not in made], data, source, model, seen))
+        parts = [(item["type"], _optional_part(data, item["loc"])) for item in items]
+        wrong = {path for _, path in parts if path}
         if not wrong - left_out:
             break
         left_out |= wrong
+        meaningful |= {
+            path for kind, path in parts if path and kind != "extra_forbidden"
+        }  # unknown fields mean nothing
         data = _without(data, wrong)
     return None, diagnostics
 
@@ -84,6 +93,11 @@ def _optional_part(data: Any, loc: tuple[Any, ...]) -> Path | None:
             deepest = tuple(walked)
         node = node[part]
     return deepest
+
+
+def _around(path: Path, left_out: set[Path]) -> bool:
+    """Whether `path` holds a part that was left out."""
+    return any(len(path) < len(part) and part[: len(path)] == path for part in left_out)
 
 
 def _lost(item: dict[str, Any], data: Any, left_out: set[Path]) -> bool:
