@@ -3,8 +3,8 @@
     python benchmarks/bench_prose.py /tmp/kb10k
 
 Prints how many markdown fields there are, how many hold a `[[`, how many of those `scan` takes from its
-fast path, and the CPU seconds of `scan`, of `parse` on every field, and of the old `find_wikilinks`,
-beside PyYAML's C loader on the same files (the floor `flopkb check` is measured against).
+fast path, and the CPU seconds of `scan` and of `parse` on every field with a `[[`, beside PyYAML's C
+loader on the same files (the floor `flopkb check` is measured against).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from flopkb.links import extract as links
-from flopkb.links import prose, wikilinks
+from flopkb.links import prose
 
 
 def fields(value: Any, node: tuple[Any, ...]) -> Iterator[str]:
@@ -65,7 +65,6 @@ def main() -> None:
     print(f"PyYAML CSafeLoader, every file: {load:.3f} s")
     print(f"scan, every field:              {cpu(lambda: [prose.scan(text) for text in found]):.3f} s")
     print(f"parse, every field with [[:     {cpu(lambda: [prose.parse(text) for text in linked], 1):.3f} s")
-    print(f"old find_wikilinks, with [[:    {cpu(lambda: [wikilinks.find_wikilinks(text) for text in linked]):.3f} s")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ from bisect import bisect_left
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
-from hypothesis import strategies as st
 from markdown_it.common.utils import escapeHtml
 
 from flopkb.links.prose import (
@@ -24,6 +23,7 @@ from flopkb.links.prose import (
     render,
     scan,
 )
+from prose_markdown import texts as _texts
 
 
 def links(text: str) -> list[tuple[str, str | None, str | None]]:
@@ -226,173 +226,7 @@ def test_scan_equals_parse(text: str) -> None:
 
 
 # ---------------------------------------------------------------------------
-# Properties, on markdown generated from the constructs that decide what is a link
-
-_LINKS = [
-    "[[a]]",
-    "[[b|lab]]",
-    "[[c#f]]",
-    "[[d#f|x y]]",
-    "[[ e ]]",
-    "[[a\\|t]]",
-    "[[a\\#f]]",
-    "[[x\\]]",
-    "[[]]",
-    "[[#f]]",
-    "[[a|b`c]]",
-    "[[a|`c`]]",
-    "[[k*T|B*P]]",
-    "[[a|<b]]",
-    "[[x-1/y_2]]",
-    "[[a|b|c]]",
-]
-_INLINE = _LINKS + [
-    "`",
-    "``",
-    "`[[a]]`",
-    "`` [[a]] ``",
-    "<div>",
-    "<img src=x>",
-    "</p>",
-    "<http://x.y/[[a]]>",
-    "<a@b.c>",
-    "< ",
-    "\\",
-    "\\[[a]]",
-    "\\`",
-    "\\*",
-    "\\|",
-    "[t](u)",
-    "[t]([[a]])",
-    '[t](u "[[a]]")',
-    "[t [[a]]](u)",
-    "[t][r]",
-    "[r]",
-    "](",
-    "]",
-    "[",
-    "(",
-    ")",
-    "*",
-    "**",
-    "_",
-    "k*T",
-    "(B*P)",
-    "~~",
-    "~",
-    "a",
-    "b c",
-    " ",
-    "  ",
-    "|",
-    "#",
-    "&amp;",
-    "&",
-    "!",
-    ":",
-    "x",
-]
-_PREFIXES = [
-    "",
-    "",
-    "",
-    "> ",
-    ">",
-    "- ",
-    "* ",
-    "+ ",
-    "1. ",
-    "2) ",
-    "  ",
-    "   ",
-    "    ",
-    "\t",
-    "# ",
-    "## ",
-    "> - ",
-    "- > ",
-    "    - ",
-    "  - ",
-    "-\t",
-    ">\t",
-    "> > ",
-]
-_LINES = [
-    "",
-    "",
-    "```",
-    "~~~",
-    "```py",
-    "---",
-    "===",
-    "***",
-    "|---|---|",
-    "| --- |",
-    "--|--",
-    "[r]: /u",
-    "[r]: [[a]]",
-    '[r]: /u "[[a]]"',
-    "<div>",
-    "<!-- x -->",
-    "| a | b |",
-    "| [[a\\|b]] | `x |",
-    "a | [[b]]",
-]
-
-
-_inline = st.lists(st.sampled_from(_INLINE), max_size=8).map("".join)
-_lines = st.one_of(
-    st.tuples(st.sampled_from(_PREFIXES), _inline).map("".join),
-    st.tuples(st.sampled_from(_PREFIXES), st.sampled_from(_LINES)).map("".join),
-)
-_markdown = st.tuples(st.lists(_lines, max_size=10), st.sampled_from(["\n", "\n", "\r\n"])).map(
-    lambda parts: parts[1].join(parts[0])
-)
-# Text the fast path may take: every character that can make structure around a link is left out, but
-# everything the fast path lets through stands in every position (links with `|` and `#`, `*`, `_`,
-# `~~`, brackets, `(`/`:`, list and quote markers, headings, setext underlines, three-space indents).
-_PLAIN_PIECES = [
-    "[[a]]",
-    "[[b|lab]]",
-    "[[c#f|x y]]",
-    "[[ e ]]",
-    "[[]]",
-    "[[#f]]",
-    "[[k*T|B*P]]",
-    "[[a|b|c]]",
-    "[",
-    "]",
-    "[[",
-    "]]",
-    "(",
-    ")",
-    ":",
-    "*",
-    "**",
-    "_",
-    "~~",
-    "#",
-    "# ",
-    "> ",
-    "- ",
-    "+ ",
-    "1. ",
-    "1) ",
-    "---",
-    "===",
-    "   ",
-    " ",
-    "\n",
-    "\n",
-    "a",
-    "k*T",
-    "&amp;",
-    "!",
-    "|",
-    "=",
-]
-_plain_markdown = st.lists(st.sampled_from(_PLAIN_PIECES), max_size=30).map("".join)
-_texts = st.one_of(_markdown, _plain_markdown, st.text(alphabet="ab[]|#*`~ \n\t>-<\\():!", max_size=60))
+# Properties, on markdown generated from the constructs that decide what is a link (`prose_markdown`)
 
 _PROPERTY = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

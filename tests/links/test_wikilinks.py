@@ -1,18 +1,22 @@
-"""Tests for flopkb.links.wikilinks: link grammar, code exclusion (positions: tests/load/test_positions.py)."""
+"""The wikilink grammar and what is code, as the one parse of prose reads them (`flopkb.links.prose.parse`).
+
+Positions in files: tests/load/test_positions.py; links against the rendered page: tests/links/test_prose.py.
+"""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from markdown_it import MarkdownIt
 
-from flopkb.links import wikilinks as wl
-from flopkb.links.wikilinks import WikiLink, find_wikilinks, replace_wikilinks
+from flopkb.links import prose
+from flopkb.links.prose import Link
+
+
+def find_wikilinks(md: str) -> list[Link]:
+    return list(prose.parse(md).links)
 
 
 def targets(md: str) -> list[str]:
@@ -54,9 +58,9 @@ def test_offsets_and_order():
     md = "a [[x]] b [[y#z|w]]\nc [[q]]"
     links = find_wikilinks(md)
     assert links == [
-        WikiLink("x", None, None, 2, 7),
-        WikiLink("y", "z", "w", 10, 19),
-        WikiLink("q", None, None, 22, 27),
+        Link("x", None, None, 2, 7),
+        Link("y", "z", "w", 10, 19),
+        Link("q", None, None, 22, 27),
     ]
 
 
@@ -80,26 +84,7 @@ def test_not_links(md):
 
 def test_nested_brackets():
     links = find_wikilinks("[[[x]]]")
-    assert [(l.target, l.offset, l.end) for l in links] == [("x", 1, 6)]
-
-
-def test_wikilink_is_frozen_slotted_dataclass():
-    (link,) = find_wikilinks("[[a#b|c]]")
-    assert dataclasses.is_dataclass(link)
-    assert type(link) is WikiLink
-    assert not hasattr(link, "__dict__")
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        link.target = "x"  # type: ignore[misc]
-    assert link == WikiLink("a", "b", "c", 0, 9)
-    assert hash(link) == hash(WikiLink("a", "b", "c", 0, 9))
-    assert dataclasses.replace(link, target="z").target == "z"
-    assert dataclasses.asdict(link) == {
-        "target": "a",
-        "anchor": "b",
-        "label": "c",
-        "offset": 0,
-        "end": 9,
-    }
+    assert [(link.target, link.offset, link.end) for link in links] == [("x", 1, 6)]
 
 
 # --------------------------------------------------------------------------
@@ -121,7 +106,7 @@ def test_wikilink_is_frozen_slotted_dataclass():
         ("[[yes|the `H100` part]] `[[no]]`", ["yes"]),  # code inside a label
         ("`x [[no` y]] [[yes]]", ["yes"]),  # "[[" in code
         ("[[no `x]] y` [[yes]]", ["yes"]),  # "]]" in code
-        ('<a title="`">[[yes]]` [[yes2]]', ["yes", "yes2"]),  # HTML tag wins
+        ('<a title="`">[[no]]` [[yes]]', ["yes"]),  # raw HTML is text: its backtick opens a span
         ("<http://x.org/`>[[yes]]`", ["yes"]),  # autolink wins
         ("a `b\n[[no]] c` [[yes]]", ["yes"]),  # multi-line span
         (
@@ -148,45 +133,14 @@ def test_wikilink_is_frozen_slotted_dataclass():
         ("- a\n  ```\n  [[no]]\n```\n[[no]]", []),
         ("- a\n\n     ```\n  [[no]]\n", []),  # a fence behind four spaces
         ("- a\n\n     ~~~\n  [[no]] `x`\n", []),
-        ("- a\n\n    <div>\n  `[[yes]]`\n", ["yes"]),
-        ("<div>\n`[[yes]]`\n</div>", ["yes"]),  # no code spans in HTML blocks
+        ("- a\n\n    <div>\n  `[[no]]`\n", []),
+        ("<div>\n`[[no]]`\n</div>", []),  # raw HTML is text: no HTML block hides a code span
         ("```\r\n[[no]]\r\n```\r\n[[yes]]", ["yes"]),
         ("a `b\r\n[[no]]` [[yes]]", ["yes"]),
     ],
 )
 def test_code_is_not_linked(md, expected):
     assert targets(md) == expected
-
-
-def test_fast_paths_avoid_markdown_it(monkeypatch):
-    def boom(text):
-        raise AssertionError(f"markdown-it used for {text!r}")
-
-    monkeypatch.setattr(wl, "_code_ranges_markdown_it", boom)
-    assert targets("plain [[a]] text\n\nmore [[b]]") == ["a", "b"]
-    assert targets("with `code` and [[a]] and `[[no]]`") == ["a"]
-    assert targets("- item [[a]]\n    - nested [[b]]\n- `x` [[c]]") == ["a", "b", "c"]
-    assert targets("text [[a]]\n\n```py\n[[no]]\n```\n\n~~~\n[[no]]\n~~~\n[[b]] `c`") == ["a", "b"]
-    assert targets("    code without links\n\n[[a]]") == ["a"]
-    assert targets("no links at all ``` `") == []
-
-
-# --------------------------------------------------------------------------
-# replace_wikilinks
-
-
-def test_replace_wikilinks():
-    md = "See [[a#f|the f]] and `[[code]]`.\n\n```\n[[fenced]]\n```\n[[b]]"
-    out = replace_wikilinks(
-        md,
-        lambda l: f"[{l.label or l.target}](/{l.target}/{'#' + l.anchor if l.anchor else ''})",
-    )
-    assert out == "See [the f](/a/#f) and `[[code]]`.\n\n```\n[[fenced]]\n```\n[b](/b/)"
-
-
-def test_replace_wikilinks_no_links_returns_input():
-    md = "nothing `[[here]]`"
-    assert replace_wikilinks(md, lambda l: "X") is md
 
 
 # --------------------------------------------------------------------------
@@ -213,7 +167,6 @@ _PIECES = [
     "]",
     "|",
     "#",
-    "\\",
     "<",
     ">",
     "> ",
@@ -258,10 +211,9 @@ def test_find_never_raises_and_links_are_delimited(text):
         assert link.offset >= previous_end
         assert link.target and link.target == link.target.strip()
         previous_end = link.end
-    assert replace_wikilinks(text, lambda l: text[l.offset : l.end]) == text
 
 
-_MD = MarkdownIt("commonmark")
+_MD = prose._markdown()
 _CODE_ELEMENT = re.compile(r"<code([^>]*>.*?)</code>", re.DOTALL)
 
 
@@ -270,11 +222,11 @@ def _oracle(text: str) -> list[int]:
 
     Every candidate's delimiters are replaced by unique letter/digit sentinels
     (brackets never change where code is, in the inputs generated here: no
-    link destinations); a candidate is a link iff neither sentinel lands in a
-    <code> element (its attributes included: a fence's info string is code)
-    and it is rendered at all.
+    link destinations, no escapes); a candidate is a link iff neither sentinel
+    lands in a <code> element (its attributes included: a fence's info string
+    is code) and it is rendered at all.
     """
-    cands = [m for m in wl._LINK_RE.finditer(text) if m.group(1).strip()]
+    cands = [m for m in prose._WIKILINK.finditer(text) if m.group(1).strip()]
     parts, pos = [], 0
     for i, m in enumerate(cands):
         parts += [

@@ -7,7 +7,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flopkb.links.wikilinks import find_wikilinks
+from flopkb.links.prose import parse as parse_prose
 from flopkb.load import source as source_module
 from flopkb.load.positions import LINK_START, NON_BLANK, LineIndex
 from flopkb.load.source import Source, parse
@@ -35,7 +35,7 @@ def positions(text: str, path: tuple[str | int, ...] = ("body",)) -> list[tuple[
         value = value[part]
     scalar = source.scalar_map(path, value, LINK_START)
     assert scalar is not None
-    return [scalar.position(link.offset) for link in find_wikilinks(value)]
+    return [scalar.position(link.offset) for link in parse_prose(value).links]
 
 
 def _at(text: str, line: int, col: int) -> str:

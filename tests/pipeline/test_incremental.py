@@ -31,6 +31,8 @@ FLOPS = ("p1", "p2", "p3")
 PARAMETERS = ("memory_bandwidth", "peak_bf16_dense", "memory_capacity")
 UNITS = {"memory_bandwidth": "TB/s", "peak_bf16_dense": "TFLOP/s", "memory_capacity": "GB"}
 BASES = ("vendor-spec", "unverified", "measured", "derived")
+PRODUCTS = ("", "", " It costs k*T per step, (B*P) in all.", " It costs `k*T` per step.")
+"""Endings of a description: none, a product that makes emphasis (`ambiguous-emphasis`), one in code."""
 
 
 def accelerator(rng: random.Random, name: str) -> str:
@@ -57,7 +59,7 @@ def flop(rng: random.Random, name: str) -> str:
         f"id: flops/{name}",
         "kind: flop",
         "category: memory-bandwidth",
-        f"description: See [[{rng.choice(FACTS)}]] and [[{hardware_ref(rng)}]].",
+        f"description: See [[{rng.choice(FACTS)}]] and [[{hardware_ref(rng)}]].{rng.choice(PRODUCTS)}",
     ]
     if rng.random() < 0.8:
         lines.append("hardware_parameters:")

@@ -162,10 +162,6 @@ def test_every_code_of_the_catalogue_is_in_the_contract_with_its_default() -> No
     assert {name: contract.get(name) for name in CODES} == {name: code.severity.value for name, code in CODES.items()}
 
 
-@pytest.mark.xfail(
-    reason="internal-error, measurement-disagrees and ambiguous-emphasis are being added on other branches",
-    strict=False,
-)
 def test_every_code_of_the_contract_is_in_the_catalogue() -> None:
     assert sorted(set(contract_codes()) - set(CODES)) == []
 

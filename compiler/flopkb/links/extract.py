@@ -27,10 +27,11 @@ from typing import Any, NamedTuple, Union
 
 from pydantic import BaseModel
 
-from flopkb.links.wikilinks import find_wikilinks
+from flopkb.links.prose import scan
 from flopkb.load.models import MODELS, Formula, Markdown, RefTo
-from flopkb.load.positions import LINK_START
+from flopkb.load.positions import LINK_START, STAR
 from flopkb.load.source import Path, Source
+from flopkb.report.diagnostics import Diagnostic, make
 
 PROSE = "prose"
 """The origin of a `[[wikilink]]` in a markdown field."""
@@ -213,7 +214,7 @@ def _without_prose(node: Plan) -> Plan | None:
 PLANS: dict[str, Plan] = {kind: (_MODEL, _model_plan(model, {})) for kind, model in MODELS.items()}
 """Per kind: where its prose and refs are."""
 REF_PLANS: dict[str, Plan] = {kind: _without_prose(plan) or (_MODEL, {}) for kind, plan in PLANS.items()}
-"""Per kind: where its refs are (for files with no `[[` at all)."""
+"""Per kind: where its refs are (for files with no `[[` and no `*` at all: prose without them has nothing to report)."""
 
 
 # ---------------------------------------------------------------------------
@@ -233,13 +234,15 @@ def extract(
     resolve: Resolve = _unresolved,
     kind_of: dict[str, str] | None = None,
     suspects: list[Link] | None = None,
+    emphasis: list[Diagnostic] | None = None,
 ) -> list[Link]:
     """Every link of the record in `source` (whose data need not have validated), each resolved with `resolve`.
 
     With `kind_of` (record id -> kind) and a `suspects` list, the links that
     may be wrong are also appended to `suspects`: unresolved, anchored, or a
     ref landing on a kind its field does not take. Checking only those
-    spares a second pass over every link.
+    spares a second pass over every link. The `ambiguous-emphasis` warnings
+    of its prose, read in the same pass, are appended to `emphasis`.
     """
     data = source.data
     kind = data.get("kind")
@@ -247,19 +250,23 @@ def extract(
     if walkers is None:
         return []
     out: list[Link] = []
-    walk = walkers[0] if "[[" in source.text else walkers[1]
-    walk(
-        data,
-        (),
-        out,
-        (record_id, source, resolve, {} if kind_of is None else kind_of, [] if suspects is None else suspects),
+    text = source.text
+    walk = walkers[0] if "[[" in text or "*" in text else walkers[1]
+    context = (
+        record_id,
+        source,
+        resolve,
+        {} if kind_of is None else kind_of,
+        [] if suspects is None else suspects,
+        [] if emphasis is None else emphasis,
     )
+    walk(data, (), out, context)
     return out
 
 
 # Each plan node is compiled once into a closure `walk(value, path, out, context)`
 # that appends the links under `value`: no generic dispatch per value.
-Context = tuple[str, Source, Resolve, dict[str, str], list[Link]]
+Context = tuple[str, Source, Resolve, dict[str, str], list[Link], list[Diagnostic]]
 Walker = Callable[[Any, Path, list[Link], Context], None]
 
 
@@ -268,7 +275,7 @@ def _compile(node: Plan) -> Walker:
     if tag == _MD:
 
         def prose(value: Any, path: Path, out: list[Link], context: Context) -> None:
-            if type(value) is str and "[[" in value:
+            if type(value) is str and ("[[" in value or "*" in value):
                 _prose(value, path, out, context)
 
         return prose
@@ -281,7 +288,7 @@ def _compile(node: Plan) -> Walker:
                 target, anchor = value, None
                 if split and "#" in value:
                     target, anchor = value.split("#", 1)
-                record_id, source, resolve, kind_of, suspects = context
+                record_id, source, resolve, kind_of, suspects, _ = context
                 resolved = resolve(target)
                 link = _new_link(
                     Link, (record_id, origin, target, anchor, None, path, -1, -1, kinds, value, source, resolved)
@@ -296,7 +303,7 @@ def _compile(node: Plan) -> Walker:
         def prose_list(value: Any, path: Path, out: list[Link], context: Context) -> None:
             if type(value) is list:
                 for index, item in enumerate(value):
-                    if type(item) is str and "[[" in item:
+                    if type(item) is str and ("[[" in item or "*" in item):
                         _prose(item, (*path, index), out, context)
 
         return prose_list
@@ -326,7 +333,7 @@ def _compile(node: Plan) -> Walker:
             get = value.get
             for key in prose_keys:
                 item = get(key)
-                if type(item) is str and "[[" in item:
+                if type(item) is str and ("[[" in item or "*" in item):
                     _prose(item, (*path, key), out, context)
             for key, walk in fields:
                 item = get(key)
@@ -337,10 +344,18 @@ def _compile(node: Plan) -> Walker:
 
 
 def _prose(value: str, path: Path, out: list[Link], context: Context) -> None:
-    """The wikilinks of one markdown string (the caller has checked that it holds `[[`)."""
-    record_id, source, resolve, _, suspects = context
+    """The wikilinks and ambiguous emphasis of one markdown string (the caller has checked that it holds `[[` or `*`),
+    read from the one parse its page is rendered from (`flopkb.links.prose`)."""
+    record_id, source, resolve, _, suspects, emphasis = context
     append = out.append
-    for found in find_wikilinks(value):
+    found_links, found_emphasis = scan(value)
+    if found_emphasis:
+        stars = source.scalar_map(path, value, STAR)
+        for item in found_emphasis:
+            line, column = stars.position(item.offset) if stars is not None else source.position(path)
+            message = f"`{item.written}`: this `{item.marker}` makes emphasis: the page drops it, shows italics"
+            emphasis.append(make("ambiguous-emphasis", source.path, line, column, message, item.hint))
+    for found in found_links:
         target = found.target
         anchor = found.anchor
         resolved = resolve(target)
@@ -362,6 +377,9 @@ _WALKERS: dict[str, tuple[Walker, Walker]] = {
 MEMO = "links"
 """`Entry.derived` key of a file's links as written, unresolved (pickled: most runs never unpickle them; see
 `link_all`)."""
+EMPHASIS = "emphasis"
+"""`Entry.derived` key of a file's `ambiguous-emphasis` warnings (absent when it has none): like its links as written,
+they depend on that file alone."""
 RESOLVED = "links-resolved"
 """`Entry.derived` key of what a file's links resolved to: (`Resolver.signature`, the ids they reach, the suspects
 among them as (index, resolved id), and every computing reference as (origin, target, resolved id))."""
@@ -398,6 +416,8 @@ class Linked(NamedTuple):
     """Ids some link or ref of another record resolves to."""
     deferred: frozenset[str]
     """Entries whose links resolve as the load cache says they did: built only when `links` is asked for."""
+    emphasis: list[Diagnostic]
+    """The `ambiguous-emphasis` warnings of every entry's prose."""
 
     def links(self, entries: Any, resolve: Resolve) -> dict[str, list[Link]]:
         """Every entry's links (as `extract_all` finds them), building the deferred ones."""
@@ -430,12 +450,15 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
     built now (to be reported), the other links when `kb.links` is first
     asked for. A file whose links resolve under another signature is
     resolved again from its links as written; a changed file is walked again.
+    The `ambiguous-emphasis` warnings of a file are kept beside its links
+    (`EMPHASIS`), as they are read in the same walk.
     """
     resolve, kind_of = resolver.target, resolver.kinds
     signature: bytes | None = None
     built: dict[str, list[Link]] = {}
     referenced: set[str] = set()
     deferred: set[str] = set()
+    emphasis: list[Diagnostic] = []
     for record_id, entry in entries.items():
         source = entry.source
         if source is None:
@@ -448,12 +471,16 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
             written = derived.get(MEMO)
             if written is None:  # a changed file (or no cache): walk its data
                 mine: list[Link] = []
-                found = built[record_id] = extract(record_id, source, resolve, kind_of, mine)
+                stars: list[Diagnostic] = []
+                found = built[record_id] = extract(record_id, source, resolve, kind_of, mine, stars)
                 suspects.extend(mine)
+                emphasis.extend(stars)
                 referenced.update(
                     link.resolved for link in found if link.resolved is not None and link.resolved != record_id
                 )
                 if entry.digest is not None:
+                    if stars:
+                        derived[EMPHASIS] = tuple(stars)
                     derived[MEMO] = pickle.dumps(written_links(found), protocol=pickle.HIGHEST_PROTOCOL)
                     derived[RESOLVED] = _resolution(
                         signature, record_id, [link[1:10] for link in found], [link.resolved for link in found], kind_of
@@ -465,13 +492,14 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
                 signature, record_id, links, [resolve(link[1]) for link in links], kind_of
             )
         referenced.update(kept[1])
+        emphasis.extend(derived.get(EMPHASIS, ()))
         deferred.add(record_id)
         if kept[2]:  # to be reported: built now, as they resolved
             links = unwritten(pickle.loads(derived[MEMO]), source, [index for index, _ in kept[2]])
             suspects.extend(
                 _new_link(Link, (record_id, *links[index], source, resolved)) for index, resolved in kept[2]
             )
-    return Linked(built, referenced, frozenset(deferred))
+    return Linked(built, referenced, frozenset(deferred), emphasis)
 
 
 def _resolution(

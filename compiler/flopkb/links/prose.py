@@ -52,6 +52,8 @@ from markdown_it.token import Token
 __all__ = [
     "UNRESOLVED",
     "AmbiguousEmphasis",
+    "HrefFor",
+    "LabelFor",
     "Link",
     "Prose",
     "Scan",
@@ -82,6 +84,8 @@ class AmbiguousEmphasis(NamedTuple):
 
     offset: int
     marker: str
+    written: str
+    """The run with the character on each side of it, as written: `k*T`."""
     hint: str
 
 
@@ -312,7 +316,7 @@ def _shortcut_before_wikilink(rule: InlineRule) -> InlineRule:
 
 
 def _render_wikilink(self: Any, tokens: Sequence[Token], index: int, options: Any, env: dict[str, Any]) -> str:
-    return env["wikilink"](tokens[index].meta["link"])  # type: ignore[no-any-return]
+    return env["wikilink"](tokens[index].meta["link"])
 
 
 @lru_cache(maxsize=1)
@@ -367,7 +371,7 @@ def parse(text: str) -> Prose:
 
 _WORDISH = re.compile(r"[\w()\[\]{}]")
 _MAYBE_AMBIGUOUS = re.compile(r"[\w()\[\]{}]\*+[\w()\[\]{}]")
-_HINT = "`{}` makes emphasis, not a product: write `\\*` or `×` there, or put the formula in a code span"
+_HINT = "for a product write `{}` or `×`, or put the whole formula in a code span (`` `{}` ``)"
 
 
 def ambiguous_emphasis(prose: Prose) -> list[AmbiguousEmphasis]:
@@ -383,8 +387,9 @@ def ambiguous_emphasis(prose: Prose) -> list[AmbiguousEmphasis]:
             end = start + length
             if start and end < len(content) and _WORDISH.match(content[start - 1]) and _WORDISH.match(content[end]):
                 offset = _offset(inline, start, crlf)
-                hint = _HINT.format(content[start - 1 : end + 1])
-                found[offset] = AmbiguousEmphasis(offset, content[start:end], hint)
+                written = content[start - 1 : end + 1]
+                hint = _HINT.format(written.replace("*", "\\*"), written)
+                found[offset] = AmbiguousEmphasis(offset, content[start:end], written, hint)
     return sorted(found.values())
 
 

@@ -43,7 +43,8 @@ _KIND_NAMES = {
 
 
 def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
-    """Extract and resolve every link of the base (stored as `kb.links`), and report those that do not land."""
+    """Extract and resolve every link of the base (stored as `kb.links`), and report those that do not land, and the
+    prose whose `*` makes emphasis (read in the same walk)."""
     resolver = Resolver.of(kb)
     kinds = resolver.kinds
     suspects: list[Link] = []
@@ -60,6 +61,7 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
         kb.links_later(lambda: linked.links(kb.entries, resolver.target))
     else:
         kb.links = linked.links(kb.entries, resolver.target)
+    yield from linked.emphasis
     for link in suspects:
         target_id = link.resolved
         if target_id is None:

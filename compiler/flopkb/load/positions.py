@@ -10,8 +10,8 @@ therefore never taken from a YAML mark's line and column, only from its
 
 `ScalarMap` maps offsets in a string scalar's *value* (after YAML folded,
 unescaped and unindented it) to positions in the file, aligned on an anchor
-pattern that folding cannot create or hide: `[[` for links, non-blank
-characters for formula expressions. It is built once per scalar, so locating
+pattern that folding cannot create or hide: `[[` for links, `*` for
+emphasis, non-blank characters for formula expressions. It is built once per scalar, so locating
 many offsets in one scalar costs one scan, not one per offset.
 """
 
@@ -24,6 +24,8 @@ Position = tuple[int, int]
 
 LINK_START = re.compile(r"\[(?=\[)")
 """Each `[[` (overlapping ones too): what links are aligned on."""
+STAR = re.compile(r"\*")
+"""Each `*`: what emphasis is aligned on."""
 NON_BLANK = re.compile(r"\S")
 """Each non-blank character: what formula expressions are aligned on."""
 

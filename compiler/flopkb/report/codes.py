@@ -166,6 +166,17 @@ _CATALOGUE = [
         "Use one of the target's formula or measurement ids (the hint lists them).",
     ),
     Code(
+        "ambiguous-emphasis",
+        W,
+        "A `*` between word characters, brackets or digits turned prose into emphasis.",
+        "In a performance record `k*T_base` is nearly always a product, but markdown reads the two `*` of "
+        "`(k*T_base) ... (B*P_t)` as emphasis: the page drops both and sets the text between them in italics, and "
+        "the reader sees a wrong formula.",
+        "description: A_be = T_spec/(k*T_base) memory-bound, A_be = 1 + P_d/(B*P_t)",
+        "Put the formula in a code span (`` `T_spec/(k*T_base)` ``), or write the product as `k\\*T_base` or "
+        "`k×T_base`; the hint quotes the place.",
+    ),
+    Code(
         "wrong-kind-ref",
         E,
         "A typed reference lands on a record of the wrong kind.",

@@ -33,7 +33,6 @@ from flopkb.site.sanitize import inline_html, markdown_text, prose_html, safe_ur
 if TYPE_CHECKING:
     from flopkb.kb.entry import Entry
     from flopkb.kb.knowledge_base import KnowledgeBase
-    from flopkb.links.wikilinks import WikiLink
 
 
 TEMPLATES = "templates"
@@ -375,34 +374,36 @@ class Page:
 
     # -- record text -------------------------------------------------------
 
-    def _wikilink(self, link: WikiLink) -> tuple[str | None, str]:
+    def _href_for(self, target: str, anchor: str | None) -> str | None:
+        """Where a wikilink leads from this page; None when it resolves to no record."""
         site = self.site
-        found = site.resolver.target(link.target)
+        found = site.resolver.target(target)
+        return self.href(found, anchor) if found is not None and found in site.entries else None
+
+    def _label_for(self, target: str, anchor: str | None) -> str | None:
+        """What a wikilink written without a label shows: its record's title, and the formula or measurement."""
+        site = self.site
+        found = site.resolver.target(target)
         if found is None or found not in site.entries:
-            return None, link.label or (link.target + (f"#{link.anchor}" if link.anchor else ""))
-        label = link.label
-        if not label:
-            label = site.titles[found]
-            if link.anchor:
-                formula = next(
-                    (f for f in getattr(site.entries[found].record, "formulas", ()) if f.id == link.anchor), None
-                )
-                if formula is not None:
-                    label = f"{label}: {formula.title or formula.id}"
-                measurement = next(
-                    (m for m in getattr(site.entries[found].record, "measurements", ()) if m.id == link.anchor), None
-                )
-                if measurement is not None:
-                    label = f"{label}, {measurement.where}"
-        return self.href(found, link.anchor), label
+            return None
+        label = site.titles[found]
+        if anchor:
+            record = site.entries[found].record
+            formula = next((f for f in getattr(record, "formulas", ()) if f.id == anchor), None)
+            if formula is not None:
+                label = f"{label}: {formula.title or formula.id}"
+            measurement = next((m for m in getattr(record, "measurements", ()) if m.id == anchor), None)
+            if measurement is not None:
+                label = f"{label}, {measurement.where}"
+        return label
 
     def prose(self, text: str | None) -> Markup:
         """A markdown field as sanitised HTML, its wikilinks working links."""
-        return Markup(prose_html(text, self._wikilink)) if text else Markup("")
+        return Markup(prose_html(text, self._href_for, self._label_for)) if text else Markup("")
 
     def inline(self, text: str | None) -> Markup:
         """Like `prose`, without a lone paragraph's `<p>` (table cells)."""
-        return Markup(inline_html(text, self._wikilink)) if text else Markup("")
+        return Markup(inline_html(text, self._href_for, self._label_for)) if text else Markup("")
 
     def citation(self, ref: str) -> Citation:
         if is_url(ref):

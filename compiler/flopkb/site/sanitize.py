@@ -5,11 +5,12 @@ no `<script>`, no event-handler attribute, no `javascript:` (or `data:`,
 `vbscript:`, ...) URL, no raw HTML at all. Two paths, one per context:
 
 - **Prose fields** (`description`, `statement`, `notes`, effects, ...) are
-  rendered here, not by mkdocs: markdown-it-py (CommonMark, tables and
-  strikethrough) with raw HTML *off*, so `<img onerror=...>` in a record is
+  rendered here, not by mkdocs, from the one parse of `flopkb.links.prose`
+  that the checker reads their links from: CommonMark, tables and
+  strikethrough, with raw HTML *off*, so `<img onerror=...>` in a record is
   shown as text, never parsed as a tag; images off too (a record must not make
-  readers' browsers load anything, and `![a](u)` becomes a plain link). The
-  result then goes through nh3 (ammonia) with an allowlist of tags and
+  readers' browsers load anything, and `![a](u)` becomes a plain link). All
+  of the result then goes through nh3 (ammonia) with an allowlist of tags and
   attributes and the URL schemes `http`, `https` and `mailto` (relative URLs
   stay), so even a bug in the markdown step cannot let markup through. The
   page template embeds that HTML in a raw HTML block, which python-markdown
@@ -26,15 +27,13 @@ Everything else a template prints is escaped by jinja2's autoescape.
 
 from __future__ import annotations
 
-import functools
 import html
 import re
-from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import nh3
 
-from flopkb.links.wikilinks import WikiLink, find_wikilinks
+from flopkb.links.prose import HrefFor, LabelFor, parse, render
 
 __all__ = [
     "ALLOWED_ATTRIBUTES",
@@ -42,7 +41,6 @@ __all__ = [
     "URL_SCHEMES",
     "clean_html",
     "inline_html",
-    "markdown_escape",
     "markdown_text",
     "prose_html",
     "safe_url",
@@ -98,24 +96,6 @@ ALLOWED_ATTRIBUTES = {
 }
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
 
-# Markers the wikilink step puts around the label of a link that resolves to
-# nothing (possible only when dangling-link is turned down from an error). They
-# are private-use characters, removed from record text first, so only the
-# renderer can place them; after sanitising they become a <span>.
-UNRESOLVED_OPEN, UNRESOLVED_CLOSE = "\ue000", "\ue001"
-_MARKERS = {ord(UNRESOLVED_OPEN): None, ord(UNRESOLVED_CLOSE): None}
-_UNRESOLVED_HTML = ('<span class="flopkb-unresolved" title="this link resolves to no record">', "</span>")
-
-
-@functools.lru_cache(maxsize=1)
-def _markdown():  # -> markdown_it.MarkdownIt
-    from markdown_it import MarkdownIt
-
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.enable(["table", "strikethrough"])
-    md.disable(["image"])
-    return md
-
 
 def clean_html(fragment: str) -> str:
     """`fragment` with every tag, attribute and URL scheme outside the allowlist removed."""
@@ -130,112 +110,23 @@ def clean_html(fragment: str) -> str:
     )
 
 
-LinkRender = Callable[[WikiLink], "tuple[str | None, str]"]
-"""Renders one wikilink: (href, or None when it resolves to nothing; the label to show)."""
+def prose_html(markdown: str, href_for: HrefFor, label_for: LabelFor | None = None) -> str:
+    """A markdown field as sanitised HTML, rendered from the one parse the checker reads its links from.
 
-
-def prose_html(markdown: str, link: LinkRender | None = None) -> str:
-    """A markdown field as sanitised HTML, each `[[wikilink]]` (outside code) rendered by `link`.
-
-    Text that holds no markdown syntax at all (words, wikilinks, everyday
-    punctuation: most prose) skips the markdown parser: its paragraphs are
-    escaped and wrapped here, which gives what markdown-it gives, several times
-    faster (and, being escaped text and links only, needs no sanitising).
-    Everything markdown-it renders goes through `clean_html`.
+    Each `[[wikilink]]` is a link to `href_for(target, anchor)`, or shows as
+    unresolved when that is None; see `flopkb.links.prose.render`.
     """
-    text = markdown.translate(_MARKERS)
-    links = find_wikilinks(text) if link is not None and "[[" in text else []
-    if _is_plain(text, links):
-        # Safe by construction: every character of the text is escaped, and the
-        # only markup is <p> and <a href> with an href from `link`, escaped.
-        rendered = _plain_html(text, links, link)
-    else:
-        rendered = clean_html(_markdown_html(text, links, link))
-    if UNRESOLVED_OPEN in rendered:
-        rendered = rendered.replace(UNRESOLVED_OPEN, _UNRESOLVED_HTML[0]).replace(UNRESOLVED_CLOSE, _UNRESOLVED_HTML[1])
-    return rendered.strip()
-
-
-def _markdown_html(text: str, links: list[WikiLink], link: LinkRender | None) -> str:
-    if links:
-        parts, pos = [], 0
-        for found in links:
-            href, label = link(found)  # type: ignore[misc]
-            parts.append(text[pos : found.offset])
-            if href is None:
-                parts.append(f"{UNRESOLVED_OPEN}{markdown_escape(label)}{UNRESOLVED_CLOSE}")
-            else:
-                parts.append(f"[{markdown_escape(label)}](<{_link_destination(href)}>)")
-            pos = found.end
-        parts.append(text[pos:])
-        text = "".join(parts)
-    return _markdown().render(text)
-
-
-def _link_destination(href: str) -> str:
-    """An href written inside `<...>` in a markdown link: no line break, `<`, `>` or backslash can end it early."""
-    return href.replace("\\", "%5C").replace("<", "%3C").replace(">", "%3E").replace("\n", "%0A").replace("\r", "%0D")
-
-
-# Plain text: characters that start no markdown construct anywhere in a line
-# (no *, _, `, [, ], <, >, &, #, |, ~, \\, tab), and lines that start no block
-# (list item, heading underline, code indentation) and end in no hard break.
-_PLAIN_TEXT = re.compile(r"[-A-Za-z0-9 \n,.;:'\"()?/%+=!@$^{}\u00a0-\u2027\u202a-\uffff]*")
-_BLOCK_START = re.compile(r"^(?: {4}| {0,3}(?:[-+=]|\d{1,9}[.)]))|  $", re.MULTILINE)
-
-
-def _is_plain(text: str, links: list[WikiLink]) -> bool:
-    if links:
-        skeleton, pos = [], 0
-        for found in links:
-            skeleton.append(text[pos : found.offset])
-            skeleton.append("x")
-            pos = found.end
-        skeleton.append(text[pos:])
-        text = "".join(skeleton)
-    return _PLAIN_TEXT.fullmatch(text) is not None and _BLOCK_START.search(text) is None
-
-
-_BLANK_LINES = re.compile(r"\n(?: *\n)+")
-
-
-def _plain_html(text: str, links: list[WikiLink], link: LinkRender | None) -> str:
-    pieces, pos = [], 0
-    for found in links:
-        pieces.append(html.escape(text[pos : found.offset], quote=False))
-        href, label = link(found)  # type: ignore[misc]
-        label = html.escape(" ".join(label.split()), quote=False)
-        if href is None or safe_url(href) is None:
-            pieces.append(f"{UNRESOLVED_OPEN}{label}{UNRESOLVED_CLOSE}")
-        else:
-            pieces.append(f'<a href="{html.escape(href, quote=True)}">{label}</a>')
-        pos = found.end
-    pieces.append(html.escape(text[pos:], quote=False))
-    paragraphs = []
-    for block in _BLANK_LINES.split("".join(pieces).strip("\n")):
-        lines = [line.strip(" ") for line in block.split("\n")]
-        if any(lines):
-            paragraphs.append("<p>" + "\n".join(lines).strip("\n") + "</p>")
-    return "\n".join(paragraphs)
+    return clean_html(render(parse(markdown), href_for, label_for)).strip()
 
 
 _ONE_PARAGRAPH = re.compile(r"\A<p>((?:(?!<p>)[\s\S])*)</p>\Z")
 
 
-def inline_html(markdown: str, link: LinkRender | None = None) -> str:
+def inline_html(markdown: str, href_for: HrefFor, label_for: LabelFor | None = None) -> str:
     """Like `prose_html`, without the `<p>` around a single paragraph (for table cells)."""
-    rendered = prose_html(markdown, link)
+    rendered = prose_html(markdown, href_for, label_for)
     match = _ONE_PARAGRAPH.match(rendered)
     return match.group(1) if match else rendered
-
-
-# CommonMark lets a backslash escape any ASCII punctuation character.
-_MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
-
-
-def markdown_escape(text: str) -> str:
-    """`text` as CommonMark source that renders as exactly that text (for link labels in prose)."""
-    return _MD_PUNCT.sub(r"\\\1", " ".join(text.split()))
 
 
 _ENTITIES = {code: f"&#{code};" for code in range(0x21, 0x7F) if not chr(code).isalnum()}

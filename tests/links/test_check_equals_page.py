@@ -1,0 +1,155 @@
+"""What `check` reports is what the reader sees, end to end: a record's markdown field, compiled by the real
+checker and rendered by the real page renderer (`Page.prose`: the wikilink callbacks and the sanitiser).
+
+The markdown is generated from the constructs that decide what is a link (`prose_markdown`). The links the
+check finds in the field (resolved or dangling, `dangling-link` turned down to a warning as a site build
+needs) must be the wikilinks of the page, in order; the text around them must render as it would with no
+link there; and each reported link and `ambiguous-emphasis` must stand at its `[[` or `*` in the file, in
+every YAML scalar style.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+import yaml
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.links.extract import PROSE, Link
+from flopkb.links.prose import UNRESOLVED
+from flopkb.site.pages import Page, Site, environment, record_path, template_dirs
+from kbfixture import compile_kb, write_kb
+from prose_markdown import markdown, texts
+
+RECORD = "flops/x"
+FACTS = {name: f"id: facts/{name}\nkind: fact\ntitle: Fact {name.upper()}\nstatement: A fact.\n" for name in "abcde"}
+CONFIG = '[tool.flopkb.severity]\ndangling-link = "warning"\norphan = "off"\n'
+
+
+def record(description: str) -> str:
+    return f"id: {RECORD}\nkind: flop\ncategory: memory-bandwidth\ndescription: {description}"
+
+
+def compiled(description: str) -> tuple[KnowledgeBase, Path]:
+    root = Path(tempfile.mkdtemp(prefix="flopkb-prose-"))
+    files = {f"records/facts/{name}.yaml": text for name, text in FACTS.items()}
+    write_kb(root, {"pyproject.toml": CONFIG, **files, "records/flops/x.yaml": record(description)})
+    return compile_kb(root), root
+
+
+def page_html(kb: KnowledgeBase, root: Path, text: str) -> str:
+    site = Site(kb, root / "docs", environment(template_dirs(root)))
+    try:
+        return str(Page(site, record_path(RECORD)).prose(text))
+    finally:
+        site.close()
+
+
+_UNRESOLVED = re.escape(UNRESOLVED).replace(r"\{\}", "([^<]*)")
+# A wikilink of the page: a link to a record page (markdown links in the generated text lead elsewhere: `u`, `/u`).
+_WIKI = re.compile(
+    r'<a href="(\.\./)*records/facts/[a-e]\.html(#[^"]*)?" rel="noopener noreferrer">([^<]*)</a>|' + _UNRESOLVED
+)
+
+_E2E = settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@_E2E
+@given(texts)
+def test_the_links_check_reports_are_the_links_of_the_page_and_the_text_around_them_is_unchanged(text: str) -> None:
+    dumped = yaml.safe_dump({"description": text}, allow_unicode=True, width=10**6)
+    assume(yaml.safe_load(dumped) == {"description": text})
+    kb, root = compiled(dumped.removeprefix("description: "))
+    entry = kb.entries[RECORD]
+    assume(entry.record is not None and entry.record.description == text)
+    reported = [link for link in kb.links.get(RECORD, []) if link.origin == PROSE]
+    dangling = [d for d in kb.diagnostics if d.code == "dangling-link"]
+    assert [d.message for d in dangling] == [
+        f"{link.text} resolves to no record" for link in reported if link.resolved is None
+    ]
+
+    page = page_html(kb, root, text)
+    shown = list(_WIKI.finditer(page))
+    assert [match.group(3) is not None for match in shown] == [link.resolved is not None for link in reported]
+    titles = {f"facts/{name}": f"Fact {name.upper()}" for name in FACTS}
+    assert [match.group(3) or match.group(4) for match in shown] == [
+        _escaped(link.label or titles.get(link.resolved or "") or _written(link)) for link in reported
+    ]
+
+    # Each link replaced by a neutral atom renders the same page around it (see tests/links/test_prose.py).
+    pieces, shown_as, pos = [], [], 0
+    for index, link in enumerate(reported):
+        pipes = re.findall(r"\\?\|", link.text)
+        pieces += [text[pos : link.offset], f",Z{index}" + "".join(" " + pipe for pipe in pipes) + " ],"]
+        shown_as.append(f",Z{index}" + " |" * len(pipes) + " ],")
+        pos = link.end
+    replaced = iter(shown_as)
+    assert _WIKI.sub(lambda match: next(replaced), page) == page_html(kb, root, "".join(pieces) + text[pos:])
+
+
+def _written(link: Link) -> str:
+    return link.target + (f"#{link.anchor}" if link.anchor else "")
+
+
+def _escaped(label: str) -> str:
+    return label.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# ---------------------------------------------------------------------------
+# Positions in every scalar style
+
+
+def _block(text: str, indicator: str) -> str:
+    lines = text.split("\n")
+    return f"{indicator}2-\n" + "".join(f"  {line}\n" if line else "\n" for line in lines)
+
+
+def _flow(text: str, quote: str) -> str:
+    lines = text.split("\n")
+    if quote == '"':
+        lines = [line.replace("\\", "\\\\").replace('"', '\\"') for line in lines]
+    elif quote == "'":
+        lines = [line.replace("'", "''") for line in lines]
+    return quote + "\n  ".join(lines) + quote + "\n"
+
+
+STYLES = {
+    "plain": lambda text: _flow(text, ""),
+    "single": lambda text: _flow(text, "'"),
+    "double": lambda text: _flow(text, '"'),
+    "literal": lambda text: _block(text, "|"),
+    "folded": lambda text: _block(text, ">"),
+}
+
+_POSITIONS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+# Block scalars hold no tabs or carriage returns as markdown needs them; quoted ones lose a line's leading blanks.
+_block_markdown = markdown.map(lambda text: text.replace("\r\n", "\n").replace("\t", "    "))
+
+
+@_POSITIONS
+@given(_block_markdown, st.sampled_from(sorted(STYLES)))
+def test_every_reported_link_and_star_stands_at_its_brackets_in_the_file(text: str, style: str) -> None:
+    scalar = STYLES[style](text)
+    try:
+        value = yaml.safe_load("description: " + scalar)["description"]
+    except yaml.YAMLError:
+        value = None
+    assume(isinstance(value, str) and ("[[" in value or "*" in value))
+    kb, root = compiled(scalar)
+    assume(kb.entries[RECORD].record is not None)
+    lines = (root / "records/flops/x.yaml").read_text(encoding="utf-8").split("\n")
+
+    def at(line: int, column: int) -> str:
+        return lines[line - 1][column - 1 :]
+
+    links = [link for link in kb.links.get(RECORD, []) if link.origin == PROSE]
+    for link in links:
+        assert at(*link.position).startswith("[["), (link, link.position)
+    for diagnostic in kb.diagnostics:
+        if diagnostic.code in ("dangling-link", "ambiguous-emphasis"):
+            assert at(diagnostic.line, diagnostic.column)[:1] == ("[" if diagnostic.code == "dangling-link" else "*")
+    assert [link.position for link in links] == sorted(link.position for link in links)
