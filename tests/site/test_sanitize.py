@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import markdown
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
+from flopkb.links.prose import parse
+from flopkb.links.prose import render as render_tokens
+from flopkb.site import sanitize
 from flopkb.site.sanitize import clean_html, inline_html, markdown_text, prose_html, safe_url
 from html_safety import scan_html
 
@@ -164,6 +169,47 @@ def test_wikilinks_in_code_stay_code() -> None:
 def test_inline_html_drops_a_lone_paragraph() -> None:
     assert inline_html("just *this*", href_for) == "just <em>this</em>"
     assert inline_html("one\n\ntwo", href_for).startswith("<p>one</p>")
+
+
+_PLAIN_PIECES = [
+    *"abc XY 12,.;:'\"()?/%+=!@$^{}-é中\u00a0\u2003\u3000\u200b\u2028\x85",
+    "\n",
+    "\n\n",
+    "   ",
+    "    ",
+    "  \n",
+    " \n",
+    "- ",
+    "1. ",
+    "=",
+    "[[a/b|lab el]]",
+    "[[a/b]]",
+    "[[a/b#f]]",
+    "[[missing]]",
+    "[[evil|x]]",
+    '[[a & b|<i> "q"]]',
+    "[[a\u00a0b]]",
+    "[",
+    "]",
+    "|",
+    "#",
+]
+
+
+def _href(target: str, anchor: str | None) -> str | None:
+    return "javascript:alert(1)" if target == "evil" else href_for(target, anchor)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_PLAIN_PIECES), max_size=30).map("".join))
+def test_the_plain_text_shortcut_renders_what_the_parse_renders(text: str) -> None:
+    links = sanitize.scan(text).links
+    plain = sanitize._PLAIN_CHARACTERS.fullmatch(text) is not None and sanitize._is_plain(text, links)
+    event("shortcut" if plain else "parsed")
+    full = clean_html(render_tokens(parse(text), _href, label_for)).strip()
+    assert prose_html(text, _href, label_for) == full
+    if plain:
+        assert clean_html(sanitize._plain_html(text, links, _href, label_for)).strip() == full
 
 
 def test_markdown_text_survives_python_markdown_as_plain_text() -> None:

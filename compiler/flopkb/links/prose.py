@@ -58,6 +58,7 @@ __all__ = [
     "Prose",
     "Scan",
     "ambiguous_emphasis",
+    "link_html",
     "parse",
     "render",
     "scan",
@@ -411,17 +412,21 @@ def render(prose: Prose, href_for: HrefFor, label_for: LabelFor | None = None) -
     anchor)` when that gives one (a record's title), else its target as written.
     """
     md = _markdown()
-
-    def wikilink(link: Link) -> str:
-        label = escapeHtml(link.label or (label_for and label_for(link.target, link.anchor)) or link.written)
-        href = href_for(link.target, link.anchor)
-        url = None if href is None else md.normalizeLink(href)
-        if url is None or not md.validateLink(url):
-            return UNRESOLVED.format(label)
-        return f'<a href="{escapeHtml(url)}">{label}</a>'
-
-    page: str = md.renderer.render(prose.tokens, md.options, {"wikilink": wikilink})
+    page: str = md.renderer.render(
+        prose.tokens, md.options, {"wikilink": lambda link: link_html(link, href_for, label_for)}
+    )
     return page
+
+
+def link_html(link: Link, href_for: HrefFor, label_for: LabelFor | None = None) -> str:
+    """The HTML of one wikilink, as `render` shows it."""
+    md = _markdown()
+    label = escapeHtml(link.label or (label_for and label_for(link.target, link.anchor)) or link.written)
+    href = href_for(link.target, link.anchor)
+    url = None if href is None else md.normalizeLink(href)
+    if url is None or not md.validateLink(url):
+        return UNRESOLVED.format(label)
+    return f'<a href="{escapeHtml(url)}">{label}</a>'
 
 
 # ---------------------------------------------------------------------------
