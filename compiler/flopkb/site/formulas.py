@@ -12,7 +12,9 @@ view a template renders:
   with a pointer to `flopkb eval`;
 - a line chart of a sweep (static SVG, written under `charts/`): the first
   swept input on x, one line per accelerator (or per value of the second swept
-  input), further swept inputs held at their first value;
+  input), further swept inputs held at their first value; its y axis is named
+  by the formula's title (`quantity_name`) and unit, its one line (no hardware,
+  one swept input) by the formula's id;
 - every hardware figure used, linked to the spec row of its accelerator's page;
 - every claim (`expect`), with its status.
 """
@@ -321,6 +323,14 @@ def _measured_overlay(
     return MeasuredOverlay(marks, log_x=log_x, log_y=log_y) if marks else None
 
 
+def quantity_name(result: FormulaResult) -> str:
+    """What a formula computes, for a chart's y axis: its title up to the first ": " (what follows is usually the
+    expression: "Speedup of a speculative step: S = a * T_base / T_spec"), or its id without a title."""
+    if not result.title:
+        return result.id
+    return result.title.split(": ", 1)[0].strip() or result.title
+
+
 def chart_path(record_id: str, name: str) -> str:
     return f"charts/{record_id}/{name}.svg"
 
@@ -343,7 +353,7 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
         names = {key: f"{by} = {key}" for key in dict.fromkeys(series_of(e.hardware, e.point) for e in evaluations)}
     else:
         series_of = lambda hardware, point: None
-        names = {None: "result"}
+        names = {None: result.id}
     names = dict(list(names.items())[:MAX_SERIES])
     pinned_keys = {name: show_input(first[name]) for name in pinned}
     lines: dict[Any, list[tuple[float, float]]] = {key: [] for key in names}
@@ -368,12 +378,13 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
     x_unit = _axis_unit(like)
     unit = result.unit.strip()
     title = result.title or result.id
+    quantity = quantity_name(result)
     try:
         svg = line_chart_svg(
             [LineSeries(str(names[key]), points) for key, points in lines.items()],
             x_label=f"{x_name} ({x_unit})" if x_unit else x_name,
-            y_label="result" if unit in ("", "1") else f"result ({unit})",
-            title=title if len(title) <= 70 else title[:69] + "…",
+            y_label=quantity if unit in ("", "1") else f"{quantity} ({unit})",
+            title=title,
             log_x=log_x,
             log_y=log_y,
             overlay=overlay,
