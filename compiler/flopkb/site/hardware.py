@@ -118,7 +118,7 @@ def accelerator_context(site: Site, page: Page, entry: Entry) -> dict[str, Any]:
         for names, peak, bandwidth in lines:
             ridges.append({"peaks": names, "ridge": format_number(peak / bandwidth, 4)})
         if lines:
-            title = record.display_title
+            title = site.titles[entry.id]
             svg = roofline_svg(
                 [RooflineSeries(names, peak, bandwidth) for names, peak, bandwidth in lines],
                 title=f"Roofline of {title}",
