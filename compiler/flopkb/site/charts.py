@@ -325,10 +325,10 @@ def _grid_and_axes(
     )
     cy = frame.top + _PH / 2
     for k, line in enumerate(frame.y_label):
-        x = 16 + 16 * k
+        lx = 16 + 16 * k
         out.append(
-            f'<text x="{x}" y="{_f(cy)}" text-anchor="middle" fill="{INK}" font-size="{_LABEL_SIZE}" '
-            f'transform="rotate(-90 {x} {_f(cy)})">{_text(line)}</text>'
+            f'<text x="{lx}" y="{_f(cy)}" text-anchor="middle" fill="{INK}" font-size="{_LABEL_SIZE}" '
+            f'transform="rotate(-90 {lx} {_f(cy)})">{_text(line)}</text>'
         )
 
 

@@ -266,14 +266,14 @@ def results_table(site: Site, page: Page, result: FormulaResult) -> Table:
         ]
         if not swept:
             head.insert(0, Cell("", header=True))
-            rows = [[Cell(value_head)] + row for row in rows]
+            rows = [[Cell(value_head), *row] for row in rows]
         return _cut(Table(head, rows))
     keys = [_point_key(e.point) for e in evaluations]
     if len(swept) >= 2:
         last = list(dict.fromkeys(key[-1] for key in keys))
         if len(last) <= MAX_PIVOT:
             grid: dict[tuple[str, ...], dict[str, float]] = {}
-            for key, evaluation in zip(keys, evaluations):
+            for key, evaluation in zip(keys, evaluations, strict=True):
                 grid.setdefault(key[:-1], {})[key[-1]] = evaluation.value
             head = [Cell(name, header=True) for name in swept[:-1]] + [
                 Cell(f"{swept[-1]} = {value}", num=True, header=True) for value in last
@@ -290,7 +290,7 @@ def results_table(site: Site, page: Page, result: FormulaResult) -> Table:
     head = [Cell(name, header=True) for name in swept] + [Cell(value_head, num=True, header=True)]
     rows = [
         [Cell(text) for text in key] + [Cell(show_value(evaluation.value, unit), num=True)]
-        for key, evaluation in zip(keys, evaluations)
+        for key, evaluation in zip(keys, evaluations, strict=True)
     ]
     return _cut(Table(head, rows))
 
@@ -344,15 +344,19 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
     first = {name: value for name, value in evaluations[0].point}
     x_name = swept[0]
     pinned = swept[1:]
+    by = pinned.pop(0) if pinned and not result.hardware else None
+
+    def series_of(hardware: str | None, point: Any) -> Any:
+        """The line a value belongs to: its accelerator, its value of the second swept input, or the one line."""
+        if result.hardware:
+            return hardware
+        return show_input(dict(point).get(by)) if by is not None else None
+
     if result.hardware:
-        series_of = lambda hardware, point: hardware
         names = {acc: site.titles.get(acc, acc) for acc in dict.fromkeys(e.hardware for e in evaluations)}
-    elif pinned:
-        by = pinned.pop(0)
-        series_of = lambda hardware, point: show_input(dict(point).get(by))
+    elif by is not None:
         names = {key: f"{by} = {key}" for key in dict.fromkeys(series_of(e.hardware, e.point) for e in evaluations)}
     else:
-        series_of = lambda hardware, point: None
         names = {None: result.id}
     names = dict(list(names.items())[:MAX_SERIES])
     pinned_keys = {name: show_input(first[name]) for name in pinned}

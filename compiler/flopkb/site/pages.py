@@ -429,7 +429,7 @@ class Page:
         site = self.site
         found = site.resolver.target(ref)
         record = site.record(found) if found else None
-        if record is None or record.kind != "source":
+        if found is None or record is None or record.kind != "source":
             return Citation(
                 site.titles.get(found, ref) if found else ref, href=self.href(found) if found in site.entries else None
             )
