@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from flopkb.site.chart_layout import fit_text
-from flopkb.site.charts import _LEG_TEXT, _LEG_X, INK, MUTED, _f, _style, _text
+from flopkb.site.chart_scales import _f, _text
+from flopkb.site.charts import _LEG_TEXT, _LEG_X, INK, MUTED, _style
 
 _ROW = 38
 """Legend row of a measurement: its basis, then its sources and places."""
