@@ -17,6 +17,7 @@ never from libyaml's line numbers, which count breaks that editors and git do no
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -46,7 +47,7 @@ _ALLOWED_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("int", "float
 _SCALAR_CONSTRUCTORS = SafeConstructor.yaml_constructors
 _MAX_INT_BITS = 14_000
 """Whole numbers are refused above about 10^4214: Python will not turn more than 4,300 digits into text."""
-_COLLECTION_TAGS = {yaml.SequenceNode: _SEQ, yaml.MappingNode: _MAP}
+_COLLECTION_TAGS: dict[type[yaml.Node], str] = {yaml.SequenceNode: _SEQ, yaml.MappingNode: _MAP}
 # What YAML allows in a stream (its c-printable set); libyaml refuses the rest, reporting only a byte offset.
 _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 LINK_AS_LIST_HINT = "a value that starts with [[ is read as a YAML list: quote the text or write it as a block (|)"
@@ -344,10 +345,13 @@ class _DepthGuard(Composer):
     """
 
     _depth = 0
+    peek_event: Callable[[], yaml.Event]
+    """The parser's, which every loader class built from this guard has."""
 
-    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node:
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         if self._depth > MAX_NESTING:
-            raise _Problem("not-a-record", self.peek_event().start_mark.index, _TOO_DEEP)
+            mark = self.peek_event().start_mark
+            raise _Problem("not-a-record", mark.index if mark is not None else 0, _TOO_DEEP)
         self._depth += 1
         try:
             return super().compose_node(parent, index)
@@ -368,8 +372,8 @@ def _loader_class(libyaml: bool, bounded: bool) -> type:
     """The fastest loader that keeps positions: libyaml's own composer when it bounds nesting, else a guarded one."""
     if libyaml and bounded:
         return type("_Loader", (yaml.CSafeLoader, _TypedPlainResolver), {})
-    parser = yaml.cyaml.CParser if libyaml else yaml.parser.Parser
-    reader = () if libyaml else (yaml.reader.Reader, yaml.scanner.Scanner)
+    parser: Any = yaml.cyaml.CParser if libyaml else yaml.parser.Parser  # type: ignore[attr-defined]  # stubs hide it
+    reader: tuple[type, ...] = () if libyaml else (yaml.reader.Reader, yaml.scanner.Scanner)
 
     def __init__(self: Any, stream: str) -> None:
         if libyaml:

@@ -30,9 +30,11 @@ RECORD_SUFFIXES = (".yaml", ".yml")
 PARALLEL_FROM_FILES = 2000
 MAX_WORKERS = 4
 CHUNK = 256
-"""Files a worker parses per task: fewer, larger tasks cost less to hand out and return; smaller ones start the main process sooner."""
+"""Files a worker parses per task: fewer, larger tasks cost less to hand out and return; smaller ones start the
+main process sooner."""
 IDLE_FOR_PARALLEL = 0.5
-"""Parse in worker processes only when at least this many cores (besides this process's) have been idle of late (`flopkb.load.cores`)."""
+"""Parse in worker processes only when at least this many cores (besides this process's) have been idle of late
+(`flopkb.load.cores`)."""
 
 
 def record_files(config: Config) -> tuple[list[str], list[Diagnostic]]:
@@ -193,14 +195,15 @@ def _bulk_allocation() -> Iterator[None]:
 
 
 EntryLoader = Callable[[Config, list[str], Vocabulary | None], Iterable[tuple[Entry, list[Diagnostic]]]]
-"""Loads the entries of the given files, in their order: `load_entries`, or a cache in front of it (`flopkb.pipeline.cache`)."""
+"""Loads the entries of the given files, in their order: `load_entries`, or a cache in front of it
+(`flopkb.pipeline.cache`)."""
 
 
 def load_entries(
     config: Config, files: list[str], vocabulary: Vocabulary | None
 ) -> Iterator[tuple[Entry, list[Diagnostic]]]:
     """Parse and validate every file, in order."""
-    for rel, (source, parse_problems) in zip(files, read_sources(config.root, files)):
+    for rel, (source, parse_problems) in zip(files, read_sources(config.root, files), strict=True):
         yield validate_entry(config, rel, source, parse_problems, vocabulary)
 
 

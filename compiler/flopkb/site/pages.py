@@ -107,6 +107,24 @@ def badge_html(basis: str) -> Markup:
     return Markup(f'<span class="flopkb-badge flopkb-badge--{css_word(basis)}">{escape(basis)}</span>')
 
 
+_BREAK_AFTER = re.compile(r"(?<=[/-])(?=.)")
+
+
+def breakable(value: object) -> Markup:
+    """An id, path or URL that may wrap only after a `/` or `-` (`<wbr>` there): never inside a word."""
+    return Markup("<wbr>").join(escape(part) for part in _BREAK_AFTER.split(str(value)))
+
+
+def reader_title(record: Any) -> str:
+    """The title readers see: the record's own, or else the spec's default, its id's last segment, made readable:
+    hyphens and underscores as spaces, the first letter capitalised (`sd-batch-dilution-problem` -> "Sd batch
+    dilution problem"); its words are the author's, nothing else is changed."""
+    if record.title:
+        return str(record.title)
+    words = " ".join(record.id.rsplit("/", 1)[-1].replace("_", " ").replace("-", " ").split())
+    return words[:1].upper() + words[1:]
+
+
 def heading_id(value: str) -> Markup:
     """The attribute list that gives a markdown heading its id: `{: #id }` (ids made here are safe)."""
     return Markup("{: #" + re.sub(r"[^A-Za-z0-9_.:-]", "-", value) + " }")
@@ -160,6 +178,7 @@ def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
     env.filters["badge"] = badge_html
     env.filters["css"] = css_word
     env.filters["heading_id"] = heading_id
+    env.filters["breakable"] = breakable
     env.globals["KIND_TITLES"] = KIND_TITLES
     env.globals["STATUS_WORDS"] = STATUS_WORDS
     return env
@@ -232,7 +251,7 @@ class Site:
         self.entries: dict[str, Entry] = {
             record_id: entry for record_id, entry in kb.entries.items() if entry.record is not None
         }
-        self.titles = {record_id: entry.record.display_title for record_id, entry in self.entries.items()}  # type: ignore[union-attr]
+        self.titles = {record_id: reader_title(entry.record) for record_id, entry in self.entries.items()}
         self.kinds = {record_id: entry.record.kind for record_id, entry in self.entries.items()}  # type: ignore[union-attr]
         self.vocabulary = kb.vocabulary
         self.graph = kb.graph.graph if kb.graph is not None else None
@@ -326,7 +345,8 @@ def category_paths(categories: Iterable[str], entries: dict[str, Any]) -> dict[s
     """Category term -> its index page, with file names safe and distinct whatever the terms are."""
     used: set[str] = set()
     paths: dict[str, str] = {}
-    for term in sorted(set(categories) | {getattr(e.record, "category", None) for e in entries.values()} - {None}):
+    written = {getattr(entry.record, "category", None) for entry in entries.values()}
+    for term in sorted(set(categories) | {category for category in written if isinstance(category, str)}):
         base = css_word(term)
         name, n = base, 1
         while name in used:
@@ -411,12 +431,12 @@ class Page:
         site = self.site
         found = site.resolver.target(ref)
         record = site.record(found) if found else None
-        if record is None or record.kind != "source":
+        if found is None or record is None or record.kind != "source":
             return Citation(
                 site.titles.get(found, ref) if found else ref, href=self.href(found) if found in site.entries else None
             )
         return Citation(
-            record.display_title,
+            site.titles[found],
             href=self.href(found),
             url=safe_url(record.url) if record.url else None,
             authors=author_list(record.authors),

@@ -54,7 +54,7 @@ def _unmodified() -> bool:
     return False
 
 
-class PartialBuild(BasePlugin):  # type: ignore[type-arg]
+class PartialBuild(BasePlugin):
     """Builds the changed pages only, with a `reuse`; without, it only counts the pages built."""
 
     def __init__(self, reuse: Reuse | None) -> None:
