@@ -405,7 +405,8 @@ def test_a_base_can_override_one_template(tmp_path: Path) -> None:
         {
             "records/engines/e.yaml": "id: engines/e\nkind: engine\ndescription: An engine.\nfeatures: [x]\n",
             "site/templates/record/engine.md.j2": (
-                '{% extends "record/base.md.j2" %}\n{% block body %}\n<p class="custom">Custom engine page: {{ features|join(", ") }}</p>\n\n{% endblock %}\n'
+                '{% extends "record/base.md.j2" %}\n{% block body %}\n'
+                '<p class="custom">Custom engine page: {{ features|join(", ") }}</p>\n\n{% endblock %}\n'
             ),
         },
     )
@@ -432,7 +433,9 @@ def test_large_graphs_are_laid_out_in_groups_deterministically() -> None:
 
 def test_neighbourhoods_stay_small_on_a_hub(tmp_path: Path) -> None:
     files = {
-        "records/hw/acc.yaml": "id: hw/acc\nkind: accelerator\nvendor: V\nspecs:\n  memory_bandwidth: {value: 1 TB/s, basis: unverified}\n"
+        "records/hw/acc.yaml": (
+            "id: hw/acc\nkind: accelerator\nvendor: V\nspecs:\n  memory_bandwidth: {value: 1 TB/s, basis: unverified}\n"
+        )
     }
     for i in range(60):
         files[f"records/facts/f{i:02d}.yaml"] = f"id: facts/f{i:02d}\nkind: fact\nstatement: Runs on [[hw/acc]].\n"
@@ -451,7 +454,10 @@ def test_long_sweeps_are_cut_in_the_table(tmp_path: Path, sweep: int) -> None:
         write_kb(
             tmp_path / "kb",
             {
-                "records/facts/s.yaml": f"id: facts/s\nkind: fact\nstatement: A sweep.\nformulas:\n  - id: sq\n    expr: x * x\n    inputs:\n      x: [{values}]\n",
+                "records/facts/s.yaml": (
+                    "id: facts/s\nkind: fact\nstatement: A sweep.\nformulas:\n"
+                    f"  - id: sq\n    expr: x * x\n    inputs:\n      x: [{values}]\n"
+                ),
             },
         )
     )

@@ -45,14 +45,17 @@ def h1(page) -> str:
 def scroll_through(page) -> None:
     """Scroll to the end and back, so that lazily loaded charts load."""
     page.evaluate("""async () => {
-        for (let y = 0; y < document.body.scrollHeight; y += 500) { window.scrollTo(0, y); await new Promise(r => setTimeout(r, 20)); }
+        for (let y = 0; y < document.body.scrollHeight; y += 500) {
+            window.scrollTo(0, y); await new Promise(r => setTimeout(r, 20));
+        }
         window.scrollTo(0, 0);
     }""")
 
 
 def images_loaded(page, selector: str) -> list[int]:
     return page.evaluate(f"""() => Promise.all([...document.querySelectorAll({selector!r})].map(img =>
-        img.complete ? img.naturalWidth : new Promise(done => {{ img.onload = () => done(img.naturalWidth); img.onerror = () => done(0); }})))""")
+        img.complete ? img.naturalWidth
+            : new Promise(done => {{ img.onload = () => done(img.naturalWidth); img.onerror = () => done(0); }})))""")
 
 
 # ---------------------------------------------------------------------------
@@ -193,7 +196,8 @@ def test_hostile_pages_run_nothing(hostile_site: BuiltSite, serve_dir, page, pag
         page.wait_for_load_state("load")
         # Hover and focus everything a record wrote, in case a handler slipped through.
         page.evaluate("""() => { for (const el of document.querySelectorAll('article *')) {
-            for (const type of ['mouseover', 'focus', 'toggle', 'load', 'error']) el.dispatchEvent(new Event(type)); } }""")
+            for (const type of ['mouseover', 'focus', 'toggle', 'load', 'error'])
+                el.dispatchEvent(new Event(type)); } }""")
     open_page(page, base, "index.html")
     page.locator("label.md-search__icon, .md-search__input").first.click()
     page.locator("input.md-search__input").press_sequentially("hostile", delay=20)

@@ -127,7 +127,8 @@ $$ AI = \frac{2 B \cdot P}{2 P} = B $$
 <script type="application/json" id="graph-data">
 {"focus": "flops/decode-arithmetic-intensity",
  "nodes": [{"id": "flops/decode-arithmetic-intensity", "label": "Decode arithmetic intensity", "kind": "flop"},
-           {"id": "accelerators/h100-sxm", "label": "NVIDIA H100 SXM", "kind": "accelerator", "href": "../../accelerators/compare.html"}],
+           {"id": "accelerators/h100-sxm", "label": "NVIDIA H100 SXM", "kind": "accelerator",
+            "href": "../../accelerators/compare.html"}],
  "edges": [{"source": "flops/decode-arithmetic-intensity", "target": "accelerators/h100-sxm"}]}
 </script>
 """

@@ -252,7 +252,10 @@ def results_table(site: Site, page: Page, result: FormulaResult) -> Table:
         head = [Cell(name, header=True) for name in swept]
         head += [
             Cell(
-                site.titles.get(acc, acc or ""), page.href(acc) if acc in site.entries else None, num=True, header=True
+                site.titles.get(acc or "", acc or ""),
+                page.href(acc) if acc is not None and acc in site.entries else None,
+                num=True,
+                header=True,
             )
             for acc in accelerators
         ]
@@ -352,8 +355,9 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
             return hardware
         return show_input(dict(point).get(by)) if by is not None else None
 
+    names: dict[str | None, str]
     if result.hardware:
-        names = {acc: site.titles.get(acc, acc) for acc in dict.fromkeys(e.hardware for e in evaluations)}
+        names = {acc: site.titles.get(acc, acc) for acc in dict.fromkeys(e.hardware for e in evaluations) if acc}
     elif by is not None:
         names = {key: f"{by} = {key}" for key in dict.fromkeys(series_of(e.hardware, e.point) for e in evaluations)}
     else:

@@ -137,7 +137,7 @@ def _separate(
     points = np.array([centres[name] for name in names], dtype=float)
     sizes = np.array([radius[name] for name in names], dtype=float)
     if len(names) < 2 or len(names) > 400:
-        return {name: (float(x), float(y)) for name, (x, y) in zip(names, points)}
+        return {name: (float(x), float(y)) for name, (x, y) in zip(names, points, strict=True)}
     wanted = sizes[:, None] + sizes[None, :] + SPACING
     for _ in range(rounds):
         delta = points[:, None, :] - points[None, :, :]
@@ -149,7 +149,7 @@ def _separate(
             break
         push = (delta / np.maximum(distance, 1e-6)[:, :, None]) * (overlap / 2)[:, :, None]
         points += push.sum(axis=1) * 0.5
-    return {name: (float(x), float(y)) for name, (x, y) in zip(names, points)}
+    return {name: (float(x), float(y)) for name, (x, y) in zip(names, points, strict=True)}
 
 
 def _round(value: float) -> float:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from flopkb.formulas.specs import AcceleratorSpecs, read_specs
 from flopkb.formulas.units import QuantityError, dimension_of, format_number, to_base
+from flopkb.load.models import AcceleratorRecord
 from flopkb.site.charts import RooflineSeries, roofline_svg, svg_size
 from flopkb.site.formulas import chart_path, show_raw
 from flopkb.site.pages import css_word
@@ -145,8 +146,7 @@ def sweep_summary(raw: Any) -> str:
 
 
 def accelerator_context(site: Site, page: Page, entry: Entry) -> dict[str, Any]:
-    record = entry.record
-    assert record is not None
+    record = _accelerator(site, entry.id)
     specs = specs_of(site, entry.id)
     vocabulary = site.vocabulary
     rows = []
@@ -212,13 +212,15 @@ def render_compare_page(site: Site) -> None:
     parameters = list(vocabulary.parameters) if vocabulary else []
     present = {parameter for record_id in accelerators for parameter in site.record(record_id).specs}
     parameters = [p for p in parameters if p in present] + sorted(present - set(parameters))
-    columns = [{"link": page.link(record_id), "vendor": site.record(record_id).vendor} for record_id in accelerators]
+    columns = [
+        {"link": page.link(record_id), "vendor": _accelerator(site, record_id).vendor} for record_id in accelerators
+    ]
     rows = []
     for parameter in parameters:
         declared = vocabulary.parameters.get(parameter) if vocabulary else None
-        cells = []
+        cells: list[dict[str, Any] | None] = []
         for record_id in accelerators:
-            spec = site.record(record_id).specs.get(parameter)
+            spec = _accelerator(site, record_id).specs.get(parameter)
             if spec is None:
                 cells.append(None)
             else:
@@ -229,7 +231,8 @@ def render_compare_page(site: Site) -> None:
     ridge_rows = []
     drawn: list[dict[str, float]] = []
     for parameter in compute_parameters(site):
-        series, values, ridge_cells = [], {}, []
+        series, values = [], {}
+        ridge_cells: list[str | None] = []
         for record_id in accelerators:
             specs = specs_of(site, record_id)
             peak = _base(specs, parameter) if specs else None
@@ -270,3 +273,10 @@ def render_compare_page(site: Site) -> None:
         charts=charts,
         bandwidth_parameter=BANDWIDTH,
     )
+
+
+def _accelerator(site: Site, record_id: str) -> AcceleratorRecord:
+    """The model of an accelerator the page lists (only accelerators that validated are listed)."""
+    record = site.record(record_id)
+    assert isinstance(record, AcceleratorRecord)
+    return record

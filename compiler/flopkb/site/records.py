@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from flopkb.load.models import AcceleratorRecord, EngineRecord, FactRecord, FlopRecord, SourceRecord
 from flopkb.site.formulas import formula_views
 from flopkb.site.hardware import accelerator_context
 from flopkb.site.measurements import disagreement_notice, measurement_rows
@@ -71,7 +72,7 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
         "disagreements": [],
     }
     kind = record.kind
-    if kind == "flop":
+    if isinstance(record, FlopRecord):
         category = record.category
         context.update(
             category=category,
@@ -85,17 +86,17 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
             affected_by_hardware=[page.ref_link(ref) for ref in record.affected_by_hardware],
             workarounds=[page.prose(text) for text in record.workarounds],
         )
-    elif kind == "fact":
+    elif isinstance(record, FactRecord):
         context["statement"] = page.prose(record.statement)
-    elif kind == "engine":
+    elif isinstance(record, EngineRecord):
         context.update(
             description=page.prose(record.description),
             homepage=safe_url(record.homepage) if record.homepage else None,
             features=list(record.features),
         )
-    elif kind == "accelerator":
+    elif isinstance(record, AcceleratorRecord):
         context.update(accelerator_context(site, page, entry))
-    elif kind == "source":
+    elif isinstance(record, SourceRecord):
         context.update(
             citation=page.citation(entry.id),
             url=safe_url(record.url) if record.url else None,
@@ -195,7 +196,7 @@ def neighbourhood_data(
     nodes = [{"id": record_id, "label": site.titles[record_id], "kind": site.kinds[record_id], "x": 0.0, "y": 0.0}]
     nodes += [
         {"id": node, "label": site.titles[node], "kind": site.kinds[node], "href": page.href(node), "x": x, "y": y}
-        for node, (x, y) in zip(around, positions)
+        for node, (x, y) in zip(around, positions, strict=True)
     ]
     edges = []
     for node in chosen:
