@@ -24,7 +24,7 @@ Choices, and why:
   `records/flops/x.html`. Links then work from any static host and from the
   file system (no reliance on a server mapping `x/` to `x/index.html`), a
   record's URL is its id plus `.html`, and 10,000 records are 10,000 files,
-  not 10,000 folders. (Search still needs http: its worker fetches the
+  not 10,000 folders. (Search still needs http: pagefind fetches its
   index.)
 - Records stay out of the nav: Material renders the whole nav into every
   page, so a nav of N records makes the build O(N^2). The nav holds the home
@@ -52,6 +52,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from flopkb.search_index import index_site
 
 __all__ = [
     "DEFAULT_NAV",
@@ -103,8 +105,6 @@ THEME_FEATURES = [
     "navigation.sections",
     "navigation.top",
     "navigation.indexes",
-    "search.suggest",
-    "search.highlight",
     "content.code.copy",
     "toc.follow",
 ]
@@ -191,7 +191,8 @@ def mkdocs_config(
                  "toggle": {"icon": "material/weather-sunny", "name": "Switch to light mode"}},
             ],
         },
-        "plugins": [{"search": {"lang": "en"}}],
+        # No Material search (it sends every reader the whole index): pagefind's, see flopkb.search_index.
+        "plugins": [],
         "markdown_extensions": [dict(e) if isinstance(e, dict) else e for e in MARKDOWN_EXTENSIONS],
         "extra_css": list(EXTRA_CSS),
         "extra_javascript": list(EXTRA_JAVASCRIPT),
@@ -286,7 +287,7 @@ def build_site(
     install: bool = True,
     **config_kwargs: Any,
 ) -> BuildResult:
-    """Install assets, write mkdocs.yml, and build the site with mkdocs.
+    """Install assets, write mkdocs.yml, build the site with mkdocs, and index it for search.
 
     `config_file` defaults to `<parent of site_dir>/mkdocs.yml`. Other keyword
     arguments go to `mkdocs_config()` (site_name, nav, strict, site_url, ...).
@@ -312,6 +313,7 @@ def build_site(
         with _source_date_epoch(source_date_epoch):
             config = load_config(config_file=str(cfg_path))
             build(config)
+        index_site(site)
     finally:
         logger.removeHandler(handler)
     return BuildResult(site, cfg_path.resolve(), handler.messages, time.perf_counter() - start)
