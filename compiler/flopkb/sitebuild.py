@@ -53,6 +53,7 @@ from typing import Any
 
 import yaml
 
+from flopkb.notfound import relative_404
 from flopkb.search_index import index_site
 
 __all__ = [
@@ -313,6 +314,8 @@ def build_site(
         with _source_date_epoch(source_date_epoch):
             config = load_config(config_file=str(cfg_path))
             build(config)
+        if not cfg.get("site_url"):
+            relative_404(site)
         index_site(site)
     finally:
         logger.removeHandler(handler)
