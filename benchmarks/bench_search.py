@@ -98,7 +98,7 @@ def build_both(root: Path) -> tuple[Path, Path]:
     material_cfg = root / "build" / "material-mkdocs.yml"
     material_cfg.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(material_cfg)], check=True,
-                   stdout=subprocess.DEVNULL)
+                   env={**env, "NO_MKDOCS_2_WARNING": "1"}, stdout=subprocess.DEVNULL)
     return root / "build" / "site", root / "build" / "material-site"
 
 
