@@ -24,7 +24,7 @@ Choices, and why:
   `records/flops/x.html`. Links then work from any static host and from the
   file system (no reliance on a server mapping `x/` to `x/index.html`), a
   record's URL is its id plus `.html`, and 10,000 records are 10,000 files,
-  not 10,000 folders. (Search still needs http: its worker fetches the
+  not 10,000 folders. (Search still needs http: pagefind fetches its
   index.)
 - Records stay out of the nav: Material renders the whole nav into every
   page, so a nav of N records makes the build O(N^2). The nav holds the home
@@ -53,6 +53,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
+
+from flopkb.site.notfound import relative_404
+from flopkb.site.search import index_site
 
 if TYPE_CHECKING:
     from flopkb.site.partial import Reuse
@@ -108,8 +111,6 @@ THEME_FEATURES = [
     "navigation.sections",
     "navigation.top",
     "navigation.indexes",
-    "search.suggest",
-    "search.highlight",
     "content.code.copy",
     "toc.follow",
 ]
@@ -186,7 +187,8 @@ def mkdocs_config(
                     },
                 ],
             },
-            "plugins": [{"search": {"lang": "en"}}],
+            # No Material search (it sends every reader the whole index): pagefind's, see flopkb.site.search.
+            "plugins": [],
             "markdown_extensions": [dict(e) if isinstance(e, dict) else e for e in MARKDOWN_EXTENSIONS],
             "extra_css": list(EXTRA_CSS),
             "extra_javascript": list(EXTRA_JAVASCRIPT),
@@ -347,7 +349,7 @@ def build_site(
     template_cache: Path | None = None,
     **config_kwargs: Any,
 ) -> BuildResult:
-    """Install assets, write mkdocs.yml, and build the site with mkdocs.
+    """Install assets, write mkdocs.yml, build the site with mkdocs, and index it for search.
 
     `config_file` defaults to `<parent of site_dir>/mkdocs.yml`. Other keyword
     arguments go to `mkdocs_config()` (site_name, nav, strict, site_url, ...).
@@ -384,6 +386,9 @@ def build_site(
             config.plugins["flopkb/partial"] = partial
             build(config, dirty=reuse is not None)
             partial.link_previous(site)
+        if not cfg.get("site_url"):
+            relative_404(site)
+        index_site(site)
     finally:
         logger.removeHandler(handler)
     seconds = time.perf_counter() - start

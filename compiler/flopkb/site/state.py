@@ -80,11 +80,14 @@ def link_files(source: Path, target: Path, files: Iterable[str]) -> None:
         os.link(source / rel, dest)
 
 
-def link_missing(source: Path, target: Path, skip: set[str]) -> int:
-    """Hard-link every file of `source` that `target` lacks, except those in `skip`; return how many."""
+def link_missing(source: Path, target: Path, skip: set[str], skip_folders: frozenset[str] = frozenset()) -> int:
+    """Hard-link every file of `source` that `target` lacks, except those in `skip` and under the top-level
+    folders `skip_folders`; return how many."""
     missing: list[str] = []
-    for folder, _dirs, names in os.walk(source):
+    for folder, dirs, names in os.walk(source):
         rel_folder = os.path.relpath(folder, source)
+        if rel_folder == ".":
+            dirs[:] = [name for name in dirs if name not in skip_folders]
         prefix = "" if rel_folder == "." else rel_folder.replace(os.sep, "/") + "/"
         for name in names:
             rel = prefix + name
