@@ -1,4 +1,5 @@
-"""An incremental build is byte-identical to a full one, whatever the edits before it (a property test)."""
+"""An incremental build is byte-identical to a full one, whatever the edits before it (a property test); so is
+`flopkb serve`'s site once its search index, written in the background, has caught up."""
 
 from __future__ import annotations
 
@@ -6,12 +7,15 @@ import hashlib
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from flopkb.config import load_config
 from flopkb.pipeline.cache import FileCache
 from flopkb.site.publish import BuildOutcome, build
+from flopkb.site.search import BUNDLE
+from flopkb.site.serve import Server
 from kbfixture import write_kb
 
 EPOCH = 1_700_000_000
@@ -128,3 +132,32 @@ def test_an_unchanged_base_renders_and_converts_nothing(tmp_path: Path) -> None:
     assert edited.rendered < len(START)
     assert 1 <= edited.built < edited.pages
     assert "Still rests" in (root / "build/site/records/flops/f.html").read_text()
+
+
+def test_serve_shows_a_rebuild_before_its_search_index_and_then_is_the_full_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
+    root = write_kb(tmp_path / "kb", records(START))
+    server = Server(load_config(root), port=0)
+    site = server.site_dir
+    try:
+        assert server.rebuild()
+        server.search.wait(120)
+        assert not server.search.pending
+        first_index = tree(site / BUNDLE)
+        model = {record_id: dict(fields) for record_id, fields in START.items()}
+        apply(model, ("prose", "flops/f", "beta"))
+        (root / "records/flops/f.yaml").write_text(records(model)["records/flops/f.yaml"])
+        assert server.rebuild()
+        # The new page is there at once, with the previous index (whole) until the new one is written.
+        assert "beta" in (site / "records/flops/f.html").read_text()
+        assert server.search.pending and tree(site / BUNDLE) == first_index
+        server.search.wait(120)
+        assert not server.search.pending
+    finally:
+        server.stop()
+    fresh = write_kb(tmp_path / "fresh", records(model))
+    build_with_cache(fresh)
+    assert tree(site) == tree(fresh / "build" / "site")
+    assert tree(site / BUNDLE) != first_index

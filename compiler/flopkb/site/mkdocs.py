@@ -347,6 +347,7 @@ def build_site(
     install: bool = True,
     reuse: Reuse | None = None,
     template_cache: Path | None = None,
+    search: bool = True,
     **config_kwargs: Any,
 ) -> BuildResult:
     """Install assets, write mkdocs.yml, build the site with mkdocs, and index it for search.
@@ -360,6 +361,7 @@ def build_site(
     With `reuse` (an empty site_dir, and a previous site built under the same `mkdocs_base`), only
     the changed pages are built; the rest is linked from the previous site (`flopkb.site.partial`).
     With `template_cache`, the theme's templates are compiled once into that folder (`cache_theme_templates`).
+    Without `search`, the site is not indexed (`flopkb serve` indexes it after the swap, in the background).
     """
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -388,7 +390,8 @@ def build_site(
             partial.link_previous(site)
         if not cfg.get("site_url"):
             relative_404(site)
-        index_site(site)
+        if search:
+            index_site(site)
     finally:
         logger.removeHandler(handler)
     seconds = time.perf_counter() - start

@@ -45,6 +45,7 @@ from flopkb.report.codes import Severity
 from flopkb.site.mkdocs import SITE_ROOT, build_site, install_assets, mkdocs_base, mkdocs_config, write_config
 from flopkb.site.pages import file_digest
 from flopkb.site.partial import Reuse
+from flopkb.site.search import BUNDLE
 from flopkb.site.state import BuildState
 
 if TYPE_CHECKING:
@@ -148,10 +149,13 @@ def build(
     epoch: int | None = None,
     kb: KnowledgeBase | None = None,
     discard: Callable[[Path], None] = remove_folder,
+    search: bool = True,
 ) -> BuildOutcome:
     """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site.
 
-    The previous site and docs folder, once swapped out, go to `discard` (by default: deleted now)."""
+    The previous site and docs folder, once swapped out, go to `discard` (by default: deleted now).
+    Without `search`, the site is not indexed for search: it takes the previous site's index, which
+    the caller brings up to date after the swap (`flopkb serve`, `flopkb.site.serve.BackgroundIndex`)."""
     from flopkb.pipeline.stages import CHECK_STAGES
     from flopkb.site.render import render_docs
 
@@ -205,6 +209,7 @@ def build(
                 reuse=reuse,
                 template_cache=config.root / config.cache_dir / "templates",
                 nav=rendered.nav,
+                search=search,
                 **options,
             )
         finally:
@@ -212,6 +217,9 @@ def build(
         timings["mkdocs"] = time.perf_counter() - mark
         mark = time.perf_counter()
         state_file.unlink(missing_ok=True)
+        if not search and (site / BUNDLE).is_dir():
+            # Moved, not linked (one rename, not one link per page): the old site is discarded after the swap.
+            os.rename(site / BUNDLE, work / "site" / BUNDLE)
         olds = [swap_in(work / "site", site), swap_in(work / "docs", kept_docs)]
         write_config(mkdocs_config(docs_dir=kept_docs, site_dir=site, nav=rendered.nav, **options), kept_config)
         BuildState(rendered.base, result.base, rendered.records, docs).save(state_file)

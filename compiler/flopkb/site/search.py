@@ -28,7 +28,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-__all__ = ["BUNDLE", "EXCLUDE_SELECTORS", "SearchIndexError", "index_site", "pagefind_executable"]
+__all__ = ["BUNDLE", "EXCLUDE_SELECTORS", "SearchIndexError", "index_command", "index_site", "pagefind_executable"]
 
 #: The folder of the index and its UI, inside the site.
 BUNDLE = "pagefind"
@@ -56,21 +56,25 @@ def pagefind_executable() -> Path:
     return found
 
 
-def index_site(site_dir: str | Path, *, language: str = "en") -> None:
-    """Index the built site in `site_dir` into `<site_dir>/pagefind/`."""
-    command = [
+def index_command(site_dir: str | Path, output: str | Path | None = None, *, language: str = "en") -> list[str]:
+    """The pagefind command that indexes `site_dir` into `output` (default: `<site_dir>/pagefind/`)."""
+    where = ["--output-path", str(Path(output).resolve())] if output is not None else ["--output-subdir", BUNDLE]
+    return [
         str(pagefind_executable()),
         "--site",
         str(Path(site_dir).resolve()),
-        "--output-subdir",
-        BUNDLE,
+        *where,
         "--keep-index-url",
         "--force-language",
         language,
         "--exclude-selectors",
         ", ".join(EXCLUDE_SELECTORS),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+
+
+def index_site(site_dir: str | Path, *, language: str = "en") -> None:
+    """Index the built site in `site_dir` into `<site_dir>/pagefind/`."""
+    done = subprocess.run(index_command(site_dir, language=language), capture_output=True, text=True, check=False)
     if done.returncode != 0:
         output = (done.stdout + done.stderr).strip()
         raise SearchIndexError(f"pagefind failed (exit status {done.returncode}): {output}")
