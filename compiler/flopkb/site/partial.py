@@ -64,7 +64,7 @@ class PartialBuild(BasePlugin):  # type: ignore[type-arg]
         changed = self.reuse.changed
         for file in files:
             if file.src_uri not in changed:
-                file.is_modified = _unmodified  # type: ignore[method-assign]
+                file.is_modified = _unmodified
         return files
 
     def on_page_context(self, context: Any, *, page: Page, config: MkDocsConfig, nav: Any) -> Any:
