@@ -137,27 +137,38 @@ def test_an_unchanged_base_renders_and_converts_nothing(tmp_path: Path) -> None:
 def test_serve_shows_a_rebuild_before_its_search_index_and_then_is_the_full_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Serve's rebuilds change the site in place and index it after; then it is what a full build writes."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
-    root = write_kb(tmp_path / "kb", records(START))
+    model = {record_id: dict(fields) for record_id, fields in START.items()}
+    root = write_kb(tmp_path / "kb", records(model))
     server = Server(load_config(root), port=0)
     site = server.site_dir
     try:
         assert server.rebuild()
         server.search.wait(120)
         assert not server.search.pending
-        first_index = tree(site / BUNDLE)
-        model = {record_id: dict(fields) for record_id, fields in START.items()}
-        apply(model, ("prose", "flops/f", "beta"))
-        (root / "records/flops/f.yaml").write_text(records(model)["records/flops/f.yaml"])
-        assert server.rebuild()
-        # The new page is there at once, with the previous index (whole) until the new one is written.
+        folder = site.stat().st_ino
+        for edit in [("prose", "flops/f", "beta"), ("title", "hw/a1", "Renamed"), ("add", "facts/n1", "[[flops/f]]")]:
+            index = tree(site / BUNDLE)
+            before = records(model)
+            apply(model, edit)
+            for rel, text in records(model).items():
+                if before.get(rel) != text:
+                    (root / rel).write_text(text)
+            assert server.rebuild()
+            # The new pages are there at once, with the previous index (whole) until the new one is written.
+            assert server.search.pending and tree(site / BUNDLE) == index
+            server.search.wait(120)
+            assert not server.search.pending and tree(site / BUNDLE) != index
         assert "beta" in (site / "records/flops/f.html").read_text()
-        assert server.search.pending and tree(site / BUNDLE) == first_index
+        assert site.stat().st_ino == folder  # changed in place, not swapped
+        (root / "records/facts/n1.yaml").unlink()
+        apply(model, ("remove", "facts/n1", ""))
+        assert server.rebuild()
         server.search.wait(120)
-        assert not server.search.pending
     finally:
         server.stop()
     fresh = write_kb(tmp_path / "fresh", records(model))
     build_with_cache(fresh)
     assert tree(site) == tree(fresh / "build" / "site")
-    assert tree(site / BUNDLE) != first_index
+    assert tree(root / "build" / "site-docs") == tree(fresh / "build" / "site-docs")

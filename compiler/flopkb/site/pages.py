@@ -230,11 +230,13 @@ class Site:
         self.env = env
         self.resolver = Resolver.of(kb)
         self.config = kb.config
+        # From the entries' summaries: the models of unchanged records stay unloaded (`Entry.deferred`).
+        summaries = {record_id: entry.summary for record_id, entry in kb.entries.items()}
         self.entries: dict[str, Entry] = {
-            record_id: entry for record_id, entry in kb.entries.items() if entry.record is not None
+            record_id: kb.entries[record_id] for record_id, summary in summaries.items() if summary.kind is not None
         }
-        self.titles = {record_id: entry.record.display_title for record_id, entry in self.entries.items()}  # type: ignore[union-attr]
-        self.kinds = {record_id: entry.record.kind for record_id, entry in self.entries.items()}  # type: ignore[union-attr]
+        self.titles = {record_id: str(summaries[record_id].title) for record_id in self.entries}
+        self.kinds = {record_id: str(summaries[record_id].kind) for record_id in self.entries}
         self.vocabulary = kb.vocabulary
         self.graph = kb.graph.graph if kb.graph is not None else None
         self.result = RenderResult(self.docs_dir)

@@ -39,6 +39,8 @@ class Reuse:
     """Files of the docs folder (relative paths) that are new or whose bytes changed."""
     removed: frozenset[str]
     """Files of the previous docs folder that are gone."""
+    link: bool = True
+    """Hard-link the files not built from the previous site (False: the caller moves the built ones into it)."""
 
 
 def output_of(rel: str) -> str:
@@ -50,7 +52,7 @@ def _unmodified() -> bool:
     return False
 
 
-class PartialBuild(BasePlugin):  # type: ignore[type-arg]
+class PartialBuild(BasePlugin):
     """Builds the changed pages only, with a `reuse`; without, it only counts the pages built."""
 
     def __init__(self, reuse: Reuse | None) -> None:
@@ -64,7 +66,7 @@ class PartialBuild(BasePlugin):  # type: ignore[type-arg]
         changed = self.reuse.changed
         for file in files:
             if file.src_uri not in changed:
-                file.is_modified = _unmodified
+                file.is_modified = _unmodified  # type: ignore[method-assign]
         return files
 
     def on_page_context(self, context: Any, *, page: Page, config: MkDocsConfig, nav: Any) -> Any:
@@ -73,7 +75,7 @@ class PartialBuild(BasePlugin):  # type: ignore[type-arg]
 
     def link_previous(self, site_dir: Path) -> int:
         """Hard-link into `site_dir` what this build did not write (after mkdocs' build)."""
-        if self.reuse is None:
+        if self.reuse is None or not self.reuse.link:
             return 0
         # The search index is written whole by every build (`flopkb.site.search`), never linked.
         return link_missing(

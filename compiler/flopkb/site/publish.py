@@ -31,6 +31,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,9 +45,9 @@ from flopkb.pipeline.compile import (
 from flopkb.report.codes import Severity
 from flopkb.site.mkdocs import SITE_ROOT, build_site, install_assets, mkdocs_base, mkdocs_config, write_config
 from flopkb.site.pages import file_digest
-from flopkb.site.partial import Reuse
+from flopkb.site.partial import Reuse, output_of
 from flopkb.site.search import BUNDLE
-from flopkb.site.state import BuildState
+from flopkb.site.state import BuildState, link_files, move_files, walk_files
 
 if TYPE_CHECKING:
     from flopkb.config import Config
@@ -150,12 +151,16 @@ def build(
     kb: KnowledgeBase | None = None,
     discard: Callable[[Path], None] = remove_folder,
     search: bool = True,
+    update: AbstractContextManager[Any] | None = None,
 ) -> BuildOutcome:
     """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site.
 
     The previous site and docs folder, once swapped out, go to `discard` (by default: deleted now).
     Without `search`, the site is not indexed for search: it takes the previous site's index, which
-    the caller brings up to date after the swap (`flopkb serve`, `flopkb.site.serve.BackgroundIndex`)."""
+    the caller brings up to date after the swap (`flopkb serve`, `flopkb.site.serve.BackgroundIndex`).
+    With `update` (a lock that the caller's readers take too), a build with a usable previous state changes the
+    site and docs folders in place instead: only the changed files are moved in, one by one, holding the lock
+    (`flopkb serve`, which serves every page under that lock; see the module)."""
     from flopkb.pipeline.stages import CHECK_STAGES
     from flopkb.site.render import render_docs
 
@@ -182,12 +187,16 @@ def build(
     try:
         mark = time.perf_counter()
         rendered = render_docs(
-            kb, work / "docs", site_root=site_root, previous=previous, previous_docs=kept_docs if previous else None
+            kb,
+            work / "docs",
+            site_root=site_root,
+            previous=previous,
+            previous_docs=kept_docs if previous else None,
+            link_kept=update is None,
         )
         docs = rendered.digests
-        docs.update(
-            (rel, file_digest((work / "docs" / rel).read_bytes())) for rel in install_assets(work / "docs", site_root)
-        )
+        assets = install_assets(work / "docs", site_root)
+        docs.update((rel, file_digest((work / "docs" / rel).read_bytes())) for rel in assets)
         timings["render"] = time.perf_counter() - mark
         mark = time.perf_counter()
         when = source_date_epoch(config) if epoch is None else epoch
@@ -195,13 +204,23 @@ def build(
         reuse = None
         if previous is not None and previous.mkdocs_base == mkdocs_base(cfg, when):
             changed = frozenset(rel for rel, digest in docs.items() if previous.docs.get(rel) != digest)
-            reuse = Reuse(site, changed, frozenset(previous.docs.keys() - docs.keys()))
+            reuse = Reuse(site, changed, frozenset(previous.docs.keys() - docs.keys()), link=update is None)
+        in_place = update is not None and reuse is not None and not search
+        docs_dir = kept_docs if in_place else work / "docs"
+        if in_place:
+            assert reuse is not None
+            state_file.unlink(missing_ok=True)
+            for rel in reuse.removed:
+                (kept_docs / rel).unlink(missing_ok=True)
+            move_files(work / "docs", kept_docs, reuse.changed)
+        elif update is not None and previous is not None:
+            link_files(kept_docs, work / "docs", docs.keys() - set(rendered.written) - set(assets))
         # The compiled base stays in memory while mkdocs runs: keep the cyclic
         # collector from scanning it again and again (it holds no garbage).
         gc.freeze()
         try:
             result = build_site(
-                work / "docs",
+                docs_dir,
                 work / "site",
                 config_file=work / "mkdocs.yml",
                 source_date_epoch=when,
@@ -217,10 +236,18 @@ def build(
         timings["mkdocs"] = time.perf_counter() - mark
         mark = time.perf_counter()
         state_file.unlink(missing_ok=True)
-        if not search and (site / BUNDLE).is_dir():
-            # Moved, not linked (one rename, not one link per page): the old site is discarded after the swap.
-            os.rename(site / BUNDLE, work / "site" / BUNDLE)
-        olds = [swap_in(work / "site", site), swap_in(work / "docs", kept_docs)]
+        olds: list[Path | None] = []
+        if in_place:
+            assert update is not None and reuse is not None
+            with update:
+                for rel in reuse.removed:
+                    (site / output_of(rel)).unlink(missing_ok=True)
+                move_files(work / "site", site, walk_files(work / "site"))
+        else:
+            if not search and (site / BUNDLE).is_dir():
+                # Moved, not linked (one rename, not one link per page): the old site is discarded after the swap.
+                os.rename(site / BUNDLE, work / "site" / BUNDLE)
+            olds = [swap_in(work / "site", site), swap_in(work / "docs", kept_docs)]
         write_config(mkdocs_config(docs_dir=kept_docs, site_dir=site, nav=rendered.nav, **options), kept_config)
         BuildState(rendered.base, result.base, rendered.records, docs).save(state_file)
         for old in olds:

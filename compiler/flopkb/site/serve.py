@@ -1,8 +1,13 @@
 """`flopkb serve`: build the site, serve it on 127.0.0.1, rebuild on every change, and reload the readers' pages.
 
 - The site is built as `flopkb build` builds it (same checks, same refusal on
-  errors, same atomic swap into `build/site/`), then served from there by a
-  small threaded HTTP server bound to 127.0.0.1 only.
+  errors, same pages into `build/site/`), then served from there by a
+  small threaded HTTP server bound to 127.0.0.1 only. The first build swaps
+  its site in whole; a rebuild with the previous build's state changes the
+  site in place (`build(..., update=lock)`): it builds the changed pages
+  beside it and moves them in, holding a lock that every page read takes,
+  so that a reader never gets a page of a half-moved rebuild, and no
+  rebuild hard-links or deletes 10,000 unchanged files.
 - `watchfiles` watches the base's `records/` and `schema/` folders and the
   presentation folder (`site/`: templates, assets, overrides). A batch of
   changes triggers one rebuild, in this process (warm imports and the load
@@ -164,7 +169,7 @@ class _State:
             return {"version": self.version, "state": self.state, "message": self.message}
 
 
-def _handler(site_dir: Path, state: _State) -> type[http.server.SimpleHTTPRequestHandler]:
+def _handler(site_dir: Path, state: _State, pages: threading.Lock) -> type[http.server.SimpleHTTPRequestHandler]:
     class Handler(http.server.SimpleHTTPRequestHandler):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, directory=str(site_dir), **kwargs)
@@ -191,7 +196,8 @@ def _handler(site_dir: Path, state: _State) -> type[http.server.SimpleHTTPReques
                 target = target / "index.html"
             if target.suffix == ".html" and target.is_file():
                 try:
-                    page = target.read_bytes()
+                    with pages:  # never half of a rebuild's pages (`build(..., update=pages)`)
+                        page = target.read_bytes()
                 except OSError:
                     self.send_error(404)
                     return
@@ -246,6 +252,8 @@ class Server:
         self._httpd: http.server.ThreadingHTTPServer | None = None
         self._threads: list[threading.Thread] = []
         self._build_lock = threading.Lock()
+        self._pages = threading.Lock()
+        """Held while a rebuild moves its pages into the site, and while a page is read to be sent."""
         self._watching = threading.Event()
         self.search = BackgroundIndex(self._say)
 
@@ -264,7 +272,13 @@ class Server:
             start = time.perf_counter()
             self.search.cancel()
             try:
-                outcome = build(self.config, load=self.cache or load_entries, discard=_discard_later, search=False)
+                outcome = build(
+                    self.config,
+                    load=self.cache or load_entries,
+                    discard=_discard_later,
+                    search=False,
+                    update=self._pages,
+                )
             except Exception as error:
                 message = f"the build failed: {type(error).__name__}: {error}"
                 self.state.set("failed", message)
@@ -326,7 +340,8 @@ class Server:
         while that build runs is missed: it triggers the next one.
         """
         try:
-            self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), _handler(self.site_dir, self.state))
+            handler = _handler(self.site_dir, self.state, self._pages)
+            self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), handler)
         except OSError as error:
             raise ServeError(
                 f"cannot listen on 127.0.0.1:{self.port}: {error.strerror}; pass another --port"
