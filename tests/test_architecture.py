@@ -4,7 +4,6 @@ import ast
 from pathlib import Path
 
 import networkx as nx
-import pytest
 
 from repo import REPO
 
@@ -57,7 +56,6 @@ def test_import_graph_sees_imports_inside_functions(tmp_path):
     }
 
 
-@pytest.mark.xfail(reason="formulas.stage and links.wikilinks are being split", strict=False)
 def test_no_module_over_500_non_blank_lines():
     sizes = {
         module_name(path): sum(1 for line in path.read_text().splitlines() if line.strip())

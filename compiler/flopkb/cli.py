@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,6 +13,7 @@ import click
 from flopkb.config import Config, ConfigError, load_config
 
 if TYPE_CHECKING:
+    from flopkb.report.diagnostics import Diagnostic
     from flopkb.report.reporters import Summary
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -80,7 +82,7 @@ def main() -> None:
 
 @main.command()
 @root_option
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @format_option
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
 @no_cache_option
@@ -94,7 +96,7 @@ def check(
     from flopkb.pipeline.cache import FileCache
     from flopkb.pipeline.compile import compile_knowledge_base, load_entries
     from flopkb.pipeline.stages import CHECK_STAGES
-    from flopkb.report.diagnostics import Diagnostic
+    from flopkb.report.diagnostics import INTERNAL_ERROR
     from flopkb.report.reporters import Summary, report, resolve_color, resolve_format
 
     config = open_config(root)
@@ -105,7 +107,7 @@ def check(
 
     def run() -> tuple[list[Diagnostic], Summary]:
         kb = compile_knowledge_base(config, CHECK_STAGES, cache or load_entries)
-        shown = [d for d in kb.diagnostics if in_paths(d.path, filters)]
+        shown = [d for d in kb.diagnostics if in_paths(d.path, filters) or d.code == INTERNAL_ERROR]
         return shown, Summary.of(shown, records=len(kb.entries))
 
     if watch_mode:
@@ -130,11 +132,19 @@ def check(
     )
     if cache is not None:
         cache.save()
-    sys.exit(exit_status(summary, strict))
+    sys.exit(exit_status(shown, strict))
 
 
-def exit_status(summary: Summary, strict: bool) -> int:
-    return EXIT_PROBLEMS if summary.errors or (strict and summary.warnings) else EXIT_OK
+def exit_status(diagnostics: Iterable[Diagnostic], strict: bool) -> int:
+    """2 when flopkb failed (an `internal-error`), 1 for errors (and warnings, when strict), else 0."""
+    from flopkb.report.diagnostics import INTERNAL_ERROR, Severity
+
+    severities = set()
+    for diagnostic in diagnostics:
+        if diagnostic.code == INTERNAL_ERROR:
+            return EXIT_USAGE
+        severities.add(diagnostic.severity)
+    return EXIT_PROBLEMS if Severity.ERROR in severities or (strict and severities) else EXIT_OK
 
 
 @main.command()
@@ -260,7 +270,8 @@ def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
 
     config = open_config(root)
     filters = relative_filters(config, paths)
-    outcomes = [format_file(config.root, rel) for rel in record_files(config) if in_paths(rel, filters)]
+    files, unlisted = record_files(config)
+    outcomes = [format_file(config.root, rel) for rel in files if in_paths(rel, filters)]
     changed = [outcome for outcome in outcomes if outcome.changed]
     for outcome in changed:
         if not check_only:
@@ -269,7 +280,8 @@ def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
     for outcome in outcomes:
         if outcome.refusal:
             click.echo(f"left as it is: {outcome.path}: {outcome.refusal}")
-    problems = [problem for outcome in outcomes for problem in outcome.problems]
+    problems = [problem for problem in unlisted if in_paths(problem.path, filters)]
+    problems += [problem for outcome in outcomes for problem in outcome.problems]
     if problems:
         report(problems, Summary.of(problems, records=len(outcomes)), "text", sys.stdout)
     verb = "would be reformatted" if check_only else "reformatted"
@@ -350,7 +362,7 @@ def build(root: str | None, output_format: str, strict: bool, no_cache: bool) ->
     if outcome.refused:
         problems = "errors" if summary.errors else "warnings (--strict)"
         click.echo(f"flopkb build: the knowledge base has {problems}; no site was written", file=sys.stderr)
-        sys.exit(EXIT_PROBLEMS)
+        sys.exit(exit_status(diagnostics, strict) or EXIT_PROBLEMS)
     for warning in outcome.warnings:
         click.echo(f"mkdocs: {warning}", file=sys.stderr)
     shown = os.path.relpath(outcome.site_dir, Path.cwd()) if outcome.site_dir else ""

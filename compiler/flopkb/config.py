@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flopkb.report.codes import CODES, Severity
+from flopkb.report.diagnostics import INTERNAL_ERROR
 from flopkb.report.hints import did_you_mean
 
 SEVERITY_OFF = "off"
@@ -91,6 +92,8 @@ def _severities(table: object) -> dict[str, str]:
     for code, level in table.items():
         if code not in CODES:
             raise ConfigError(f"[tool.flopkb.severity] names no code '{code}'" + _hint(code, list(CODES)))
+        if code == INTERNAL_ERROR:
+            raise ConfigError(f"[tool.flopkb.severity] cannot set {code}: it reports a bug in flopkb, not a finding")
         if level not in ("error", "warning", SEVERITY_OFF):
             raise ConfigError(f'[tool.flopkb.severity] {code} must be "error", "warning" or "off", not {level!r}')
     return dict(table)

@@ -55,7 +55,7 @@ def fmt(root: Path, *args: str) -> Result:
 
 
 def project_records() -> list[str]:
-    return record_files(load_config(REPO))
+    return record_files(load_config(REPO))[0]
 
 
 def test_the_projects_records_are_already_canonical() -> None:

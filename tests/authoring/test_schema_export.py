@@ -104,7 +104,7 @@ def compiler_data(path: Path) -> dict[str, Any]:
 
 def test_the_schemas_accept_every_record_of_the_project(generated: dict[str, dict[str, Any]]) -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    files = record_files(load_config(REPO))
+    files = record_files(load_config(REPO))[0]
     assert files, "the project has records"
     for rel in files:
         data = compiler_data(REPO / rel)

@@ -70,9 +70,10 @@ def test_a_link_to_itself_does_not_save_a_record_from_orphanhood(tmp_path: Path)
 
 
 def test_links_from_a_file_that_failed_validation_still_count(tmp_path: Path) -> None:
-    broken = "id: facts/c\nkind: fact\nstatement: See [[facts/b]].\nbogus: 1\n"
+    broken = "id: facts/c\nkind: fact\nnotes: See [[facts/b]].\n"  # a fact needs its statement
     kb = compile_kb(write_kb(tmp_path, {"records/facts/b.yaml": FACT, "records/facts/c.yaml": broken}))
-    assert [c for c in located(kb)] == [("unknown-field", "records/facts/c.yaml", 4, 1)]
+    assert kb.entries["facts/c"].record is None
+    assert [c for c in located(kb)] == [("missing-field", "records/facts/c.yaml", 1, 1)]
     assert kb.graph is not None and kb.graph.backlinks("facts/b") == [("facts/c", ("prose",))]
 
 

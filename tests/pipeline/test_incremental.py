@@ -213,7 +213,10 @@ def view(kb: KnowledgeBase) -> dict[str, Any]:
                         (e.hardware, e.point and tuple((name, str(value)) for name, value in e.point), e.value)
                         for e in result.evaluations
                     ],
-                    [(c.index, c.hardware, c.stated, c.computed, c.status, c.reason, c.measurement) for c in result.claims],
+                    [
+                        (c.index, c.hardware, c.stated, c.computed, c.status, c.reason, c.measurement)
+                        for c in result.claims
+                    ],
                     result.problems,
                     result.figures,
                 )
@@ -411,11 +414,17 @@ def test_a_file_changed_during_the_run_has_no_stale_text(tmp_path: Path) -> None
     shutil.rmtree(root / "build")
 
 
-def test_the_parallel_parse_equals_the_serial_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_the_parallel_parse_equals_the_serial_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str) -> None:
+    import multiprocessing
+
     import flopkb.pipeline.compile
 
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} here")
     root = write_kb(tmp_path / "kb", initial(random.Random(7)))
     serial = view(cold(root))
+    monkeypatch.setattr(flopkb.pipeline.compile, "start_method", lambda: method)
     monkeypatch.setattr(flopkb.pipeline.compile, "PARALLEL_FROM_FILES", 1)
     monkeypatch.setattr(flopkb.pipeline.compile.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(flopkb.pipeline.compile, "idle_cores", lambda: 2.0)
@@ -435,6 +444,16 @@ def test_the_parse_is_serial_when_no_core_is_idle(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(flopkb.pipeline.compile, "idle_cores", lambda: 0.1)
     monkeypatch.setattr(multiprocessing, "get_context", lambda *_: pytest.fail("a pool was started"))
     assert view(cold(root)) == view(warm(root))
+
+
+def test_workers_start_as_the_platform_starts_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
+
+    import flopkb.pipeline.compile
+
+    assert flopkb.pipeline.compile.start_method() == multiprocessing.get_context().get_start_method()
+    monkeypatch.setattr(multiprocessing, "get_start_method", lambda allow_none=False: "spawn")
+    assert flopkb.pipeline.compile.start_method() == "spawn"
 
 
 def test_idle_cores_is_unknown_over_a_short_window_and_measured_over_a_longer_one() -> None:

@@ -48,9 +48,10 @@ from ruamel.yaml.scalarstring import (
 
 from flopkb.atomic import write_atomically
 from flopkb.authoring.comments import Comments, attach, comment_texts, detach
+from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.models import MODELS, RefTo, field_order, is_url
-from flopkb.load.source import decode, parse
-from flopkb.report.diagnostics import Diagnostic
+from flopkb.load.source import compose, decode, parse
+from flopkb.report.diagnostics import Diagnostic, make
 
 FLOW_WIDTH = 100
 """A list of ids goes on one line (`key: [a, b]`) when that line fits in this many columns."""
@@ -83,7 +84,10 @@ class _Unsafe(Exception):
 
 def format_file(root: Path, rel: str) -> Outcome:
     """Format the record at `root/rel` in memory."""
-    raw = (root / rel).read_bytes()
+    try:
+        raw = read_bytes(f"{root}/{rel}")
+    except Unreadable as problem:
+        return Outcome(rel, "", None, [make("not-a-record", rel, 1, 1, str(problem))])
     text = decode(raw, rel)
     original = raw.decode("utf-8", errors="replace")
     if isinstance(text, Diagnostic):
@@ -135,7 +139,7 @@ def _round_trip() -> YAML:
 
 
 def _compose(text: str) -> yaml.Node:
-    root = yaml.compose(text, Loader=yaml.CSafeLoader)
+    root = compose(text)
     if root is None:  # only an empty stream has no node, and the texts given here hold a record
         raise _Unsafe("the text holds no YAML document")
     return root

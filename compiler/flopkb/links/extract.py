@@ -27,8 +27,9 @@ from typing import Any, NamedTuple, Union
 
 from pydantic import BaseModel
 
-from flopkb.links.wikilinks import LineIndex, find_wikilinks, source_position
+from flopkb.links.wikilinks import find_wikilinks
 from flopkb.load.models import MODELS, Formula, Markdown, RefTo
+from flopkb.load.positions import LINK_START
 from flopkb.load.source import Path, Source
 
 PROSE = "prose"
@@ -89,9 +90,9 @@ class Link(NamedTuple):
     def position(self) -> tuple[int, int]:
         """1-based (line, column) in the file: of the `[[` for prose, of the scalar for a ref. Computed on each call."""
         source = self.source
-        span = source.span(self.field) if self.offset >= 0 else None
-        if span is not None:
-            return source_position(line_index(source), span.start, span.end, span.style, self.value, self.offset)
+        scalar = source.scalar_map(self.field, self.value, LINK_START) if self.offset >= 0 else None
+        if scalar is not None:
+            return scalar.position(self.offset)
         return source.position(self.field)
 
     @property
@@ -123,22 +124,6 @@ class Link(NamedTuple):
             f"Link({self.record!r} -> {self.target!r}, origin={self.origin!r}, field={self.field!r}, "
             f"resolved={self.resolved!r})"
         )
-
-
-_LINE_INDEXES: dict[int, tuple[Source, LineIndex]] = {}
-
-
-def line_index(source: Source) -> LineIndex:
-    """The line index of a source's text, kept for the few most recently located files."""
-    key = id(source)
-    cached = _LINE_INDEXES.get(key)
-    if cached is not None and cached[0] is source:
-        return cached[1]
-    if len(_LINE_INDEXES) > 64:
-        _LINE_INDEXES.clear()
-    index = LineIndex(source.text)
-    _LINE_INDEXES[key] = (source, index)
-    return index
 
 
 _new_link = tuple.__new__

@@ -41,6 +41,7 @@ from flopkb.load.source import Source
 from flopkb.pipeline.compile import compile_knowledge_base
 
 _BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+"""Where YAML ends a line (for edits that follow the YAML structure; positions come from `Source.lines`)."""
 _SPACE = " \t\r\n"
 
 
@@ -208,15 +209,6 @@ def _new_target(link: Link, old: str, new: str, after: Resolver) -> str | None:
 # Text edits at exact positions
 
 
-def _line_starts(text: str) -> list[int]:
-    return [0, *(match.end() for match in _BREAK.finditer(text))]
-
-
-def _index(text: str, line: int, column: int, starts: list[int] | None = None) -> int:
-    starts = starts if starts is not None else _line_starts(text)
-    return starts[line - 1] + column - 1
-
-
 def _where(link: Link) -> str:
     line, column = link.position
     return f"{link.source.path}:{line}:{column}"
@@ -231,7 +223,7 @@ def _target_edit(link: Link, replacement: str) -> tuple[int, int, str]:
         raise MoveError(f"{_where(link)}: cannot find the text of {link.text} in the file")
     if link.is_prose:
         line, column = link.position
-        start = _index(text, line, column)
+        start = source.lines.offset(line, column)
         if text[start : start + 2] != "[[":
             raise MoveError(f"{_where(link)}: cannot find the text of {link.text} in the file")
         start += 2
@@ -264,10 +256,9 @@ def _alias_edit(source: Source, old: str) -> tuple[int, int, str]:
     text = source.text
     newline = "\r\n" if "\r\n" in text else "\n"
     item = old if _plain_safe(old) else _double_quoted(old)
-    starts = _line_starts(text)
     aliases = source.data.get("aliases")
     if isinstance(aliases, list):
-        where = _index(text, *source.position(("aliases",)), starts)
+        where = source.lines.offset(*source.position(("aliases",)))
         if text[where : where + 1] == "[":
             if not aliases:
                 return where + 1, where + 1, item

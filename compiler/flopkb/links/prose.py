@@ -312,7 +312,7 @@ def _shortcut_before_wikilink(rule: InlineRule) -> InlineRule:
 
 
 def _render_wikilink(self: Any, tokens: Sequence[Token], index: int, options: Any, env: dict[str, Any]) -> str:
-    return env["wikilink"](tokens[index].meta["link"])  # type: ignore[no-any-return]
+    return env["wikilink"](tokens[index].meta["link"])
 
 
 @lru_cache(maxsize=1)

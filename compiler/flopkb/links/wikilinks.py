@@ -57,31 +57,20 @@ found, and markdown-it only when block structure can matter:
 The equivalence of every fast path with markdown-it's own rendering is
 checked by a property test (tests/test_wikilinks.py).
 
-Source positions
-----------------
-:class:`LineIndex` turns a YAML mark index into a 1-based (line, column) and
-:func:`source_position` finds the line/column of a link's ``[[`` inside the
-YAML scalar it came from.  Mark indexes are taken as libyaml
-(``yaml.CSafeLoader``) reports them: in code points, a ``\\r\\n`` counting as
-two, and a leading byte-order mark **not** counted (index 0 is the character
-after the BOM).  The pure-Python ``yaml.SafeLoader`` does count the BOM; pass
-``bom_in_index=True`` for its marks.  Line and column are the same under both
-loaders (the BOM occupies no column).
+Positions of links in their files are found by `flopkb.load.positions`.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = [
-    "LineIndex",
     "WikiLink",
     "find_wikilinks",
     "replace_wikilinks",
-    "source_position",
 ]
 
 
@@ -576,100 +565,3 @@ def replace_wikilinks(markdown: str, render: Callable[[WikiLink], str]) -> str:
         pos = link.end
     parts.append(markdown[pos:])
     return "".join(parts)
-
-
-# --------------------------------------------------------------------------
-# Source positions
-
-# Line breaks as YAML (PyYAML and libyaml) count them for marks.
-_YAML_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
-_BOM = "\ufeff"
-
-
-class LineIndex:
-    """Map YAML mark indexes in a file's text to 1-based (line, column).
-
-    ``bom_in_index=False`` (default) matches libyaml / ``yaml.CSafeLoader``,
-    whose mark index does not count a leading BOM; ``True`` matches the
-    pure-Python loader, which does.  Columns count code points; the BOM
-    occupies no column.  ``.text`` is the text that indexes refer to (the
-    BOM removed when it is not counted), so ``index.text[mark.index]`` is
-    the character at a mark.
-    """
-
-    __slots__ = ("_skip", "_starts", "text")
-
-    def __init__(self, text: str, *, bom_in_index: bool = False) -> None:
-        has_bom = text.startswith(_BOM)
-        self.text = text[1:] if has_bom and not bom_in_index else text
-        # With the BOM counted in the index, index 0 is the BOM and the first
-        # visible character (index 1) is still column 1.
-        self._skip = 1 if has_bom and bom_in_index else 0
-        self._starts: list[int] | None = None
-
-    def position(self, index: int) -> tuple[int, int]:
-        starts = self._starts
-        if starts is None:
-            starts = [self._skip]
-            starts.extend(m.end() for m in _YAML_BREAK.finditer(self.text))
-            self._starts = starts
-        line = bisect_right(starts, index)
-        if line == 0:  # the BOM itself
-            return 1, 1
-        return line, index - starts[line - 1] + 1
-
-
-def _occurrences(s: str, start: int = 0, end: int | None = None) -> list[int]:
-    """Positions of "[[" in ``s[start:end]``, overlapping ones included."""
-    if end is None:
-        end = len(s)
-    out = []
-    find = s.find
-    i = find("[[", start, end)
-    while i >= 0:
-        out.append(i)
-        i = find("[[", i + 1, end)
-    return out
-
-
-def source_position(
-    text: str | LineIndex,
-    start: int,
-    end: int,
-    style: str | None,
-    value: str,
-    offset: int,
-    *,
-    bom_in_index: bool = False,
-) -> tuple[int, int]:
-    """1-based (line, column) in the file of the ``[[`` at ``value[offset]``.
-
-    ``text`` is the file's text (or a :class:`LineIndex` of it, to reuse across
-    calls); ``start``/``end`` are the scalar node's ``start_mark.index`` and
-    ``end_mark.index``; ``style`` its style (None, ``'``, ``"``, ``|``, ``>``);
-    ``value`` its value.  The k-th ``[[`` of the value is the k-th ``[[`` of
-    the scalar's source (YAML folding only joins lines with a space or a
-    newline, so it can neither create nor hide a ``[[``), after skipping a
-    block scalar's header line (which may carry a comment) and aligning from
-    the end (so a tag or anchor before the scalar does not shift the count).
-    Escapes in a double-quoted scalar (``\\x5b``, an escaped line break) can
-    create a ``[[`` with no counterpart in the source: then the scalar's start
-    is returned.
-    """
-    index = text if isinstance(text, LineIndex) else LineIndex(text, bom_in_index=bom_in_index)
-    src = index.text
-    search_from = start
-    if style in ("|", ">"):
-        m = _YAML_BREAK.search(src, start, end)
-        if m is not None:
-            search_from = m.end()
-    in_source = _occurrences(src, search_from, end)
-    in_value = _occurrences(value)
-    k = bisect_left(in_value, offset)
-    if k >= len(in_value) or in_value[k] != offset:
-        # offset does not point at a "[[" of the value: best effort.
-        return index.position(start)
-    extra = len(in_source) - len(in_value)
-    if extra < 0:
-        return index.position(start)
-    return index.position(in_source[extra + k])

@@ -112,6 +112,8 @@ Text = Annotated[str, MARKDOWN]
 Category = Annotated[str, _term("categories")]
 ParameterTerm = Annotated[str, _term("parameters")]
 Basis = Annotated[str, _term("basis")]
+
+
 def _anchored(value: str) -> str:
     target, _, anchor = _target(value).partition("#")
     if not target or not FORMULA_ID.fullmatch(anchor):

@@ -8,20 +8,28 @@ the positions of keys and values are kept beside them, keyed by path.
 ruamel.yaml's round-trip mode is used where comments matter (`flopkb fmt`).
 
 Every failure is a diagnostic, never an exception: bad encoding, invalid YAML,
-repeated keys, a top level that is not a mapping, hostile sizes or nesting.
+repeated keys, a top level that is not a mapping, hostile sizes or nesting,
+explicit tags whose text is not of their type, numbers too long to convert.
+Positions come from mark indexes through one line index (`flopkb.load.positions`),
+never from libyaml's line numbers, which count breaks that editors and git do not.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.resolver import Resolver
 
+from flopkb.load.files import MAX_FILE_BYTES
+from flopkb.load.positions import LineIndex, ScalarMap
 from flopkb.report.diagnostics import Diagnostic, make
 
-MAX_FILE_BYTES = 1 << 20
 MAX_NESTING = 64
 MAX_NODES = 200_000
 
@@ -36,8 +44,12 @@ _IMPLICIT_FIRST_CHARACTERS = frozenset(key for key in yaml.resolver.Resolver.yam
 _WORD_LITERAL_FIRST_CHARACTERS = frozenset("yYnNtTfFoO")
 _LONGEST_WORD_LITERAL = len("false")
 _ALLOWED_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("int", "float", "bool", "null", "timestamp"))
-_SCALAR_CONSTRUCTORS = yaml.constructor.SafeConstructor.yaml_constructors
-_FLOW_BRACKETS = re.compile(r"[^\[\]{}]+")
+_SCALAR_CONSTRUCTORS = SafeConstructor.yaml_constructors
+_MAX_INT_BITS = 14_000
+"""Whole numbers are refused above about 10^4214: Python will not turn more than 4,300 digits into text."""
+_COLLECTION_TAGS: dict[type[yaml.Node], str] = {yaml.SequenceNode: _SEQ, yaml.MappingNode: _MAP}
+# What YAML allows in a stream (its c-printable set); libyaml refuses the rest, reporting only a byte offset.
+_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 LINK_AS_LIST_HINT = "a value that starts with [[ is read as a YAML list: quote the text or write it as a block (|)"
 _VALUE_STARTS_WITH_LINK = re.compile(r"(^|:)\s+(- )?\[\[")
 
@@ -73,13 +85,15 @@ class Source:
     another of the same path, text and data.
     """
 
-    __slots__ = ("_data", "_later", "_positions", "_text", "path")
+    __slots__ = ("_data", "_later", "_lines", "_positions", "_scalars", "_text", "path")
 
     def __init__(self, path: str, text: str, data: dict[str, Any]) -> None:
         self.path = path
         self._text: str | None = text
         self._data: dict[str, Any] | None = data
         self._positions: _Positions | None = None
+        self._lines: LineIndex | None = None
+        self._scalars: dict[tuple[Path, re.Pattern[str]], ScalarMap] | None = None
         self._later: Later | None = None
 
     @classmethod
@@ -87,7 +101,7 @@ class Source:
         """A source whose text is `later.text()` and data `later.data()`, each asked for once, when first needed."""
         source = cls.__new__(cls)
         source.path = path
-        source._text = source._data = source._positions = None
+        source._text = source._data = source._positions = source._lines = source._scalars = None
         source._later = later
         return source
 
@@ -110,7 +124,7 @@ class Source:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return (self.path, self.text, self.data) == (other.path, other.text, other.data)  # type: ignore[attr-defined]
+        return (self.path, self.text, self.data) == (other.path, other.text, other.data)
 
     __hash__ = None  # type: ignore[assignment]  # mutable (positions are filled in), as before
 
@@ -128,23 +142,41 @@ class Source:
         while path:
             mark = table.get(path) or positions.values.get(path)
             if mark is not None:
-                return mark.line + 1, mark.column + 1
+                return self.lines.position(mark.index)
             path = path[:-1]
         root = positions.values.get(())
-        return (root.line + 1, root.column + 1) if root else (1, 1)
+        return self.lines.position(root.index) if root else (1, 1)
 
     def span(self, path: Path) -> ScalarSpan | None:
         """Where the source text of the string scalar at `path` stands."""
         return self._index().spans.get(path)
 
+    @property
+    def lines(self) -> LineIndex:
+        """The line index of the text: every position in this file is found through it."""
+        if self._lines is None:
+            self._lines = LineIndex(self.text)
+        return self._lines
+
+    def scalar_map(self, path: Path, value: str, anchor: re.Pattern[str]) -> ScalarMap | None:
+        """Maps offsets in `value`, the string scalar at `path`, to positions in the file; built once per scalar."""
+        span = self.span(path)
+        if span is None:
+            return None
+        if self._scalars is None:
+            self._scalars = {}
+        found = self._scalars.get((path, anchor))
+        if found is None:
+            found = self._scalars[path, anchor] = ScalarMap(self.lines, span.start, span.end, span.style, value, anchor)
+        return found
+
     def _index(self) -> _Positions:
         if self._positions is None:
-            builder = _Builder(self.path, record_positions=True)
-            root = _compose(self.text)
-            if (
-                root is not None
-            ):  # None: the text of a deferred source whose file changed since (see flopkb.pipeline.cache)
+            builder = _Builder(self.path, self.lines, record_positions=True)
+            root = compose(self.text)
+            if root is not None:  # None: the text of a deferred source whose file changed since (flopkb.pipeline.cache)
                 builder.build(root, (), 0)
+            assert builder.positions is not None
             self._positions = builder.positions
         return self._positions
 
@@ -157,9 +189,11 @@ class _Positions:
 
 
 class _Problem(Exception):
-    def __init__(self, code: str, mark: Mark, message: str) -> None:
+    """A problem that makes the file no record, at a mark index."""
+
+    def __init__(self, code: str, index: int, message: str) -> None:
         super().__init__(message)
-        self.code, self.mark, self.message = code, mark, message
+        self.code, self.index, self.message = code, index, message
 
 
 def decode(raw: bytes, path: str) -> str | Diagnostic:
@@ -167,9 +201,8 @@ def decode(raw: bytes, path: str) -> str | Diagnostic:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        line_start = raw.rfind(b"\n", 0, err.start) + 1
-        line = raw.count(b"\n", 0, err.start) + 1
-        column = len(raw[line_start : err.start].decode("utf-8", errors="replace")) + 1
+        before = raw[: err.start].decode("utf-8", errors="replace").removeprefix("\ufeff")
+        line, column = LineIndex(before).position(len(before))
         return make(
             "encoding", path, line, column, f"the file is not UTF-8: byte 0x{raw[err.start]:02x} is invalid here"
         )
@@ -188,51 +221,107 @@ def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
                 f"the file has {len(text):,} characters; records are limited to {MAX_FILE_BYTES:,}",
             )
         ]
-    depth_problem = _flow_nesting_problem(text, path)
-    if depth_problem:
-        return None, [depth_problem]
+    lines = LineIndex(text)
     try:
-        root = _compose(text)
+        root = compose(text)
+    except _Problem as problem:
+        return None, [make(problem.code, path, *lines.inside(problem.index), problem.message)]
+    except yaml.reader.ReaderError as err:
+        return None, [_not_printable(text, path, lines, err)]
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        line, column = lines.inside(mark.index) if mark else (1, 1)
         message = " ".join(part for part in (err.context, err.problem) if part) or str(err)
+        if "maximum nesting depth" in message:  # libyaml's own bound, far above ours
+            return None, [make("not-a-record", path, line, column, f"values nest deeper than {MAX_NESTING} levels")]
         return None, [make("yaml-syntax", path, line, column, message, _syntax_hint(text, line))]
     except yaml.YAMLError as err:
         return None, [make("yaml-syntax", path, 1, 1, str(err))]
     if root is None:
         return None, [make("not-a-record", path, 1, 1, "the file is empty; a record is a mapping of fields")]
     if not isinstance(root, yaml.MappingNode):
-        line, column = _mark(root)
         return None, [
-            make("not-a-record", path, line, column, "the top level is not a mapping; a record is a mapping of fields")
+            make(
+                "not-a-record",
+                path,
+                *lines.inside(root.start_mark.index),
+                "the top level is not a mapping; a record is a mapping of fields",
+            )
         ]
-    builder = _Builder(path)
+    builder = _Builder(path, lines)
     try:
         data = builder.plain(root, 0)
     except _Problem as problem:
-        return None, [make(problem.code, path, *problem.mark, problem.message)]
-    return Source(path, text, data), builder.diagnostics
+        return None, [make(problem.code, path, *lines.inside(problem.index), problem.message)]
+    source = Source(path, text, data)
+    source._lines = lines
+    return source, builder.diagnostics
+
+
+def _not_printable(text: str, path: str, lines: LineIndex, err: yaml.reader.ReaderError) -> Diagnostic:
+    """libyaml's reader gives a byte offset, if any: find the refused character in the text instead."""
+    found = _NOT_PRINTABLE.search(text)
+    if found is None:
+        return make("yaml-syntax", path, 1, 1, str(err.reason))
+    return make(
+        "yaml-syntax",
+        path,
+        *lines.position(found.start()),
+        f"the character U+{ord(found.group()):04X} is not allowed in YAML",
+        "delete it, or write it as an escape (\\uXXXX) inside a double-quoted value",
+    )
 
 
 def _syntax_hint(text: str, line: int) -> str | None:
     """The one syntax slip authors make most in records: a plain value that starts with a wikilink."""
-    lines = text.splitlines()
+    lines = text.split("\n")
     if 0 < line <= len(lines) and _VALUE_STARTS_WITH_LINK.search(lines[line - 1]):
         return LINK_AS_LIST_HINT
     return None
 
 
-def _compose(text: str) -> yaml.Node | None:
-    loader = _Loader(text)
+def compose(text: str) -> yaml.Node | None:
+    """The node tree of one YAML document, its nesting bounded (`_Loader`).
+
+    libyaml reads YAML 1.1, where U+0085, U+2028 and U+2029 break lines; in
+    YAML 1.2, as in editors and git, they are characters like others. They are
+    handed to libyaml as private-use characters of the same length (so every
+    mark index stays), and given back in the values.
+    """
+    # `in`, not a regular expression: a text of narrower characters is ruled out at once, the rest by memchr.
+    hidden = ("\x85" in text or "\u2028" in text or "\u2029" in text) and _PLACEHOLDERS.search(text) is None
+    loader = _Loader(text.translate(_HIDE) if hidden else text)
     try:
-        return loader.get_single_node()
+        root = loader.get_single_node()
     finally:
         loader.dispose()
+    if hidden and root is not None:
+        _give_back(root)
+    return root
 
 
-class _Loader(yaml.CSafeLoader):
-    """libyaml's composer with a fast path for the tag of plain text.
+_PLACEHOLDERS = re.compile("[\uf8fd-\uf8ff]")
+_HIDE = str.maketrans("\x85\u2028\u2029", "\uf8fd\uf8fe\uf8ff")
+_GIVE_BACK = str.maketrans("\uf8fd\uf8fe\uf8ff", "\x85\u2028\u2029")
+
+
+def _give_back(root: yaml.Node) -> None:
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:  # an alias: the same node again
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            node.value = node.value.translate(_GIVE_BACK)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        else:
+            stack.extend(part for pair in node.value for part in pair)
+
+
+class _TypedPlainResolver(Resolver):
+    """The tag of plain text without PyYAML's table of regular expressions.
 
     PyYAML resolves every scalar's tag in Python against a table of regular
     expressions; most record scalars are prose whose first character already
@@ -247,28 +336,77 @@ class _Loader(yaml.CSafeLoader):
         return _SEQ if kind is yaml.SequenceNode else _MAP
 
 
+class _DepthGuard(Composer):
+    """PyYAML's composer, refusing nesting deeper than the builder would take before it recurses any further.
+
+    Used where the parser itself does not bound nesting: libyaml before 0.2.6
+    (whose compiled composer would recurse until the C stack overflows) and
+    the pure-Python parser (until RecursionError).
+    """
+
+    _depth = 0
+    peek_event: Callable[[], yaml.Event]
+    """The parser's, which every loader class built from this guard has."""
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        if self._depth > MAX_NESTING:
+            mark = self.peek_event().start_mark
+            raise _Problem("not-a-record", mark.index if mark is not None else 0, _TOO_DEEP)
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _libyaml_bounds_nesting() -> bool:
+    """libyaml 0.2.6 and later refuse more than 1,000 nested levels while parsing."""
+    try:
+        from yaml import _yaml
+    except ImportError:
+        return False
+    return tuple(_yaml.get_version()) >= (0, 2, 6)
+
+
+def _loader_class(libyaml: bool, bounded: bool) -> type:
+    """The fastest loader that keeps positions: libyaml's own composer when it bounds nesting, else a guarded one."""
+    if libyaml and bounded:
+        return type("_Loader", (yaml.CSafeLoader, _TypedPlainResolver), {})
+    parser: Any = yaml.cyaml.CParser if libyaml else yaml.parser.Parser  # type: ignore[attr-defined]  # stubs hide it
+    reader: tuple[type, ...] = () if libyaml else (yaml.reader.Reader, yaml.scanner.Scanner)
+
+    def __init__(self: Any, stream: str) -> None:
+        if libyaml:
+            parser.__init__(self, stream)
+        else:
+            yaml.reader.Reader.__init__(self, stream)
+            yaml.scanner.Scanner.__init__(self)
+            parser.__init__(self)
+        _DepthGuard.__init__(self)
+        SafeConstructor.__init__(self)
+        _TypedPlainResolver.__init__(self)
+
+    def dispose(self: Any) -> None:
+        if libyaml:
+            parser.dispose(self)
+
+    return type(
+        "_Loader",
+        (_DepthGuard, *reader, parser, SafeConstructor, _TypedPlainResolver),  # the guard's composer before CParser's
+        {"__init__": __init__, "dispose": dispose},
+    )
+
+
+_Loader = _loader_class(yaml.__with_libyaml__, _libyaml_bounds_nesting())
+_TOO_DEEP = f"values nest deeper than {MAX_NESTING} levels"
+
+
 def _may_be_typed(plain: str) -> bool:
     """Whether a plain scalar could resolve to something other than text (bool, null, number, date...)."""
     first = plain[0]
     if first in _WORD_LITERAL_FIRST_CHARACTERS:
         return len(plain) <= _LONGEST_WORD_LITERAL
     return first in _IMPLICIT_FIRST_CHARACTERS
-
-
-def _flow_nesting_problem(text: str, path: str) -> Diagnostic | None:
-    """libyaml recurses without a bound on nested flow collections; refuse hostile depth before parsing."""
-    if text.count("[") + text.count("{") <= MAX_NESTING:
-        return None
-    depth = 0
-    for char in _FLOW_BRACKETS.sub("", text):
-        depth = depth + 1 if char in "[{" else max(depth - 1, 0)
-        if depth > MAX_NESTING:
-            return make("not-a-record", path, 1, 1, f"brackets nest deeper than {MAX_NESTING} levels")
-    return None
-
-
-def _mark(node: yaml.Node) -> Mark:
-    return node.start_mark.line + 1, node.start_mark.column + 1
 
 
 class _Builder:
@@ -278,93 +416,122 @@ class _Builder:
     (line, column) only when asked: most are never needed.
     """
 
-    def __init__(self, path: str, *, record_positions: bool = False) -> None:
+    def __init__(self, path: str, lines: LineIndex, *, record_positions: bool = False) -> None:
         self.path = path
+        self.lines = lines
         self.positions = _Positions() if record_positions else None
         self.diagnostics: list[Diagnostic] = []
         self._nodes = 0
-        self._constructor = yaml.constructor.SafeConstructor()
+        self._constructor = SafeConstructor()
+
+    def _enter(self, node: yaml.Node, depth: int) -> None:
+        if self._nodes > MAX_NODES:
+            raise _Problem(
+                "not-a-record", node.start_mark.index, f"the file has more than {MAX_NODES:,} values (alias expansion?)"
+            )
+        if depth > MAX_NESTING:
+            raise _Problem("not-a-record", node.start_mark.index, _TOO_DEEP)
 
     def build(self, node: yaml.Node, path: Path, depth: int) -> Any:
         self._nodes += 1
-        if self._nodes > MAX_NODES:
-            raise _Problem(
-                "not-a-record", _mark(node), f"the file has more than {MAX_NODES:,} values (alias expansion?)"
-            )
-        if depth > MAX_NESTING:
-            raise _Problem("not-a-record", _mark(node), f"values nest deeper than {MAX_NESTING} levels")
+        self._enter(node, depth)
         positions = self.positions
         if positions is not None:
             positions.values[path] = node.start_mark
-        if node.tag == _STR:
-            if positions is not None:
-                positions.spans[path] = ScalarSpan(node.start_mark.index, node.end_mark.index, node.style)
-            return node.value
         if isinstance(node, yaml.ScalarNode):
+            if node.tag == _STR:
+                if positions is not None:
+                    positions.spans[path] = ScalarSpan(node.start_mark.index, node.end_mark.index, node.style)
+                return node.value
             return self._typed_scalar(node)
+        self._collection_tag(node)
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, (*path, index), depth + 1) for index, item in enumerate(node.value)]
-        return self._mapping(node, path, depth)
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = self._key(key_node, result)
+            if key is not None:
+                key_path = (*path, key)
+                if positions is not None:
+                    positions.keys[key_path] = key_node.start_mark
+                result[key] = self.build(value_node, key_path, depth + 1)
+        return result
 
     def plain(self, node: yaml.Node, depth: int) -> Any:
-        """`build` without positions: no data paths are made (the parse that builds every file's data records none)."""
+        """`build` without positions: no data paths are made (the parse that builds every file's data records none).
+
+        The walk every file takes, so its common cases are written out: no call per node but `plain` itself.
+        """
         self._nodes += 1
-        if self._nodes > MAX_NODES:
-            raise _Problem(
-                "not-a-record", _mark(node), f"the file has more than {MAX_NODES:,} values (alias expansion?)"
-            )
-        if depth > MAX_NESTING:
-            raise _Problem("not-a-record", _mark(node), f"values nest deeper than {MAX_NESTING} levels")
-        if node.tag == _STR:
+        if self._nodes > MAX_NODES or depth > MAX_NESTING:
+            self._enter(node, depth)
+        tag = node.tag
+        if tag == _STR and type(node) is yaml.ScalarNode:
             return node.value
-        if isinstance(node, yaml.ScalarNode):
+        if type(node) is yaml.ScalarNode:
             return self._typed_scalar(node)
+        if tag != _COLLECTION_TAGS[type(node)]:
+            self._collection_tag(node)
         depth += 1
-        if isinstance(node, yaml.SequenceNode):
+        if tag == _SEQ:
             return [self.plain(item, depth) for item in node.value]
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            if key_node.tag == _STR and isinstance(key_node, yaml.ScalarNode):
+            if key_node.tag == _STR and type(key_node) is yaml.ScalarNode and key_node.value not in result:
                 key = key_node.value
-            elif isinstance(key_node, yaml.ScalarNode):
-                key = str(self._typed_scalar(key_node))
             else:
-                raise _Problem("invalid-value", _mark(key_node), "a mapping key must be a plain name, not a collection")
-            if key in result:
-                line, column = _mark(key_node)
-                self.diagnostics.append(
-                    make(
-                        "duplicate-key", self.path, line, column, f"the key '{key}' is repeated", "keep one of the two"
-                    )
-                )
-                continue
+                key = self._key(key_node, result)
+                if key is None:
+                    continue
             result[key] = self.plain(value_node, depth)
         return result
 
+    def _key(self, node: yaml.Node, seen: dict[str, Any]) -> str | None:
+        """The text of a mapping key; None for a repeated key (reported)."""
+        if not isinstance(node, yaml.ScalarNode):
+            raise _Problem(
+                "invalid-value", node.start_mark.index, "a mapping key must be a plain name, not a collection"
+            )
+        key = node.value if node.tag == _STR else str(self._typed_scalar(node))
+        if key in seen:
+            line, column = self.lines.position(node.start_mark.index)
+            self.diagnostics.append(
+                make("duplicate-key", self.path, line, column, f"the key '{key}' is repeated", "keep one of the two")
+            )
+            return None
+        return key
+
+    def _collection_tag(self, node: yaml.Node) -> None:
+        if node.tag != _COLLECTION_TAGS[type(node)]:
+            what = "list" if isinstance(node, yaml.SequenceNode) else "mapping"
+            raise _Problem("invalid-value", node.start_mark.index, f"the tag {_shown(node.tag)} cannot be on a {what}")
+
     def _typed_scalar(self, node: yaml.ScalarNode) -> Any:
+        """The value of a scalar that is not text: the one path for implicit types and explicit tags alike."""
         if node.tag not in _ALLOWED_TAGS:
-            raise _Problem("invalid-value", _mark(node), f"the tag {node.tag} is not allowed in a record")
+            raise _Problem(
+                "invalid-value", node.start_mark.index, f"the tag {_shown(node.tag)} is not allowed in a record"
+            )
         # Dates and times stay text: records quote them, they are never computed with.
         if node.tag.endswith(":timestamp"):
             return node.value
-        return _SCALAR_CONSTRUCTORS[node.tag](self._constructor, node)
+        try:
+            value = _SCALAR_CONSTRUCTORS[node.tag](self._constructor, node)
+        except (ValueError, KeyError, IndexError) as error:
+            # An explicit tag on text not of its type (!!int a, !!bool 2024, !!float ''), or a number
+            # too long for Python to convert (more than sys.get_int_max_str_digits() digits).
+            too_long = isinstance(error, ValueError) and "digits" in str(error)
+            raise _Problem("invalid-value", node.start_mark.index, _unreadable(node, too_long)) from error
+        if type(value) is int and value.bit_length() > _MAX_INT_BITS:  # 1:0:0:...: fine to read, never to print
+            raise _Problem("invalid-value", node.start_mark.index, _unreadable(node, True))
+        return value
 
-    def _mapping(self, node: yaml.MappingNode, path: Path, depth: int) -> dict[str, Any]:
-        result: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                raise _Problem("invalid-value", _mark(key_node), "a mapping key must be a plain name, not a collection")
-            key = key_node.value if key_node.tag == _STR else str(self._typed_scalar(key_node))
-            key_path = (*path, key)
-            if key in result:
-                line, column = _mark(key_node)
-                self.diagnostics.append(
-                    make(
-                        "duplicate-key", self.path, line, column, f"the key '{key}' is repeated", "keep one of the two"
-                    )
-                )
-                continue
-            if self.positions is not None:
-                self.positions.keys[key_path] = key_node.start_mark
-            result[key] = self.build(value_node, key_path, depth + 1)
-        return result
+
+def _unreadable(node: yaml.ScalarNode, too_long: bool) -> str:
+    shown = node.value if len(node.value) <= 40 else f"{node.value[:40]}... ({len(node.value):,} characters)"
+    return f"'{shown}' is {'a number too long to read' if too_long else f'not a valid {_shown(node.tag)}'}"
+
+
+def _shown(tag: str) -> str:
+    """A tag as authors write it: `!!int`, not `tag:yaml.org,2002:int`."""
+    return tag.replace("tag:yaml.org,2002:", "!!", 1)

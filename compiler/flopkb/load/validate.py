@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 
@@ -26,8 +26,20 @@ def expected_id(path: str, records_dir: str) -> str:
     return inside.rsplit(".", 1)[0]
 
 
+MAX_ROUNDS = 4
+"""Validations of one record at most: each leaves out every part the previous one found wrong."""
+
+
 def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> tuple[Record | None, list[Diagnostic]]:
-    """The record model of `source`, or None, with every schema problem located in the file."""
+    """The record model of `source`, or None, with every schema problem located in the file.
+
+    Pydantic checks a model's own rules only once its fields are valid, and a
+    record that is no model hides its formulas, claims and evidence from the
+    later stages. So the parts found wrong (an unknown field, a wrong value of
+    a field) are reported, left out, and the rest validated again, a few
+    times at most: every problem of a record in one run. When the part left out
+    was required, the record is no model, and its problems stand as found.
+    """
     data = source.data
     kind = data.get("kind")
     if "kind" not in data:
@@ -35,17 +47,76 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
         return None, [
             make("missing-field", source.path, line, column, f"the field 'kind' is required; one of {', '.join(KINDS)}")
         ]
-    if kind not in MODELS:
+    if not isinstance(kind, str) or kind not in MODELS:
         line, column = source.position(("kind",))
-        hint = did_you_mean(str(kind), KINDS) or f"one of {', '.join(KINDS)}"
+        if not isinstance(kind, str):
+            message = f"kind: expected text, one of {', '.join(KINDS)}; got {_describe(kind)}"
+            return None, [make("invalid-value", source.path, line, column, message)]
+        hint = did_you_mean(kind, KINDS) or f"one of {', '.join(KINDS)}"
         return None, [make("unknown-term", source.path, line, column, f"'{kind}' is not a record kind", hint)]
     model = ready(MODELS[kind])
     diagnostics = _id_diagnostics(source, record_id)
-    try:
-        record = model.model_validate(data, context={"vocabulary": vocabulary})
-    except ValidationError as error:
-        return None, diagnostics + _located(error, source, model)
-    return record, diagnostics
+    seen: set[tuple[str, Path]] = set()
+    left_out: set[Path] = set()
+    meaningful: set[Path] = set()
+    for _ in range(MAX_ROUNDS):
+        try:
+            record = cast(Record, model.model_validate(data, context={"vocabulary": vocabulary}))
+            return record, diagnostics
+        except ValidationError as error:
+            items: list[Any] = error.errors(include_url=False)
+        if any(_lost(item, data, left_out) for item in items):
+            break  # a part left out was required: the problems found so far are the record's
+        # A mapping that lost a part may now break its own rules ("exactly one of value and measured"):
+        # that is of the retry's making, not the author's, so it is left out too, not reported.
+        made = [item for item in items if _around(_data_path(data, item["loc"])[0], meaningful)]
+        diagnostics.extend(_located([item for item in items if item not in made], data, source, model, seen))
+        parts = [(item["type"], _optional_part(data, item["loc"])) for item in items]
+        wrong = {path for _, path in parts if path}
+        if not wrong - left_out:
+            break
+        left_out |= wrong
+        meaningful |= {
+            path for kind, path in parts if path and kind != "extra_forbidden"
+        }  # unknown fields mean nothing
+        data = _without(data, wrong)
+    return None, diagnostics
+
+
+def _optional_part(data: Any, loc: tuple[Any, ...]) -> Path | None:
+    """The field that holds the problem at `loc`: the deepest mapping key on its path (lists keep their indexes)."""
+    path, _ = _data_path(data, loc)
+    node, deepest, walked = data, None, []
+    for part in path:
+        walked.append(part)
+        if isinstance(node, dict):
+            deepest = tuple(walked)
+        node = node[part]
+    return deepest
+
+
+def _around(path: Path, left_out: set[Path]) -> bool:
+    """Whether `path` holds a part that was left out."""
+    return any(len(path) < len(part) and part[: len(path)] == path for part in left_out)
+
+
+def _lost(item: dict[str, Any], data: Any, left_out: set[Path]) -> bool:
+    """Whether pydantic misses a field only because it was left out."""
+    if item["type"] != "missing":
+        return False
+    path, trailing = _data_path(data, item["loc"])
+    return bool(trailing) and (*path, trailing[-1]) in left_out
+
+
+def _without(data: Any, paths: set[Path], at: Path = ()) -> Any:
+    """`data` without the mapping keys at `paths` (copied where they are, shared elsewhere)."""
+    if not any(path[: len(at)] == at for path in paths):
+        return data
+    if isinstance(data, dict):
+        return {key: _without(value, paths, (*at, key)) for key, value in data.items() if (*at, key) not in paths}
+    if isinstance(data, list):
+        return [_without(value, paths, (*at, index)) for index, value in enumerate(data)]
+    return data
 
 
 def _id_diagnostics(source: Source, record_id: str) -> list[Diagnostic]:
@@ -65,14 +136,13 @@ def _id_diagnostics(source: Source, record_id: str) -> list[Diagnostic]:
     ]
 
 
-def _located(error: ValidationError, source: Source, model: type) -> list[Diagnostic]:
-    seen: set[tuple[str, Path]] = set()
+def _located(items: list[Any], data: Any, source: Source, model: type, seen: set[tuple[str, Path]]) -> list[Diagnostic]:
     result = []
-    for item in error.errors(include_url=False):
-        path, trailing = _data_path(source.data, item["loc"])
+    for item in items:
+        path, trailing = _data_path(data, item["loc"])
         code = _CODE_BY_ERROR_TYPE.get(item["type"], "invalid-value")
         if (code, path) in seen:
-            continue  # one diagnostic per place: a union reports each alternative
+            continue  # one diagnostic per place: a union reports each alternative, a second validation the same
         seen.add((code, path))
         result.append(_diagnostic(code, item, path, trailing, source, model))
     return result

@@ -19,33 +19,69 @@ from flopkb.config import Config
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase, Stage
 from flopkb.load.cores import idle_cores
+from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.models import id_problem
 from flopkb.load.source import Source, decode, parse
 from flopkb.load.validate import expected_id, validate_record
 from flopkb.load.vocabulary import Vocabulary, VocabularyError, vocabulary_from_data
-from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.report.diagnostics import Diagnostic, internal_error, make
 
 RECORD_SUFFIXES = (".yaml", ".yml")
 PARALLEL_FROM_FILES = 2000
 MAX_WORKERS = 4
 CHUNK = 256
-"""Files a worker parses per task: fewer, larger tasks cost less to hand out and return; smaller ones start the main process sooner."""
+"""Files a worker parses per task: fewer, larger tasks cost less to hand out and return; smaller ones start the
+main process sooner."""
 IDLE_FOR_PARALLEL = 0.5
-"""Parse in worker processes only when at least this many cores (besides this process's) have been idle of late (`flopkb.load.cores`)."""
+"""Parse in worker processes only when at least this many cores (besides this process's) have been idle of late
+(`flopkb.load.cores`)."""
 
 
-def record_files(config: Config) -> list[str]:
-    """Paths (relative to the root, '/'-separated, sorted) of every record file."""
-    found = []
-    for folder, _, names in os.walk(config.records_path):
+def record_files(config: Config) -> tuple[list[str], list[Diagnostic]]:
+    """Paths (relative to the root, '/'-separated, sorted) of every record file, and why others cannot be records.
+
+    A folder that cannot be read and a name that is not UTF-8 (whose path
+    could not be written in a UTF-8 report: it is shown with backslash
+    escapes) are diagnostics, never silently skipped.
+    """
+    found: list[str] = []
+    problems: list[Diagnostic] = []
+
+    def unreadable(error: OSError) -> None:
+        rel = _shown_path(Path(error.filename).relative_to(config.root).as_posix())
+        problems.append(
+            make("not-a-record", rel, 1, 1, f"the folder cannot be read: {error.strerror}; its records are not checked")
+        )
+
+    for folder, _, names in os.walk(config.records_path, onerror=unreadable):
         prefix = Path(folder).relative_to(config.root).as_posix()
-        found.extend(f"{prefix}/{name}" for name in names if name.endswith(RECORD_SUFFIXES))
-    return sorted(found)
+        for name in names:
+            if not name.endswith(RECORD_SUFFIXES):
+                continue
+            rel = f"{prefix}/{name}"
+            shown = _shown_path(rel)
+            if shown == rel:
+                found.append(rel)
+            else:
+                problems.append(make("encoding", shown, 1, 1, "the file's name is not UTF-8; rename it"))
+    return sorted(found), problems
+
+
+def _shown_path(path: str) -> str:
+    """`path` as valid text: the bytes of a name that is not UTF-8 as backslash escapes (`x\\xff.yaml`)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", errors="backslashreplace")
+    return path
 
 
 def load_vocabulary(config: Config) -> tuple[Vocabulary | None, list[Diagnostic]]:
     path = config.vocabulary_path
     rel = path.relative_to(config.root).as_posix()
+    if not path.exists():
+        message = f"there is no {rel}: records' terms are checked against it, so no record was validated"
+        return None, [make("not-a-record", rel, 1, 1, message, f"restore {rel} (git checkout {rel})")]
     source, diagnostics = read_source(config.root, rel)
     if source is None:
         return None, diagnostics
@@ -65,10 +101,16 @@ def load_entry(config: Config, rel: str, vocabulary: Vocabulary | None) -> tuple
 def read_source(root: Path, rel: str) -> tuple[Source | None, list[Diagnostic]]:
     """Read and parse one file: the part of loading that needs no other file."""
     try:
-        with open(f"{root}/{rel}", "rb") as stream:  # not pathlib: half the cost of reading 10,000 small files
-            raw = stream.read()
-    except OSError as error:
-        return None, [make("encoding", rel, 1, 1, f"the file cannot be read: {error.strerror}")]
+        return _read_source(root, rel)
+    except Exception as error:  # flopkb's bug, reported on the file: the other files are still read
+        return None, [internal_error(rel, error, "reading the file")]
+
+
+def _read_source(root: Path, rel: str) -> tuple[Source | None, list[Diagnostic]]:
+    try:
+        raw = read_bytes(f"{root}/{rel}")  # not pathlib: half the cost of reading 10,000 small files
+    except Unreadable as problem:
+        return None, [make("not-a-record", rel, 1, 1, str(problem))]
     text = decode(raw, rel)
     if isinstance(text, Diagnostic):
         return None, [text]
@@ -80,6 +122,15 @@ def validate_entry(
 ) -> tuple[Entry, list[Diagnostic]]:
     """Turn a parsed file into an entry with its record model, adding the schema problems."""
     record_id = expected_id(rel, config.records)
+    try:
+        return _validate_entry(rel, record_id, source, diagnostics, vocabulary)
+    except Exception as error:  # flopkb's bug, reported on the file: the other files are still validated
+        return Entry(record_id, rel, source, None), [*diagnostics, internal_error(rel, error, "validating the file")]
+
+
+def _validate_entry(
+    rel: str, record_id: str, source: Source | None, diagnostics: list[Diagnostic], vocabulary: Vocabulary | None
+) -> tuple[Entry, list[Diagnostic]]:
     record = None
     if id_problem(record_id):
         diagnostics.append(
@@ -114,8 +165,17 @@ def read_sources(root: Path, files: list[str]) -> Iterator[tuple[Source | None, 
     if len(files) < PARALLEL_FROM_FILES or workers < 2 or idle_cores() < IDLE_FOR_PARALLEL:
         yield from (read_source(root, rel) for rel in files)
         return
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
+    with multiprocessing.get_context(start_method()).Pool(workers) as pool:
         yield from pool.imap(_parse_in_worker, [(root, rel) for rel in files], chunksize=CHUNK)
+
+
+def start_method() -> str:
+    """How parse workers start: the platform's default (spawn on macOS and Windows, forkserver from Python 3.14).
+
+    Where that default is fork (Linux before Python 3.14), fork it is: it
+    starts a worker in milliseconds, and the parse workers run no threads.
+    """
+    return multiprocessing.get_start_method(allow_none=True) or multiprocessing.get_context().get_start_method()
 
 
 @contextmanager
@@ -135,22 +195,25 @@ def _bulk_allocation() -> Iterator[None]:
 
 
 EntryLoader = Callable[[Config, list[str], Vocabulary | None], Iterable[tuple[Entry, list[Diagnostic]]]]
-"""Loads the entries of the given files, in their order: `load_entries`, or a cache in front of it (`flopkb.pipeline.cache`)."""
+"""Loads the entries of the given files, in their order: `load_entries`, or a cache in front of it
+(`flopkb.pipeline.cache`)."""
 
 
 def load_entries(
     config: Config, files: list[str], vocabulary: Vocabulary | None
 ) -> Iterator[tuple[Entry, list[Diagnostic]]]:
     """Parse and validate every file, in order."""
-    for rel, (source, parse_problems) in zip(files, read_sources(config.root, files)):
+    for rel, (source, parse_problems) in zip(files, read_sources(config.root, files), strict=True):
         yield validate_entry(config, rel, source, parse_problems, vocabulary)
 
 
 def load_knowledge_base(config: Config, load: EntryLoader = load_entries) -> KnowledgeBase:
     vocabulary, diagnostics = load_vocabulary(config)
+    files, problems = record_files(config)
+    diagnostics.extend(problems)
     entries: dict[str, Entry] = {}
     with _bulk_allocation():
-        for entry, problems in load(config, record_files(config), vocabulary):
+        for entry, problems in load(config, files, vocabulary):
             diagnostics.extend(problems)
             if entry.id in entries:
                 diagnostics.append(
@@ -206,6 +269,17 @@ def compile_knowledge_base(
     """Load every record, run the checking stages, and return the knowledge base with its sorted diagnostics."""
     kb = load_knowledge_base(config, load)
     for stage in stages:
-        kb.diagnostics.extend(stage(kb))
+        kb.diagnostics.extend(run_stage(stage, kb))
     kb.diagnostics = stamp_severities(kb.diagnostics, config)
     return kb
+
+
+def run_stage(stage: Stage, kb: KnowledgeBase) -> list[Diagnostic]:
+    """The diagnostics of one stage; when it fails, those it gave before, and an `internal-error` for the failure."""
+    found: list[Diagnostic] = []
+    try:
+        found.extend(stage(kb))
+    except Exception as error:  # flopkb's bug: the other stages still run and report
+        name = getattr(stage, "__name__", "a stage").removeprefix("check_")
+        found.append(internal_error(kb.config.records, error, f"checking {name}"))
+    return found

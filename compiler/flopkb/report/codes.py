@@ -49,18 +49,33 @@ _CATALOGUE = [
     Code(
         "not-a-record",
         E,
-        "The top level is not a mapping, or the file is empty.",
-        "A record is a mapping of fields; anything else cannot be one.",
+        "The top level is not a mapping, or the file is empty, too large, nested too deep, or no regular file.",
+        "A record is a mapping of fields in a regular file; anything else cannot be one. A FIFO, a device or a "
+        "symlink to one would hang or never end; a folder under records/ that cannot be read would hide its "
+        "records.",
         "- just\n- a list",
         "Write the record as `key: value` lines, starting with `id:` and `kind:`.",
     ),
     Code(
         "encoding",
         E,
-        "The file is not UTF-8.",
+        "The file, or its name, is not UTF-8.",
         "Records are shared text; a file in another encoding reads differently on every machine.",
         "(a file saved as Latin-1 with an `é`)",
         "Re-save the file as UTF-8.",
+    ),
+    Code(
+        "internal-error",
+        E,
+        "flopkb itself failed on a file or in a stage: a bug, not a problem of the records.",
+        "A crash must not hide the rest of the report: the failure is reported on the file it happened on "
+        "(or on the records folder, for a stage), every other file and stage still runs, and the command exits "
+        "with status 2, so CI can tell flopkb failing from the knowledge base having errors. It cannot be turned "
+        "off or down in [tool.flopkb.severity].",
+        "records/flops/x.yaml:1:1: error internal-error: flopkb failed while validating the file: "
+        "KeyError: 'x' (at flopkb/load/validate.py:42)",
+        "Report it to flopkb's maintainers with the message, `flopkb --version` and the file; "
+        "until it is fixed, the file's other problems may be unreported.",
     ),
     Code(
         "missing-field",

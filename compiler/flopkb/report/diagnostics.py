@@ -40,3 +40,29 @@ class Diagnostic:
 def make(code: str, path: str, line: int, column: int, message: str, hint: str | None = None) -> Diagnostic:
     """A diagnostic with the catalogue's default severity for `code`."""
     return Diagnostic(path, line, column, code, message, hint, CODES[code].severity)
+
+
+INTERNAL_ERROR = "internal-error"
+REPORT_A_BUG = (
+    "a bug in flopkb, not a problem of this file: please report it to flopkb's maintainers with this message, "
+    "`flopkb --version` and the file (or a copy that shows it); every other file was checked"
+)
+
+
+def internal_error(path: str, error: Exception, doing: str) -> Diagnostic:
+    """The diagnostic of an unexpected exception of flopkb's while `doing` something with the file at `path`."""
+    import traceback
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent
+    where = ""
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        try:
+            where = f" (at flopkb/{Path(frame.filename).resolve().relative_to(package).as_posix()}:{frame.lineno})"
+            break
+        except ValueError:
+            continue
+    text = str(error).splitlines()[0] if str(error) else ""
+    return make(
+        INTERNAL_ERROR, path, 1, 1, f"flopkb failed while {doing}: {type(error).__name__}: {text}{where}", REPORT_A_BUG
+    )

@@ -79,7 +79,7 @@ def layout(ids: list[str], edges: list[tuple[str, str]]) -> dict[str, tuple[floa
 
 
 def _spring(ids: list[str], edges: list[tuple[str, str]]) -> dict[str, tuple[float, float]]:
-    graph = nx.Graph()
+    graph: nx.Graph[str] = nx.Graph()
     graph.add_nodes_from(ids)
     graph.add_edges_from(edges)
     if len(ids) == 1:

@@ -329,7 +329,8 @@ def category_paths(categories: Iterable[str], entries: dict[str, Any]) -> dict[s
     """Category term -> its index page, with file names safe and distinct whatever the terms are."""
     used: set[str] = set()
     paths: dict[str, str] = {}
-    for term in sorted(set(categories) | {getattr(e.record, "category", None) for e in entries.values()} - {None}):
+    written = {getattr(entry.record, "category", None) for entry in entries.values()}
+    for term in sorted(set(categories) | {category for category in written if isinstance(category, str)}):
         base = css_word(term)
         name, n = base, 1
         while name in used:
@@ -412,7 +413,7 @@ class Page:
         site = self.site
         found = site.resolver.target(ref)
         record = site.record(found) if found else None
-        if record is None or record.kind != "source":
+        if found is None or record is None or record.kind != "source":
             return Citation(
                 site.titles.get(found, ref) if found else ref, href=self.href(found) if found in site.entries else None
             )

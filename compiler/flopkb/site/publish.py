@@ -8,10 +8,21 @@ Guarantees:
 - **Refuses** to write a site from a base with errors (or, with `strict`,
   warnings): the old site, if any, stays as it was.
 - **Atomic**: the pages are rendered and the site built in a fresh folder
-  beside the site folder (`build/.site-build-XXXX/`); only a complete build is
-  swapped in (the old site renamed away, the new one renamed in, the old one
-  deleted). A failed build leaves the old site untouched and removes its
-  work folder.
+  beside the site folder (`build/.site-build-PID-XXXX/`); only a complete
+  build is swapped in. On Linux the new folder and the old site are exchanged
+  in one `renameat2(RENAME_EXCHANGE)`, so `build/site` is a real folder at
+  every moment (readers, `serve` and deploy steps never see it missing, nor a
+  symlink); elsewhere (or on a file system without the exchange) the old site
+  is renamed away and the new one renamed in, two renames apart. A failed build
+  leaves the old site untouched and removes its work folder; the work folders
+  of builds that were killed (their process is gone) are removed by the next
+  build. `flopkb serve`'s rebuilds are the exception (`update=`): they move
+  only the changed pages into the site, one rename each, under a lock that
+  its server takes to read a page, so its readers never get a half rebuild
+  either, and a rebuild of one page does not relink 10,000.
+- **Failures to write** (a full disk, a folder without permission), in
+  rendering, in mkdocs or in the swap, are a `BuildError` naming the path
+  (exit status 2), never a traceback.
 - **Deterministic**: the same records give the same bytes. Output is sorted
   and carries no clock time; mkdocs' only dates (the sitemap's) come from
   `SOURCE_DATE_EPOCH`: the environment's if set, else the time of the last
@@ -23,10 +34,12 @@ Guarantees:
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -120,22 +133,75 @@ def state_path(site: Path) -> Path:
 
 
 def swap_in(new: Path, target: Path) -> Path | None:
-    """Replace `target` by `new`: rename the old one away, rename the new one in; return the old one's new name."""
-    old = None
-    if target.exists() or target.is_symlink():
-        old = target.with_name(f".{target.name}-old-{uuid.uuid4().hex[:8]}")
-        os.rename(target, old)
+    """Replace `target` by `new`; return where the old one now is (None when there was none), to be removed.
+
+    Exchanged in one step where the system can (`_exchange`), so that `target` is there at every moment;
+    else the old one is renamed away and the new one renamed in.
+    """
+    old = target.with_name(f".{target.name}-old-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    if target.is_dir() and not target.is_symlink() and _exchange(new, target):
+        os.rename(new, old)  # `new` names the old site now: out of the work folder, beside the others
+        return old
+    if not (target.exists() or target.is_symlink()):
+        os.rename(new, target)
+        return None
+    os.rename(target, old)
     try:
         os.rename(new, target)
     except BaseException:
-        if old is not None:
-            os.rename(old, target)
+        os.rename(old, target)
         raise
     return old
 
 
 def remove_folder(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Exchange two folders atomically (Linux's renameat2 with RENAME_EXCHANGE); False where that cannot be done."""
+    if sys.platform != "linux":
+        return False
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # a C library older than glibc 2.28, or none to load
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    error = ctypes.get_errno()
+    if error in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):  # an old kernel, or a file system without it
+        return False
+    raise OSError(error, os.strerror(error), str(b))
+
+
+def remove_leftovers(site: Path) -> None:
+    """Remove the work folders of builds whose process is gone (killed while building or swapping)."""
+    for prefix in (f".{site.name}-build-", f".{site.name}-old-", f".{site.name}-docs-old-"):
+        for folder in site.parent.glob(f"{prefix}*"):
+            pid = folder.name[len(prefix) :].split("-", 1)[0]
+            if not (pid.isdigit() and _alive(int(pid))):
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    except OSError:
+        return False
+    return True
 
 
 def has_errors(kb: KnowledgeBase, strict: bool = False) -> bool:
@@ -180,10 +246,14 @@ def build(
         "site_url": settings.url,
         "site_root": site_root,
     }
-    site.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        site.parent.mkdir(parents=True, exist_ok=True)
+        remove_leftovers(site)
+        work = Path(tempfile.mkdtemp(prefix=f".{site.name}-build-{os.getpid()}-", dir=site.parent))
+    except OSError as error:
+        raise BuildError(_cannot_write(error, site.parent)) from error
     state_file = state_path(site)
     previous = BuildState.load(state_file) if kept_docs.is_dir() and site.is_dir() else None
-    work = Path(tempfile.mkdtemp(prefix=f".{site.name}-build-", dir=site.parent))
     try:
         mark = time.perf_counter()
         rendered = render_docs(
@@ -254,6 +324,8 @@ def build(
             if old is not None:
                 discard(old)
         timings["swap"] = time.perf_counter() - mark
+    except OSError as error:
+        raise BuildError(_cannot_write(error, work)) from error
     finally:
         shutil.rmtree(work, ignore_errors=True)
     pages = sum(1 for rel in docs if rel.endswith(".md"))
@@ -267,3 +339,9 @@ def build(
         rendered=len(rendered.rendered),
         built=result.pages,
     )
+
+
+def _cannot_write(error: OSError, where: Path) -> str:
+    """One line for a failure to write the site: what failed, and on which path."""
+    path = error.filename or where
+    return f"cannot write the site: {path}: {error.strerror or error}"

@@ -1,0 +1,58 @@
+"""Reading a record file: only regular files, and never more than the size limit allows.
+
+A FIFO named like a record would block `open()` until some writer came; a
+symlink to `/dev/zero` or `/dev/urandom` never ends. The file is therefore
+opened without blocking, refused unless `fstat` says it is a regular file,
+and read at most one byte past the limit, so that nothing larger is ever
+allocated.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+MAX_FILE_BYTES = 1 << 20
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+class Unreadable(Exception):
+    """Why a file cannot be a record, in words for a diagnostic."""
+
+
+def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file at `path`, or `Unreadable` (also for more than `limit` bytes)."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as error:
+        raise Unreadable(f"the file cannot be read: {error.strerror}") from error
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise Unreadable(f"{_kind(status.st_mode)} is not a record file; records are regular files")
+        # One read of the size fstat gave, plus a byte to see the end; more only for a file that grew meanwhile.
+        chunks = [os.read(fd, min(status.st_size, limit) + 1)]
+        read = len(chunks[0])
+        while chunks[-1] and read <= limit:
+            chunks.append(os.read(fd, limit + 1 - read))
+            read += len(chunks[-1])
+        raw = b"".join(chunks)
+    except OSError as error:
+        raise Unreadable(f"the file cannot be read: {error.strerror}") from error
+    finally:
+        os.close(fd)
+    if len(raw) > limit:
+        raise Unreadable(f"the file has more than {limit:,} bytes; records are limited to {limit:,}")
+    return raw
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"

@@ -1,0 +1,108 @@
+"""Every problem of a record in one run: a schema problem in one part does not hide the others (CLI.md v2)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from flopkb.load.models import MODELS
+from kbfixture import compile_kb
+from repo import REPO
+
+RECORDS = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "records").rglob("*.yaml"))
+DILUTION = "records/flops/sd-batch-dilution-problem.yaml"
+FIELDS = {name for model in MODELS.values() for name in model.model_fields}
+
+
+@pytest.fixture(scope="module")
+def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("kb")
+    for folder in ("records", "schema"):
+        shutil.copytree(REPO / folder, root / folder)
+    return root
+
+
+def _diagnostics(root: Path) -> set[tuple[str, str, int, int, str]]:
+    return {(d.code, d.path, d.line, d.column, d.message) for d in compile_kb(root).diagnostics}
+
+
+def _edited(root: Path, rel: str, text: str) -> set[tuple[str, str, int, int, str]]:
+    original = (root / rel).read_bytes()
+    (root / rel).write_text(text, encoding="utf-8")
+    try:
+        return _diagnostics(root)
+    finally:
+        (root / rel).write_bytes(original)
+
+
+def test_a_mistyped_field_and_a_wrong_claim_are_both_reported(repo_copy: Path) -> None:
+    text = (REPO / DILUTION).read_text(encoding="utf-8")
+    wrong = text.replace("        value: 36\n", "        value: 37\n").replace("workarounds:", "workaround:")
+    found = {(code, line) for code, path, line, _, _ in _edited(repo_copy, DILUTION, wrong) if path == DILUTION}
+    assert ("unknown-field", text[: text.index("workarounds:")].count("\n") + 1) in found
+    assert any(code == "claim-mismatch" for code, _ in found), found
+
+
+def test_a_wrong_value_of_an_optional_field_leaves_the_rest_checked(repo_copy: Path) -> None:
+    text = (REPO / DILUTION).read_text(encoding="utf-8")
+    wrong = text.replace("        value: 36\n", "        value: 37\n").replace(
+        "tags: [speculative-decoding", "tags: [{not: text}, speculative-decoding"
+    )
+    found = {code for code, path, *_ in _edited(repo_copy, DILUTION, wrong) if path == DILUTION}
+    assert {"invalid-value", "claim-mismatch"} <= found
+
+
+def test_a_record_missing_a_required_field_is_no_model(repo_copy: Path) -> None:
+    text = "id: facts/x\nkind: fact\nnotes: n\nbogus: 1\n"
+    rel = "records/facts/x.yaml"
+    (repo_copy / rel).write_text(text, encoding="utf-8")
+    try:
+        kb = compile_kb(repo_copy)
+    finally:
+        (repo_copy / rel).unlink()
+    assert kb.entries["facts/x"].record is None
+    assert sorted(d.code for d in kb.diagnostics if d.path == rel) == ["missing-field", "unknown-field"]
+
+
+_NAME = st.from_regex(r"[a-z][a-z_]{0,12}", fullmatch=True).filter(lambda name: name not in FIELDS)
+_VALUE = st.sampled_from(["1", "text", "[a, b]", "{a: 1}", "'[[nowhere]]'", "null", "!!int 3"])
+
+
+_CLAIM = re.compile(r"(\n\s+(?:- )?value: )(-?[0-9][0-9.]*)\n")
+
+
+def _damaged(text: str, damage: str, which: int) -> str:
+    """The record with one more problem of its own: a claim that no longer holds, or a link to nowhere."""
+    if damage == "claim":
+        claims = list(_CLAIM.finditer(text))
+        if claims:
+            claim = claims[which % len(claims)]
+            return f"{text[: claim.start(2)]}{float(claim.group(2)) * 2 + 1}{text[claim.end(2) :]}"
+    if damage == "link" and "[[" in text:
+        return text.replace("[[", "[[nowhere-", 1)
+    return text
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    rel=st.sampled_from(RECORDS),
+    name=_NAME,
+    value=_VALUE,
+    damage=st.sampled_from(["none", "claim", "link"]),
+    which=st.integers(0, 30),
+)
+@example(rel=DILUTION, name="workaround", value="text", damage="claim", which=0)
+def test_an_unknown_field_never_hides_another_diagnostic(
+    repo_copy: Path, rel: str, name: str, value: str, damage: str, which: int
+) -> None:
+    text = _damaged((REPO / rel).read_text(encoding="utf-8"), damage, which)
+    before = _edited(repo_copy, rel, text)
+    after = _edited(repo_copy, rel, text.rstrip("\n") + f"\n{name}: {value}\n")
+    assert before <= after
+    added = {(code, path) for code, path, *_ in after - before}
+    assert added == {("unknown-field", rel)}
