@@ -254,6 +254,9 @@ def build(
         raise BuildError(_cannot_write(error, site.parent)) from error
     state_file = state_path(site)
     previous = BuildState.load(state_file) if kept_docs.is_dir() and site.is_dir() else None
+    # The compiled base stays in memory while the site is rendered, built and its state saved: keep the cyclic
+    # collector from scanning it again and again (it holds no garbage).
+    gc.freeze()
     try:
         mark = time.perf_counter()
         rendered = render_docs(
@@ -285,24 +288,18 @@ def build(
             move_files(work / "docs", kept_docs, reuse.changed)
         elif update is not None and previous is not None:
             link_files(kept_docs, work / "docs", docs.keys() - set(rendered.written) - set(assets))
-        # The compiled base stays in memory while mkdocs runs: keep the cyclic
-        # collector from scanning it again and again (it holds no garbage).
-        gc.freeze()
-        try:
-            result = build_site(
-                docs_dir,
-                work / "site",
-                config_file=work / "mkdocs.yml",
-                source_date_epoch=when,
-                install=False,
-                reuse=reuse,
-                template_cache=config.root / config.cache_dir / "templates",
-                nav=rendered.nav,
-                search=search,
-                **options,
-            )
-        finally:
-            gc.unfreeze()
+        result = build_site(
+            docs_dir,
+            work / "site",
+            config_file=work / "mkdocs.yml",
+            source_date_epoch=when,
+            install=False,
+            reuse=reuse,
+            template_cache=config.root / config.cache_dir / "templates",
+            nav=rendered.nav,
+            search=search,
+            **options,
+        )
         timings["mkdocs"] = time.perf_counter() - mark
         mark = time.perf_counter()
         state_file.unlink(missing_ok=True)
@@ -327,6 +324,7 @@ def build(
     except OSError as error:
         raise BuildError(_cannot_write(error, work)) from error
     finally:
+        gc.unfreeze()
         shutil.rmtree(work, ignore_errors=True)
     pages = sum(1 for rel in docs if rel.endswith(".md"))
     return BuildOutcome(
