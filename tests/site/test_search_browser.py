@@ -70,3 +70,18 @@ def test_404_page_works_under_a_sub_path(generated_site: BuiltSite, serve_dir, p
     assert link.get_attribute("href") == f"/{generated_site.site.name}/records/kb/g23/rec-00123.html"
     assert page.locator(".md-tabs__link", has_text="Evidence").evaluate("a => a.href") == base + "evidence.html"
     page_log.assert_clean()
+
+
+def test_opened_from_disk_everything_but_search_works(generated_site: BuiltSite, page) -> None:
+    """From file:// (`build/site/index.html` opened in a browser): styles, scripts and links work; the search box
+    says how to serve the site instead of failing."""
+    page.goto((generated_site.site / "records/kb/g23/rec-00123.html").as_uri())
+    page.wait_for_load_state("load")
+    assert page.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky"
+    assert "flopkb serve" in page.locator(".flopkb-search").inner_text()
+    link = page.locator("article a[href$='.html']").filter(has_text="Synthetic record").first
+    target = link.get_attribute("href")
+    link.click()
+    page.wait_for_load_state("load")
+    assert page.url.startswith("file://") and page.url.endswith(target.rsplit("/", 1)[-1])
+    assert page.locator("article h1").inner_text().startswith("Synthetic record")

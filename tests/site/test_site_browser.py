@@ -275,7 +275,8 @@ def test_serve_keeps_the_last_good_site_while_the_base_has_errors(served, page) 
     state = _wait_for_state(url, lambda state: state["state"] == "refused")
     assert "dangling-link" in state["message"] and state["version"] == version
     page.wait_for_selector("#flopkb-serve-banner", timeout=30_000)
-    assert "dangling-link" in page.locator("#flopkb-serve-banner").inner_text()
+    banner = page.locator("#flopkb-serve-banner").inner_text()
+    assert "records/facts/broken.yaml:3:" in banner and "dangling-link" in banner  # where, and what
     assert (server.site_dir / RIDGE).is_file()  # the last good site is still there
     broken.unlink()
     state = _wait_for_state(url, lambda state: state["state"] == "ok")
