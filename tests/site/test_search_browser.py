@@ -72,16 +72,36 @@ def test_404_page_works_under_a_sub_path(generated_site: BuiltSite, serve_dir, p
     page_log.assert_clean()
 
 
-def test_opened_from_disk_everything_but_search_works(generated_site: BuiltSite, page) -> None:
+def test_opened_from_disk_everything_but_search_works(generated_site: BuiltSite, browser) -> None:
     """From file:// (`build/site/index.html` opened in a browser): styles, scripts and links work; the search box
-    says how to serve the site instead of failing."""
-    page.goto((generated_site.site / "records/kb/g23/rec-00123.html").as_uri())
-    page.wait_for_load_state("load")
-    assert page.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky"
-    assert "flopkb serve" in page.locator(".flopkb-search").inner_text()
-    link = page.locator("article a[href$='.html']").filter(has_text="Synthetic record").first
-    target = link.get_attribute("href")
-    link.click()
-    page.wait_for_load_state("load")
-    assert page.url.startswith("file://") and page.url.endswith(target.rsplit("/", 1)[-1])
-    assert page.locator("article h1").inner_text().startswith("Synthetic record")
+    says how to serve the site instead of failing. Nothing outside the site folder is fetched."""
+    site = generated_site.site.resolve().as_uri() + "/"
+    outside: list[str] = []
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+
+    def route(route: object) -> None:
+        url = route.request.url  # type: ignore[attr-defined]
+        if url.startswith(site):
+            route.continue_()  # type: ignore[attr-defined]
+        else:
+            outside.append(url)
+            route.abort("blockedbyclient")  # type: ignore[attr-defined]
+
+    context.route("**/*", route)
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(site + "records/kb/g23/rec-00123.html")
+        page.wait_for_load_state("load")
+        assert page.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky"
+        assert "flopkb serve" in page.locator(".flopkb-search").inner_text()
+        link = page.locator("article a[href$='.html']").filter(has_text="Synthetic record").first
+        target = str(link.get_attribute("href")).rsplit("/", 1)[-1]
+        link.click()
+        page.wait_for_load_state("load")
+        assert page.url.startswith(site) and page.url.endswith(target)
+        assert page.locator("article h1").inner_text().startswith("Synthetic record")
+        assert (outside, errors) == ([], [])
+    finally:
+        context.close()
