@@ -127,11 +127,17 @@ def test_an_unchanged_base_renders_and_converts_nothing(tmp_path: Path) -> None:
     assert first.rendered == len(START) and first.built == first.pages
     again = build_with_cache(root)
     assert (again.rendered, again.built) == (0, 0)
+    listing = root / "build/site-docs/kinds/flop.md"
+    kept = listing.stat().st_ino
     (root / "records/flops/f.yaml").write_text(records(START)["records/flops/f.yaml"].replace("Rests", "Still rests"))
     edited = build_with_cache(root)
+    assert listing.stat().st_ino == kept  # prose is not listed: the kind page was kept (linked), not rendered
     assert edited.rendered < len(START)
     assert 1 <= edited.built < edited.pages
     assert "Still rests" in (root / "build/site/records/flops/f.html").read_text()
+    (root / "records/flops/f.yaml").write_text(records(START)["records/flops/f.yaml"].replace("A flop", "Renamed"))
+    build_with_cache(root)
+    assert listing.stat().st_ino != kept and "Renamed" in listing.read_text()
 
 
 def test_serve_shows_a_rebuild_before_its_search_index_and_then_is_the_full_build(

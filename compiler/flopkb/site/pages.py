@@ -29,11 +29,13 @@ from flopkb.links.resolver import Resolver
 from flopkb.load.models import is_url
 from flopkb.site.mkdocs import SITE_ROOT
 from flopkb.site.sanitize import inline_html, markdown_text, prose_html, safe_url
+from flopkb.site.state import link_files
 
 if TYPE_CHECKING:
     from flopkb.kb.entry import Entry
     from flopkb.kb.knowledge_base import KnowledgeBase
     from flopkb.links.wikilinks import WikiLink
+    from flopkb.site.state import BuildState
 
 
 TEMPLATES = "templates"
@@ -219,6 +221,8 @@ class RenderResult:
     """The key every record page shares (`flopkb.site.keys.base_key`)."""
     rendered: list[str] = field(default_factory=list)
     """The records whose pages were rendered (not kept from the previous build), sorted."""
+    pages: dict[str, str] = field(default_factory=dict)
+    """Listing pages (kind and category indexes) -> the key they were rendered under (`Site.keep`)."""
 
 
 class Site:
@@ -244,6 +248,9 @@ class Site:
         self._writer = ThreadPoolExecutor(max_workers=WRITERS, thread_name_prefix="flopkb-write")
         self._writes: list[Future[None]] = []
         self._templates: dict[str, jinja2.Template] = {}
+        self.kept_from: tuple[BuildState, Path, bool] | None = None
+        """The previous build's state and docs folder when it was rendered under the same base key, and whether
+        kept files are hard-linked from there (`flopkb.site.render.render_docs`)."""
         self.cache: dict[str, Any] = {}
         """Indexes that several pages share, built on first use (e.g. the formulas computed on each accelerator)."""
         self.category_paths = category_paths(self.vocabulary.categories if self.vocabulary else {}, self.entries)
@@ -290,6 +297,20 @@ class Site:
 
     def render(self, template: str, rel: str, **context: Any) -> None:
         self.write(rel, self.template(template).render(**context))
+
+    def keep(self, rel: str, key: str) -> bool:
+        """Keep the previous build's `rel` when it was rendered under `key` (True); else the caller renders it.
+
+        For listing pages, whose key (what they show of every record they list) costs far less than rendering
+        them. Either way `rel`'s key is recorded for the next build."""
+        self.result.pages[rel] = key
+        if self.kept_from is None or self.kept_from[0].pages.get(rel) != key:
+            return False
+        previous, docs, link = self.kept_from
+        if link:
+            link_files(docs, self.docs_dir, [rel])
+        self.result.digests[rel] = previous.docs[rel]
+        return True
 
     def page(self, rel: str) -> Page:
         return Page(self, rel)

@@ -119,6 +119,7 @@ def render_docs(
         if link_kept:
             link_files(previous_docs, site.docs_dir, kept_files)
         result.digests.update((rel, previous.docs[rel]) for rel in kept_files)
+        site.kept_from = (previous, previous_docs, link_kept)
     result.records.update(kept)
     todo = [record_id for record_id in keys if record_id not in kept]
     result.rendered = todo

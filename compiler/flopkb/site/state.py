@@ -34,7 +34,7 @@ from pathlib import Path
 
 from flopkb.atomic import write_atomically
 
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass(slots=True)
@@ -45,6 +45,8 @@ class BuildState:
     """Record id -> (the key its page was rendered under, the files of its page)."""
     docs: dict[str, str] = field(default_factory=dict)
     """Every file of the docs folder -> its digest."""
+    pages: dict[str, str] = field(default_factory=dict)
+    """Listing pages rendered under a key (`Site.keep`): file -> the key."""
 
     @classmethod
     def load(cls, path: Path) -> BuildState | None:
@@ -53,7 +55,9 @@ class BuildState:
             if data.get("format") != FORMAT:
                 return None
             records = {rid: (key, list(files)) for rid, (key, files) in data["records"].items()}
-            return cls(str(data["render_base"]), str(data["mkdocs_base"]), records, dict(data["docs"]))
+            return cls(
+                str(data["render_base"]), str(data["mkdocs_base"]), records, dict(data["docs"]), dict(data["pages"])
+            )
         # A state is only ever a shortcut: whatever is wrong with it, the answer is a full build.
         except Exception:
             return None
@@ -65,6 +69,7 @@ class BuildState:
             "mkdocs_base": self.mkdocs_base,
             "records": {rid: [key, files] for rid, (key, files) in sorted(self.records.items())},
             "docs": dict(sorted(self.docs.items())),
+            "pages": dict(sorted(self.pages.items())),
         }
         write_atomically(path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
 
