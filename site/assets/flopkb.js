@@ -214,6 +214,10 @@
     var colours = themeColours(el);
     var fg = colours.fg, bg = colours.bg, line = colours.line;
     var small = el.classList.contains("flopkb-graph--small");
+    var LABEL_SIZE = small ? 11 : 10, FOCUS_SIZE = 12, LABEL_WIDTH = 140;
+    // Label sizes in screen pixels: style functions read the zoom that fitLabels() last applied.
+    var view = { zoom: 1 };
+    function onScreen(px) { return function () { return px / view.zoom; }; }
 
     el.textContent = "";
     el.classList.add("flopkb-graph--live");
@@ -229,14 +233,15 @@
       style: [
         { selector: "node", style: {
           "background-color": "data(colour)", "label": "data(label)", "color": fg,
-          "font-size": small ? 11 : 10, "text-valign": "bottom", "text-margin-y": 4,
-          "width": 14, "height": 14, "min-zoomed-font-size": 7,
-          "text-wrap": "ellipsis", "text-max-width": 140,
-          "text-background-color": bg, "text-background-opacity": 0.75, "text-background-padding": 1,
+          "font-size": onScreen(LABEL_SIZE), "text-valign": "bottom", "text-margin-y": onScreen(4),
+          "width": 14, "height": 14,
+          "text-wrap": "ellipsis", "text-max-width": onScreen(LABEL_WIDTH),
+          "text-background-color": bg, "text-background-opacity": 0.75, "text-background-padding": onScreen(1),
           "border-width": 1.5, "border-color": bg } },
         { selector: "node.focus", style: {
-          "width": 24, "height": 24, "font-weight": "bold", "font-size": 12,
+          "width": 24, "height": 24, "font-weight": "bold", "font-size": onScreen(FOCUS_SIZE),
           "border-width": 3, "border-color": fg } },
+        { selector: "node.flopkb-nolabel", style: { "text-opacity": 0, "text-background-opacity": 0 } },
         { selector: "edge", style: {
           "width": 1.2, "line-color": line, "curve-style": edges > 2000 ? "haystack" : "bezier",
           "target-arrow-shape": edges > 2000 ? "none" : "triangle", "target-arrow-color": line,
@@ -259,19 +264,39 @@
       cy.center();
     }
 
+    fitLabels(cy, view, LABEL_WIDTH);
+    var pending = null;
+    cy.on("viewport", function () {
+      if (pending) clearTimeout(pending);
+      pending = setTimeout(function () { pending = null; fitLabels(cy, view, LABEL_WIDTH); }, 120);
+    });
+
+    // The full title of the record under the pointer (labels are cut at LABEL_WIDTH, or hidden where crowded).
+    var tip = document.createElement("div");
+    tip.className = "flopkb-graph-tip";
+    tip.setAttribute("role", "tooltip");
+    tip.hidden = true;
+    el.appendChild(tip);
+
     cy.on("tap", "node", function (evt) {
       var href = evt.target.data("href");
       if (href) window.location.href = href;
     });
     cy.on("mouseover", "node", function (evt) {
-      var near = evt.target.closedNeighborhood();
+      var node = evt.target, near = node.closedNeighborhood();
       cy.elements().not(near).addClass("faded");
       near.edges().addClass("near");
-      el.style.cursor = evt.target.data("href") ? "pointer" : "default";
+      el.style.cursor = node.data("href") ? "pointer" : "default";
+      var p = node.renderedPosition();
+      tip.textContent = node.data("label");
+      tip.hidden = false;
+      tip.style.left = Math.round(Math.min(p.x + 12, el.clientWidth - tip.offsetWidth - 4)) + "px";
+      tip.style.top = Math.round(p.y > el.clientHeight - 40 ? p.y - tip.offsetHeight - 12 : p.y + 14) + "px";
     });
     cy.on("mouseout", "node", function () {
       cy.elements().removeClass("faded").removeClass("near");
       el.style.cursor = "";
+      tip.hidden = true;
     });
 
     legend(el, Object.keys(kinds).sort());
@@ -279,6 +304,63 @@
     window.flopkbGraph = cy;
     el.setAttribute("data-state", "ready");
     return cy;
+  }
+
+  /* Labels keep their size on screen whatever the zoom (the style's sizes divide by `view.zoom`), and only those
+   * that overlap no label already shown and no other record's dot are drawn: the focus first, then by number of
+   * links, then by id (the same labels on every load). Zooming in makes room, so more labels show; hovering shows
+   * any record's full title. Only records in view are weighed, so that a big graph stays quick to pan. */
+  function fitLabels(cy, view, labelWidth) {
+    if (view.zoom !== cy.zoom()) {
+      view.zoom = cy.zoom();
+      cy.style().update();
+    }
+    var w = cy.width(), h = cy.height(), cell = 120, grid = {}, shown = 0;
+    var inView = cy.nodes().filter(function (n) {
+      var p = n.renderedPosition();
+      return p.x > -labelWidth && p.x < w + labelWidth && p.y > -40 && p.y < h + 40;
+    });
+    cy.nodes().addClass("flopkb-nolabel");
+    inView.removeClass("flopkb-nolabel");
+    function cells(b, visit) {
+      for (var i = Math.floor(b.x1 / cell); i <= Math.floor(b.x2 / cell); i++) {
+        for (var j = Math.floor(b.y1 / cell); j <= Math.floor(b.y2 / cell); j++) {
+          if (visit(i + "," + j) === false) return false;
+        }
+      }
+      return true;
+    }
+    function put(b) { cells(b, function (k) { (grid[k] = grid[k] || []).push(b); }); }
+    function free(b) {
+      return cells(b, function (k) {
+        var list = grid[k] || [];
+        for (var i = 0; i < list.length; i++) {
+          var o = list[i];
+          if (b.x1 < o.x2 && o.x1 < b.x2 && b.y1 < o.y2 && o.y1 < b.y2 && o.owner !== b.owner) return false;
+        }
+      });
+    }
+    var boxes = inView.map(function (n) {
+      var b = n.renderedBoundingBox({ includeNodes: false, includeLabels: true, includeOverlays: false });
+      var d = n.renderedBoundingBox({ includeNodes: true, includeLabels: false, includeOverlays: false });
+      return { node: n, label: { x1: b.x1 - 1, y1: b.y1 - 1, x2: b.x2 + 1, y2: b.y2 + 1, owner: n.id() },
+               dot: { x1: d.x1, y1: d.y1, x2: d.x2, y2: d.y2, owner: n.id() } };
+    });
+    boxes.forEach(function (b) { put(b.dot); });
+    boxes.sort(function (a, b) {
+      var fa = a.node.hasClass("focus") ? 1 : 0, fb = b.node.hasClass("focus") ? 1 : 0;
+      if (fa !== fb) return fb - fa;
+      var da = a.node.degree(), db = b.node.degree();
+      if (da !== db) return db - da;
+      return a.node.id() < b.node.id() ? -1 : a.node.id() > b.node.id() ? 1 : 0;
+    });
+    cy.batch(function () {
+      boxes.forEach(function (b) {
+        if (b.label.x2 > b.label.x1 && free(b.label)) { put(b.label); shown++; }
+        else b.node.addClass("flopkb-nolabel");
+      });
+    });
+    return shown;
   }
 
   /* Material's palette toggle switches data-md-color-scheme on <body>:

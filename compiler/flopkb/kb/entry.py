@@ -20,8 +20,8 @@ class RecordSummary(NamedTuple):
     measurement_ids: tuple[str, ...] | None = ()
     """A source's measurement ids in order; None when it did not validate."""
     title: str | None = None
-    """The title the site shows (`display_title`), so that a rebuild lists every record without its model;
-    None when it did not validate."""
+    """The record's own title (None: untitled, or it did not validate), so that a rebuild lists every record
+    without its model."""
 
     @property
     def anchors(self) -> tuple[str, ...] | None:
@@ -38,7 +38,7 @@ def summarize(source: Source | None, record: Record | None) -> RecordSummary:
             tuple(record.aliases),
             tuple(formula.id for formula in formulas_of(record)),
             tuple(measurement.id for measurement in measurements_of(record)),
-            record.display_title,
+            record.title,
         )
     listed = source.data.get("aliases") if source is not None else None
     return RecordSummary(

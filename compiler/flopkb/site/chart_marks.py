@@ -14,7 +14,9 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from flopkb.site.charts import _LEG_X, INK, MUTED, _f, _short, _style, _text
+from flopkb.site.chart_layout import fit_text
+from flopkb.site.chart_scales import _f, _text
+from flopkb.site.charts import _LEG_TEXT, _LEG_X, INK, MUTED, _style
 
 _ROW = 38
 """Legend row of a measurement: its basis, then its sources and places."""
@@ -70,8 +72,10 @@ class MeasuredOverlay:
             out.append(f'<g class="legend-mark" transform="translate({_LEG_X} {_f(legend_top + k * _ROW)})">')
             out.append(f"<title>{_text(mark.basis)}: {_text(detail)}</title>")
             out.append(_shape(mark, 11, 6))
-            out.append(f'<text x="30" y="10" fill="{INK}" font-size="12" font-weight="600">{_text(mark.basis)}</text>')
-            out.append(f'<text x="30" y="25" fill="{MUTED}" font-size="11">{_text(_short(detail, 34))}</text>')
+            out.append(f'<text x="30" y="10" fill="{INK}" font-size="13" font-weight="600">{_text(mark.basis)}</text>')
+            out.append(
+                f'<text x="30" y="26" fill="{MUTED}" font-size="12">{_text(fit_text(detail, 12, _LEG_TEXT))}</text>'
+            )
             out.append("</g>")
 
 

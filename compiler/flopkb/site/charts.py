@@ -18,13 +18,29 @@ the chart (roofline `href`) only work when the file is embedded with
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
-from urllib.parse import urlsplit
+
+from flopkb.site.chart_layout import Box, fit_text, place_labels, text_width, wrap_text
+from flopkb.site.chart_scales import (
+    _Axis,
+    _chart_id,
+    _decades,
+    _f,
+    _finite_positive,
+    _linear_range,
+    _linear_ticks,
+    _log_ticks,
+    _safe_href,
+    _sig,
+    _text,
+    _tick_label,
+    _y_range,
+    format_si,
+)
 
 __all__ = [
     "LineSeries",
@@ -89,165 +105,53 @@ GRID = "#d8dee4"
 GRID_MINOR = "#eef1f4"
 
 _W = 780  # total width
-_L = 76  # left edge of the plot area
-_T = 52  # top edge of the plot area
-_PW = 440  # plot width
+_T = 52  # top edge of the plot area under a one-line title
 _PH = 320  # plot height
-_LEG_X = _L + _PW + 28
-_LEG_W = _W - _LEG_X - 12
-_LEG_ROW = 52  # legend row height of a roofline (three lines per entry)
+_LEG_X = 544  # left edge of the legend column
+_LEG_TEXT = _W - _LEG_X - 30 - 12  # width of a legend entry's text
+_LEG_ROW = 54  # legend row height of a roofline (three lines per entry)
 _LEG_ROW_LINE = 24  # legend row height of a line chart (one line per entry)
-_MAX_LABEL = 26  # characters of a legend name before it is shortened
-
-_SI = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
-
-
-# ---------------------------------------------------------------------------
-# Formatting
-
-
-def _f(x: float) -> str:
-    """A coordinate: two decimals at most, no trailing zeros, never '-0'."""
-    s = f"{x:.2f}".rstrip("0").rstrip(".")
-    return "0" if s in ("-0", "") else s
-
-
-def _sig(x: float, digits: int = 3) -> str:
-    """`x` to `digits` significant figures, plain notation, no trailing zeros."""
-    if x == 0:
-        return "0"
-    exp = math.floor(math.log10(abs(x)))
-    nd = digits - 1 - exp
-    s = f"{round(x, nd):.{max(0, nd)}f}"
-    if "." in s:
-        s = s.rstrip("0").rstrip(".")
-    return "0" if s == "-0" else s
-
-
-def format_si(value: float, unit: str = "", digits: int = 3) -> str:
-    """989e12, "FLOP/s" -> "989 TFLOP/s"; 3.35e12, "B/s" -> "3.35 TB/s"; 0.5 -> "0.5"."""
-    if not math.isfinite(value):
-        raise ValueError(f"not a finite number: {value!r}")
-    v = float(_sig(value, digits))  # round first: 999.96e9 is "1 T", not "1000 G"
-    for scale, prefix in _SI:
-        if abs(v) >= scale:
-            return f"{_sig(v / scale, digits)} {prefix}{unit}"
-    s = _sig(v, digits)
-    return f"{s} {unit}" if unit else s
-
-
-def _text(s: object) -> str:
-    """Escape text for XML content and attributes; drop characters XML forbids."""
-    t = _CONTROL.sub("", str(s))
-    return (
-        t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&#39;")
-    )
-
-
-def _short(name: str, limit: int = _MAX_LABEL) -> str:
-    name = " ".join(str(name).split())
-    return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
-
-
-def _safe_href(href: str) -> str:
-    """Allow relative URLs and http(s) only; anything else is a ValueError."""
-    if _CONTROL.search(href) or any(c.isspace() for c in href):
-        raise ValueError(f"unsafe link target in chart: {href!r}")
-    scheme = urlsplit(href).scheme.lower()
-    if scheme not in ("", "http", "https"):
-        raise ValueError(f"unsafe link target in chart: {href!r}")
-    return href
-
-
-def _finite_positive(value: float, what: str) -> float:
-    v = float(value)
-    if not math.isfinite(v) or v <= 0:
-        raise ValueError(f"{what} must be a finite positive number, got {value!r}")
-    return v
-
-
-def _chart_id(*parts: object) -> str:
-    """A short id, stable for the same input, so several inlined charts never clash."""
-    return "c" + hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()[:10]
-
-
-# ---------------------------------------------------------------------------
-# Axes
+_TITLE_SIZE = 15
+_TITLE_LINE = 19
+_TICK_SIZE = 12  # the smallest text of a chart; the site never shows a chart below 11/12 of its size
+_LABEL_SIZE = 13  # axis labels
 
 
 @dataclass(frozen=True, slots=True)
-class _Axis:
-    lo: float
-    hi: float
-    log: bool
-    start: float  # pixel of `lo`
-    end: float  # pixel of `hi`
+class _Frame:
+    """Where a chart's parts go: the title's lines above, the plot area, the axis labels, the legend column."""
 
-    def __call__(self, v: float) -> float:
-        if self.log:
-            a, b, x = math.log10(self.lo), math.log10(self.hi), math.log10(v)
-        else:
-            a, b, x = self.lo, self.hi, v
-        return self.start + (x - a) / (b - a) * (self.end - self.start)
+    title: tuple[str, ...]
+    y_label: tuple[str, ...]
+    left: float
+    top: float
+    width: float
+    legend: bool
 
+    @property
+    def right(self) -> float:
+        return self.left + self.width
 
-def _decades(lo: float, hi: float) -> tuple[float, float]:
-    """Widen [lo, hi] to whole powers of ten, at least one decade apart."""
-    a = math.floor(math.log10(lo) + 1e-9)
-    b = math.ceil(math.log10(hi) - 1e-9)
-    if b <= a:
-        b = a + 1
-    return 10.0**a, 10.0**b
+    @property
+    def bottom(self) -> float:
+        return self.top + _PH
 
 
-def _log_ticks(lo: float, hi: float) -> tuple[list[float], list[float]]:
-    a, b = round(math.log10(lo)), round(math.log10(hi))
-    major = [10.0**k for k in range(a, b + 1)]
-    minor = [m * 10.0**k for k in range(a, b) for m in range(2, 10)]
-    return major, minor
-
-
-def _nice_step(span: float, target: int = 6) -> float:
-    raw = span / target
-    mag = 10.0 ** math.floor(math.log10(raw))
-    for m in (1, 2, 2.5, 5, 10):
-        if raw <= m * mag * (1 + 1e-9):
-            return m * mag
-    return 10 * mag
-
-
-def _linear_range(lo: float, hi: float) -> tuple[float, float, float]:
-    if lo == hi:
-        pad = abs(lo) * 0.1 or 1.0
-        lo, hi = lo - pad, hi + pad
-    step = _nice_step(hi - lo)
-    return math.floor(lo / step + 1e-9) * step, math.ceil(hi / step - 1e-9) * step, step
-
-
-def _linear_ticks(lo: float, hi: float, step: float) -> list[float]:
-    k0, k1 = round(lo / step), round(hi / step)
-    return [k * step for k in range(k0, k1 + 1)]
-
-
-def _tick_label(v: float, step: float | None = None) -> str:
-    """A readable tick label: 0.01, 0.25, 10, 100, 1 k, 2.5 M, 1 T."""
-    if v == 0:
-        return "0"
-    if abs(v) >= 1000:
-        return format_si(v, digits=4)
-    if step is None:
-        return _sig(v, 3)
-    decimals = max(0, -math.floor(math.log10(step) + 1e-9))
-    while decimals < 12 and abs(round(step, decimals) - step) > step * 1e-9:
-        decimals += 1
-    s = f"{round(v, decimals):.{decimals}f}"
-    s = s.rstrip("0").rstrip(".") if "." in s else s
-    return "0" if s == "-0" else s
+def _frame(title: str, y_label: str, ytick_labels: Sequence[str], *, legend: bool, note: bool = False) -> _Frame:
+    """The layout of a chart: the whole title wrapped above the plot (and a line for a note under it), the y
+    label in up to two lines beside the plot, the plot as wide as the tick labels and the legend leave."""
+    title_lines = tuple(wrap_text(title, _TITLE_SIZE, _W - 32, bold=True))
+    y_lines = tuple(wrap_text(y_label, _LABEL_SIZE, _PH, max_lines=2))
+    ticks = max((text_width(label, _TICK_SIZE) for label in ytick_labels), default=0)
+    left = max(60.0, 16 + 16 * len(y_lines) + 12 + ticks)
+    right = _LEG_X - 28 if legend else _W - 24
+    top = _T + _TITLE_LINE * (len(title_lines) - 1) + (16 if note else 0)
+    return _Frame(title_lines, y_lines, left, top, right - left, legend)
 
 
 def _grid_and_axes(
     out: list[str],
+    frame: _Frame,
     xa: _Axis,
     ya: _Axis,
     *,
@@ -256,10 +160,9 @@ def _grid_and_axes(
     xminor: list[float],
     yminor: list[float],
     x_label: str,
-    y_label: str,
 ) -> None:
-    x0, x1 = _L, _L + _PW
-    y0, y1 = _T + _PH, _T
+    x0, x1 = frame.left, frame.right
+    y0, y1 = frame.bottom, frame.top
     out.append(f'<g stroke="{GRID_MINOR}" stroke-width="1">')
     for v in xminor:
         x = _f(xa(v))
@@ -277,29 +180,32 @@ def _grid_and_axes(
         out.append(f'<line x1="{_f(x0)}" y1="{y}" x2="{_f(x1)}" y2="{y}"/>')
     out.append("</g>")
     out.append(
-        f'<rect x="{_f(x0)}" y="{_f(y1)}" width="{_f(_PW)}" height="{_f(_PH)}" '
+        f'<rect x="{_f(x0)}" y="{_f(y1)}" width="{_f(frame.width)}" height="{_f(_PH)}" '
         f'fill="none" stroke="{MUTED}" stroke-width="1"/>'
     )
-    out.append(f'<g fill="{MUTED}" font-size="11" text-anchor="middle">')
+    out.append(f'<g fill="{MUTED}" font-size="{_TICK_SIZE}" text-anchor="middle">')
     for v, label in xticks:
-        out.append(f'<text x="{_f(xa(v))}" y="{_f(y0 + 17)}">{_text(label)}</text>')
+        out.append(f'<text x="{_f(xa(v))}" y="{_f(y0 + 18)}">{_text(label)}</text>')
     out.append("</g>")
-    out.append(f'<g fill="{MUTED}" font-size="11" text-anchor="end">')
+    out.append(f'<g fill="{MUTED}" font-size="{_TICK_SIZE}" text-anchor="end">')
     for v, label in yticks:
         out.append(f'<text x="{_f(x0 - 7)}" y="{_f(ya(v) + 4)}">{_text(label)}</text>')
     out.append("</g>")
+    x_text = fit_text(x_label, _LABEL_SIZE, frame.width)
     out.append(
-        f'<text x="{_f(x0 + _PW / 2)}" y="{_f(y0 + 40)}" text-anchor="middle" '
-        f'fill="{INK}" font-size="12">{_text(x_label)}</text>'
+        f'<text x="{_f(x0 + frame.width / 2)}" y="{_f(y0 + 42)}" text-anchor="middle" '
+        f'fill="{INK}" font-size="{_LABEL_SIZE}">{_text(x_text)}</text>'
     )
-    cy = _T + _PH / 2
-    out.append(
-        f'<text x="16" y="{_f(cy)}" text-anchor="middle" fill="{INK}" font-size="12" '
-        f'transform="rotate(-90 16 {_f(cy)})">{_text(y_label)}</text>'
-    )
+    cy = frame.top + _PH / 2
+    for k, line in enumerate(frame.y_label):
+        lx = 16 + 16 * k
+        out.append(
+            f'<text x="{lx}" y="{_f(cy)}" text-anchor="middle" fill="{INK}" font-size="{_LABEL_SIZE}" '
+            f'transform="rotate(-90 {lx} {_f(cy)})">{_text(line)}</text>'
+        )
 
 
-def _open_svg(out: list[str], cid: str, height: float, title: str, desc: str) -> None:
+def _open_svg(out: list[str], cid: str, height: float, frame: _Frame, title: str, desc: str) -> None:
     out.append(
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {_f(height)}" '
         f'width="{_W}" height="{_f(height)}" role="img" aria-labelledby="{cid}-t {cid}-d" '
@@ -308,7 +214,10 @@ def _open_svg(out: list[str], cid: str, height: float, title: str, desc: str) ->
     out.append(f'<title id="{cid}-t">{_text(title)}</title>')
     out.append(f'<desc id="{cid}-d">{_text(desc)}</desc>')
     out.append(f'<rect width="{_W}" height="{_f(height)}" rx="8" fill="#ffffff"/>')
-    out.append(f'<text x="{_L}" y="30" fill="{INK}" font-size="15" font-weight="600">{_text(title)}</text>')
+    lines = "".join(
+        f'<tspan x="16" y="{30 + _TITLE_LINE * k}">{_text(line)}</tspan>' for k, line in enumerate(frame.title)
+    )
+    out.append(f'<text class="chart-title" fill="{INK}" font-size="{_TITLE_SIZE}" font-weight="600">{lines}</text>')
 
 
 def _style(i: int) -> tuple[str, str]:
@@ -318,10 +227,18 @@ def _style(i: int) -> tuple[str, str]:
 
 
 def _legend_entry(
-    out: list[str], i: int, name: str, detail: Sequence[str], href: str | None, *, marker: bool, row: float
+    out: list[str],
+    frame: _Frame,
+    i: int,
+    name: str,
+    detail: Sequence[str],
+    href: str | None,
+    *,
+    marker: bool,
+    row: float,
 ) -> None:
     colour, dash = _style(i)
-    y = _T + 6 + i * row
+    y = frame.top + 6 + i * row
     body = [
         f'<g transform="translate({_LEG_X} {_f(y)})">',
         f"<title>{_text(' — '.join([name, *detail]))}</title>",
@@ -329,9 +246,13 @@ def _legend_entry(
     ]
     if marker:
         body.append(f'<circle cx="11" cy="6" r="3.5" fill="#ffffff" stroke="{colour}" stroke-width="2"/>')
-    body.append(f'<text x="30" y="10" fill="{INK}" font-size="12" font-weight="600">{_text(_short(name))}</text>')
+    body.append(
+        f'<text x="30" y="10" fill="{INK}" font-size="13" font-weight="600">'
+        f"{_text(fit_text(name, 13, _LEG_TEXT, bold=True))}</text>"
+    )
     for k, line in enumerate(detail):
-        body.append(f'<text x="30" y="{25 + 14 * k}" fill="{MUTED}" font-size="11">{_text(line)}</text>')
+        shown = _text(fit_text(line, 12, _LEG_TEXT))
+        body.append(f'<text x="30" y="{26 + 15 * k}" fill="{MUTED}" font-size="12">{shown}</text>')
     body.append("</g>")
     if href:
         out.append(f'<a href="{_text(_safe_href(href))}" target="_top">')
@@ -354,11 +275,12 @@ def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
     """A log-log roofline chart: attainable FLOP/s against arithmetic intensity.
 
     Each series is drawn as its roof (bandwidth slope, then the flat compute
-    peak) with the ridge point marked and labelled; the legend gives peak,
-    bandwidth and ridge. Series are sorted by name (then values) so that the
-    output does not depend on the caller's order; colours follow that order.
-    Raises ValueError on an empty list, a non-finite or non-positive value,
-    or an unsafe `href`.
+    peak) with the ridge point marked and labelled (labels placed where they
+    overlap no other label or marker: `flopkb.site.chart_layout`); the legend
+    gives peak, bandwidth and ridge. Series are sorted by name (then values)
+    so that the output does not depend on the caller's order; colours follow
+    that order. Raises ValueError on an empty list, a non-finite or
+    non-positive value, or an unsafe `href`.
     """
     if not series:
         raise ValueError("roofline_svg needs at least one series")
@@ -376,10 +298,14 @@ def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
     ylo, yhi = _decades(min(s.bandwidth * xlo for s in items), max(s.peak_flops for s in items) * 1.6)
     if math.log10(yhi) - math.log10(ylo) < 2:
         ylo = yhi / 100
-    xa = _Axis(xlo, xhi, True, _L, _L + _PW)
-    ya = _Axis(ylo, yhi, True, _T + _PH, _T)
+    xmaj, xmin = _log_ticks(xlo, xhi)
+    ymaj, ymin = _log_ticks(ylo, yhi)
+    yticks = [(v, format_si(v)) for v in ymaj]
+    frame = _frame(title, "Attainable performance (FLOP/s)", [label for _, label in yticks], legend=True)
+    xa = _Axis(xlo, xhi, True, frame.left, frame.right)
+    ya = _Axis(ylo, yhi, True, frame.bottom, frame.top)
 
-    height = max(_T + _PH + 56, _T + 6 + len(items) * _LEG_ROW + 4)
+    height = max(frame.bottom + 60, frame.top + 6 + len(items) * _LEG_ROW + 4)
     cid = _chart_id("roofline", title, [(s.name, s.peak_flops, s.bandwidth, s.href) for s in items])
     desc = "Roofline chart, log-log. " + "; ".join(
         f"{s.name}: peak {format_si(s.peak_flops, 'FLOP/s')}, bandwidth {format_si(s.bandwidth, 'B/s')}, "
@@ -387,46 +313,43 @@ def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
         for s in items
     )
     out: list[str] = []
-    _open_svg(out, cid, height, title, desc)
-
-    xmaj, xmin = _log_ticks(xlo, xhi)
-    ymaj, ymin = _log_ticks(ylo, yhi)
+    _open_svg(out, cid, height, frame, title, desc)
     _grid_and_axes(
         out,
+        frame,
         xa,
         ya,
         xticks=[(v, _tick_label(v)) for v in xmaj],
-        yticks=[(v, format_si(v)) for v in ymaj],
+        yticks=yticks,
         xminor=xmin,
         yminor=ymin,
         x_label="Arithmetic intensity (FLOP/byte)",
-        y_label="Attainable performance (FLOP/s)",
     )
 
-    # Ridge labels go just under each ridge point, pushed apart vertically
-    # when two would overlap (greedy, in order of height on the chart).
-    wanted = sorted((ya(s.peak_flops) + 17, i) for i, s in enumerate(items))
-    label_y: dict[int, float] = {}
-    last = -1e9
-    for y, i in wanted:
-        y = max(y, last + 13)
-        label_y[i] = y
-        last = y
-
+    # One series: "ridge 295 FLOP/B" by the point. Several: the number alone (the legend spells it out).
+    ridge_points = [(xa(s.ridge), ya(s.peak_flops)) for s in items]
+    texts = [f"ridge {_sig(s.ridge)} FLOP/B" if len(items) == 1 else _sig(s.ridge) for s in items]
+    labels = place_labels(
+        ridge_points,
+        [text_width(text, _TICK_SIZE, bold=True) for text in texts],
+        _TICK_SIZE,
+        bounds=Box(frame.left + 2, frame.top + 2, frame.right - 2, frame.bottom - 2),
+        obstacles=[Box(x - 6, y - 6, x + 6, y + 6) for x, y in ridge_points],
+    )
     for i, s in enumerate(items):
         colour, dash = _style(i)
         # The slope enters the plot at xlo unless it is below ylo there.
         x_start = max(xlo, ylo / s.bandwidth)
-        pts = [(xa(x_start), ya(s.bandwidth * x_start)), (xa(s.ridge), ya(s.peak_flops)), (xa(xhi), ya(s.peak_flops))]
+        pts = [(xa(x_start), ya(s.bandwidth * x_start)), ridge_points[i], (xa(xhi), ya(s.peak_flops))]
         d = "M" + " L".join(f"{_f(px)} {_f(py)}" for px, py in pts)
-        rx, ry = xa(s.ridge), ya(s.peak_flops)
+        rx, ry = ridge_points[i]
         out.append(f'<g class="roof" data-series="{i}">')
         out.append(
             f"<title>{_text(s.name)}: peak {_text(format_si(s.peak_flops, 'FLOP/s'))}, "
             f"bandwidth {_text(format_si(s.bandwidth, 'B/s'))}, ridge {_text(_sig(s.ridge))} FLOP/byte</title>"
         )
         out.append(
-            f'<line x1="{_f(rx)}" y1="{_f(ry)}" x2="{_f(rx)}" y2="{_f(_T + _PH)}" '
+            f'<line x1="{_f(rx)}" y1="{_f(ry)}" x2="{_f(rx)}" y2="{_f(frame.bottom)}" '
             f'stroke="{colour}" stroke-width="1" stroke-dasharray="3 3" opacity="0.6"/>'
         )
         out.append(
@@ -434,23 +357,29 @@ def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
             f'stroke-linejoin="round" stroke-linecap="round"{dash}/>'
         )
         out.append(f'<circle cx="{_f(rx)}" cy="{_f(ry)}" r="4.5" fill="#ffffff" stroke="{colour}" stroke-width="2.5"/>')
-        # One series: "ridge 295 FLOP/B" by the point. Several: the number
-        # alone (the legend spells it out), so that close ridges stay legible.
-        label = f"ridge {_sig(s.ridge)} FLOP/B" if len(items) == 1 else _sig(s.ridge)
-        anchor, lx = ("start", rx + 7) if rx < _L + _PW - 110 else ("end", rx - 7)
-        out.append(
-            f'<text x="{_f(lx)}" y="{_f(label_y[i])}" text-anchor="{anchor}" fill="{colour}" '
-            f'font-size="11" font-weight="600" stroke="#ffffff" stroke-width="3" paint-order="stroke" '
-            f'stroke-linejoin="round">{_text(label)}</text>'
-        )
         out.append("</g>")
+    # Labels after every roof, so that no line is drawn over one.
+    out.append('<g class="ridge-labels">')
+    for i, label in enumerate(labels):
+        colour = _style(i)[0]
+        if label.leader is not None:
+            x1, y1, x2, y2 = label.leader
+            out.append(
+                f'<line x1="{_f(x1)}" y1="{_f(y1)}" x2="{_f(x2)}" y2="{_f(y2)}" stroke="{colour}" stroke-width="1"/>'
+            )
+        out.append(
+            f'<text x="{_f(label.x)}" y="{_f(label.baseline)}" fill="{colour}" '
+            f'font-size="{_TICK_SIZE}" font-weight="600" stroke="#ffffff" stroke-width="3" paint-order="stroke" '
+            f'stroke-linejoin="round">{_text(texts[i])}</text>'
+        )
+    out.append("</g>")
 
     for i, s in enumerate(items):
         detail = (
             f"{format_si(s.peak_flops, 'FLOP/s')} · {format_si(s.bandwidth, 'B/s')}",
             f"ridge {_sig(s.ridge)} FLOP/byte",
         )
-        _legend_entry(out, i, s.name, detail, s.href, marker=True, row=_LEG_ROW)
+        _legend_entry(out, frame, i, s.name, detail, s.href, marker=True, row=_LEG_ROW)
     return _close(out)
 
 
@@ -473,8 +402,12 @@ def line_chart_svg(
     Series are drawn in the order given (pass them in a deterministic order:
     sweep order or sorted by name); each series' points are sorted by x.
     Points with a non-finite coordinate, or a non-positive one on a log axis,
-    are left out. A linear y axis always includes zero; both axes include the
-    overlay's points. Raises ValueError when no series has a plottable point.
+    are left out. A linear y axis includes zero, unless the data spread over
+    less than a fifth of their magnitude (1.0 to 1.1, say): then it spans the
+    data and says that it does not start at 0. Both axes include the overlay's
+    points. The legend is left out when there is one series and nothing over
+    it (the title says what it is). Raises ValueError when no series has a
+    plottable point.
     """
     cleaned: list[tuple[str, list[tuple[float, float]]]] = []
     for s in series:
@@ -504,32 +437,40 @@ def line_chart_svg(
         xlo, xhi, step = _linear_range(min(xs), max(xs))
         xticks = [(v, _tick_label(v, step)) for v in _linear_ticks(xlo, xhi, step)]
         xminor = []
+    off_zero = False
     if log_y:
         ylo, yhi = _decades(min(ys), max(ys))
         ymaj, yminor = _log_ticks(ylo, yhi)
         yticks = [(v, _tick_label(v)) for v in ymaj]
     else:
-        ylo, yhi, step = _linear_range(min(0.0, min(ys)), max(0.0, max(ys)))
+        ylo, yhi, step, off_zero = _y_range(ys)
         yticks = [(v, _tick_label(v, step)) for v in _linear_ticks(ylo, yhi, step)]
         yminor = []
-    xa = _Axis(xlo, xhi, log_x, _L, _L + _PW)
-    ya = _Axis(ylo, yhi, log_y, _T + _PH, _T)
+    legend = len(cleaned) > 1 or bool(overlay is not None and overlay.points)
+    frame = _frame(title, y_label, [label for _, label in yticks], legend=legend, note=off_zero)
+    xa = _Axis(xlo, xhi, log_x, frame.left, frame.right)
+    ya = _Axis(ylo, yhi, log_y, frame.bottom, frame.top)
 
     extra = overlay.legend_height if overlay is not None else 0
-    height = max(_T + _PH + 56, _T + 6 + len(cleaned) * _LEG_ROW_LINE + extra + 12)
+    height = frame.bottom + 60
+    if legend:
+        height = max(height, frame.top + 6 + len(cleaned) * _LEG_ROW_LINE + extra + 12)
     cid = _chart_id("line", title, x_label, y_label, log_x, log_y, cleaned, overlay.points if overlay else ())
     desc = f"Line chart of {y_label} against {x_label}. " + "; ".join(
         f"{name}: {len(pts)} points"
         + (f", y from {_sig(min(p[1] for p in pts))} to {_sig(max(p[1] for p in pts))}" if pts else "")
         for name, pts in cleaned
     )
+    if off_zero:
+        desc += f" The y axis starts at {_tick_label(ylo, step)}, not 0."
     out: list[str] = []
-    _open_svg(out, cid, height, title, desc)
-    _grid_and_axes(
-        out, xa, ya, xticks=xticks, yticks=yticks, xminor=xminor, yminor=yminor, x_label=x_label, y_label=y_label
-    )
+    _open_svg(out, cid, height, frame, title, desc)
+    _grid_and_axes(out, frame, xa, ya, xticks=xticks, yticks=yticks, xminor=xminor, yminor=yminor, x_label=x_label)
+    if off_zero:
+        _axis_break(out, frame)
     out.append(
-        f'<clipPath id="{cid}-clip"><rect x="{_L - 6}" y="{_T - 6}" width="{_PW + 12}" height="{_PH + 12}"/></clipPath>'
+        f'<clipPath id="{cid}-clip"><rect x="{_f(frame.left - 6)}" y="{_f(frame.top - 6)}" '
+        f'width="{_f(frame.width + 12)}" height="{_PH + 12}"/></clipPath>'
     )
     for i, (name, pts) in enumerate(cleaned):
         colour, dash = _style(i)
@@ -549,11 +490,23 @@ def line_chart_svg(
                     f"{_text(_sig(x, 4))}, {_text(_sig(y, 4))}</title></circle>"
                 )
         out.append("</g>")
-    for i, (name, pts) in enumerate(cleaned):
-        _legend_entry(out, i, name, (), None, marker=len(pts) <= 40, row=_LEG_ROW_LINE)
+    if legend:
+        for i, (name, pts) in enumerate(cleaned):
+            _legend_entry(out, frame, i, name, (), None, marker=len(pts) <= 40, row=_LEG_ROW_LINE)
     if overlay is not None:
-        overlay.draw(out, xa, ya, _T + 6 + len(cleaned) * _LEG_ROW_LINE)
+        overlay.draw(out, xa, ya, frame.top + 6 + len(cleaned) * _LEG_ROW_LINE)
     return _close(out)
+
+
+def _axis_break(out: list[str], frame: _Frame) -> None:
+    """A zigzag across the foot of the y axis, and a note over the plot: this axis does not start at 0."""
+    x, y = frame.left, frame.bottom - 10
+    out.append(
+        f'<g class="axis-break"><path d="M{_f(x - 6)} {_f(y + 3)} L{_f(x - 2)} {_f(y - 1)} L{_f(x + 2)} {_f(y + 3)} '
+        f'L{_f(x + 6)} {_f(y - 1)}" fill="none" stroke="{MUTED}" stroke-width="1.5"/>'
+        f'<text x="{_f(frame.right)}" y="{_f(frame.top - 8)}" text-anchor="end" fill="{MUTED}" '
+        f'font-size="{_TICK_SIZE}">y axis does not start at 0</text></g>'
+    )
 
 
 def svg_size(svg: str) -> tuple[int, int]:

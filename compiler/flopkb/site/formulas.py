@@ -12,7 +12,9 @@ view a template renders:
   with a pointer to `flopkb eval`;
 - a line chart of a sweep (static SVG, written under `charts/`): the first
   swept input on x, one line per accelerator (or per value of the second swept
-  input), further swept inputs held at their first value;
+  input), further swept inputs held at their first value; its y axis is named
+  by the formula's title (`quantity_name`) and unit, its one line (no hardware,
+  one swept input) by the formula's id;
 - every hardware figure used, linked to the spec row of its accelerator's page;
 - every claim (`expect`), with its status.
 """
@@ -264,14 +266,14 @@ def results_table(site: Site, page: Page, result: FormulaResult) -> Table:
         ]
         if not swept:
             head.insert(0, Cell("", header=True))
-            rows = [[Cell(value_head)] + row for row in rows]
+            rows = [[Cell(value_head), *row] for row in rows]
         return _cut(Table(head, rows))
     keys = [_point_key(e.point) for e in evaluations]
     if len(swept) >= 2:
         last = list(dict.fromkeys(key[-1] for key in keys))
         if len(last) <= MAX_PIVOT:
             grid: dict[tuple[str, ...], dict[str, float]] = {}
-            for key, evaluation in zip(keys, evaluations):
+            for key, evaluation in zip(keys, evaluations, strict=True):
                 grid.setdefault(key[:-1], {})[key[-1]] = evaluation.value
             head = [Cell(name, header=True) for name in swept[:-1]] + [
                 Cell(f"{swept[-1]} = {value}", num=True, header=True) for value in last
@@ -288,7 +290,7 @@ def results_table(site: Site, page: Page, result: FormulaResult) -> Table:
     head = [Cell(name, header=True) for name in swept] + [Cell(value_head, num=True, header=True)]
     rows = [
         [Cell(text) for text in key] + [Cell(show_value(evaluation.value, unit), num=True)]
-        for key, evaluation in zip(keys, evaluations)
+        for key, evaluation in zip(keys, evaluations, strict=True)
     ]
     return _cut(Table(head, rows))
 
@@ -321,6 +323,14 @@ def _measured_overlay(
     return MeasuredOverlay(marks, log_x=log_x, log_y=log_y) if marks else None
 
 
+def quantity_name(result: FormulaResult) -> str:
+    """What a formula computes, for a chart's y axis: its title up to the first ": " (what follows is usually the
+    expression: "Speedup of a speculative step: S = a * T_base / T_spec"), or its id without a title."""
+    if not result.title:
+        return result.id
+    return result.title.split(": ", 1)[0].strip() or result.title
+
+
 def chart_path(record_id: str, name: str) -> str:
     return f"charts/{record_id}/{name}.svg"
 
@@ -334,16 +344,20 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
     first = {name: value for name, value in evaluations[0].point}
     x_name = swept[0]
     pinned = swept[1:]
+    by = pinned.pop(0) if pinned and not result.hardware else None
+
+    def series_of(hardware: str | None, point: Any) -> Any:
+        """The line a value belongs to: its accelerator, its value of the second swept input, or the one line."""
+        if result.hardware:
+            return hardware
+        return show_input(dict(point).get(by)) if by is not None else None
+
     if result.hardware:
-        series_of = lambda hardware, point: hardware
         names = {acc: site.titles.get(acc, acc) for acc in dict.fromkeys(e.hardware for e in evaluations)}
-    elif pinned:
-        by = pinned.pop(0)
-        series_of = lambda hardware, point: show_input(dict(point).get(by))
+    elif by is not None:
         names = {key: f"{by} = {key}" for key in dict.fromkeys(series_of(e.hardware, e.point) for e in evaluations)}
     else:
-        series_of = lambda hardware, point: None
-        names = {None: "result"}
+        names = {None: result.id}
     names = dict(list(names.items())[:MAX_SERIES])
     pinned_keys = {name: show_input(first[name]) for name in pinned}
     lines: dict[Any, list[tuple[float, float]]] = {key: [] for key in names}
@@ -368,12 +382,13 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
     x_unit = _axis_unit(like)
     unit = result.unit.strip()
     title = result.title or result.id
+    quantity = quantity_name(result)
     try:
         svg = line_chart_svg(
             [LineSeries(str(names[key]), points) for key, points in lines.items()],
             x_label=f"{x_name} ({x_unit})" if x_unit else x_name,
-            y_label="result" if unit in ("", "1") else f"result ({unit})",
-            title=title if len(title) <= 70 else title[:69] + "…",
+            y_label=quantity if unit in ("", "1") else f"{quantity} ({unit})",
+            title=title,
             log_x=log_x,
             log_y=log_y,
             overlay=overlay,

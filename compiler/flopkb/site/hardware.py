@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 from flopkb.formulas.specs import AcceleratorSpecs, read_specs
 from flopkb.formulas.units import QuantityError, dimension_of, format_number, to_base
 from flopkb.site.charts import RooflineSeries, roofline_svg, svg_size
-from flopkb.site.formulas import chart_path
+from flopkb.site.formulas import chart_path, show_raw
 from flopkb.site.pages import css_word
+from flopkb.site.values import show_input, show_value
 
 if TYPE_CHECKING:
     from flopkb.kb.entry import Entry
@@ -92,6 +93,57 @@ def formulas_on(site: Site) -> dict[str, list[tuple[str, str, str]]]:
     return index
 
 
+MAX_VALUES = 6
+"""A formula's values on an accelerator are listed point by point up to this many; beyond, their range is given."""
+
+
+def values_on(site: Site, page: Page, accelerator: str) -> list[dict[str, Any]]:
+    """Every formula evaluated on an accelerator, with its inputs and its values there (from `kb.formulas`)."""
+    rows = []
+    for record_id, formula_id, formula_title in formulas_on(site).get(accelerator, ()):
+        result = next((found for found in site.kb.formulas.get(record_id, ()) if found.id == formula_id), None)
+        evaluations = [e for e in result.evaluations if e.hardware == accelerator] if result is not None else []
+        if result is None or not evaluations:
+            continue
+        swept = set(result.swept)
+        inputs = [
+            {"name": name, "value": sweep_summary(raw) if name in swept else show_raw(raw)}
+            for name, raw in result.inputs.items()
+        ]
+        if len(evaluations) == 1:
+            values = [show_value(evaluations[0].value, result.unit)]
+        elif len(evaluations) <= MAX_VALUES:
+            values = [
+                ", ".join(f"{name} = {show_input(value)}" for name, value in e.point if name in swept)
+                + f": {show_value(e.value, result.unit)}"
+                for e in evaluations
+            ]
+        else:
+            low = min(e.value for e in evaluations)
+            high = max(e.value for e in evaluations)
+            low_text, high_text = show_value(low, result.unit), show_value(high, result.unit)
+            span = f"{low_text} at every one" if low_text == high_text else f"{low_text} to {high_text}"
+            values = [f"{span} of {len(evaluations)} points"]
+        rows.append(
+            {
+                "link": page.link(record_id, formula_id),
+                "record": page.link(record_id),
+                "formula": formula_title,
+                "inputs": inputs,
+                "results": values,
+            }
+        )
+    return rows
+
+
+def sweep_summary(raw: Any) -> str:
+    """A swept input, short: every value up to four of them, else "1, 2, …, 256 (9 values)"."""
+    values = raw if isinstance(raw, list) else [raw]
+    if len(values) <= 4:
+        return show_raw(values)
+    return f"{show_raw(values[:2])}, …, {show_raw(values[-1])} ({len(values)} values)"
+
+
 def accelerator_context(site: Site, page: Page, entry: Entry) -> dict[str, Any]:
     record = entry.record
     assert record is not None
@@ -118,7 +170,7 @@ def accelerator_context(site: Site, page: Page, entry: Entry) -> dict[str, Any]:
         for names, peak, bandwidth in lines:
             ridges.append({"peaks": names, "ridge": format_number(peak / bandwidth, 4)})
         if lines:
-            title = record.display_title
+            title = site.titles[entry.id]
             svg = roofline_svg(
                 [RooflineSeries(names, peak, bandwidth) for names, peak, bandwidth in lines],
                 title=f"Roofline of {title}",
@@ -132,10 +184,7 @@ def accelerator_context(site: Site, page: Page, entry: Entry) -> dict[str, Any]:
                 "height": height,
                 "alt": f"Roofline of {title}: attainable FLOP/s against arithmetic intensity",
             }
-    used_by = [
-        {"link": page.link(record_id, formula_id), "record": page.link(record_id), "formula": formula_title}
-        for record_id, formula_id, formula_title in formulas_on(site).get(entry.id, ())
-    ]
+    used_by = values_on(site, page, entry.id)
     return {
         "vendor": record.vendor,
         "description": page.prose(record.description),

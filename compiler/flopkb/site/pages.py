@@ -110,6 +110,29 @@ def badge_html(basis: str) -> Markup:
     return Markup(f'<span class="flopkb-badge flopkb-badge--{css_word(basis)}">{escape(basis)}</span>')
 
 
+_BREAK_AFTER = re.compile(r"(?<=[/-])(?=.)")
+
+
+def breakable(value: object) -> Markup:
+    """An id, path or URL that may wrap only after a `/` or `-` (`<wbr>` there): never inside a word."""
+    return Markup("<wbr>").join(escape(part) for part in _BREAK_AFTER.split(str(value)))
+
+
+def reader_title(record: Any) -> str:
+    """The title readers see: the record's own, or else the spec's default, its id's last segment, made readable:
+    hyphens and underscores as spaces, the first letter capitalised (`sd-batch-dilution-problem` -> "Sd batch
+    dilution problem"); its words are the author's, nothing else is changed."""
+    return titled(record.title, record.id)
+
+
+def titled(title: str | None, record_id: str) -> str:
+    """`reader_title` of a record with this title (None: untitled) and id."""
+    if title:
+        return str(title)
+    words = " ".join(record_id.rsplit("/", 1)[-1].replace("_", " ").replace("-", " ").split())
+    return words[:1].upper() + words[1:]
+
+
 def heading_id(value: str) -> Markup:
     """The attribute list that gives a markdown heading its id: `{: #id }` (ids made here are safe)."""
     return Markup("{: #" + re.sub(r"[^A-Za-z0-9_.:-]", "-", value) + " }")
@@ -163,6 +186,7 @@ def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
     env.filters["badge"] = badge_html
     env.filters["css"] = css_word
     env.filters["heading_id"] = heading_id
+    env.filters["breakable"] = breakable
     env.globals["KIND_TITLES"] = KIND_TITLES
     env.globals["STATUS_WORDS"] = STATUS_WORDS
     return env
@@ -239,7 +263,7 @@ class Site:
         self.entries: dict[str, Entry] = {
             record_id: kb.entries[record_id] for record_id, summary in summaries.items() if summary.kind is not None
         }
-        self.titles = {record_id: str(summaries[record_id].title) for record_id in self.entries}
+        self.titles = {record_id: titled(summaries[record_id].title, record_id) for record_id in self.entries}
         self.kinds = {record_id: str(summaries[record_id].kind) for record_id in self.entries}
         self.vocabulary = kb.vocabulary
         self.graph = kb.graph.graph if kb.graph is not None else None
@@ -439,7 +463,7 @@ class Page:
                 site.titles.get(found, ref) if found else ref, href=self.href(found) if found in site.entries else None
             )
         return Citation(
-            record.display_title,
+            site.titles[found],
             href=self.href(found),
             url=safe_url(record.url) if record.url else None,
             authors=author_list(record.authors),

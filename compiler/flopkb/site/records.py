@@ -48,7 +48,7 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
     assert record is not None
     rel = record_path(entry.id)
     page = site.page(rel)
-    title = record.display_title
+    title = site.titles[entry.id]
     context: dict[str, Any] = {
         "page": page,
         "root": page.root,
