@@ -13,7 +13,9 @@ docs folder that build left behind (`build/site-docs/`), twice: with the same
 configuration (`build/site-mkdocs.yml`) except for the output folder ("same
 config"), and with a minimal Material configuration ("minimal": site name,
 folders, `use_directory_urls: false` so that the pages and URLs are the same,
-`theme: material`, and mkdocs' default plugins, i.e. Material's search). The
+flopkb's nav (the index pages: with mkdocs' default nav of every page,
+Material renders 10,000 entries into every page), `theme: material`, and
+mkdocs' default plugins, i.e. Material's search). The
 difference to "same config" is what flopkb adds: loading and checking the
 records, evaluating formulas, rendering the pages, charts and graph, the
 search index, and swapping the site in.
@@ -80,12 +82,14 @@ def bare_config(base: Path, out: Path) -> Path:
 
 def minimal_config(base: Path, out: Path) -> Path:
     """A minimal Material configuration for the docs folder flopkb left in `base`, building into `out`."""
+    flopkb = yaml.safe_load((base / "build" / "site-mkdocs.yml").read_text(encoding="utf-8"))
     config = {
         "site_name": "flopkb",
         "docs_dir": str(base / "build" / "site-docs"),
         "site_dir": str(out),
         "use_directory_urls": False,
         "theme": {"name": "material"},
+        "nav": flopkb["nav"],
     }
     path = out.parent / f"{out.name}-mkdocs.yml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
