@@ -74,9 +74,31 @@ def require_playwright():  # -> module playwright.sync_api
 # A static server
 
 
+@dataclass
+class Served:
+    """What a server sent: the path and body size of every response, in order."""
+
+    responses: list[tuple[str, int]] = field(default_factory=list)
+
+    def total(self, *prefixes: str) -> int:
+        """Bytes of the responses whose path starts with one of `prefixes` (every response without any)."""
+        return sum(size for path, size in self.responses if not prefixes or path.startswith(prefixes))
+
+    def clear(self) -> None:
+        self.responses.clear()
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    served: Served | None = None
+
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+    def copyfile(self, source, outputfile) -> None:  # type: ignore[no-untyped-def]
+        data = source.read()
+        outputfile.write(data)
+        if self.served is not None:
+            self.served.responses.append((urlsplit(self.path).path, len(data)))
 
     def end_headers(self) -> None:
         # Every test sees what is on disk now, not a cached copy.
@@ -85,12 +107,16 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def serve_directory(root: str | Path, host: str = "127.0.0.1") -> Iterator[str]:
-    """Serve `root` over http on a free port; yield the base URL ("http://127.0.0.1:PORT/")."""
+def serve_directory(root: str | Path, host: str = "127.0.0.1", served: Served | None = None) -> Iterator[str]:
+    """Serve `root` over http on a free port; yield the base URL ("http://127.0.0.1:PORT/").
+
+    With `served`, every response's path and body size is appended to it.
+    """
     root = Path(root).resolve()
     if not root.is_dir():
         raise FileNotFoundError(f"nothing to serve: {root} is not a folder")
-    handler = functools.partial(_QuietHandler, directory=str(root))
+    counting = type("_CountingHandler", (_QuietHandler,), {"served": served})
+    handler = functools.partial(counting, directory=str(root))
     server = http.server.ThreadingHTTPServer((host, 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name=f"http:{root.name}", daemon=True)
@@ -221,3 +247,13 @@ def screenshot(page: object, name: str, *, full_page: bool = True, directory: st
     path.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(path), full_page=full_page)  # type: ignore[attr-defined]
     return path
+
+
+def search(page: object, query: str) -> object:
+    """Type `query` into the site's search box (pagefind's); return the results' locator once one is shown."""
+    box = page.locator(".pagefind-ui__search-input")  # type: ignore[attr-defined]
+    box.fill("")
+    box.press_sequentially(query, delay=20)
+    results = page.locator(".pagefind-ui__result")  # type: ignore[attr-defined]
+    results.first.wait_for()
+    return results

@@ -368,6 +368,7 @@ def build(root: str | None, output_format: str, strict: bool, no_cache: bool) ->
     shown = os.path.relpath(outcome.site_dir, Path.cwd()) if outcome.site_dir else ""
     times = ", ".join(f"{phase} {seconds:.1f} s" for phase, seconds in outcome.timings.items())
     click.echo(f"built {outcome.pages} pages into {shown} ({times})", file=status)
+    click.echo(f"read it served (search needs http): flopkb serve, or python -m http.server -d {shown}", file=status)
     sys.exit(EXIT_OK)
 
 

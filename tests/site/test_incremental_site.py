@@ -1,4 +1,5 @@
-"""An incremental build is byte-identical to a full one, whatever the edits before it (a property test)."""
+"""An incremental build is byte-identical to a full one, whatever the edits before it (a property test); so is
+`flopkb serve`'s site once its search index, written in the background, has caught up."""
 
 from __future__ import annotations
 
@@ -6,12 +7,15 @@ import hashlib
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from flopkb.config import load_config
 from flopkb.pipeline.cache import FileCache
 from flopkb.site.publish import BuildOutcome, build
+from flopkb.site.search import BUNDLE
+from flopkb.site.serve import Server
 from kbfixture import write_kb
 
 EPOCH = 1_700_000_000
@@ -123,8 +127,54 @@ def test_an_unchanged_base_renders_and_converts_nothing(tmp_path: Path) -> None:
     assert first.rendered == len(START) and first.built == first.pages
     again = build_with_cache(root)
     assert (again.rendered, again.built) == (0, 0)
+    listing = root / "build/site-docs/kinds/flop.md"
+    kept = listing.stat().st_ino
     (root / "records/flops/f.yaml").write_text(records(START)["records/flops/f.yaml"].replace("Rests", "Still rests"))
     edited = build_with_cache(root)
+    assert listing.stat().st_ino == kept  # prose is not listed: the kind page was kept (linked), not rendered
     assert edited.rendered < len(START)
     assert 1 <= edited.built < edited.pages
     assert "Still rests" in (root / "build/site/records/flops/f.html").read_text()
+    (root / "records/flops/f.yaml").write_text(records(START)["records/flops/f.yaml"].replace("A flop", "Renamed"))
+    build_with_cache(root)
+    assert listing.stat().st_ino != kept and "Renamed" in listing.read_text()
+
+
+def test_serve_shows_a_rebuild_before_its_search_index_and_then_is_the_full_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Serve's rebuilds change the site in place and index it after; then it is what a full build writes."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
+    model = {record_id: dict(fields) for record_id, fields in START.items()}
+    root = write_kb(tmp_path / "kb", records(model))
+    server = Server(load_config(root), port=0)
+    site = server.site_dir
+    try:
+        assert server.rebuild()
+        server.search.wait(120)
+        assert not server.search.pending
+        folder = site.stat().st_ino
+        for edit in [("prose", "flops/f", "beta"), ("title", "hw/a1", "Renamed"), ("add", "facts/n1", "[[flops/f]]")]:
+            index = tree(site / BUNDLE)
+            before = records(model)
+            apply(model, edit)
+            for rel, text in records(model).items():
+                if before.get(rel) != text:
+                    (root / rel).write_text(text)
+            assert server.rebuild()
+            # The new pages are there at once, with the previous index (whole) until the new one is written.
+            assert server.search.pending and tree(site / BUNDLE) == index
+            server.search.wait(120)
+            assert not server.search.pending and tree(site / BUNDLE) != index
+        assert "beta" in (site / "records/flops/f.html").read_text()
+        assert site.stat().st_ino == folder  # changed in place, not swapped
+        (root / "records/facts/n1.yaml").unlink()
+        apply(model, ("remove", "facts/n1", ""))
+        assert server.rebuild()
+        server.search.wait(120)
+    finally:
+        server.stop()
+    fresh = write_kb(tmp_path / "fresh", records(model))
+    build_with_cache(fresh)
+    assert tree(site) == tree(fresh / "build" / "site")
+    assert tree(root / "build" / "site-docs") == tree(fresh / "build" / "site-docs")

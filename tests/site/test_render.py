@@ -3,6 +3,7 @@ safety against hostile records, determinism, atomic replacement, refusal on erro
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -209,14 +210,29 @@ def test_home_and_indexes(project_site: BuiltSite) -> None:
     assert "dangling-link" in project_site.html("codes.html")
 
 
+def indexed_pages(site: Path) -> dict[str, dict]:
+    """Every page in the site's search index (pagefind's fragments: gzipped JSON after a signature), by URL."""
+    pages = {}
+    for path in sorted((site / "pagefind" / "fragment").iterdir()):
+        data = gzip.decompress(path.read_bytes()).removeprefix(b"pagefind_dcd")
+        fragment = json.loads(data)
+        pages[fragment["url"]] = fragment
+    return pages
+
+
 def test_search_index_holds_titles_text_and_formulas(project_site: BuiltSite) -> None:
-    index = json.loads((project_site.site / "search/search_index.json").read_text(encoding="utf-8"))
-    docs = index["docs"]
-    titles = {doc["title"] for doc in docs}
-    assert "Ridge point and the batch at which decode turns compute-bound" in titles
-    text = " ".join(doc["text"] for doc in docs if doc["location"].startswith("records/facts/ridge-point.html"))
-    assert "peak FLOP/s / memory bandwidth" in text
-    assert "hw.peak_bf16_dense / hw.memory_bandwidth" in text
+    pages = indexed_pages(project_site.site)
+    ridge = pages["/records/facts/ridge-point.html"]
+    assert ridge["meta"]["title"] == "Ridge point and the batch at which decode turns compute-bound"
+    assert "peak FLOP/s / memory bandwidth" in ridge["content"]
+    assert "hw.peak_bf16_dense / hw.memory_bandwidth" in ridge["content"]
+    # What only lists other records is left out: backlinks, index listings; and Material's 404 page.
+    assert "mentions it" in project_site.html("records/facts/ridge-point.html")
+    assert "mentions it" not in ridge["content"]
+    assert "Leviathan" not in pages["/kinds/source.html"]["content"]
+    assert "/404.html" not in pages
+    assert len(pages) == project_site.outcome.pages
+    assert 'data-pagefind-body' in project_site.html("records/facts/ridge-point.html")
 
 
 def test_nothing_is_loaded_from_outside_the_site(project_site: BuiltSite) -> None:

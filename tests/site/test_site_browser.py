@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from browser import search
 from flopkb.config import load_config
 from flopkb.site.serve import VERSION_PATH, Server
 from site_fixtures import BuiltSite, copy_project_base
@@ -95,19 +96,14 @@ def test_following_a_wikilink_and_a_formula_anchor(project_site: BuiltSite, serv
 def test_search_finds_a_record(project_site: BuiltSite, serve_dir, page, page_log, shot) -> None:
     base = serve_dir(project_site.site)
     open_page(page, base, "index.html")
-    page.locator("label.md-search__icon, .md-search__input").first.click()
-    page.locator("input.md-search__input").press_sequentially("ridge point", delay=20)
-    result = page.locator(".md-search-result__item", has_text="Ridge point and the batch")
-    result.first.wait_for()
+    assert page.locator(".md-header .flopkb-search .pagefind-ui__search-input").is_visible()
+    hit = search(page, "ridge point").filter(has_text="Ridge point and the batch")
+    hit.first.wait_for()
     shot(page, "site-search", full_page=False)
-    result.first.locator("a").first.click()
+    hit.first.locator("a.pagefind-ui__result-link").first.click()
     page.wait_for_url("**/" + RIDGE + "*")
     # Formulas are searchable by their expression.
-    page.locator("label.md-search__icon, .md-search__input").first.click()
-    box = page.locator("input.md-search__input")
-    box.fill("")
-    box.press_sequentially("peak_bf16_dense", delay=20)
-    page.locator(".md-search-result__item").first.wait_for()
+    search(page, "peak_bf16_dense").filter(has_text="Ridge point").first.wait_for()
     page_log.assert_clean()
 
 
@@ -199,10 +195,9 @@ def test_hostile_pages_run_nothing(hostile_site: BuiltSite, serve_dir, page, pag
             for (const type of ['mouseover', 'focus', 'toggle', 'load', 'error'])
                 el.dispatchEvent(new Event(type)); } }""")
     open_page(page, base, "index.html")
-    page.locator("label.md-search__icon, .md-search__input").first.click()
-    page.locator("input.md-search__input").press_sequentially("hostile", delay=20)
-    page.locator(".md-search-result__item").first.wait_for()  # results show the payloads, as text
-    assert "<script>alert(15)</script>" in page.locator(".md-search-result").inner_text()
+    search(page, "hostile")  # results show the payloads, as text
+    shown = "document.querySelector('.pagefind-ui__results').innerText.includes('<script>alert(10)</script> Hostile')"
+    page.wait_for_function(shown)
     page.wait_for_timeout(500)
     assert dialogs == []
     # (Quick successive navigations abort each other's favicon loads: not a problem of the site.)
@@ -284,7 +279,8 @@ def test_serve_keeps_the_last_good_site_while_the_base_has_errors(served, page) 
     state = _wait_for_state(url, lambda state: state["state"] == "refused")
     assert "dangling-link" in state["message"] and state["version"] == version
     page.wait_for_selector("#flopkb-serve-banner", timeout=30_000)
-    assert "dangling-link" in page.locator("#flopkb-serve-banner").inner_text()
+    banner = page.locator("#flopkb-serve-banner").inner_text()
+    assert "records/facts/broken.yaml:3:" in banner and "dangling-link" in banner  # where, and what
     assert (server.site_dir / RIDGE).is_file()  # the last good site is still there
     broken.unlink()
     state = _wait_for_state(url, lambda state: state["state"] == "ok")

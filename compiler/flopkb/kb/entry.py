@@ -9,7 +9,7 @@ from flopkb.load.source import Source
 
 
 class RecordSummary(NamedTuple):
-    """What other files need to know of a record file without its model: resolution's part of it."""
+    """What other files need to know of a record file without its model: resolution's part of it, and its title."""
 
     kind: str | None
     """The record's kind; None when the file did not validate (its kind is not known)."""
@@ -19,6 +19,9 @@ class RecordSummary(NamedTuple):
     """Its formula ids in order; None when it did not validate."""
     measurement_ids: tuple[str, ...] | None = ()
     """A source's measurement ids in order; None when it did not validate."""
+    title: str | None = None
+    """The record's own title (None: untitled, or it did not validate), so that a rebuild lists every record
+    without its model."""
 
     @property
     def anchors(self) -> tuple[str, ...] | None:
@@ -35,6 +38,7 @@ def summarize(source: Source | None, record: Record | None) -> RecordSummary:
             tuple(record.aliases),
             tuple(formula.id for formula in formulas_of(record)),
             tuple(measurement.id for measurement in measurements_of(record)),
+            record.title,
         )
     listed = source.data.get("aliases") if source is not None else None
     return RecordSummary(
@@ -106,7 +110,7 @@ class Entry:
 
     @property
     def summary(self) -> RecordSummary:
-        """Kind, aliases and formula ids, without loading a deferred model."""
+        """Kind, aliases, formula ids and title, without loading a deferred model."""
         if self._summary is None:
             self._summary = summarize(self.source, self.record)
         return self._summary

@@ -8,6 +8,7 @@ so that searching for a record finds its page, not every index that lists it.
 
 from __future__ import annotations
 
+import hashlib
 import html
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +47,7 @@ def _by_category(site: Site) -> dict[str, list[str]]:
     groups: dict[str, list[str]] = {term: [] for term in site.category_paths}
     for record_id, kind in site.kinds.items():
         if kind == "flop":
-            groups[site.record(record_id).category].append(record_id)
+            groups[str(_own(site, record_id)[1])].append(record_id)
     return {term: _sorted_ids(site, ids) for term, ids in groups.items()}
 
 
@@ -55,15 +56,49 @@ def _status(site: Site, record_id: str) -> str:
     return evidence.of(record_id).status if evidence is not None else "verified"
 
 
+LISTING_MEMO = "site.listing"
+"""`Entry.derived` key of what a record's listing row shows of its own file (`_own`): kept by the load cache while
+the file is unchanged, so that listing pages are keyed, and rendered, without loading the models."""
+
+
+def _own(site: Site, record_id: str) -> tuple[Any, str | None, tuple[str, ...]]:
+    """What a listing row shows of the record's own file: (kind-specific detail, category of a flop, tags)."""
+    entry = site.entries[record_id]
+    found: tuple[Any, str | None, tuple[str, ...]] | None = entry.derived.get(LISTING_MEMO)
+    if found is None:
+        record = site.record(record_id)
+        category = record.category if record.kind == "flop" else None
+        found = entry.derived[LISTING_MEMO] = (_detail(record), category, tuple(record.tags))
+    return found
+
+
 def _row(site: Site, page: Page, record_id: str) -> dict[str, Any]:
     """One record in a listing: link, id, what kind-specific detail there is, evidence status, tags."""
-    record = site.record(record_id)
+    detail, category, tags = _own(site, record_id)
+    return {
+        "link": page.link(record_id),
+        "id": record_id,
+        "detail": detail,
+        "detail_href": page.url(site.category_paths[category]) if category in site.category_paths else None,
+        "status": _status(site, record_id),
+        "tags": list(tags),
+    }
+
+
+def _listing_key(site: Site, *shown: object, ids: list[str]) -> str:
+    """The key of a listing page: the base key, what it shows besides rows, and every row's inputs."""
+    key = hashlib.blake2b(site.result.base.encode(), digest_size=16)
+    key.update(repr(shown).encode())
+    for record_id in ids:
+        key.update(repr((record_id, site.titles[record_id], _status(site, record_id), _own(site, record_id))).encode())
+    return key.hexdigest()
+
+
+def _detail(record: Any) -> Any:
     kind = record.kind
     detail = ""
-    detail_href = None
     if kind == "flop":
         detail = record.category
-        detail_href = page.url(site.category_paths[record.category]) if record.category in site.category_paths else None
     elif kind == "accelerator":
         detail = record.vendor
     elif kind == "engine":
@@ -74,14 +109,7 @@ def _row(site: Site, page: Page, record_id: str) -> dict[str, Any]:
         )
     elif kind == "fact":
         detail = f"{len(record.formulas)} formula{'s' if len(record.formulas) != 1 else ''}" if record.formulas else ""
-    return {
-        "link": page.link(record_id),
-        "id": record_id,
-        "detail": detail,
-        "detail_href": detail_href,
-        "status": _status(site, record_id),
-        "tags": list(record.tags),
-    }
+    return detail
 
 
 def nav(site: Site) -> list[Any]:
@@ -105,6 +133,8 @@ def render_index_pages(site: Site) -> list[Any]:
     by_category = _by_category(site)
     render_home(site, by_kind, by_category)
     for kind, ids in by_kind.items():
+        if site.keep(kind_page(kind), _listing_key(site, kind, ids=ids)):
+            continue
         page = site.page(kind_page(kind))
         site.render(
             "pages/kind.md.j2",
@@ -117,6 +147,8 @@ def render_index_pages(site: Site) -> list[Any]:
         )
     descriptions = site.vocabulary.categories if site.vocabulary else {}
     for term, rel in site.category_paths.items():
+        if site.keep(rel, _listing_key(site, term, descriptions.get(term, ""), ids=by_category[term])):
+            continue
         page = site.page(rel)
         site.render(
             "pages/category.md.j2",

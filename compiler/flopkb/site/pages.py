@@ -29,10 +29,12 @@ from flopkb.links.resolver import Resolver
 from flopkb.load.models import is_url
 from flopkb.site.mkdocs import SITE_ROOT
 from flopkb.site.sanitize import inline_html, markdown_text, prose_html, safe_url
+from flopkb.site.state import link_files
 
 if TYPE_CHECKING:
     from flopkb.kb.entry import Entry
     from flopkb.kb.knowledge_base import KnowledgeBase
+    from flopkb.site.state import BuildState
 
 
 TEMPLATES = "templates"
@@ -119,9 +121,14 @@ def reader_title(record: Any) -> str:
     """The title readers see: the record's own, or else the spec's default, its id's last segment, made readable:
     hyphens and underscores as spaces, the first letter capitalised (`sd-batch-dilution-problem` -> "Sd batch
     dilution problem"); its words are the author's, nothing else is changed."""
-    if record.title:
-        return str(record.title)
-    words = " ".join(record.id.rsplit("/", 1)[-1].replace("_", " ").replace("-", " ").split())
+    return titled(record.title, record.id)
+
+
+def titled(title: str | None, record_id: str) -> str:
+    """`reader_title` of a record with this title (None: untitled) and id."""
+    if title:
+        return str(title)
+    words = " ".join(record_id.rsplit("/", 1)[-1].replace("_", " ").replace("-", " ").split())
     return words[:1].upper() + words[1:]
 
 
@@ -237,6 +244,8 @@ class RenderResult:
     """The key every record page shares (`flopkb.site.keys.base_key`)."""
     rendered: list[str] = field(default_factory=list)
     """The records whose pages were rendered (not kept from the previous build), sorted."""
+    pages: dict[str, str] = field(default_factory=dict)
+    """Listing pages (kind and category indexes) -> the key they were rendered under (`Site.keep`)."""
 
 
 class Site:
@@ -248,11 +257,13 @@ class Site:
         self.env = env
         self.resolver = Resolver.of(kb)
         self.config = kb.config
+        # From the entries' summaries: the models of unchanged records stay unloaded (`Entry.deferred`).
+        summaries = {record_id: entry.summary for record_id, entry in kb.entries.items()}
         self.entries: dict[str, Entry] = {
-            record_id: entry for record_id, entry in kb.entries.items() if entry.record is not None
+            record_id: kb.entries[record_id] for record_id, summary in summaries.items() if summary.kind is not None
         }
-        self.titles = {record_id: reader_title(entry.record) for record_id, entry in self.entries.items()}
-        self.kinds = {record_id: entry.record.kind for record_id, entry in self.entries.items()}  # type: ignore[union-attr]
+        self.titles = {record_id: titled(summaries[record_id].title, record_id) for record_id in self.entries}
+        self.kinds = {record_id: str(summaries[record_id].kind) for record_id in self.entries}
         self.vocabulary = kb.vocabulary
         self.graph = kb.graph.graph if kb.graph is not None else None
         self.result = RenderResult(self.docs_dir)
@@ -260,6 +271,9 @@ class Site:
         self._writer = ThreadPoolExecutor(max_workers=WRITERS, thread_name_prefix="flopkb-write")
         self._writes: list[Future[None]] = []
         self._templates: dict[str, jinja2.Template] = {}
+        self.kept_from: tuple[BuildState, Path, bool] | None = None
+        """The previous build's state and docs folder when it was rendered under the same base key, and whether
+        kept files are hard-linked from there (`flopkb.site.render.render_docs`)."""
         self.cache: dict[str, Any] = {}
         """Indexes that several pages share, built on first use (e.g. the formulas computed on each accelerator)."""
         self.category_paths = category_paths(self.vocabulary.categories if self.vocabulary else {}, self.entries)
@@ -306,6 +320,20 @@ class Site:
 
     def render(self, template: str, rel: str, **context: Any) -> None:
         self.write(rel, self.template(template).render(**context))
+
+    def keep(self, rel: str, key: str) -> bool:
+        """Keep the previous build's `rel` when it was rendered under `key` (True); else the caller renders it.
+
+        For listing pages, whose key (what they show of every record they list) costs far less than rendering
+        them. Either way `rel`'s key is recorded for the next build."""
+        self.result.pages[rel] = key
+        if self.kept_from is None or self.kept_from[0].pages.get(rel) != key:
+            return False
+        previous, docs, link = self.kept_from
+        if link:
+            link_files(docs, self.docs_dir, [rel])
+        self.result.digests[rel] = previous.docs[rel]
+        return True
 
     def page(self, rel: str) -> Page:
         return Page(self, rel)

@@ -16,7 +16,10 @@ Guarantees:
   is renamed away and the new one renamed in, two renames apart. A failed build
   leaves the old site untouched and removes its work folder; the work folders
   of builds that were killed (their process is gone) are removed by the next
-  build.
+  build. `flopkb serve`'s rebuilds are the exception (`update=`): they move
+  only the changed pages into the site, one rename each, under a lock that
+  its server takes to read a page, so its readers never get a half rebuild
+  either, and a rebuild of one page does not relink 10,000.
 - **Failures to write** (a full disk, a folder without permission), in
   rendering, in mkdocs or in the swap, are a `BuildError` naming the path
   (exit status 2), never a traceback.
@@ -41,6 +44,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,8 +58,9 @@ from flopkb.pipeline.compile import (
 from flopkb.report.codes import Severity
 from flopkb.site.mkdocs import SITE_ROOT, build_site, install_assets, mkdocs_base, mkdocs_config, write_config
 from flopkb.site.pages import file_digest
-from flopkb.site.partial import Reuse
-from flopkb.site.state import BuildState
+from flopkb.site.partial import Reuse, output_of
+from flopkb.site.search import BUNDLE
+from flopkb.site.state import BuildState, link_files, move_files, walk_files
 
 if TYPE_CHECKING:
     from flopkb.config import Config
@@ -211,10 +216,17 @@ def build(
     epoch: int | None = None,
     kb: KnowledgeBase | None = None,
     discard: Callable[[Path], None] = remove_folder,
+    search: bool = True,
+    update: AbstractContextManager[Any] | None = None,
 ) -> BuildOutcome:
     """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site.
 
-    The previous site and docs folder, once swapped out, go to `discard` (by default: deleted now)."""
+    The previous site and docs folder, once swapped out, go to `discard` (by default: deleted now).
+    Without `search`, the site is not indexed for search: it takes the previous site's index, which
+    the caller brings up to date after the swap (`flopkb serve`, `flopkb.site.serve.BackgroundIndex`).
+    With `update` (a lock that the caller's readers take too), a build with a usable previous state changes the
+    site and docs folders in place instead: only the changed files are moved in, one by one, holding the lock
+    (`flopkb serve`, which serves every page under that lock; see the module)."""
     from flopkb.pipeline.stages import CHECK_STAGES
     from flopkb.site.render import render_docs
 
@@ -242,15 +254,22 @@ def build(
         raise BuildError(_cannot_write(error, site.parent)) from error
     state_file = state_path(site)
     previous = BuildState.load(state_file) if kept_docs.is_dir() and site.is_dir() else None
+    # The compiled base stays in memory while the site is rendered, built and its state saved: keep the cyclic
+    # collector from scanning it again and again (it holds no garbage).
+    gc.freeze()
     try:
         mark = time.perf_counter()
         rendered = render_docs(
-            kb, work / "docs", site_root=site_root, previous=previous, previous_docs=kept_docs if previous else None
+            kb,
+            work / "docs",
+            site_root=site_root,
+            previous=previous,
+            previous_docs=kept_docs if previous else None,
+            link_kept=update is None,
         )
         docs = rendered.digests
-        docs.update(
-            (rel, file_digest((work / "docs" / rel).read_bytes())) for rel in install_assets(work / "docs", site_root)
-        )
+        assets = install_assets(work / "docs", site_root)
+        docs.update((rel, file_digest((work / "docs" / rel).read_bytes())) for rel in assets)
         timings["render"] = time.perf_counter() - mark
         mark = time.perf_counter()
         when = source_date_epoch(config) if epoch is None else epoch
@@ -258,30 +277,46 @@ def build(
         reuse = None
         if previous is not None and previous.mkdocs_base == mkdocs_base(cfg, when):
             changed = frozenset(rel for rel, digest in docs.items() if previous.docs.get(rel) != digest)
-            reuse = Reuse(site, changed, frozenset(previous.docs.keys() - docs.keys()))
-        # The compiled base stays in memory while mkdocs runs: keep the cyclic
-        # collector from scanning it again and again (it holds no garbage).
-        gc.freeze()
-        try:
-            result = build_site(
-                work / "docs",
-                work / "site",
-                config_file=work / "mkdocs.yml",
-                source_date_epoch=when,
-                install=False,
-                reuse=reuse,
-                template_cache=config.root / config.cache_dir / "templates",
-                nav=rendered.nav,
-                **options,
-            )
-        finally:
-            gc.unfreeze()
+            reuse = Reuse(site, changed, frozenset(previous.docs.keys() - docs.keys()), link=update is None)
+        in_place = update is not None and reuse is not None and not search
+        docs_dir = kept_docs if in_place else work / "docs"
+        if in_place:
+            assert reuse is not None
+            state_file.unlink(missing_ok=True)
+            for rel in reuse.removed:
+                (kept_docs / rel).unlink(missing_ok=True)
+            move_files(work / "docs", kept_docs, reuse.changed)
+        elif update is not None and previous is not None:
+            link_files(kept_docs, work / "docs", docs.keys() - set(rendered.written) - set(assets))
+        result = build_site(
+            docs_dir,
+            work / "site",
+            config_file=work / "mkdocs.yml",
+            source_date_epoch=when,
+            install=False,
+            reuse=reuse,
+            template_cache=config.root / config.cache_dir / "templates",
+            nav=rendered.nav,
+            search=search,
+            **options,
+        )
         timings["mkdocs"] = time.perf_counter() - mark
         mark = time.perf_counter()
         state_file.unlink(missing_ok=True)
-        olds = [swap_in(work / "site", site), swap_in(work / "docs", kept_docs)]
+        olds: list[Path | None] = []
+        if in_place:
+            assert update is not None and reuse is not None
+            with update:
+                for rel in reuse.removed:
+                    (site / output_of(rel)).unlink(missing_ok=True)
+                move_files(work / "site", site, walk_files(work / "site"))
+        else:
+            if not search and (site / BUNDLE).is_dir():
+                # Moved, not linked (one rename, not one link per page): the old site is discarded after the swap.
+                os.rename(site / BUNDLE, work / "site" / BUNDLE)
+            olds = [swap_in(work / "site", site), swap_in(work / "docs", kept_docs)]
         write_config(mkdocs_config(docs_dir=kept_docs, site_dir=site, nav=rendered.nav, **options), kept_config)
-        BuildState(rendered.base, result.base, rendered.records, docs).save(state_file)
+        BuildState(rendered.base, result.base, rendered.records, docs, rendered.pages).save(state_file)
         for old in olds:
             if old is not None:
                 discard(old)
@@ -289,6 +324,7 @@ def build(
     except OSError as error:
         raise BuildError(_cannot_write(error, work)) from error
     finally:
+        gc.unfreeze()
         shutil.rmtree(work, ignore_errors=True)
     pages = sum(1 for rel in docs if rel.endswith(".md"))
     return BuildOutcome(

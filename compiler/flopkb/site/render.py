@@ -90,11 +90,13 @@ def render_docs(
     parallel: bool = True,
     previous: BuildState | None = None,
     previous_docs: Path | None = None,
+    link_kept: bool = True,
 ) -> RenderResult:
     """Write every page, chart and data file of the site into `docs_dir` (which should be empty) and return the nav.
 
     With a `previous` build's state and its docs folder, a record page whose key (`flopkb.site.keys`) is
-    the one it was rendered under there is not rendered: its files are hard-linked from `previous_docs`.
+    the one it was rendered under there is not rendered: its files are hard-linked from `previous_docs`
+    (unless not `link_kept`: the caller moves what was rendered into `previous_docs` instead).
     With `parallel` (the default), PARALLEL_FROM record pages or more are rendered in worker processes
     (`render_workers`)."""
     global _FORKED
@@ -114,8 +116,10 @@ def render_docs(
             if key is not None and previous.records.get(record_id, (None,))[0] == key
         }
         kept_files = [rel for _key, files in kept.values() for rel in files]
-        link_files(previous_docs, site.docs_dir, kept_files)
+        if link_kept:
+            link_files(previous_docs, site.docs_dir, kept_files)
         result.digests.update((rel, previous.docs[rel]) for rel in kept_files)
+        site.kept_from = (previous, previous_docs, link_kept)
     result.records.update(kept)
     todo = [record_id for record_id in keys if record_id not in kept]
     result.rendered = todo

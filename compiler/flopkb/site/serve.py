@@ -1,8 +1,13 @@
 """`flopkb serve`: build the site, serve it on 127.0.0.1, rebuild on every change, and reload the readers' pages.
 
 - The site is built as `flopkb build` builds it (same checks, same refusal on
-  errors, same atomic swap into `build/site/`), then served from there by a
-  small threaded HTTP server bound to 127.0.0.1 only.
+  errors, same pages into `build/site/`), then served from there by a
+  small threaded HTTP server bound to 127.0.0.1 only. The first build swaps
+  its site in whole; a rebuild with the previous build's state changes the
+  site in place (`build(..., update=lock)`): it builds the changed pages
+  beside it and moves them in, holding a lock that every page read takes,
+  so that a reader never gets a page of a half-moved rebuild, and no
+  rebuild hard-links or deletes 10,000 unchanged files.
 - `watchfiles` watches the base's `records/` and `schema/` folders and the
   presentation folder (`site/`: templates, assets, overrides). A batch of
   changes triggers one rebuild, in this process (warm imports and the load
@@ -13,15 +18,27 @@
   the built site never contains it. When a rebuild is refused (the base has
   errors), the old site stays up and the pages show the diagnostics in a
   banner until the next good build.
+- Search catches up: a rebuild does not wait for pagefind (25 s at 10,000
+  records). The new site takes the previous site's index (`build(...,
+  search=False)`), is swapped in and shown at once; then `BackgroundIndex`
+  indexes it in a subprocess at low priority, into a folder beside the site,
+  and swaps the new `pagefind/` in when it is complete (the page is not
+  reloaded). The next save stops an indexing still running: its site is
+  indexed instead. Once indexed, the site is the one `flopkb build` writes,
+  byte for byte.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import http.server
 import io
 import json
+import os
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -29,7 +46,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import unquote, urlsplit
 
-from flopkb.site.publish import BuildError, build, remove_folder, site_paths, site_root_of
+from flopkb.site.publish import BuildError, build, remove_folder, site_paths, site_root_of, swap_in
+from flopkb.site.search import BUNDLE, SearchIndexError, index_command
 
 if TYPE_CHECKING:
     from flopkb.config import Config
@@ -57,6 +75,77 @@ def _discard_later(folder: Path) -> None:
     threading.Thread(target=remove_folder, args=(folder,), name="flopkb-discard", daemon=True).start()
 
 
+class BackgroundIndex:
+    """Indexes the served site for search in the background; `cancel()` stops an indexing still running."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self.say = say
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._cancelled = threading.Event()
+        self.pending = False
+        """A site was swapped in whose index is not written yet."""
+
+    def start(self, site_dir: Path) -> None:
+        self.cancel()
+        self._cancelled.clear()
+        self.pending = True
+        self._thread = threading.Thread(target=self._run, args=(site_dir,), name="flopkb-search", daemon=True)
+        self._thread.start()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled.set()
+            if self._process is not None:
+                self._process.terminate()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def resume(self, site_dir: Path) -> None:
+        """Index the site again if the last indexing was stopped before it was done."""
+        if self.pending:
+            self.start(site_dir)
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait for the indexing under way, if any, to end."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self, site_dir: Path) -> None:
+        start = time.perf_counter()
+        work = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-search-", dir=site_dir.parent))
+        try:
+            try:
+                command = index_command(site_dir, work / BUNDLE)
+            except SearchIndexError as error:
+                self.say(f"search: {error}")
+                return
+            with self._lock:
+                if self._cancelled.is_set():
+                    return
+                process = self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            if hasattr(os, "setpriority"):
+                with contextlib.suppress(OSError):  # the reader's next rebuild comes first
+                    os.setpriority(os.PRIO_PROCESS, process.pid, 10)
+            _out, errors = process.communicate()
+            with self._lock:
+                status, self._process = process.returncode, None
+                if self._cancelled.is_set():
+                    return
+                if status != 0:
+                    self.say(f"search: pagefind failed (exit status {status}): {errors.decode(errors='replace')}")
+                    return
+                old = swap_in(work / BUNDLE, site_dir / BUNDLE)
+                self.pending = False
+            if old is not None:
+                remove_folder(old)
+            self.say(f"search index updated in {time.perf_counter() - start:.1f} s")
+        finally:
+            remove_folder(work)
+
+
 class ServeError(Exception):
     """The server cannot start (port in use, unusable site folder)."""
 
@@ -80,7 +169,7 @@ class _State:
             return {"version": self.version, "state": self.state, "message": self.message}
 
 
-def _handler(site_dir: Path, state: _State) -> type[http.server.SimpleHTTPRequestHandler]:
+def _handler(site_dir: Path, state: _State, pages: threading.Lock) -> type[http.server.SimpleHTTPRequestHandler]:
     class Handler(http.server.SimpleHTTPRequestHandler):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, directory=str(site_dir), **kwargs)
@@ -107,7 +196,8 @@ def _handler(site_dir: Path, state: _State) -> type[http.server.SimpleHTTPReques
                 target = target / "index.html"
             if target.suffix == ".html" and target.is_file():
                 try:
-                    page = target.read_bytes()
+                    with pages:  # never half of a rebuild's pages (`build(..., update=pages)`)
+                        page = target.read_bytes()
                 except OSError:
                     self.send_error(404)
                     return
@@ -162,7 +252,10 @@ class Server:
         self._httpd: http.server.ThreadingHTTPServer | None = None
         self._threads: list[threading.Thread] = []
         self._build_lock = threading.Lock()
+        self._pages = threading.Lock()
+        """Held while a rebuild moves its pages into the site, and while a page is read to be sent."""
         self._watching = threading.Event()
+        self.search = BackgroundIndex(self._say)
 
     # -- building ----------------------------------------------------------
 
@@ -177,12 +270,20 @@ class Server:
 
         with self._build_lock:
             start = time.perf_counter()
+            self.search.cancel()
             try:
-                outcome = build(self.config, load=self.cache or load_entries, discard=_discard_later)
+                outcome = build(
+                    self.config,
+                    load=self.cache or load_entries,
+                    discard=_discard_later,
+                    search=False,
+                    update=self._pages,
+                )
             except Exception as error:
                 message = f"the build failed: {type(error).__name__}: {error}"
                 self.state.set("failed", message)
                 self._say(message)
+                self.search.resume(self.site_dir)
                 return False
             finally:
                 if self.cache is not None:
@@ -199,9 +300,11 @@ class Server:
                 )
                 self.state.set("refused", message)
                 self._say(message)
+                self.search.resume(self.site_dir)
                 return False
             self.state.set("ok", "", bump=True)
             self._say(f"{text.getvalue()}built {outcome.pages} pages in {time.perf_counter() - start:.1f} s")
+            self.search.start(self.site_dir)
             if self.on_build is not None:
                 self.on_build(self.state.snapshot()["version"])
             return True
@@ -237,7 +340,8 @@ class Server:
         while that build runs is missed: it triggers the next one.
         """
         try:
-            self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), _handler(self.site_dir, self.state))
+            handler = _handler(self.site_dir, self.state, self._pages)
+            self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), handler)
         except OSError as error:
             raise ServeError(
                 f"cannot listen on 127.0.0.1:{self.port}: {error.strerror}; pass another --port"
@@ -259,6 +363,7 @@ class Server:
 
     def stop(self) -> None:
         self._stop.set()
+        self.search.cancel()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from flopkb.atomic import write_atomically
 
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass(slots=True)
@@ -45,6 +45,8 @@ class BuildState:
     """Record id -> (the key its page was rendered under, the files of its page)."""
     docs: dict[str, str] = field(default_factory=dict)
     """Every file of the docs folder -> its digest."""
+    pages: dict[str, str] = field(default_factory=dict)
+    """Listing pages rendered under a key (`Site.keep`): file -> the key."""
 
     @classmethod
     def load(cls, path: Path) -> BuildState | None:
@@ -53,7 +55,9 @@ class BuildState:
             if data.get("format") != FORMAT:
                 return None
             records = {rid: (key, list(files)) for rid, (key, files) in data["records"].items()}
-            return cls(str(data["render_base"]), str(data["mkdocs_base"]), records, dict(data["docs"]))
+            return cls(
+                str(data["render_base"]), str(data["mkdocs_base"]), records, dict(data["docs"]), dict(data["pages"])
+            )
         # A state is only ever a shortcut: whatever is wrong with it, the answer is a full build.
         except Exception:
             return None
@@ -65,6 +69,7 @@ class BuildState:
             "mkdocs_base": self.mkdocs_base,
             "records": {rid: [key, files] for rid, (key, files) in sorted(self.records.items())},
             "docs": dict(sorted(self.docs.items())),
+            "pages": dict(sorted(self.pages.items())),
         }
         write_atomically(path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
 
@@ -80,15 +85,32 @@ def link_files(source: Path, target: Path, files: Iterable[str]) -> None:
         os.link(source / rel, dest)
 
 
-def link_missing(source: Path, target: Path, skip: set[str]) -> int:
-    """Hard-link every file of `source` that `target` lacks, except those in `skip`; return how many."""
-    missing: list[str] = []
-    for folder, _dirs, names in os.walk(source):
-        rel_folder = os.path.relpath(folder, source)
+def move_files(source: Path, target: Path, files: Iterable[str]) -> None:
+    """Move these files (relative paths) of `source` over those of `target`, each by one atomic rename."""
+    made: set[Path] = set()
+    for rel in sorted(files):
+        dest = target / rel
+        if dest.parent not in made:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            made.add(dest.parent)
+        os.replace(source / rel, dest)
+
+
+def walk_files(root: Path, skip_folders: frozenset[str] = frozenset()) -> list[str]:
+    """Every file under `root` (relative paths), but those under the top-level folders `skip_folders`."""
+    found: list[str] = []
+    for folder, dirs, names in os.walk(root):
+        rel_folder = os.path.relpath(folder, root)
+        if rel_folder == ".":
+            dirs[:] = [name for name in dirs if name not in skip_folders]
         prefix = "" if rel_folder == "." else rel_folder.replace(os.sep, "/") + "/"
-        for name in names:
-            rel = prefix + name
-            if rel not in skip and not os.path.lexists(target / rel):
-                missing.append(rel)
+        found.extend(prefix + name for name in names)
+    return found
+
+
+def link_missing(source: Path, target: Path, skip: set[str], skip_folders: frozenset[str] = frozenset()) -> int:
+    """Hard-link every file of `source` that `target` lacks, except those in `skip` and under the top-level
+    folders `skip_folders`; return how many."""
+    missing = [rel for rel in walk_files(source, skip_folders) if rel not in skip and not os.path.lexists(target / rel)]
     link_files(source, target, missing)
     return len(missing)
