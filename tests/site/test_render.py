@@ -232,7 +232,7 @@ def test_search_index_holds_titles_text_and_formulas(project_site: BuiltSite) ->
     assert "Leviathan" not in pages["/kinds/source.html"]["content"]
     assert "/404.html" not in pages
     assert len(pages) == project_site.outcome.pages
-    assert 'data-pagefind-body' in project_site.html("records/facts/ridge-point.html")
+    assert "data-pagefind-body" in project_site.html("records/facts/ridge-point.html")
 
 
 def test_nothing_is_loaded_from_outside_the_site(project_site: BuiltSite) -> None:

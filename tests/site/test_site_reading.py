@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from browser import SCREENSHOT_DIR
+from browser import SCREENSHOT_DIR, search
 from site_fixtures import BuiltSite
 
 H100 = "records/accelerators/nvidia-h100-sxm.html"
@@ -288,11 +288,9 @@ def test_meta_chips_read_as_separate_words_and_titles_read_as_words(
     open_page(page, base, "index.html")
     assert page.title() == "flopkb"
     # Search excerpts: the page's text as indexed has the separators too.
-    page.locator("label.md-search__icon, .md-search__input").first.click()
-    page.locator("input.md-search__input").press_sequentially("dilution", delay=20)
-    result = page.locator(".md-search-result__item", has_text="Sd batch dilution problem").first
-    result.wait_for()
-    assert "intensityhas" not in page.locator(".md-search-result").inner_text()
+    results = search(page, "dilution")
+    results.filter(has_text="Sd batch dilution problem").first.wait_for()
+    assert "intensityhas" not in results.first.inner_text()
 
 
 def test_accelerator_page_shows_the_value_of_every_formula_evaluated_on_it(
