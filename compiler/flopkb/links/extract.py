@@ -382,7 +382,8 @@ EMPHASIS = "emphasis"
 they depend on that file alone."""
 RESOLVED = "links-resolved"
 """`Entry.derived` key of what a file's links resolved to: (`Resolver.signature`, the ids they reach, the suspects
-among them as (index, resolved id), and every computing reference as (origin, target, resolved id))."""
+among them as (index, resolved id), every computing reference as (origin, target, resolved id), and the file's edges
+of the link graph (`edges_of`))."""
 COMPUTING_ORIGINS = frozenset(
     {"values_for", "affected_by_hardware", "formula-hardware", "formula-ref", "expect-hardware", MEASURED}
 )
@@ -418,6 +419,19 @@ class Linked(NamedTuple):
     """Entries whose links resolve as the load cache says they did: built only when `links` is asked for."""
     emphasis: list[Diagnostic]
     """The `ambiguous-emphasis` warnings of every entry's prose."""
+
+    def edges(self, entries: Any) -> dict[str, tuple[Edge, ...]]:
+        """Every entry's edges of the link graph (`edges_of`), without building the deferred links."""
+        result: dict[str, tuple[Edge, ...]] = {}
+        for record_id, entry in entries.items():
+            if record_id in self.deferred:
+                found = entry.derived[RESOLVED][4]
+            else:
+                links = self.built.get(record_id, ())
+                found = edges_of([link.origin for link in links], [link.resolved for link in links])
+            if found:
+                result[record_id] = found
+        return result
 
     def links(self, entries: Any, resolve: Resolve) -> dict[str, list[Link]]:
         """Every entry's links (as `extract_all` finds them), building the deferred ones."""
@@ -521,7 +535,21 @@ def _resolution(
             suspects.append((index, resolved))
         if link[0] in COMPUTING_ORIGINS:
             computing.append((link[0], link[1], resolved))
-    return signature, tuple(reached), tuple(suspects), tuple(computing)
+    return signature, tuple(reached), tuple(suspects), tuple(computing), edges_of([link[0] for link in links], targets)
+
+
+Edge = tuple[str, tuple[str, ...], int]
+"""An edge of the link graph from a record: (the record it reaches, the sorted distinct origins of its links there,
+how many links)."""
+
+
+def edges_of(origins: list[str], targets: list[str | None]) -> tuple[Edge, ...]:
+    """The edges of one record's links (their origins and resolved targets, in link order), by first target."""
+    found: dict[str, list[str]] = {}
+    for origin, target in zip(origins, targets, strict=True):
+        if target is not None:
+            found.setdefault(target, []).append(origin)
+    return tuple((target, tuple(sorted(set(group))), len(group)) for target, group in found.items())
 
 
 def written_links(found: list[Link]) -> tuple[tuple[Any, ...], ...]:

@@ -8,7 +8,8 @@ the sorted, distinct places the links were written (`flopkb.links.extract.ORIGIN
 `formula-ref`, `expect-hardware`) and `count` how many links there are.
 
 The graph is built once, on first use, with two bulk calls
-(`add_nodes_from`, `add_edges_from`) from the resolved links of `kb.links`;
+(`add_nodes_from`, `add_edges_from`) from `kb.edges` (what the resolved links
+give, kept by the load cache: the links themselves are not built);
 checking needs only orphans, which come from the links directly (so `flopkb
 check` never imports networkx: that import alone is about 0.2 s). Nodes
 carry each record's evidence status (`evidence`) when it has been computed. Exports are
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from flopkb.kb.entry import Entry
 from flopkb.links.debt import Evidence
-from flopkb.links.extract import Link
+from flopkb.links.extract import Edge, Link
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -40,6 +41,9 @@ class Linked(Protocol):
 
     @property
     def links(self) -> dict[str, list[Link]]: ...
+
+    @property
+    def edges(self) -> dict[str, tuple[Edge, ...]]: ...
 
 
 class LinkGraph:
@@ -68,24 +72,13 @@ class LinkGraph:
         import networkx as nx
 
         kb = self.kb
-        pairs: dict[tuple[str, str], list[str]] = {}
-        for record_id, group in kb.links.items():
-            for link in group:
-                target = link.resolved
-                if target is None:
-                    continue
-                key = (record_id, target)
-                origins = pairs.get(key)
-                if origins is None:
-                    pairs[key] = [link.origin]
-                else:
-                    origins.append(link.origin)
         evidence = kb.evidence
         graph: nx.DiGraph[str] = nx.DiGraph()
         graph.add_nodes_from((record_id, _node_attributes(entry, evidence)) for record_id, entry in kb.entries.items())
         graph.add_edges_from(
-            (source, target, {"origins": tuple(sorted(set(origins))), "count": len(origins)})
-            for (source, target), origins in pairs.items()
+            (source, target, {"origins": origins, "count": count})
+            for source, edges in kb.edges.items()
+            for target, origins, count in edges
         )
         return graph
 
@@ -198,10 +191,11 @@ class LinkGraph:
         raise ValueError(f"no graph format {output_format!r}; one of {', '.join(FORMATS)}")
 
 
-def _node_attributes(entry: Any, evidence: Any) -> dict[str, Any]:
-    record = entry.record
-    if record is not None:
-        attributes = {"kind": record.kind, "title": record.display_title, "path": entry.path, "broken": False}
+def _node_attributes(entry: Entry, evidence: Evidence | None) -> dict[str, Any]:
+    summary = entry.summary  # kind and title without the model (unloaded for unchanged files: `Entry.deferred`)
+    if summary.kind is not None:
+        title = summary.title or entry.id.rsplit("/", 1)[-1]  # as `Record.display_title`
+        attributes = {"kind": summary.kind, "title": title, "path": entry.path, "broken": False}
     else:
         data = entry.source.data if entry.source is not None else {}
         kind = data.get("kind")

@@ -58,7 +58,7 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
             gc.enable()
     kb.referenced = linked.referenced
     if linked.deferred:
-        kb.links_later(lambda: linked.links(kb.entries, resolver.target))
+        kb.links_later(lambda: linked.links(kb.entries, resolver.target), lambda: linked.edges(kb.entries))
     else:
         kb.links = linked.links(kb.entries, resolver.target)
     yield from linked.emphasis

@@ -25,18 +25,31 @@ load cache, or on a cycle of formula refs) has no key (None): its page is
 always rendered. Index pages, the compare page and the graph page show the
 whole base and are always rendered; the mkdocs stage then rebuilds only the
 pages whose markdown changed (`flopkb.site.partial`).
+
+Keys are computed again only where they can have changed (`page_keys`).
+What a record shows of itself to the pages that read it is its
+*fingerprint*: its content digest and its dependency key. Given the previous
+build's keys, the records each key read (`reads`) and every fingerprint, a
+page's key can differ only if it read a record whose fingerprint changed, or
+if a changed record came to be read by it: by linking to it or from it, by
+computing with it (a formula evaluated on an accelerator, a figure its claims
+rest on: both within what the changed record's dependency key reaches,
+`flopkb.links.memo.reached`). So only the keys of the changed records and of
+those reached that way are computed; the others are the previous build's
+(`tests/site/test_keys.py` checks that this equals computing every key).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from flopkb.links.memo import dependency_key
+from flopkb.links.memo import dependency_key, reached
 from flopkb.pipeline.cache import cache_key
 from flopkb.site.hardware import formulas_on
 from flopkb.site.pages import Site
+from flopkb.site.state import BuildState, PageKeys
 
 
 def base_key(site: Site, template_dirs: Sequence[Path]) -> str:
@@ -52,26 +65,86 @@ def base_key(site: Site, template_dirs: Sequence[Path]) -> str:
     return key.hexdigest()
 
 
-def record_key(site: Site, record_id: str, base: str) -> str | None:
-    """The key of a record's page, or None when what it reads is not known (see the module)."""
+def page_keys(site: Site, base: str, previous: BuildState | None = None) -> PageKeys:
+    """The key of every record page, computing only those that can differ from `previous`'s (see the module)."""
+    found = PageKeys(prints={record_id: fingerprint(site, record_id) for record_id in sorted(site.kb.entries)})
+    todo: Sequence[str] = sorted(site.entries)
+    if previous is not None and previous.render_base == base:
+        affected = _affected(site, found.prints, previous)
+        if affected is not None:
+            for record_id in todo:
+                if record_id not in affected:
+                    found.keys[record_id] = previous.records[record_id][0]
+                    found.reads[record_id] = previous.reads[record_id]
+            todo = sorted(affected)
+    for record_id in todo:
+        key, reads = record_key(site, record_id, base, found.prints)
+        found.keys[record_id] = key
+        found.reads[record_id] = sorted(reads)
+    found.computed = len(todo)
+    return found
+
+
+def _affected(site: Site, prints: dict[str, str | None], previous: BuildState) -> set[str] | None:
+    """The record pages whose keys can differ from `previous`'s, or None when that is not known (compute them all)."""
+    changed = {
+        record_id for record_id, mine in prints.items() if mine is None or previous.prints.get(record_id) != mine
+    }
+    changed.update(previous.prints.keys() - prints.keys())
+    readers: dict[str, list[str]] = {}
+    for reader, reads in previous.reads.items():
+        for record_id in reads:
+            if record_id in changed:
+                readers.setdefault(record_id, []).append(reader)
+    affected = set(changed)
+    graph = site.graph
+    for record_id in changed:
+        affected.update(readers.get(record_id, ()))
+        if graph is not None and record_id in graph:
+            affected.update(graph.succ[record_id], graph.pred[record_id])
+        if record_id in prints:
+            computes_with = reached(site.kb, record_id)
+            if computes_with is None:
+                return None
+            affected.update(computes_with)
+    affected &= site.entries.keys()
+    kept = site.entries.keys() - affected
+    if not (kept <= previous.records.keys() and kept <= previous.reads.keys()):
+        return None
+    return affected
+
+
+def fingerprint(site: Site, record_id: str) -> str | None:
+    """What the pages that read a record read of it: its content digest and dependency key (None if not known)."""
+    found: dict[str, str | None] = site.cache.setdefault("fingerprints", {})
+    if record_id not in found:
+        entry = site.kb.entries.get(record_id)
+        key = dependency_key(site.kb, record_id) if entry is not None and entry.digest is not None else None
+        found[record_id] = None if key is None else hashlib.blake2b(repr(key).encode(), digest_size=16).hexdigest()
+    return found[record_id]
+
+
+def record_key(
+    site: Site, record_id: str, base: str, prints: dict[str, str | None] | None = None
+) -> tuple[str | None, set[str]]:
+    """The key of a record's page, or None when what it reads is not known, and the other records it read (see the
+    module)."""
     kb = site.kb
     entries = kb.entries
-    entry = entries[record_id]
-    computes = _computes(site)
-    own = computes(record_id)
-    if entry.digest is None or own is None:
-        return None
-    key = hashlib.blake2b(base.encode(), digest_size=16)
-    key.update(entry.digest)
-    key.update(own)
-    graph = site.graph
     neighbours: set[str] = set()
+    named: set[str] = set()
+    own = fingerprint(site, record_id) if prints is None else prints[record_id]
+    if own is None:
+        return None, neighbours
+    key = hashlib.blake2b(base.encode(), digest_size=16)
+    key.update(own.encode())
+    graph = site.graph
     if graph is not None and record_id in graph:
         succ, pred = graph.succ[record_id], graph.pred[record_id]
         neighbours.update(succ, pred)
         key.update(repr([(other, succ.get(other), pred.get(other)) for other in sorted(neighbours)]).encode())
-    neighbours.update(found for found, _formula, _title in formulas_on(site).get(record_id, ()))
-    named: set[str] = set()
+    if site.kinds.get(record_id) == "accelerator":
+        neighbours.update(found for found, _formula, _title in formulas_on(site).get(record_id, ()))
     if kb.evidence is not None:
         status = kb.evidence.of(record_id)
         key.update(repr(status).encode())
@@ -81,33 +154,20 @@ def record_key(site: Site, record_id: str, base: str) -> str | None:
             named.update(dependents)
         for debt in status.inherited:
             named.update((debt.item.record, *debt.via))
-    for other in sorted(neighbours | named):
+    reads = neighbours | named
+    reads.discard(record_id)
+    for other in sorted(reads):
         found = entries.get(other)
         key.update(other.encode() + b"\0")
         if found is None:
             continue
         if found.digest is None:
-            return None
-        key.update(found.digest)
+            return None, reads
         if other in neighbours:
-            theirs = computes(other)
+            theirs = fingerprint(site, other) if prints is None or other not in prints else prints[other]
             if theirs is None:
-                return None
-            key.update(theirs)
-    return key.hexdigest()
-
-
-def _computes(site: Site) -> Callable[[str], bytes | None]:
-    """A record's dependency key as a digest (None when it has none), each computed once per rendering."""
-    found: dict[str, bytes | None] | None = site.cache.get("dependency_digests")
-    if found is None:
-        found = site.cache["dependency_digests"] = {}
-    kb = site.kb
-
-    def computes(record_id: str) -> bytes | None:
-        if record_id not in found:
-            key = dependency_key(kb, record_id)
-            found[record_id] = None if key is None else hashlib.blake2b(repr(key).encode(), digest_size=16).digest()
-        return found[record_id]
-
-    return computes
+                return None, reads
+            key.update(theirs.encode())
+        else:
+            key.update(found.digest)
+    return key.hexdigest(), reads

@@ -29,7 +29,7 @@ from flopkb.links.resolver import Resolver
 from flopkb.load.models import is_url
 from flopkb.site.mkdocs import SITE_ROOT
 from flopkb.site.sanitize import inline_html, markdown_text, prose_html, safe_url
-from flopkb.site.state import link_files
+from flopkb.site.state import PageKeys, link_files
 
 if TYPE_CHECKING:
     from flopkb.kb.entry import Entry
@@ -246,6 +246,8 @@ class RenderResult:
     """The records whose pages were rendered (not kept from the previous build), sorted."""
     pages: dict[str, str] = field(default_factory=dict)
     """Listing pages (kind and category indexes) -> the key they were rendered under (`Site.keep`)."""
+    keys: PageKeys = field(default_factory=PageKeys)
+    """Every record page's key, what it read, and every record's fingerprint (`flopkb.site.keys.page_keys`)."""
 
 
 class Site:

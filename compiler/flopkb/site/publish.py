@@ -316,7 +316,10 @@ def build(
                 os.rename(site / BUNDLE, work / "site" / BUNDLE)
             olds = [swap_in(work / "site", site), swap_in(work / "docs", kept_docs)]
         write_config(mkdocs_config(docs_dir=kept_docs, site_dir=site, nav=rendered.nav, **options), kept_config)
-        BuildState(rendered.base, result.base, rendered.records, docs, rendered.pages).save(state_file)
+        keys = rendered.keys
+        BuildState(rendered.base, result.base, rendered.records, docs, rendered.pages, keys.prints, keys.reads).save(
+            state_file
+        )
         for old in olds:
             if old is not None:
                 discard(old)
