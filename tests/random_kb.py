@@ -60,6 +60,8 @@ def flop(rng: random.Random, name: str) -> str:
 
 def formula(rng: random.Random, formula_id: str) -> list[str]:
     lines = [f"  - id: {formula_id}"]
+    if rng.random() < 0.4:
+        lines.append(f"    title: {rng.choice(['Cost', 'Time per step'])}")  # shown in the labels of links to it
     if rng.random() < 0.35:
         target = rng.choice(
             [*(f"facts/{name}" for name in FACTS), *(f"flops/{name}" for name in FLOPS), "facts/nothing"]
@@ -91,9 +93,11 @@ def claimed(rng: random.Random) -> str:
 def source(rng: random.Random) -> str:
     value = rng.choice(["2", "8", '"4 TB"', '"fast"', "17"])
     basis = rng.choice(["measured", "simulated"])
+    cited = rng.choice(["", "authors: [A. Author]\nyear: 2024\n", "authors: [B. Writer, C. Other]\n"])
     return (
-        "id: src/s\nkind: source\ntitle: S\nmeasurements:\n"
-        f"  - {{id: {rng.choice(['m', 'z', 'n'])}, quantity: q, value: {value}, basis: {basis}, where: p. 1}}\n"
+        f"id: src/s\nkind: source\ntitle: S\n{cited}measurements:\n"
+        f"  - {{id: {rng.choice(['m', 'z', 'n'])}, quantity: q, value: {value}, basis: {basis}, "
+        f"where: {rng.choice(['p. 1', 'Table 2'])}}}\n"
     )
 
 

@@ -12,10 +12,13 @@ made of everything it can read:
   record its formulas and evidence compute with, through chains of formula
   refs (`flopkb.links.memo`);
 - every record it links to or is linked from, by any kind of link, with the
-  origins of the links, that record's content digest and its dependency
-  key (titles, kinds, formula results and links among neighbours come from
-  there); on an accelerator page, also every record whose formulas are
-  evaluated on it;
+  origins of the links, and that record's *face* (`face`): what a page shows
+  of the records it links to or from (kind, title, the names of its formulas
+  and measurements in link labels, a source's citation, its own links for
+  the neighbourhood graph); on an accelerator page, also every record whose
+  formulas are evaluated on it (every record with formulas that computes
+  with it), with its content digest and dependency key (the values shown
+  come from there);
 - its evidence status as computed (own and inherited debt), and the content
   digest of every record that status names (the records resting on its
   figures, the records a debt reaches it through).
@@ -46,8 +49,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from flopkb.links.memo import dependency_key, reached
+from flopkb.load.models import SourceRecord, formulas_of, measurements_of
 from flopkb.pipeline.cache import cache_key
-from flopkb.site.hardware import formulas_on
 from flopkb.site.pages import Site
 from flopkb.site.state import BuildState, PageKeys
 
@@ -67,9 +70,15 @@ def base_key(site: Site, template_dirs: Sequence[Path]) -> str:
 
 def page_keys(site: Site, base: str, previous: BuildState | None = None) -> PageKeys:
     """The key of every record page, computing only those that can differ from `previous`'s (see the module)."""
-    found = PageKeys(prints={record_id: fingerprint(site, record_id) for record_id in sorted(site.kb.entries)})
+    same_base = previous is not None and previous.render_base == base
+    ids = sorted(site.kb.entries)
+    found = PageKeys(prints={record_id: fingerprint(site, record_id) for record_id in ids})
+    kept_faces = previous.faces if previous is not None and same_base else {}
+    found.faces = site.cache["faces"] = {
+        record_id: _face(site, record_id, kept_faces.get(record_id)) for record_id in ids
+    }
     todo: Sequence[str] = sorted(site.entries)
-    if previous is not None and previous.render_base == base:
+    if previous is not None and same_base:
         affected = _affected(site, found.prints, previous)
         if affected is not None:
             for record_id in todo:
@@ -114,6 +123,56 @@ def _affected(site: Site, prints: dict[str, str | None], previous: BuildState) -
     return affected
 
 
+def _face(site: Site, record_id: str, kept: tuple[str, str] | None) -> tuple[str, str]:
+    """(content digest, face) of a record: the previous build's while its content is the same (see `face`)."""
+    entry = site.kb.entries[record_id]
+    digest = entry.digest.hex() if entry.digest is not None else ""
+    if kept is not None and digest and kept[0] == digest:
+        return kept
+    return digest, face(site, record_id)
+
+
+def face(site: Site, record_id: str) -> str:
+    """What a page shows of a record it links to or is linked from, as a digest: its kind and title, the names
+    of its formulas and measurements (the labels of links to them), a source's citation, and its links (the
+    neighbourhood graph draws the links among a page's neighbours). It depends on the record's content, and on
+    what its links resolve to (the base key), alone."""
+    entry = site.kb.entries[record_id]
+    record = entry.record
+    shown: list[object] = [entry.summary, site.kb.edges.get(record_id, ())]
+    if record is None:
+        shown.append(entry.digest)
+    else:
+        shown.append([(formula.id, formula.title) for formula in formulas_of(record)])
+        shown.append([(measurement.id, measurement.where) for measurement in measurements_of(record)])
+        if isinstance(record, SourceRecord):
+            shown.append((record.url, tuple(record.authors), record.year, record.venue))
+    return hashlib.blake2b(repr(shown).encode(), digest_size=16).hexdigest()
+
+
+def _formulas_reaching(site: Site) -> dict[str, set[str]] | None:
+    """Record id -> the records with formulas whose dependency keys reach it, or None when some record's key is not
+    known. A formula is evaluated on accelerators it computes with, so this holds every record whose formulas an
+    accelerator page shows the values of (`flopkb.site.hardware.formulas_on`), without evaluating any formula."""
+    if "formulas_reaching" not in site.cache:
+        site.cache["formulas_reaching"] = _reverse_reach(site)
+    reaching: dict[str, set[str]] | None = site.cache["formulas_reaching"]
+    return reaching
+
+
+def _reverse_reach(site: Site) -> dict[str, set[str]] | None:
+    found: dict[str, set[str]] = {}
+    for record_id, entry in site.kb.entries.items():
+        if not entry.summary.formula_ids:
+            continue
+        computes_with = reached(site.kb, record_id)
+        if computes_with is None:
+            return None
+        for other in computes_with:
+            found.setdefault(other, set()).add(record_id)
+    return found
+
+
 def fingerprint(site: Site, record_id: str) -> str | None:
     """What the pages that read a record read of it: its content digest and dependency key (None if not known)."""
     found: dict[str, str | None] = site.cache.setdefault("fingerprints", {})
@@ -143,8 +202,12 @@ def record_key(
         succ, pred = graph.succ[record_id], graph.pred[record_id]
         neighbours.update(succ, pred)
         key.update(repr([(other, succ.get(other), pred.get(other)) for other in sorted(neighbours)]).encode())
+    computing: set[str] = set()
     if site.kinds.get(record_id) == "accelerator":
-        neighbours.update(found for found, _formula, _title in formulas_on(site).get(record_id, ()))
+        users = _formulas_reaching(site)
+        if users is None:
+            return None, neighbours
+        computing.update(users.get(record_id, ()))
     if kb.evidence is not None:
         status = kb.evidence.of(record_id)
         key.update(repr(status).encode())
@@ -154,8 +217,9 @@ def record_key(
             named.update(dependents)
         for debt in status.inherited:
             named.update((debt.item.record, *debt.via))
-    reads = neighbours | named
+    reads = neighbours | computing | named
     reads.discard(record_id)
+    faces: dict[str, tuple[str, str]] = site.cache.get("faces", {})
     for other in sorted(reads):
         found = entries.get(other)
         key.update(other.encode() + b"\0")
@@ -163,11 +227,13 @@ def record_key(
             continue
         if found.digest is None:
             return None, reads
-        if other in neighbours:
+        if other in computing:
             theirs = fingerprint(site, other) if prints is None or other not in prints else prints[other]
             if theirs is None:
                 return None, reads
             key.update(theirs.encode())
         else:
-            key.update(found.digest)
+            key.update(found.digest if other in named else b"")
+        if other in neighbours:
+            key.update((faces[other][1] if other in faces else face(site, other)).encode())
     return key.hexdigest(), reads

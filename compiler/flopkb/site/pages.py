@@ -375,7 +375,7 @@ def category_paths(categories: Iterable[str], entries: dict[str, Any]) -> dict[s
     """Category term -> its index page, with file names safe and distinct whatever the terms are."""
     used: set[str] = set()
     paths: dict[str, str] = {}
-    written = {getattr(entry.record, "category", None) for entry in entries.values()}
+    written = {entry.summary.category for entry in entries.values()}
     for term in sorted(set(categories) | {category for category in written if isinstance(category, str)}):
         base = css_word(term)
         name, n = base, 1

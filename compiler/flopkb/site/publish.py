@@ -317,9 +317,9 @@ def build(
             olds = [swap_in(work / "site", site), swap_in(work / "docs", kept_docs)]
         write_config(mkdocs_config(docs_dir=kept_docs, site_dir=site, nav=rendered.nav, **options), kept_config)
         keys = rendered.keys
-        BuildState(rendered.base, result.base, rendered.records, docs, rendered.pages, keys.prints, keys.reads).save(
-            state_file
-        )
+        BuildState(
+            rendered.base, result.base, rendered.records, docs, rendered.pages, keys.prints, keys.reads, keys.faces
+        ).save(state_file)
         for old in olds:
             if old is not None:
                 discard(old)

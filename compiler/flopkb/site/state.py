@@ -53,6 +53,8 @@ class BuildState:
     """Every record's fingerprint (`flopkb.site.keys.fingerprint`)."""
     reads: dict[str, list[str]] = field(default_factory=dict)
     """Record id -> the other records its page's key read."""
+    faces: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Record id -> (its content digest, its face: `flopkb.site.keys.face`)."""
 
     @classmethod
     def load(cls, path: Path) -> BuildState | None:
@@ -69,6 +71,7 @@ class BuildState:
                 dict(data["pages"]),
                 dict(data["prints"]),
                 dict(data["reads"]),
+                {rid: (digest, face) for rid, (digest, face) in data["faces"].items()},
             )
         # A state is only ever a shortcut: whatever is wrong with it, the answer is a full build.
         except Exception:
@@ -84,6 +87,7 @@ class BuildState:
             "pages": dict(sorted(self.pages.items())),
             "prints": dict(sorted(self.prints.items())),
             "reads": dict(sorted(self.reads.items())),
+            "faces": dict(sorted(self.faces.items())),
         }
         write_atomically(path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
 
@@ -97,6 +101,8 @@ class PageKeys:
     """Record id -> the other records its key read, sorted."""
     prints: dict[str, str | None] = field(default_factory=dict)
     """Record id -> its fingerprint (None when its digest or dependency key is not known)."""
+    faces: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Record id -> (its content digest, its face)."""
     computed: int = 0
     """How many keys were computed (the others were the previous build's)."""
 
