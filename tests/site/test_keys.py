@@ -105,23 +105,26 @@ def test_a_formula_borrowed_by_ref_reaches_the_accelerator_it_is_evaluated_on(tm
 
 
 def pages_of(root: Path, docs: Path) -> dict[str, tuple[str | None, bytes]]:
-    """Every record page of the base at `root`, rendered whole into `docs`: its key and the bytes of its files."""
+    """Every keyed page of the base at `root`, rendered whole into `docs`: each record's page (by id) and each keyed
+    listing or graph file (by path), with its key and the bytes of its files."""
     shutil.rmtree(docs, ignore_errors=True)
     config = load_config(root)
     cache = FileCache(config)
     kb = compile_knowledge_base(config, CHECK_STAGES, cache)
     cache.save()
     result = render_docs(kb, docs, parallel=False)
-    return {
+    pages = {
         record_id: (key, b"\0".join((docs / rel).read_bytes() for rel in files))
         for record_id, (key, files) in result.records.items()
     }
+    pages.update({rel: (key, (docs / rel).read_bytes()) for rel, key in result.pages.items()})
+    return pages
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_a_page_whose_key_is_unchanged_is_unchanged(tmp_path: Path, seed: int) -> None:
-    """What a key leaves out, the page does not show: through random edits, every record page whose key is the one
-    it had before the edit is byte for byte the page it was."""
+    """What a key leaves out, the page does not show: through random edits, every record page, listing page and
+    graph file whose key is the one it had before the edit is byte for byte what it was."""
     rng = random.Random(seed)
     root = write_kb(tmp_path / "kb", initial(rng))
     before = pages_of(root, tmp_path / "docs")

@@ -56,6 +56,16 @@ class LinkGraph:
     def __init__(self, kb: Linked) -> None:
         self.kb = kb
         self._graph: nx.DiGraph | None = None
+        self._edges: dict[str, tuple[Edge, ...]] = {}
+        """The edges the graph was made of, by record."""
+        self._previous: LinkGraph | None = None
+
+    def take_from(self, previous: LinkGraph) -> None:
+        """Build the graph, when first asked for, by updating `previous`'s (which then has none) rather than anew:
+        only the records whose edges or attributes changed are touched. `flopkb serve` does, rebuild after
+        rebuild; the graph is the one a fresh build makes (`tests/pipeline/test_incremental.py`)."""
+        if self._graph is None and previous is not self:
+            self._previous = previous
 
     @classmethod
     def build(cls, kb: Linked) -> LinkGraph:
@@ -72,6 +82,11 @@ class LinkGraph:
         import networkx as nx
 
         kb = self.kb
+        self._edges = kb.edges
+        previous, self._previous = self._previous, None
+        if previous is not None and previous._graph is not None:
+            kept, previous._graph = previous._graph, None
+            return self._update(kept, previous._edges)
         evidence = kb.evidence
         graph: nx.DiGraph[str] = nx.DiGraph()
         graph.add_nodes_from((record_id, _node_attributes(entry, evidence)) for record_id, entry in kb.entries.items())
@@ -79,6 +94,28 @@ class LinkGraph:
             (source, target, {"origins": origins, "count": count})
             for source, edges in kb.edges.items()
             for target, origins, count in edges
+        )
+        return graph
+
+    def _update(self, graph: nx.DiGraph, before: dict[str, tuple[Edge, ...]]) -> nx.DiGraph:
+        """`graph`, made of the edges `before`, changed into this base's graph."""
+        kb, now = self.kb, self._edges
+        changed = [record_id for record_id in before.keys() | now.keys() if before.get(record_id) != now.get(record_id)]
+        graph.remove_edges_from(
+            (record_id, target) for record_id in changed for target, _, _ in before.get(record_id, ())
+        )
+        graph.remove_nodes_from([node for node in graph if node not in kb.entries])
+        for record_id, entry in kb.entries.items():
+            attributes = _node_attributes(entry, kb.evidence)
+            if record_id not in graph:
+                graph.add_node(record_id, **attributes)
+            elif graph.nodes[record_id] != attributes:
+                graph.nodes[record_id].clear()
+                graph.nodes[record_id].update(attributes)
+        graph.add_edges_from(
+            (record_id, target, {"origins": origins, "count": count})
+            for record_id in sorted(changed)
+            for target, origins, count in now.get(record_id, ())
         )
         return graph
 

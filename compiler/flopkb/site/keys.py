@@ -129,10 +129,16 @@ def _face(site: Site, record_id: str, kept: tuple[str, str] | None) -> tuple[str
     digest = entry.digest.hex() if entry.digest is not None else ""
     if kept is not None and digest and kept[0] == digest:
         return kept
-    return digest, face(site, record_id)
+    return digest, _shown(site, record_id)
 
 
 def face(site: Site, record_id: str) -> str:
+    """A record's face (see `_shown`), as `page_keys` found it."""
+    faces: dict[str, tuple[str, str]] = site.cache.get("faces", {})
+    return faces[record_id][1] if record_id in faces else _shown(site, record_id)
+
+
+def _shown(site: Site, record_id: str) -> str:
     """What a page shows of a record it links to or is linked from, as a digest: its kind and title, the names
     of its formulas and measurements (the labels of links to them), a source's citation, and its links (the
     neighbourhood graph draws the links among a page's neighbours). It depends on the record's content, and on
@@ -219,7 +225,6 @@ def record_key(
             named.update((debt.item.record, *debt.via))
     reads = neighbours | computing | named
     reads.discard(record_id)
-    faces: dict[str, tuple[str, str]] = site.cache.get("faces", {})
     for other in sorted(reads):
         found = entries.get(other)
         key.update(other.encode() + b"\0")
@@ -235,5 +240,5 @@ def record_key(
         else:
             key.update(found.digest if other in named else b"")
         if other in neighbours:
-            key.update((faces[other][1] if other in faces else face(site, other)).encode())
+            key.update(face(site, other).encode())
     return key.hexdigest(), reads

@@ -323,18 +323,21 @@ class Site:
     def render(self, template: str, rel: str, **context: Any) -> None:
         self.write(rel, self.template(template).render(**context))
 
-    def keep(self, rel: str, key: str) -> bool:
-        """Keep the previous build's `rel` when it was rendered under `key` (True); else the caller renders it.
+    def keep(self, key: str, *rels: str) -> bool:
+        """Keep the previous build's files `rels` when they were all rendered under `key` (True); else the caller
+        renders them all.
 
-        For listing pages, whose key (what they show of every record they list) costs far less than rendering
-        them. Either way `rel`'s key is recorded for the next build."""
-        self.result.pages[rel] = key
-        if self.kept_from is None or self.kept_from[0].pages.get(rel) != key:
+        For pages whose key (what they show of every record they list) costs far less than rendering them. Either
+        way their key is recorded for the next build."""
+        kept = self.kept_from is not None and all(self.kept_from[0].pages.get(rel) == key for rel in rels)
+        self.result.pages.update(dict.fromkeys(rels, key))
+        if not kept:
             return False
+        assert self.kept_from is not None
         previous, docs, link = self.kept_from
         if link:
-            link_files(docs, self.docs_dir, [rel])
-        self.result.digests[rel] = previous.docs[rel]
+            link_files(docs, self.docs_dir, rels)
+        self.result.digests.update((rel, previous.docs[rel]) for rel in rels)
         return True
 
     def page(self, rel: str) -> Page:

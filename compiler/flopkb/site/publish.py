@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flopkb.links.graph import LinkGraph
 from flopkb.pipeline.compile import (
     EntryLoader,
     KnowledgeBase,
@@ -218,6 +219,7 @@ def build(
     discard: Callable[[Path], None] = remove_folder,
     search: bool = True,
     update: AbstractContextManager[Any] | None = None,
+    graph: LinkGraph | None = None,
 ) -> BuildOutcome:
     """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site.
 
@@ -226,7 +228,8 @@ def build(
     the caller brings up to date after the swap (`flopkb serve`, `flopkb.site.serve.BackgroundIndex`).
     With `update` (a lock that the caller's readers take too), a build with a usable previous state changes the
     site and docs folders in place instead: only the changed files are moved in, one by one, holding the lock
-    (`flopkb serve`, which serves every page under that lock; see the module)."""
+    (`flopkb serve`, which serves every page under that lock; see the module). With the previous build's link `graph`,
+    the new graph is that one updated (`LinkGraph.take_from`)."""
     from flopkb.pipeline.stages import CHECK_STAGES
     from flopkb.site.render import render_docs
 
@@ -238,6 +241,8 @@ def build(
     timings["compile"] = time.perf_counter() - start
     if has_errors(kb, strict):
         return BuildOutcome(kb, refused=True, timings=timings)
+    if graph is not None and kb.graph is not None:
+        kb.graph.take_from(graph)
     site_root = site_root_of(config)
     settings = config.site
     options: dict[str, Any] = {
