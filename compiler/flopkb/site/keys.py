@@ -87,7 +87,7 @@ def page_keys(site: Site, base: str, previous: BuildState | None = None) -> Page
                     found.reads[record_id] = previous.reads[record_id]
             todo = sorted(affected)
     for record_id in todo:
-        key, reads = record_key(site, record_id, base, found.prints)
+        key, reads = record_key(site, record_id, base)
         found.keys[record_id] = key
         found.reads[record_id] = sorted(reads)
     found.computed = len(todo)
@@ -180,7 +180,8 @@ def _reverse_reach(site: Site) -> dict[str, set[str]] | None:
 
 
 def fingerprint(site: Site, record_id: str) -> str | None:
-    """What the pages that read a record read of it: its content digest and dependency key (None if not known)."""
+    """A record's content digest and dependency key, as a digest (None if not known), computed once per rendering:
+    what changes when anything its own page shows of itself, or an accelerator page of its values, can change."""
     found: dict[str, str | None] = site.cache.setdefault("fingerprints", {})
     if record_id not in found:
         entry = site.kb.entries.get(record_id)
@@ -189,16 +190,14 @@ def fingerprint(site: Site, record_id: str) -> str | None:
     return found[record_id]
 
 
-def record_key(
-    site: Site, record_id: str, base: str, prints: dict[str, str | None] | None = None
-) -> tuple[str | None, set[str]]:
+def record_key(site: Site, record_id: str, base: str) -> tuple[str | None, set[str]]:
     """The key of a record's page, or None when what it reads is not known, and the other records it read (see the
     module)."""
     kb = site.kb
     entries = kb.entries
     neighbours: set[str] = set()
     named: set[str] = set()
-    own = fingerprint(site, record_id) if prints is None else prints[record_id]
+    own = fingerprint(site, record_id)
     if own is None:
         return None, neighbours
     key = hashlib.blake2b(base.encode(), digest_size=16)
@@ -233,7 +232,7 @@ def record_key(
         if found.digest is None:
             return None, reads
         if other in computing:
-            theirs = fingerprint(site, other) if prints is None or other not in prints else prints[other]
+            theirs = fingerprint(site, other)
             if theirs is None:
                 return None, reads
             key.update(theirs.encode())
