@@ -9,8 +9,9 @@ from typing import Any
 from flopkb.config import Config
 from flopkb.formulas.results import FormulaResult
 from flopkb.kb.entry import Entry
+from flopkb.links.cached import Edge, edges_of
 from flopkb.links.debt import Evidence
-from flopkb.links.extract import Edge, Link, edges_of
+from flopkb.links.extract import Link
 from flopkb.links.graph import LinkGraph
 from flopkb.links.resolver import Resolver
 from flopkb.load.models import Record
@@ -32,7 +33,7 @@ class KnowledgeBase:
         default=None, repr=False, compare=False
     )
     referenced: set[str] | None = field(default=None, repr=False, compare=False)
-    """Ids that some link or ref of another record resolves to (`flopkb.links.extract.link_all`): what orphans are
+    """Ids that some link or ref of another record resolves to (`flopkb.links.cached.link_all`): what orphans are
     told by."""
     graph: LinkGraph | None = None
     """The link graph of records (`flopkb.links.graph`): backlinks, orphans, neighbourhoods, exports."""

@@ -23,8 +23,9 @@ import json
 from typing import TYPE_CHECKING, Any, Protocol
 
 from flopkb.kb.entry import Entry
+from flopkb.links.cached import Edge
 from flopkb.links.debt import Evidence
-from flopkb.links.extract import Edge, Link
+from flopkb.links.extract import Link
 
 if TYPE_CHECKING:
     import networkx as nx

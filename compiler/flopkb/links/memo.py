@@ -23,7 +23,7 @@ for a record together with this key, and takes it back only while the key
 is the same: if any record it computes with changed, or any of its
 references now resolves elsewhere, the key differs and the result is
 computed again. A record on a cycle of formula refs, or one whose references
-are not known (its links were not kept: see `flopkb.links.extract.link_all`), has
+are not known (its links were not kept: see `flopkb.links.cached.link_all`), has
 no key (None): its results are always computed.
 """
 
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from flopkb.links.extract import RESOLVED
+from flopkb.links.cached import RESOLVED
 from flopkb.links.resolver import Resolver
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class _Keys:
     """The dependency keys of one knowledge base, each computed once.
 
     A record's computing references, and what they resolve to, are those the
-    link stage kept (`flopkb.links.extract.RESOLVED`) under the resolver's current
+    link stage kept (`flopkb.links.cached.RESOLVED`) under the resolver's current
     signature: no reference is resolved again here.
     """
 

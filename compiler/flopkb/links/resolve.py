@@ -12,7 +12,8 @@ import gc
 from collections.abc import Iterator
 
 from flopkb.kb.knowledge_base import KnowledgeBase
-from flopkb.links.extract import Link, link_all
+from flopkb.links.cached import link_all
+from flopkb.links.extract import Link
 from flopkb.links.resolver import AMBIGUOUS, Resolution, Resolver
 from flopkb.report.diagnostics import Diagnostic, make
 
