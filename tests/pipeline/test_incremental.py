@@ -19,6 +19,7 @@ import pytest
 
 import flopkb.pipeline.cache
 from flopkb.config import load_config
+from flopkb.formulas.results import LaterResults
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base
@@ -118,6 +119,8 @@ def test_warm_runs_answer_as_cold_ones_through_random_edits(tmp_path: Path, seed
         kept = warm(root, watching)
         assert kept.graph is not None and previous is not None
         kept.graph.take_from(previous)  # as `flopkb serve` builds the graph: the previous one, updated
+        for record_id in reversed(list(kept.formulas)):  # evaluated one by one, in another order than a cold run's
+            kept.formulas[record_id]
         assert view(kept) == expected, f"seed {seed}, step {step}: a cache object kept, and the graph updated"
         previous = kept.graph
         if step % 5 == 4:  # and again, with everything taken from the cache
@@ -162,9 +165,13 @@ def test_formula_results_are_computed_when_first_asked_for(tmp_path: Path) -> No
     warm(root)
     warm(root)
     kb = warm(root)
-    assert kb._formulas_later is not None  # check took the problems from the cache, and evaluated nothing
+    results = kb.formulas
+    assert isinstance(results, LaterResults) and len(results) > 1
+    assert results.evaluated == 0  # check took the problems from the cache, and evaluated nothing
+    last = list(results)[-1]
+    results[last]
+    assert results.evaluated == 1  # a page that shows one record's formulas evaluates that record's alone
     assert view(kb)["formulas"] == view(cold(root))["formulas"]
-    assert kb._formulas_later is None
 
 
 def test_a_cycle_of_formula_refs_is_evaluated_whole_and_reported_as_cold(tmp_path: Path) -> None:

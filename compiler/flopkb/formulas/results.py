@@ -8,6 +8,7 @@ take them without importing the formula stage that fills them in.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,7 +145,39 @@ class FormulaResult:
         return tuple(claim for claim in self.claims if claim.status == CLAIM_DISAGREES)
 
 
-FormulaResults = dict[str, list[FormulaResult]]
+FormulaResults = Mapping[str, list[FormulaResult]]
+
+
+class LaterResults(Mapping[str, list[FormulaResult]]):
+    """The formula results of these records, each record's evaluated when first asked for (`flopkb.formulas.stage`):
+    a page that shows one record's formulas does not evaluate the whole base's."""
+
+    def __init__(self, ids: list[str], evaluate: Callable[[str], list[FormulaResult]]) -> None:
+        self._ids = dict.fromkeys(ids)
+        self._evaluate = evaluate
+        self._found: dict[str, list[FormulaResult]] = {}
+
+    def __getitem__(self, record_id: str) -> list[FormulaResult]:
+        found = self._found.get(record_id)
+        if found is None:
+            if record_id not in self._ids:
+                raise KeyError(record_id)
+            found = self._found[record_id] = self._evaluate(record_id)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __contains__(self, record_id: object) -> bool:
+        return record_id in self._ids
+
+    @property
+    def evaluated(self) -> int:
+        """How many records' formulas have been evaluated so far."""
+        return len(self._found)
 
 
 def relative_difference(stated: float, computed: float) -> float:

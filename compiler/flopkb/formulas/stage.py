@@ -43,7 +43,15 @@ from flopkb.formulas.context import Evaluator, FormulaReporter
 from flopkb.formulas.definitions import Definition
 from flopkb.formulas.evaluate import Evaluation, FormulaProblem, evaluate_formula
 from flopkb.formulas.expr import Expr, ExprSyntaxError, HwParam, walk
-from flopkb.formulas.results import HW_NONE, HW_OWN, FormulaResult, FormulaResults, HardwareFigure, RawValue
+from flopkb.formulas.results import (
+    HW_NONE,
+    HW_OWN,
+    FormulaResult,
+    FormulaResults,
+    HardwareFigure,
+    LaterResults,
+    RawValue,
+)
 from flopkb.formulas.specs import AcceleratorSpecs
 from flopkb.formulas.units import QuantityError
 from flopkb.links.memo import dependency_key
@@ -315,7 +323,7 @@ def _evaluate(
 ) -> tuple[FormulaResults, dict[str, tuple[list[Diagnostic], bool]]]:
     """The formulas of `entries` evaluated in order, and per entry its problems and whether it hit a cycle."""
     evaluator = Evaluator(kb)
-    results: FormulaResults = {}
+    results: dict[str, list[FormulaResult]] = {}
     problems: dict[str, tuple[list[Diagnostic], bool]] = {}
     for entry in entries:
         reported = len(evaluator.definitions.cycles)
@@ -347,8 +355,9 @@ def check_formulas(kb: KnowledgeBase) -> Iterator[Diagnostic]:
     With the load cache, a record's problems are kept in its `derived` data
     with the `flopkb.links.memo.dependency_key` of what it computes with, and taken
     back while the key is the same; only the other records are evaluated.
-    The results themselves (`kb.formulas`) are then evaluated on first use,
-    which `check` never makes. Which formula of a cycle of refs reports it
+    The results themselves (`kb.formulas`) are then evaluated record by record
+    on first use, which `check` never makes (without cycles, a record's results
+    do not depend on which records were evaluated before it). Which formula of a cycle of refs reports it
     depends on the order of evaluation: a record whose refs reach a cycle has
     no dependency key, so it is always evaluated (in order, as in a cold run),
     and should evaluating only some records still run into a cycle, the whole
@@ -364,7 +373,10 @@ def check_formulas(kb: KnowledgeBase) -> Iterator[Diagnostic]:
         _, fresh = _evaluate(kb, [entry for entry in entries if entry.id not in kept])
         if not any(cyclic for _, cyclic in fresh.values()):
             _remember(kb, fresh)
-            kb.formulas_later(lambda: _evaluate(kb, list(_formula_entries(kb)))[0])
+            evaluator = Evaluator(kb)
+            kb.formulas = LaterResults(
+                [entry.id for entry in entries], lambda record_id: evaluate_entry(evaluator, kb.entries[record_id])
+            )
             return iter(
                 [
                     *(problem for mine in kept.values() for problem in mine),

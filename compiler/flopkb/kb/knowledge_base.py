@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flopkb.config import Config
-from flopkb.formulas.results import FormulaResult
+from flopkb.formulas.results import FormulaResults
 from flopkb.kb.entry import Entry
 from flopkb.links.cached import Edge, edges_of
 from flopkb.links.debt import Evidence
@@ -39,10 +39,10 @@ class KnowledgeBase:
     """The link graph of records (`flopkb.links.graph`): backlinks, orphans, neighbourhoods, exports."""
     evidence: Evidence | None = None
     """Evidence status of every record and the whole evidence debt (`flopkb.links.evidence`)."""
-    _formulas: dict[str, list[FormulaResult]] = field(default_factory=dict, repr=False)
-    _formulas_later: Callable[[], dict[str, list[FormulaResult]]] | None = field(
-        default=None, repr=False, compare=False
-    )
+    formulas: FormulaResults = field(default_factory=dict, repr=False)
+    """Every formula of every flop and fact, evaluated, with its claims, by record id in formula order
+    (`flopkb.formulas.stage`). When the formula stage took its diagnostics from the load cache, each record's
+    results are evaluated when first asked for (`LaterResults`: `check` never asks)."""
     dependency_keys: Any = field(default=None, repr=False, compare=False)
     """Per record, the key of what its evidence and formulas read of other files (`flopkb.links.memo`); built on
     first use."""
@@ -82,27 +82,6 @@ class KnowledgeBase:
                 if (found := edges_of([link.origin for link in group], [link.resolved for link in group]))
             }
         return self._edges
-
-    @property
-    def formulas(self) -> dict[str, list[FormulaResult]]:
-        """Every formula of every flop and fact, evaluated, with its claims, by record id in formula order
-        (`flopkb.formulas.stage`).
-
-        When the formula stage took its diagnostics from the load cache, the
-        results themselves are computed here, on first use (`check` never uses them).
-        """
-        if self._formulas_later is not None:
-            later, self._formulas_later = self._formulas_later, None
-            self._formulas = later()
-        return self._formulas
-
-    @formulas.setter
-    def formulas(self, value: dict[str, list[FormulaResult]]) -> None:
-        self._formulas, self._formulas_later = value, None
-
-    def formulas_later(self, compute: Callable[[], dict[str, list[FormulaResult]]]) -> None:
-        """Leave `formulas` to `compute()`, called on first use of `formulas`."""
-        self._formulas, self._formulas_later = {}, compute
 
     def records(self) -> Iterator[Record]:
         return (entry.record for entry in self.entries.values() if entry.record is not None)
