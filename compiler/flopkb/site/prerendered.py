@@ -42,7 +42,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
-__all__ = ["Heading", "PageForm", "Prerendered", "page_form", "render_parts", "split_page"]
+__all__ = ["Heading", "PageForm", "Prerendered", "page_form", "render_parts", "render_prerendered", "split_page"]
 
 # What python-markdown runs with flopkb's extensions (and nothing else): the form below is proved against these.
 _PROCESSORS = {
@@ -290,7 +290,7 @@ def render_parts(parts: list[Heading | str], form: PageForm) -> Rendered:
 _PAGES_LOG = logging.getLogger("mkdocs.structure.pages")
 
 
-def render_prerendered(page: Page, form: PageForm, config: MkDocsConfig, files: Files) -> bool:
+def render_prerendered(page: Page, form: PageForm) -> bool:
     """Set what `Page.render` sets, without python-markdown; False (nothing set) if the page is not in the form."""
     split = split_page(page.markdown or "", form)
     if split is None:
@@ -327,7 +327,7 @@ class Prerendered(BasePlugin):
 
     def _render(self, page: Page, config: MkDocsConfig, files: Files) -> None:
         assert self.form is not None
-        if render_prerendered(page, self.form, config, files):
+        if render_prerendered(page, self.form):
             self.pages += 1
         else:
             Page.render(page, config, files)
