@@ -22,6 +22,8 @@ class RecordSummary(NamedTuple):
     title: str | None = None
     """The record's own title (None: untitled, or it did not validate), so that a rebuild lists every record
     without its model."""
+    category: str | None = None
+    """A flop's category (None for other kinds), so that a rebuild knows every category page without the models."""
 
     @property
     def anchors(self) -> tuple[str, ...] | None:
@@ -39,6 +41,7 @@ def summarize(source: Source | None, record: Record | None) -> RecordSummary:
             tuple(formula.id for formula in formulas_of(record)),
             tuple(measurement.id for measurement in measurements_of(record)),
             record.title,
+            getattr(record, "category", None),
         )
     listed = source.data.get("aliases") if source is not None else None
     return RecordSummary(

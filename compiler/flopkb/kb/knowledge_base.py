@@ -9,6 +9,7 @@ from typing import Any
 from flopkb.config import Config
 from flopkb.formulas.results import FormulaResult
 from flopkb.kb.entry import Entry
+from flopkb.links.cached import Edge, edges_of
 from flopkb.links.debt import Evidence
 from flopkb.links.extract import Link
 from flopkb.links.graph import LinkGraph
@@ -28,8 +29,11 @@ class KnowledgeBase:
     """Resolves link targets to record ids (`flopkb.links.resolve`); built on first use."""
     _links: dict[str, list[Link]] = field(default_factory=dict, repr=False)
     _links_later: Callable[[], dict[str, list[Link]]] | None = field(default=None, repr=False, compare=False)
+    _edges: dict[str, tuple[Edge, ...]] | Callable[[], dict[str, tuple[Edge, ...]]] | None = field(
+        default=None, repr=False, compare=False
+    )
     referenced: set[str] | None = field(default=None, repr=False, compare=False)
-    """Ids that some link or ref of another record resolves to (`flopkb.links.extract.link_all`): what orphans are
+    """Ids that some link or ref of another record resolves to (`flopkb.links.cached.link_all`): what orphans are
     told by."""
     graph: LinkGraph | None = None
     """The link graph of records (`flopkb.links.graph`): backlinks, orphans, neighbourhoods, exports."""
@@ -57,11 +61,27 @@ class KnowledgeBase:
 
     @links.setter
     def links(self, value: dict[str, list[Link]]) -> None:
-        self._links, self._links_later = value, None
+        self._links, self._links_later, self._edges = value, None, None
 
-    def links_later(self, compute: Callable[[], dict[str, list[Link]]]) -> None:
-        """Leave `links` to `compute()`, called on first use of `links`."""
-        self._links, self._links_later = {}, compute
+    def links_later(
+        self, compute: Callable[[], dict[str, list[Link]]], edges: Callable[[], dict[str, tuple[Edge, ...]]]
+    ) -> None:
+        """Leave `links` to `compute()`, called on first use of `links`, and `edges` to `edges()`."""
+        self._links, self._links_later, self._edges = {}, compute, edges
+
+    @property
+    def edges(self) -> dict[str, tuple[Edge, ...]]:
+        """Every record's edges of the link graph (`flopkb.links.extract.edges_of`), by record id; records without
+        resolved links are absent. Taken from the load cache, like `links`, without building the links themselves."""
+        if callable(self._edges):
+            self._edges = self._edges()
+        if self._edges is None:
+            self._edges = {
+                record_id: found
+                for record_id, group in self.links.items()
+                if (found := edges_of([link.origin for link in group], [link.resolved for link in group]))
+            }
+        return self._edges
 
     @property
     def formulas(self) -> dict[str, list[FormulaResult]]:

@@ -48,9 +48,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from flopkb.formulas.results import FormulaResults, Key
+from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.debt import (
     INHERITED_DEBT,
@@ -275,6 +276,23 @@ def _inherited(
     return tuple(sorted(found))
 
 
+_T = TypeVar("_T")
+
+
+def _memoised(kb: KnowledgeBase, entry: Entry, memo: str, compute: Callable[[Entry], _T]) -> _T:
+    """`compute(entry)` (which may load its model), kept in the entry's `derived` data under `memo` with the
+    record's dependency key, and taken back while the key is the same."""
+    key = dependency_key(kb, entry.id) if entry.digest is not None else None
+    kept = entry.derived.get(memo)
+    if key is not None and kept is not None and kept[0] == key:
+        found: _T = kept[1]
+        return found
+    found = compute(entry)
+    if key is not None:
+        entry.derived[memo] = (key, found)
+    return found
+
+
 def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
     """Evidence status of every record, the whole debt, and the unverified-basis / missing-source diagnostics.
 
@@ -315,18 +333,13 @@ def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
         formulas = _Formulas(kb, resolver)
         for record_id in claimants:
             entry = kb.entries[record_id]
-            key = dependency_key(kb, record_id) if entry.digest is not None else None
-            kept = entry.derived.get(INHERITED_MEMO)
-            if key is not None and kept is not None and kept[0] == key:
-                found = kept[1]
-            else:
-                found = _inherited(record_id, entry.record, spec_debt, formulas)
-                if key is not None:
-                    entry.derived[INHERITED_MEMO] = (key, found)
+            found = _memoised(
+                kb, entry, INHERITED_MEMO, lambda entry: _inherited(entry.id, entry.record, spec_debt, formulas)
+            )
             if found:
                 inherited[record_id] = list(found)
-                for debt in found:
-                    dependents[debt.item].add(record_id)
+                for inherited_debt in found:
+                    dependents[inherited_debt.item].add(record_id)
 
     for items in own.values():
         for item in items:
@@ -350,14 +363,9 @@ def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
     simulated: dict[str, tuple[SimulatedClaim, ...]] = {}
     for record_id in claimants:
         entry = kb.entries[record_id]
-        key = dependency_key(kb, record_id) if entry.digest is not None else None
-        kept = entry.derived.get(SIMULATED_MEMO)
-        if key is not None and kept is not None and kept[0] == key:
-            simulated_claims = kept[1]
-        else:
-            simulated_claims = _simulated(entry.record, kb, resolver.target)
-            if key is not None:
-                entry.derived[SIMULATED_MEMO] = (key, simulated_claims)
+        simulated_claims = _memoised(
+            kb, entry, SIMULATED_MEMO, lambda entry: _simulated(entry.record, kb, resolver.target)
+        )
         if simulated_claims:
             simulated[record_id] = simulated_claims
 

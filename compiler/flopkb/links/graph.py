@@ -8,7 +8,8 @@ the sorted, distinct places the links were written (`flopkb.links.extract.ORIGIN
 `formula-ref`, `expect-hardware`) and `count` how many links there are.
 
 The graph is built once, on first use, with two bulk calls
-(`add_nodes_from`, `add_edges_from`) from the resolved links of `kb.links`;
+(`add_nodes_from`, `add_edges_from`) from `kb.edges` (what the resolved links
+give, kept by the load cache: the links themselves are not built);
 checking needs only orphans, which come from the links directly (so `flopkb
 check` never imports networkx: that import alone is about 0.2 s). Nodes
 carry each record's evidence status (`evidence`) when it has been computed. Exports are
@@ -22,6 +23,7 @@ import json
 from typing import TYPE_CHECKING, Any, Protocol
 
 from flopkb.kb.entry import Entry
+from flopkb.links.cached import Edge
 from flopkb.links.debt import Evidence
 from flopkb.links.extract import Link
 
@@ -41,6 +43,9 @@ class Linked(Protocol):
     @property
     def links(self) -> dict[str, list[Link]]: ...
 
+    @property
+    def edges(self) -> dict[str, tuple[Edge, ...]]: ...
+
 
 class LinkGraph:
     """The records and their links, with the questions the site and the checker ask of them.
@@ -52,6 +57,16 @@ class LinkGraph:
     def __init__(self, kb: Linked) -> None:
         self.kb = kb
         self._graph: nx.DiGraph | None = None
+        self._edges: dict[str, tuple[Edge, ...]] = {}
+        """The edges the graph was made of, by record."""
+        self._previous: LinkGraph | None = None
+
+    def take_from(self, previous: LinkGraph) -> None:
+        """Build the graph, when first asked for, by updating `previous`'s (which then has none) rather than anew:
+        only the records whose edges or attributes changed are touched. `flopkb serve` does, rebuild after
+        rebuild; the graph is the one a fresh build makes (`tests/pipeline/test_incremental.py`)."""
+        if self._graph is None and previous is not self:
+            self._previous = previous
 
     @classmethod
     def build(cls, kb: Linked) -> LinkGraph:
@@ -68,24 +83,40 @@ class LinkGraph:
         import networkx as nx
 
         kb = self.kb
-        pairs: dict[tuple[str, str], list[str]] = {}
-        for record_id, group in kb.links.items():
-            for link in group:
-                target = link.resolved
-                if target is None:
-                    continue
-                key = (record_id, target)
-                origins = pairs.get(key)
-                if origins is None:
-                    pairs[key] = [link.origin]
-                else:
-                    origins.append(link.origin)
+        self._edges = kb.edges
+        previous, self._previous = self._previous, None
+        if previous is not None and previous._graph is not None:
+            kept, previous._graph = previous._graph, None
+            return self._update(kept, previous._edges)
         evidence = kb.evidence
         graph: nx.DiGraph[str] = nx.DiGraph()
         graph.add_nodes_from((record_id, _node_attributes(entry, evidence)) for record_id, entry in kb.entries.items())
         graph.add_edges_from(
-            (source, target, {"origins": tuple(sorted(set(origins))), "count": len(origins)})
-            for (source, target), origins in pairs.items()
+            (source, target, {"origins": origins, "count": count})
+            for source, edges in kb.edges.items()
+            for target, origins, count in edges
+        )
+        return graph
+
+    def _update(self, graph: nx.DiGraph, before: dict[str, tuple[Edge, ...]]) -> nx.DiGraph:
+        """`graph`, made of the edges `before`, changed into this base's graph."""
+        kb, now = self.kb, self._edges
+        changed = [record_id for record_id in before.keys() | now.keys() if before.get(record_id) != now.get(record_id)]
+        graph.remove_edges_from(
+            (record_id, target) for record_id in changed for target, _, _ in before.get(record_id, ())
+        )
+        graph.remove_nodes_from([node for node in graph if node not in kb.entries])
+        for record_id, entry in kb.entries.items():
+            attributes = _node_attributes(entry, kb.evidence)
+            if record_id not in graph:
+                graph.add_node(record_id, **attributes)
+            elif graph.nodes[record_id] != attributes:
+                graph.nodes[record_id].clear()
+                graph.nodes[record_id].update(attributes)
+        graph.add_edges_from(
+            (record_id, target, {"origins": origins, "count": count})
+            for record_id in sorted(changed)
+            for target, origins, count in now.get(record_id, ())
         )
         return graph
 
@@ -198,10 +229,11 @@ class LinkGraph:
         raise ValueError(f"no graph format {output_format!r}; one of {', '.join(FORMATS)}")
 
 
-def _node_attributes(entry: Any, evidence: Any) -> dict[str, Any]:
-    record = entry.record
-    if record is not None:
-        attributes = {"kind": record.kind, "title": record.display_title, "path": entry.path, "broken": False}
+def _node_attributes(entry: Entry, evidence: Evidence | None) -> dict[str, Any]:
+    summary = entry.summary  # kind and title without the model (unloaded for unchanged files: `Entry.deferred`)
+    if summary.kind is not None:
+        title = summary.title or entry.id.rsplit("/", 1)[-1]  # as `Record.display_title`
+        attributes = {"kind": summary.kind, "title": title, "path": entry.path, "broken": False}
     else:
         data = entry.source.data if entry.source is not None else {}
         kind = data.get("kind")

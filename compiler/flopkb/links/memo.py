@@ -23,7 +23,7 @@ for a record together with this key, and takes it back only while the key
 is the same: if any record it computes with changed, or any of its
 references now resolves elsewhere, the key differs and the result is
 computed again. A record on a cycle of formula refs, or one whose references
-are not known (its links were not kept: see `flopkb.links.extract.link_all`), has
+are not known (its links were not kept: see `flopkb.links.cached.link_all`), has
 no key (None): its results are always computed.
 """
 
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from flopkb.links.extract import RESOLVED
+from flopkb.links.cached import RESOLVED
 from flopkb.links.resolver import Resolver
 
 if TYPE_CHECKING:
@@ -49,11 +49,20 @@ def dependency_key(kb: KnowledgeBase, record_id: str) -> Key | None:
     return keys.get(record_id)
 
 
+def reached(kb: KnowledgeBase, record_id: str) -> frozenset[str] | None:
+    """The other records `record_id`'s dependency key is made of (what it computes with, through chains of formula
+    refs), or None when it has no key."""
+    if dependency_key(kb, record_id) is None:
+        return None
+    keys: _Keys = kb.dependency_keys
+    return keys.reached[record_id]
+
+
 class _Keys:
     """The dependency keys of one knowledge base, each computed once.
 
     A record's computing references, and what they resolve to, are those the
-    link stage kept (`flopkb.links.extract.RESOLVED`) under the resolver's current
+    link stage kept (`flopkb.links.cached.RESOLVED`) under the resolver's current
     signature: no reference is resolved again here.
     """
 
@@ -63,6 +72,7 @@ class _Keys:
         self.entries = kb.entries
         self.signature = Resolver.of(kb).signature
         self.keys: dict[str, Key | None] = {}
+        self.reached: dict[str, frozenset[str]] = {}
 
     def get(self, record_id: str) -> Key | None:
         key = self.keys.get(record_id, self)
@@ -86,6 +96,7 @@ class _Keys:
             computing = kept[3]
         keys[record_id] = self._ON_STACK
         key: list[Any] = [entry.digest]
+        reached: set[str] = set()
         for origin, target, resolved in computing:
             key += (origin, target, resolved)
             if resolved is None or resolved == record_id:
@@ -95,5 +106,10 @@ class _Keys:
                 keys[record_id] = None
                 return None
             key.append(part)
+            reached.add(resolved)
+            if origin == _FOLLOWED:
+                reached |= self.reached[resolved]
+        reached.discard(record_id)
+        self.reached[record_id] = frozenset(reached)
         found = keys[record_id] = tuple(key)
         return found

@@ -12,7 +12,8 @@ import gc
 from collections.abc import Iterator
 
 from flopkb.kb.knowledge_base import KnowledgeBase
-from flopkb.links.extract import Link, link_all
+from flopkb.links.cached import link_all
+from flopkb.links.extract import Link
 from flopkb.links.resolver import AMBIGUOUS, Resolution, Resolver
 from flopkb.report.diagnostics import Diagnostic, make
 
@@ -58,7 +59,7 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
             gc.enable()
     kb.referenced = linked.referenced
     if linked.deferred:
-        kb.links_later(lambda: linked.links(kb.entries, resolver.target))
+        kb.links_later(lambda: linked.links(kb.entries, resolver.target), lambda: linked.edges(kb.entries))
     else:
         kb.links = linked.links(kb.entries, resolver.target)
     yield from linked.emphasis

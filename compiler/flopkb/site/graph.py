@@ -19,12 +19,14 @@ refuses to fetch files).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
+from flopkb.site.keys import face
 from flopkb.site.pages import KIND_ORDER, json_for_script
 
 if TYPE_CHECKING:
@@ -157,7 +159,19 @@ def _round(value: float) -> float:
     return 0.0 if rounded == 0 else rounded
 
 
+def graph_key(site: Site) -> str:
+    """The graph page shows every record's id, title and kind and the links among them: what their faces hold
+    (`flopkb.site.keys.face`)."""
+    key = hashlib.blake2b(site.result.base.encode(), digest_size=16)
+    for record_id in sorted(site.entries):
+        key.update(f"{record_id}\0{face(site, record_id)}\0".encode())
+    return key.hexdigest()
+
+
 def render_graph_page(site: Site) -> None:
+    """The graph page and `graph.json`, or the previous build's while no record shows otherwise (`graph_key`)."""
+    if site.keep(graph_key(site), GRAPH_PAGE, GRAPH_JSON):
+        return
     data = graph_data(site)
     site.write(GRAPH_JSON, json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True) + "\n")
     page = site.page(GRAPH_PAGE)

@@ -133,7 +133,7 @@ def render_index_pages(site: Site) -> list[Any]:
     by_category = _by_category(site)
     render_home(site, by_kind, by_category)
     for kind, ids in by_kind.items():
-        if site.keep(kind_page(kind), _listing_key(site, kind, ids=ids)):
+        if site.keep(_listing_key(site, kind, ids=ids), kind_page(kind)):
             continue
         page = site.page(kind_page(kind))
         site.render(
@@ -147,7 +147,7 @@ def render_index_pages(site: Site) -> list[Any]:
         )
     descriptions = site.vocabulary.categories if site.vocabulary else {}
     for term, rel in site.category_paths.items():
-        if site.keep(rel, _listing_key(site, term, descriptions.get(term, ""), ids=by_category[term])):
+        if site.keep(_listing_key(site, term, descriptions.get(term, ""), ids=by_category[term]), rel):
             continue
         page = site.page(rel)
         site.render(

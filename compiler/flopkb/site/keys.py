@@ -12,10 +12,13 @@ made of everything it can read:
   record its formulas and evidence compute with, through chains of formula
   refs (`flopkb.links.memo`);
 - every record it links to or is linked from, by any kind of link, with the
-  origins of the links, that record's content digest and its dependency
-  key (titles, kinds, formula results and links among neighbours come from
-  there); on an accelerator page, also every record whose formulas are
-  evaluated on it;
+  origins of the links, and that record's *face* (`face`): what a page shows
+  of the records it links to or from (kind, title, the names of its formulas
+  and measurements in link labels, a source's citation, its own links for
+  the neighbourhood graph); on an accelerator page, also every record whose
+  formulas are evaluated on it (every record with formulas that computes
+  with it), with its content digest and dependency key (the values shown
+  come from there);
 - its evidence status as computed (own and inherited debt), and the content
   digest of every record that status names (the records resting on its
   figures, the records a debt reaches it through).
@@ -25,18 +28,31 @@ load cache, or on a cycle of formula refs) has no key (None): its page is
 always rendered. Index pages, the compare page and the graph page show the
 whole base and are always rendered; the mkdocs stage then rebuilds only the
 pages whose markdown changed (`flopkb.site.partial`).
+
+Keys are computed again only where they can have changed (`page_keys`).
+What a record shows of itself to the pages that read it is its
+*fingerprint*: its content digest and its dependency key. Given the previous
+build's keys, the records each key read (`reads`) and every fingerprint, a
+page's key can differ only if it read a record whose fingerprint changed, or
+if a changed record came to be read by it: by linking to it or from it, by
+computing with it (a formula evaluated on an accelerator, a figure its claims
+rest on: both within what the changed record's dependency key reaches,
+`flopkb.links.memo.reached`). So only the keys of the changed records and of
+those reached that way are computed; the others are the previous build's
+(`tests/site/test_keys.py` checks that this equals computing every key).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from flopkb.links.memo import dependency_key
+from flopkb.links.memo import dependency_key, reached
+from flopkb.load.models import SourceRecord, formulas_of, measurements_of
 from flopkb.pipeline.cache import cache_key
-from flopkb.site.hardware import formulas_on
 from flopkb.site.pages import Site
+from flopkb.site.state import BuildState, PageKeys
 
 
 def base_key(site: Site, template_dirs: Sequence[Path]) -> str:
@@ -52,26 +68,151 @@ def base_key(site: Site, template_dirs: Sequence[Path]) -> str:
     return key.hexdigest()
 
 
-def record_key(site: Site, record_id: str, base: str) -> str | None:
-    """The key of a record's page, or None when what it reads is not known (see the module)."""
+def page_keys(site: Site, base: str, previous: BuildState | None = None) -> PageKeys:
+    """The key of every record page, computing only those that can differ from `previous`'s (see the module)."""
+    same_base = previous is not None and previous.render_base == base
+    ids = sorted(site.kb.entries)
+    found = PageKeys(prints={record_id: fingerprint(site, record_id) for record_id in ids})
+    kept_faces = previous.faces if previous is not None and same_base else {}
+    found.faces = site.cache["faces"] = {
+        record_id: _face(site, record_id, kept_faces.get(record_id)) for record_id in ids
+    }
+    todo: Sequence[str] = sorted(site.entries)
+    if previous is not None and same_base:
+        affected = _affected(site, found.prints, previous)
+        if affected is not None:
+            for record_id in todo:
+                if record_id not in affected:
+                    found.keys[record_id] = previous.records[record_id][0]
+                    found.reads[record_id] = previous.reads[record_id]
+            todo = sorted(affected)
+    for record_id in todo:
+        key, reads = record_key(site, record_id, base)
+        found.keys[record_id] = key
+        found.reads[record_id] = sorted(reads)
+    found.computed = len(todo)
+    return found
+
+
+def _affected(site: Site, prints: dict[str, str | None], previous: BuildState) -> set[str] | None:
+    """The record pages whose keys can differ from `previous`'s, or None when that is not known (compute them all)."""
+    changed = {
+        record_id for record_id, mine in prints.items() if mine is None or previous.prints.get(record_id) != mine
+    }
+    changed.update(previous.prints.keys() - prints.keys())
+    readers: dict[str, list[str]] = {}
+    for reader, reads in previous.reads.items():
+        for record_id in reads:
+            if record_id in changed:
+                readers.setdefault(record_id, []).append(reader)
+    affected = set(changed)
+    graph = site.graph
+    for record_id in changed:
+        affected.update(readers.get(record_id, ()))
+        if graph is not None and record_id in graph:
+            affected.update(graph.succ[record_id], graph.pred[record_id])
+        if record_id in prints:
+            computes_with = reached(site.kb, record_id)
+            if computes_with is None:
+                return None
+            affected.update(computes_with)
+    affected &= site.entries.keys()
+    kept = site.entries.keys() - affected
+    if not (kept <= previous.records.keys() and kept <= previous.reads.keys()):
+        return None
+    return affected
+
+
+def _face(site: Site, record_id: str, kept: tuple[str, str] | None) -> tuple[str, str]:
+    """(content digest, face) of a record: the previous build's while its content is the same (see `face`)."""
+    entry = site.kb.entries[record_id]
+    digest = entry.digest.hex() if entry.digest is not None else ""
+    if kept is not None and digest and kept[0] == digest:
+        return kept
+    return digest, _shown(site, record_id)
+
+
+def face(site: Site, record_id: str) -> str:
+    """A record's face (see `_shown`), as `page_keys` found it."""
+    faces: dict[str, tuple[str, str]] = site.cache.get("faces", {})
+    return faces[record_id][1] if record_id in faces else _shown(site, record_id)
+
+
+def _shown(site: Site, record_id: str) -> str:
+    """What a page shows of a record it links to or is linked from, as a digest: its kind and title, the names
+    of its formulas and measurements (the labels of links to them), a source's citation, and its links (the
+    neighbourhood graph draws the links among a page's neighbours). It depends on the record's content, and on
+    what its links resolve to (the base key), alone."""
+    entry = site.kb.entries[record_id]
+    record = entry.record
+    shown: list[object] = [entry.summary, site.kb.edges.get(record_id, ())]
+    if record is None:
+        shown.append(entry.digest)
+    else:
+        shown.append([(formula.id, formula.title) for formula in formulas_of(record)])
+        shown.append([(measurement.id, measurement.where) for measurement in measurements_of(record)])
+        if isinstance(record, SourceRecord):
+            shown.append((record.url, tuple(record.authors), record.year, record.venue))
+    return hashlib.blake2b(repr(shown).encode(), digest_size=16).hexdigest()
+
+
+def _formulas_reaching(site: Site) -> dict[str, set[str]] | None:
+    """Record id -> the records with formulas whose dependency keys reach it, or None when some record's key is not
+    known. A formula is evaluated on accelerators it computes with, so this holds every record whose formulas an
+    accelerator page shows the values of (`flopkb.site.hardware.formulas_on`), without evaluating any formula."""
+    if "formulas_reaching" not in site.cache:
+        site.cache["formulas_reaching"] = _reverse_reach(site)
+    reaching: dict[str, set[str]] | None = site.cache["formulas_reaching"]
+    return reaching
+
+
+def _reverse_reach(site: Site) -> dict[str, set[str]] | None:
+    found: dict[str, set[str]] = {}
+    for record_id, entry in site.kb.entries.items():
+        if not entry.summary.formula_ids:
+            continue
+        computes_with = reached(site.kb, record_id)
+        if computes_with is None:
+            return None
+        for other in computes_with:
+            found.setdefault(other, set()).add(record_id)
+    return found
+
+
+def fingerprint(site: Site, record_id: str) -> str | None:
+    """A record's content digest and dependency key, as a digest (None if not known), computed once per rendering:
+    what changes when anything its own page shows of itself, or an accelerator page of its values, can change."""
+    found: dict[str, str | None] = site.cache.setdefault("fingerprints", {})
+    if record_id not in found:
+        entry = site.kb.entries.get(record_id)
+        key = dependency_key(site.kb, record_id) if entry is not None and entry.digest is not None else None
+        found[record_id] = None if key is None else hashlib.blake2b(repr(key).encode(), digest_size=16).hexdigest()
+    return found[record_id]
+
+
+def record_key(site: Site, record_id: str, base: str) -> tuple[str | None, set[str]]:
+    """The key of a record's page, or None when what it reads is not known, and the other records it read (see the
+    module)."""
     kb = site.kb
     entries = kb.entries
-    entry = entries[record_id]
-    computes = _computes(site)
-    own = computes(record_id)
-    if entry.digest is None or own is None:
-        return None
-    key = hashlib.blake2b(base.encode(), digest_size=16)
-    key.update(entry.digest)
-    key.update(own)
-    graph = site.graph
     neighbours: set[str] = set()
+    named: set[str] = set()
+    own = fingerprint(site, record_id)
+    if own is None:
+        return None, neighbours
+    key = hashlib.blake2b(base.encode(), digest_size=16)
+    key.update(own.encode())
+    graph = site.graph
     if graph is not None and record_id in graph:
         succ, pred = graph.succ[record_id], graph.pred[record_id]
         neighbours.update(succ, pred)
         key.update(repr([(other, succ.get(other), pred.get(other)) for other in sorted(neighbours)]).encode())
-    neighbours.update(found for found, _formula, _title in formulas_on(site).get(record_id, ()))
-    named: set[str] = set()
+    computing: set[str] = set()
+    if site.kinds.get(record_id) == "accelerator":
+        users = _formulas_reaching(site)
+        if users is None:
+            return None, neighbours
+        computing.update(users.get(record_id, ()))
     if kb.evidence is not None:
         status = kb.evidence.of(record_id)
         key.update(repr(status).encode())
@@ -81,33 +222,22 @@ def record_key(site: Site, record_id: str, base: str) -> str | None:
             named.update(dependents)
         for debt in status.inherited:
             named.update((debt.item.record, *debt.via))
-    for other in sorted(neighbours | named):
+    reads = neighbours | computing | named
+    reads.discard(record_id)
+    for other in sorted(reads):
         found = entries.get(other)
         key.update(other.encode() + b"\0")
         if found is None:
             continue
         if found.digest is None:
-            return None
-        key.update(found.digest)
-        if other in neighbours:
-            theirs = computes(other)
+            return None, reads
+        if other in computing:
+            theirs = fingerprint(site, other)
             if theirs is None:
-                return None
-            key.update(theirs)
-    return key.hexdigest()
-
-
-def _computes(site: Site) -> Callable[[str], bytes | None]:
-    """A record's dependency key as a digest (None when it has none), each computed once per rendering."""
-    found: dict[str, bytes | None] | None = site.cache.get("dependency_digests")
-    if found is None:
-        found = site.cache["dependency_digests"] = {}
-    kb = site.kb
-
-    def computes(record_id: str) -> bytes | None:
-        if record_id not in found:
-            key = dependency_key(kb, record_id)
-            found[record_id] = None if key is None else hashlib.blake2b(repr(key).encode(), digest_size=16).digest()
-        return found[record_id]
-
-    return computes
+                return None, reads
+            key.update(theirs.encode())
+        else:
+            key.update(found.digest if other in named else b"")
+        if other in neighbours:
+            key.update(face(site, other).encode())
+    return key.hexdigest(), reads

@@ -30,7 +30,7 @@ from flopkb.links.resolver import Resolver
 from flopkb.load.models import is_url
 from flopkb.site.mkdocs import SITE_ROOT
 from flopkb.site.sanitize import inline_html, markdown_text, prose_html, safe_url
-from flopkb.site.state import link_files
+from flopkb.site.state import PageKeys, link_files
 
 if TYPE_CHECKING:
     from flopkb.kb.entry import Entry
@@ -247,6 +247,8 @@ class RenderResult:
     """The records whose pages were rendered (not kept from the previous build), sorted."""
     pages: dict[str, str] = field(default_factory=dict)
     """Listing pages (kind and category indexes) -> the key they were rendered under (`Site.keep`)."""
+    keys: PageKeys = field(default_factory=PageKeys)
+    """Every record page's key, what it read, and every record's fingerprint (`flopkb.site.keys.page_keys`)."""
 
 
 class Site:
@@ -322,18 +324,21 @@ class Site:
     def render(self, template: str, rel: str, **context: Any) -> None:
         self.write(rel, self.template(template).render(**context))
 
-    def keep(self, rel: str, key: str) -> bool:
-        """Keep the previous build's `rel` when it was rendered under `key` (True); else the caller renders it.
+    def keep(self, key: str, *rels: str) -> bool:
+        """Keep the previous build's files `rels` when they were all rendered under `key` (True); else the caller
+        renders them all.
 
-        For listing pages, whose key (what they show of every record they list) costs far less than rendering
-        them. Either way `rel`'s key is recorded for the next build."""
-        self.result.pages[rel] = key
-        if self.kept_from is None or self.kept_from[0].pages.get(rel) != key:
+        For pages whose key (what they show of every record they list) costs far less than rendering them. Either
+        way their key is recorded for the next build."""
+        kept = self.kept_from is not None and all(self.kept_from[0].pages.get(rel) == key for rel in rels)
+        self.result.pages.update(dict.fromkeys(rels, key))
+        if not kept:
             return False
+        assert self.kept_from is not None
         previous, docs, link = self.kept_from
         if link:
-            link_files(docs, self.docs_dir, [rel])
-        self.result.digests[rel] = previous.docs[rel]
+            link_files(docs, self.docs_dir, rels)
+        self.result.digests.update((rel, previous.docs[rel]) for rel in rels)
         return True
 
     def page(self, rel: str) -> Page:
@@ -374,7 +379,7 @@ def category_paths(categories: Iterable[str], entries: dict[str, Any]) -> dict[s
     """Category term -> its index page, with file names safe and distinct whatever the terms are."""
     used: set[str] = set()
     paths: dict[str, str] = {}
-    written = {getattr(entry.record, "category", None) for entry in entries.values()}
+    written = {entry.summary.category for entry in entries.values()}
     for term in sorted(set(categories) | {category for category in written if isinstance(category, str)}):
         base = css_word(term)
         name, n = base, 1

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flopkb.links.graph import LinkGraph
 from flopkb.pipeline.compile import (
     EntryLoader,
     KnowledgeBase,
@@ -220,6 +221,7 @@ def build(
     discard: Callable[[Path], None] = remove_folder,
     search: bool = True,
     update: AbstractContextManager[Any] | None = None,
+    graph: LinkGraph | None = None,
 ) -> BuildOutcome:
     """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site.
 
@@ -228,7 +230,8 @@ def build(
     the caller brings up to date after the swap (`flopkb serve`, `flopkb.site.serve.BackgroundIndex`).
     With `update` (a lock that the caller's readers take too), a build with a usable previous state changes the
     site and docs folders in place instead: only the changed files are moved in, one by one, holding the lock
-    (`flopkb serve`, which serves every page under that lock; see the module)."""
+    (`flopkb serve`, which serves every page under that lock; see the module). With the previous build's link `graph`,
+    the new graph is that one updated (`LinkGraph.take_from`)."""
     from flopkb.pipeline.stages import CHECK_STAGES
     from flopkb.site.render import render_docs
 
@@ -240,6 +243,8 @@ def build(
     timings["compile"] = time.perf_counter() - start
     if has_errors(kb, strict):
         return BuildOutcome(kb, refused=True, timings=timings)
+    if graph is not None and kb.graph is not None:
+        kb.graph.take_from(graph)
     site_root = site_root_of(config)
     settings = config.site
     options: dict[str, Any] = {
@@ -318,7 +323,10 @@ def build(
                 os.rename(site / BUNDLE, work / "site" / BUNDLE)
             olds = [swap_in(work / "site", site), swap_in(work / "docs", kept_docs)]
         write_config(mkdocs_config(docs_dir=kept_docs, site_dir=site, nav=rendered.nav, **options), kept_config)
-        BuildState(rendered.base, result.base, rendered.records, docs, rendered.pages).save(state_file)
+        keys = rendered.keys
+        BuildState(
+            rendered.base, result.base, rendered.records, docs, rendered.pages, keys.prints, keys.reads, keys.faces
+        ).save(state_file)
         for old in olds:
             if old is not None:
                 discard(old)

@@ -33,7 +33,7 @@ import jinja2
 from flopkb.site.graph import render_graph_page
 from flopkb.site.hardware import render_compare_page
 from flopkb.site.index import render_index_pages
-from flopkb.site.keys import base_key, record_key
+from flopkb.site.keys import base_key, page_keys
 from flopkb.site.mkdocs import SITE_ROOT
 from flopkb.site.pages import RenderResult, Site, environment, template_dirs
 from flopkb.site.records import render_records
@@ -107,7 +107,8 @@ def render_docs(
     site.docs_dir.mkdir(parents=True, exist_ok=True)
     result = site.result
     base = result.base = base_key(site, dirs)
-    keys = {record_id: record_key(site, record_id, base) for record_id in sorted(site.entries)}
+    page = result.keys = page_keys(site, base, previous)
+    keys = page.keys
     kept: dict[str, tuple[str | None, list[str]]] = {}
     if previous is not None and previous_docs is not None and previous.render_base == base:
         kept = {

@@ -51,6 +51,7 @@ from flopkb.site.search import BUNDLE, SearchIndexError, index_command
 
 if TYPE_CHECKING:
     from flopkb.config import Config
+    from flopkb.links.graph import LinkGraph
 
 VERSION_PATH = "/__flopkb__/version"
 POLL_MS = 200
@@ -256,6 +257,8 @@ class Server:
         """Held while a rebuild moves its pages into the site, and while a page is read to be sent."""
         self._watching = threading.Event()
         self.search = BackgroundIndex(self._say)
+        self._graph: LinkGraph | None = None
+        """The last good build's link graph, updated by the next build rather than built anew."""
 
     # -- building ----------------------------------------------------------
 
@@ -278,6 +281,7 @@ class Server:
                     discard=_discard_later,
                     search=False,
                     update=self._pages,
+                    graph=self._graph,
                 )
             except Exception as error:
                 message = f"the build failed: {type(error).__name__}: {error}"
@@ -302,6 +306,7 @@ class Server:
                 self._say(message)
                 self.search.resume(self.site_dir)
                 return False
+            self._graph = kb.graph
             self.state.set("ok", "", bump=True)
             self._say(f"{text.getvalue()}built {outcome.pages} pages in {time.perf_counter() - start:.1f} s")
             self.search.start(self.site_dir)

@@ -9,7 +9,9 @@ keeps:
 
 - `render_base` and every record page's key and files (`flopkb.site.keys`):
   a record whose key is unchanged keeps its page and charts from the kept
-  docs folder (`build/site-docs/`);
+  docs folder (`build/site-docs/`); with every record's fingerprint and the
+  records each key read, so that the next build computes only the keys that
+  can have changed;
 - `mkdocs_base` (the mkdocs configuration, the theme's templates and
   versions, the sitemap date) and the digest of every file of the docs
   folder: while `mkdocs_base` is unchanged, mkdocs rebuilds only the pages
@@ -34,7 +36,7 @@ from pathlib import Path
 
 from flopkb.atomic import write_atomically
 
-FORMAT = 2
+FORMAT = 3
 
 
 @dataclass(slots=True)
@@ -47,6 +49,12 @@ class BuildState:
     """Every file of the docs folder -> its digest."""
     pages: dict[str, str] = field(default_factory=dict)
     """Listing pages rendered under a key (`Site.keep`): file -> the key."""
+    prints: dict[str, str | None] = field(default_factory=dict)
+    """Every record's fingerprint (`flopkb.site.keys.fingerprint`)."""
+    reads: dict[str, list[str]] = field(default_factory=dict)
+    """Record id -> the other records its page's key read."""
+    faces: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Record id -> (its content digest, its face: `flopkb.site.keys.face`)."""
 
     @classmethod
     def load(cls, path: Path) -> BuildState | None:
@@ -56,7 +64,14 @@ class BuildState:
                 return None
             records = {rid: (key, list(files)) for rid, (key, files) in data["records"].items()}
             return cls(
-                str(data["render_base"]), str(data["mkdocs_base"]), records, dict(data["docs"]), dict(data["pages"])
+                str(data["render_base"]),
+                str(data["mkdocs_base"]),
+                records,
+                dict(data["docs"]),
+                dict(data["pages"]),
+                dict(data["prints"]),
+                dict(data["reads"]),
+                {rid: (digest, face) for rid, (digest, face) in data["faces"].items()},
             )
         # A state is only ever a shortcut: whatever is wrong with it, the answer is a full build.
         except Exception:
@@ -70,8 +85,26 @@ class BuildState:
             "records": {rid: [key, files] for rid, (key, files) in sorted(self.records.items())},
             "docs": dict(sorted(self.docs.items())),
             "pages": dict(sorted(self.pages.items())),
+            "prints": dict(sorted(self.prints.items())),
+            "reads": dict(sorted(self.reads.items())),
+            "faces": dict(sorted(self.faces.items())),
         }
         write_atomically(path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
+
+
+@dataclass(slots=True)
+class PageKeys:
+    """Every record page's key, the records it read, and every record's fingerprint (`flopkb.site.keys`)."""
+
+    keys: dict[str, str | None] = field(default_factory=dict)
+    reads: dict[str, list[str]] = field(default_factory=dict)
+    """Record id -> the other records its key read, sorted."""
+    prints: dict[str, str | None] = field(default_factory=dict)
+    """Record id -> its fingerprint (None when its digest or dependency key is not known)."""
+    faces: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Record id -> (its content digest, its face)."""
+    computed: int = 0
+    """How many keys were computed (the others were the previous build's)."""
 
 
 def link_files(source: Path, target: Path, files: Iterable[str]) -> None:

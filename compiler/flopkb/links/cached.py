@@ -1,0 +1,228 @@
+"""The link stage's walk over every file, through the load cache: a file's links as written and what they resolved
+to are kept in its `Entry.derived` data and taken back while they hold (`link_all`).
+
+What a file's links are, as written, depends on that file alone (`flopkb.links.extract`); what they resolve to
+depends on every id, kind and alias of the base, which `Resolver.signature` digests. The graph's edges of a file
+(`edges_of`) and its computing references (`flopkb.links.memo`) are kept with its resolution, so that neither the
+links nor the file's data need be built again for them.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any, NamedTuple
+
+from flopkb.links.extract import MEASURED, Link, Resolve, extract
+from flopkb.load.source import Source
+from flopkb.report.diagnostics import Diagnostic
+
+_new_link = tuple.__new__
+"""Builds a `Link` from a tuple without NamedTuple's argument handling (a base has about ten per record)."""
+
+MEMO = "links"
+"""`Entry.derived` key of a file's links as written, unresolved (pickled: most runs never unpickle them; see
+`link_all`)."""
+EMPHASIS = "emphasis"
+"""`Entry.derived` key of a file's `ambiguous-emphasis` warnings (absent when it has none): like its links as written,
+they depend on that file alone."""
+RESOLVED = "links-resolved"
+"""`Entry.derived` key of what a file's links resolved to: (`Resolver.signature`, the ids they reach, the suspects
+among them as (index, resolved id), every computing reference as (origin, target, resolved id), and the file's edges
+of the link graph (`edges_of`))."""
+COMPUTING_ORIGINS = frozenset(
+    {"values_for", "affected_by_hardware", "formula-hardware", "formula-ref", "expect-hardware", MEASURED}
+)
+"""Origins of the references that a record's evidence and formulas compute with (`flopkb.links.memo`)."""
+
+
+class Linked(NamedTuple):
+    """What `link_all` found: the links it built, the ids they reach, and the entries whose links it did not build."""
+
+    built: dict[str, list[Link]]
+    referenced: set[str]
+    """Ids some link or ref of another record resolves to."""
+    deferred: frozenset[str]
+    """Entries whose links resolve as the load cache says they did: built only when `links` is asked for."""
+    emphasis: list[Diagnostic]
+    """The `ambiguous-emphasis` warnings of every entry's prose."""
+
+    def edges(self, entries: Any) -> dict[str, tuple[Edge, ...]]:
+        """Every entry's edges of the link graph (`edges_of`), without building the deferred links."""
+        result: dict[str, tuple[Edge, ...]] = {}
+        for record_id, entry in entries.items():
+            if record_id in self.deferred:
+                found = entry.derived[RESOLVED][4]
+            else:
+                links = self.built.get(record_id, ())
+                found = edges_of([link.origin for link in links], [link.resolved for link in links])
+            if found:
+                result[record_id] = found
+        return result
+
+    def links(self, entries: Any, resolve: Resolve) -> dict[str, list[Link]]:
+        """Every entry's links (as `extract_all` finds them), building the deferred ones."""
+        result: dict[str, list[Link]] = {}
+        for record_id, entry in entries.items():
+            if entry.source is None:
+                continue
+            if record_id in self.deferred:
+                found = _resolved(
+                    record_id, entry.source, unwritten(pickle.loads(entry.derived[MEMO]), entry.source), resolve, {}, []
+                )
+            else:
+                found = self.built.get(record_id, [])
+            if found:
+                result[record_id] = found
+        return result
+
+
+def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
+    """Every entry's links resolved with `resolver` (a `flopkb.links.resolve.Resolver`), the suspects appended to
+    `suspects`.
+
+    What a file's links are, as written, depends on that file alone; what
+    they resolve to depends on every id, kind and alias of the base, which
+    `resolver.signature` digests. So an entry the load cache keeps (one with
+    a `digest`) keeps, in its `derived` data, its links as written (`MEMO`)
+    and what they resolved to under that signature (`RESOLVED`). While the
+    signature is the same, a later run takes the ids they reach and the
+    suspects from there, without resolving anything: only the suspects are
+    built now (to be reported), the other links when `kb.links` is first
+    asked for. A file whose links resolve under another signature is
+    resolved again from its links as written; a changed file is walked again.
+    The `ambiguous-emphasis` warnings of a file are kept beside its links
+    (`EMPHASIS`), as they are read in the same walk.
+    """
+    resolve, kind_of = resolver.target, resolver.kinds
+    signature: bytes | None = None
+    built: dict[str, list[Link]] = {}
+    referenced: set[str] = set()
+    deferred: set[str] = set()
+    emphasis: list[Diagnostic] = []
+    for record_id, entry in entries.items():
+        source = entry.source
+        if source is None:
+            continue
+        derived = entry.derived
+        kept = derived.get(RESOLVED)
+        if kept is not None or entry.digest is not None:
+            signature = signature or resolver.signature
+        if kept is None or kept[0] != signature:
+            written = derived.get(MEMO)
+            if written is None:  # a changed file (or no cache): walk its data
+                mine: list[Link] = []
+                stars: list[Diagnostic] = []
+                found = built[record_id] = extract(record_id, source, resolve, kind_of, mine, stars)
+                suspects.extend(mine)
+                emphasis.extend(stars)
+                referenced.update(
+                    link.resolved for link in found if link.resolved is not None and link.resolved != record_id
+                )
+                if entry.digest is not None:
+                    if stars:
+                        derived[EMPHASIS] = tuple(stars)
+                    derived[MEMO] = pickle.dumps(written_links(found), protocol=pickle.HIGHEST_PROTOCOL)
+                    derived[RESOLVED] = _resolution(
+                        signature, record_id, [link[1:10] for link in found], [link.resolved for link in found], kind_of
+                    )
+                continue
+            # an unchanged file whose links may now resolve elsewhere: resolve them again, as written
+            links = pickle.loads(written)
+            kept = derived[RESOLVED] = _resolution(
+                signature, record_id, links, [resolve(link[1]) for link in links], kind_of
+            )
+        referenced.update(kept[1])
+        emphasis.extend(derived.get(EMPHASIS, ()))
+        deferred.add(record_id)
+        if kept[2]:  # to be reported: built now, as they resolved
+            links = unwritten(pickle.loads(derived[MEMO]), source, [index for index, _ in kept[2]])
+            suspects.extend(
+                _new_link(Link, (record_id, *links[index], source, resolved)) for index, resolved in kept[2]
+            )
+    return Linked(built, referenced, frozenset(deferred), emphasis)
+
+
+def _resolution(
+    signature: bytes | None,
+    record_id: str,
+    links: list[tuple[Any, ...]] | tuple[tuple[Any, ...], ...],
+    targets: list[str | None],
+    kind_of: dict[str, str],
+) -> tuple[Any, ...]:
+    """What `RESOLVED` keeps of a file's links (as written, without record or source) that resolved to `targets`."""
+    reached = set(targets)
+    reached.discard(None)
+    reached.discard(record_id)
+    suspects = []
+    computing = []
+    for index, (link, resolved) in enumerate(zip(links, targets, strict=True)):
+        kinds = link[7]
+        if resolved is None or link[2] is not None or (kinds and kind_of.get(resolved, kinds[0]) not in kinds):
+            suspects.append((index, resolved))
+        if link[0] in COMPUTING_ORIGINS:
+            computing.append((link[0], link[1], resolved))
+    return signature, tuple(reached), tuple(suspects), tuple(computing), edges_of([link[0] for link in links], targets)
+
+
+Edge = tuple[str, tuple[str, ...], int]
+"""An edge of the link graph from a record: (the record it reaches, the sorted distinct origins of its links there,
+how many links)."""
+
+
+def edges_of(origins: list[str], targets: list[str | None]) -> tuple[Edge, ...]:
+    """The edges of one record's links (their origins and resolved targets, in link order), by first target."""
+    found: dict[str, list[str]] = {}
+    for origin, target in zip(origins, targets, strict=True):
+        if target is not None:
+            found.setdefault(target, []).append(origin)
+    return tuple((target, tuple(sorted(set(group))), len(group)) for target, group in found.items())
+
+
+def written_links(found: list[Link]) -> tuple[tuple[Any, ...], ...]:
+    """What `link_all` keeps of links: all but their record, source and resolution, and the value of prose links.
+
+    A prose link's value is its whole markdown field, about nine tenths of
+    what would be kept; `unwritten` takes it from the file's data again.
+    """
+    return tuple([(*link[1:9], None if link.offset >= 0 else link.value) for link in found])
+
+
+def unwritten(
+    written: tuple[tuple[Any, ...], ...], source: Source, only: list[int] | None = None
+) -> tuple[tuple[Any, ...], ...]:
+    """Links kept by `written_links`, with the value of each prose link again (of those at `only`, when given)."""
+    wanted = range(len(written)) if only is None else only
+    if all(written[index][8] is not None for index in wanted):
+        return written
+    data = source.data
+    result = list(written)
+    for index in wanted:
+        link = written[index]
+        if link[8] is None:
+            value: Any = data
+            for part in link[4]:
+                value = value[part]
+            result[index] = (*link[:8], value)
+    return tuple(result)
+
+
+def _resolved(
+    record_id: str,
+    source: Source,
+    written: tuple[tuple[Any, ...], ...],
+    resolve: Resolve,
+    kind_of: dict[str, str],
+    suspects: list[Link],
+) -> list[Link]:
+    """The links kept by `link_all`, resolved: the same links, and suspects, as `extract` finds."""
+    found: list[Link] = []
+    append = found.append
+    for origin, target, anchor, label, path, offset, end, kinds, value in written:
+        resolved = resolve(target)
+        link = _new_link(
+            Link, (record_id, origin, target, anchor, label, path, offset, end, kinds, value, source, resolved)
+        )
+        append(link)
+        if resolved is None or anchor is not None or (kinds and kind_of.get(resolved, kinds[0]) not in kinds):
+            suspects.append(link)
+    return found
