@@ -323,6 +323,8 @@ class BuildResult:
     """How many pages mkdocs converted and rendered (the others' HTML was kept)."""
     base: str = ""
     """What every page's HTML depends on besides its markdown (`mkdocs_base`)."""
+    prerendered: int = 0
+    """How many of the pages built were written without python-markdown (`flopkb.site.prerendered`)."""
 
 
 def mkdocs_base(config: dict[str, Any], epoch: int) -> str:
@@ -350,6 +352,7 @@ def build_site(
     reuse: Reuse | None = None,
     template_cache: Path | None = None,
     search: bool = True,
+    prerendered: bool = True,
     **config_kwargs: Any,
 ) -> BuildResult:
     """Install assets, write mkdocs.yml, build the site with mkdocs, and index it for search.
@@ -364,11 +367,14 @@ def build_site(
     the changed pages are built; the rest is linked from the previous site (`flopkb.site.partial`).
     With `template_cache`, the theme's templates are compiled once into that folder (`cache_theme_templates`).
     Without `search`, the site is not indexed (`flopkb serve` indexes it after the swap, in the background).
+    With `prerendered` (the default), pages in flopkb's own form skip python-markdown (`flopkb.site.prerendered`:
+    the same HTML); without, mkdocs converts every page, as `mkdocs build -f` on the written config does.
     """
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
     from flopkb.site.partial import PartialBuild
+    from flopkb.site.prerendered import Prerendered
 
     start = time.perf_counter()
     if template_cache is not None:
@@ -384,10 +390,13 @@ def build_site(
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
     partial = PartialBuild(reuse)
+    fast = Prerendered()
     try:
         with _source_date_epoch(source_date_epoch) as epoch:
             config = load_config(config_file=str(cfg_path))
             config.plugins["flopkb/partial"] = partial
+            if prerendered:
+                config.plugins["flopkb/prerendered"] = fast
             build(config, dirty=reuse is not None)
             partial.link_previous(site)
         if not cfg.get("site_url"):
@@ -397,4 +406,6 @@ def build_site(
     finally:
         logger.removeHandler(handler)
     seconds = time.perf_counter() - start
-    return BuildResult(site, cfg_path.resolve(), handler.messages, seconds, partial.built, mkdocs_base(cfg, epoch))
+    return BuildResult(
+        site, cfg_path.resolve(), handler.messages, seconds, partial.built, mkdocs_base(cfg, epoch), fast.pages
+    )

@@ -4,7 +4,8 @@ URLs, wikilinks and prose, the link and badge filters, and the page templates' j
 Pages are jinja2 templates (`site/templates/`, see `template_dirs`) that write
 markdown: headings in markdown, so that mkdocs builds the table of contents
 and search sections, and everything else as raw HTML blocks, which
-python-markdown passes through. Record text reaches a page only through
+python-markdown passes through (mkdocs writes pages of that form without
+python-markdown: `flopkb.site.prerendered`). Record text reaches a page only through
 `flopkb.site.sanitize` (prose as sanitised HTML, heading text as character
 references) or jinja2's autoescape.
 """

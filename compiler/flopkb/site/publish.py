@@ -85,6 +85,8 @@ class BuildOutcome:
     """Record pages rendered (the others were kept from the previous build: `flopkb.site.state`)."""
     built: int = 0
     """Pages mkdocs converted and rendered (the others' HTML was kept)."""
+    prerendered: int = 0
+    """Of those, the pages written without python-markdown (`flopkb.site.prerendered`)."""
 
 
 def site_root_of(config: Config) -> Path:
@@ -344,6 +346,7 @@ def build(
         timings=timings,
         rendered=len(rendered.rendered),
         built=result.pages,
+        prerendered=result.prerendered,
     )
 
 
