@@ -107,9 +107,19 @@ def toc_of(items: Any) -> list[Any]:
     return [(item.title, item.id, item.level, toc_of(item.children)) for item in items]
 
 
+_ESCAPED = re.compile("\x02([0-9]+)\x03")
+
+
 def state(page: Page) -> tuple[Any, ...]:
     links = {file.src_uri: anchors for file, anchors in (page.links_to_anchors or {}).items()}
-    return page.content, toc_of(page.toc), page._title_from_render, page.present_anchor_ids, links
+    # mkdocs collects a page's ids before python-markdown unescapes them: an id written `a\_` is kept as
+    # "a\x0295\x03", though the page's HTML says id="a_". Only mkdocs' check of `.md#anchor` links reads them
+    # (flopkb writes none); compared as the HTML has them.
+    anchors = {
+        _ESCAPED.sub(lambda found: chr(int(found[1])), anchor) if isinstance(anchor, str) else anchor
+        for anchor in page.present_anchor_ids or ()
+    }
+    return page.content, toc_of(page.toc), page._title_from_render, anchors, links
 
 
 def both_ways(setup: tuple[MkDocsConfig, Files, PageForm], text: str) -> tuple[tuple[Any, ...], tuple[Any, ...] | None]:
@@ -142,24 +152,12 @@ def heading(level: int, text: str, anchor: str | None) -> str:
     return "#" * level + " " + markdown_text(text) + (" " + str(heading_id(anchor)) if anchor is not None else "")
 
 
-def edge_underscore(anchor: str) -> bool:
-    """An `_` without a letter or digit on each side: python-markdown's emphasis, inside the `{: #id }` too."""
-    return re.search(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])", str(heading_id(anchor))[4:-2]) is not None
-
-
 FORMULA_IDS = st.from_regex(r"[a-z][a-z0-9_-]*", fullmatch=True)
 """A formula id (`flop.schema.json`): the id of its heading."""
 ANY_HEADING = st.builds(
     heading, st.integers(1, 6), ONE_LINE.filter(bool), st.none() | ONE_LINE.filter(bool) | FORMULA_IDS
 )
 """A heading's text and id as the templates write them (`md`, `heading_id`; an id is never empty)."""
-HEADINGS = st.builds(
-    heading,
-    st.integers(1, 6),
-    ONE_LINE.filter(bool),
-    st.none() | (ONE_LINE.filter(bool) | FORMULA_IDS).filter(lambda anchor: not edge_underscore(anchor)),
-)
-"""The same, but for ids with an `_` at a word's edge (those pages are left to python-markdown)."""
 
 
 BLOCKS: list[Callable[[str], str]] = [
@@ -195,7 +193,7 @@ def page_of(parts: list[str], gaps: list[str]) -> str:
 
 
 @st.composite
-def flopkb_pages(draw: st.DrawFn, text: st.SearchStrategy[str], headings: st.SearchStrategy[str] = HEADINGS) -> str:
+def flopkb_pages(draw: st.DrawFn, text: st.SearchStrategy[str], headings: st.SearchStrategy[str] = ANY_HEADING) -> str:
     """A page as flopkb's templates write one: headings and blocks, a blank line between them or not."""
     blocks = st.builds(block, st.integers(0, len(BLOCKS) - 1), text)
     parts = draw(st.lists(headings | blocks, min_size=1, max_size=8))
@@ -233,7 +231,7 @@ FRAGMENTS = st.sampled_from(
 @st.composite
 def mutated_pages(draw: st.DrawFn) -> str:
     """A page in flopkb's form with a few fragments of markup put anywhere in it: close to the form's edge."""
-    page = draw(flopkb_pages(ONE_LINE, ANY_HEADING))
+    page = draw(flopkb_pages(ONE_LINE))
     for _ in range(draw(st.integers(1, 3))):
         at = draw(st.integers(0, len(page)))
         page = page[:at] + draw(FRAGMENTS | HOSTILE) + page[at:]
@@ -278,3 +276,12 @@ def test_other_markdown_extensions_turn_the_fast_path_off() -> None:
     assert page_form(markdown.Markdown(extensions=[*extensions, "footnotes"], extension_configs=settings_of)) is None
     settings_of["toc"] = {"permalink": "#"}
     assert page_form(markdown.Markdown(extensions=extensions, extension_configs=settings_of)) is None
+
+
+@SETTINGS
+@given(level=st.integers(1, 6), text=ONE_LINE.filter(bool), anchor=FORMULA_IDS)
+def test_a_heading_has_the_id_it_was_given(level: int, text: str, anchor: str) -> None:
+    """`_` at a word's edge (a formula id `_a_` or `kv_`) is emphasis to python-markdown, inside `{: #id }` too:
+    `heading_id` escapes it, so that the heading keeps its id and links to the formula land."""
+    html = markdown.Markdown(extensions=["attr_list", "toc"]).convert(heading(level, text, anchor))
+    assert f' id="{anchor}"' in html, html

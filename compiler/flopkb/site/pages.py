@@ -134,8 +134,10 @@ def titled(title: str | None, record_id: str) -> str:
 
 
 def heading_id(value: str) -> Markup:
-    """The attribute list that gives a markdown heading its id: `{: #id }` (ids made here are safe)."""
-    return Markup("{: #" + re.sub(r"[^A-Za-z0-9_.:-]", "-", value) + " }")
+    """The attribute list that gives a markdown heading its id: `{: #id }` (ids made here are safe). Its `_` are
+    escaped: python-markdown reads the heading's inline markup before attr_list reads the id, so a formula id
+    like `_a_` would be emphasis and leave the heading without its id."""
+    return Markup("{: #" + re.sub(r"[^A-Za-z0-9_.:-]", "-", value).replace("_", "\\_") + " }")
 
 
 _ENVIRONMENTS: dict[tuple[Path, ...], tuple[tuple[tuple[str, int, int], ...], jinja2.Environment]] = {}

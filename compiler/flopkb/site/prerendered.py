@@ -91,9 +91,9 @@ _PROCESSORS = {
 # references `markdown_text` writes for ASCII punctuation (`&#33;` to `&#126;`). Nothing in it is markup to any
 # inline pattern, to the HTML extractor or to attr_list.
 _WORD = r"(?:[A-Za-z0-9]|[^\x00-\x9f\s]|&#(?:3[3-9]|[4-9][0-9]|1[01][0-9]|12[0-6]);)+"
-# An id as `heading_id` writes it, but for an `_` at the edge of a word: emphasis to python-markdown (its inline
-# patterns run over the heading's text before attr_list reads the `{: #id }`).
-_ID = r"(?:[A-Za-z0-9.:-]|(?<=[A-Za-z0-9])_(?=[A-Za-z0-9]))+"
+# An id as `heading_id` writes it, its `_` escaped (an `_` at the edge of a word would be emphasis to
+# python-markdown: its inline patterns run over the heading's text before attr_list reads the `{: #id }`).
+_ID = r"(?:[A-Za-z0-9.:-]|\\_)+"
 _HEADING = re.compile(rf"(#{{1,6}}) ({_WORD}(?: {_WORD})*)(?: \{{: #({_ID}) \}})?\n")
 _TAG = re.compile(
     r"<(?:/([A-Za-z][A-Za-z0-9-]*)>"
@@ -186,7 +186,7 @@ def split_page(markdown_text: str, form: PageForm) -> Split | None:
             match = _HEADING.match(source, position)
             if match is None:
                 return None
-            parts.append(Heading(len(match[1]), match[2], match[3]))
+            parts.append(Heading(len(match[1]), match[2], match[3] and match[3].replace("\\_", "_")))
             position = match.end()
         elif char == "<":
             stop = _block_end(source, position, form.block_level, anchors)
