@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import markdown
-from markdown.extensions.toc import nest_toc_tokens, strip_tags, unique
+from markdown.extensions.toc import TocTreeprocessor, nest_toc_tokens, strip_tags, unique
 from markdown.preprocessors import NormalizeWhitespace
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin
@@ -143,7 +143,8 @@ def page_form(md: markdown.Markdown) -> PageForm | None:
             return None
     toc = md.treeprocessors["toc"]
     if (
-        toc.use_permalinks is not True
+        not isinstance(toc, TocTreeprocessor)
+        or toc.use_permalinks is not True
         or toc.use_anchors
         or toc.permalink_leading
         or toc.base_level != 0
@@ -253,7 +254,8 @@ def _block_end(source: str, start: int, block_level: frozenset[str], anchors: se
 @dataclass(frozen=True, slots=True)
 class Rendered:
     content: str
-    toc_tokens: list[dict[str, Any]]
+    toc_tokens: list[Any]
+    """As python-markdown's toc extension nests them (`nest_toc_tokens`)."""
     title: str | None
     """The text of the page's first element when it is a `#` heading (mkdocs' title from the render)."""
     ids: list[str]
@@ -266,7 +268,7 @@ def render_parts(parts: list[Heading | str], form: PageForm) -> Rendered:
     used = {part.id for part in parts if isinstance(part, Heading) and part.id is not None}
     counters: dict[str, int] = {}
     pieces: list[str] = []
-    tokens: list[dict[str, Any]] = []
+    tokens: list[Any] = []
     ids: list[str] = []
     for part in parts:
         if isinstance(part, str):
@@ -297,7 +299,7 @@ def render_prerendered(page: Page, form: PageForm) -> bool:
         return False
     rendered = render_parts(split.parts, form)
     page.content = rendered.content
-    page.toc = get_toc(rendered.toc_tokens)  # type: ignore[arg-type]
+    page.toc = get_toc(rendered.toc_tokens)
     page._title_from_render = rendered.title
     page.present_anchor_ids = set(rendered.ids) | split.anchors
     if _PAGES_LOG.getEffectiveLevel() > logging.DEBUG:
