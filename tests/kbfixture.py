@@ -8,6 +8,7 @@ from pathlib import Path
 
 from flopkb.config import load_config
 from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 
@@ -57,6 +58,15 @@ def write_kb(root: Path, files: dict[str, str | bytes], *, vocabulary: str | Non
 
 def compile_kb(root: Path) -> KnowledgeBase:
     return compile_knowledge_base(load_config(root), CHECK_STAGES)
+
+
+def compile_warm(root: Path, cache: FileCache | None = None) -> KnowledgeBase:
+    """The base compiled through the load cache (`cache`, or a new one on the base's cache folder), then saved."""
+    config = load_config(root)
+    cache = cache or FileCache(config)
+    kb = compile_knowledge_base(config, CHECK_STAGES, cache)
+    cache.save()
+    return kb
 
 
 def codes(kb: KnowledgeBase, ignore: Collection[str] = ()) -> list[tuple[str, str, int]]:

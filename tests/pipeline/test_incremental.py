@@ -24,6 +24,7 @@ from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
+from kbfixture import compile_warm as warm
 from kbfixture import write_kb
 from random_kb import edit, initial
 
@@ -92,14 +93,6 @@ def _sorted_graph(kb: KnowledgeBase) -> tuple[list[Any], list[Any]]:
     """The link graph's nodes and edges with their data, in id order (an updated graph adds what is new last)."""
     assert kb.graph is not None
     return sorted(kb.graph.graph.nodes(data=True)), sorted(kb.graph.graph.edges(data=True))
-
-
-def warm(root: Path, cache: FileCache | None = None) -> KnowledgeBase:
-    config = load_config(root)
-    cache = cache or FileCache(config)
-    kb = compile_knowledge_base(config, CHECK_STAGES, cache)
-    cache.save()
-    return kb
 
 
 def cold(root: Path) -> KnowledgeBase:

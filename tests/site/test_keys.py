@@ -9,25 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from flopkb.config import load_config
-from flopkb.pipeline.cache import FileCache
-from flopkb.pipeline.compile import compile_knowledge_base
-from flopkb.pipeline.stages import CHECK_STAGES
 from flopkb.site.keys import base_key, page_keys
 from flopkb.site.mkdocs import SITE_ROOT
 from flopkb.site.pages import Site, environment, template_dirs
 from flopkb.site.render import render_docs
 from flopkb.site.state import BuildState, PageKeys
-from kbfixture import write_kb
+from kbfixture import compile_warm, write_kb
 from random_kb import edit, initial
 
 
 def keys_of(root: Path, docs: Path, previous: BuildState | None) -> tuple[PageKeys, PageKeys, str]:
     """(every key computed, the keys computed from `previous`, the base key) of the base at `root`, as it is now."""
-    config = load_config(root)
-    cache = FileCache(config)
-    kb = compile_knowledge_base(config, CHECK_STAGES, cache)
-    cache.save()
+    kb = compile_warm(root)
     dirs = template_dirs(root, SITE_ROOT)
     site = Site(kb, docs, environment(dirs))
     try:
@@ -108,11 +101,7 @@ def pages_of(root: Path, docs: Path) -> dict[str, tuple[str | None, bytes]]:
     """Every keyed page of the base at `root`, rendered whole into `docs`: each record's page (by id) and each keyed
     listing or graph file (by path), with its key and the bytes of its files."""
     shutil.rmtree(docs, ignore_errors=True)
-    config = load_config(root)
-    cache = FileCache(config)
-    kb = compile_knowledge_base(config, CHECK_STAGES, cache)
-    cache.save()
-    result = render_docs(kb, docs, parallel=False)
+    result = render_docs(compile_warm(root), docs, parallel=False)
     pages = {
         record_id: (key, b"\0".join((docs / rel).read_bytes() for rel in files))
         for record_id, (key, files) in result.records.items()

@@ -10,8 +10,8 @@ turns a problem of one formula into a diagnostic at its place in the file.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, TypeVar
 
 from flopkb.formulas.definitions import Definition, Definitions, Located
 from flopkb.formulas.evaluate import QuantityLike
@@ -26,6 +26,7 @@ from flopkb.links.resolver import Resolver
 from flopkb.report.diagnostics import Diagnostic, make
 
 if TYPE_CHECKING:
+    from flopkb.formulas.units import Quantity, Unit
     from flopkb.kb.knowledge_base import KnowledgeBase
 
 
@@ -41,8 +42,8 @@ class Evaluator:
         self.overrides = dict(overrides or {})
         self.hardware_override = hardware
         self._exprs: dict[str, Expr | ExprSyntaxError] = {}
-        self._quantities: dict[str, QuantityLike | QuantityError] = {}
-        self._units: dict[str, QuantityError | None] = {}
+        self._quantities: dict[str, Quantity | QuantityError] = {}
+        self._units: dict[str, Unit | QuantityError] = {}
         self._specs: dict[str, AcceleratorSpecs | None] = {}
         self._measurements: dict[str, SourceMeasurements | None] = {}
 
@@ -63,14 +64,7 @@ class Evaluator:
         return self._measurements[record_id]
 
     def expression(self, text: str) -> Expr | ExprSyntaxError:
-        found = self._exprs.get(text)
-        if found is None:
-            try:
-                found = parse(text)
-            except ExprSyntaxError as error:
-                found = error
-            self._exprs[text] = found
-        return found
+        return _parsed_once(self._exprs, text, parse, ExprSyntaxError)
 
     def quantity(self, value: RawValue) -> QuantityLike:
         """A single input value read as a quantity (bare numbers stay floats); raises QuantityError."""
@@ -81,25 +75,14 @@ class Evaluator:
             return number
         if not isinstance(value, str):
             return parse_quantity(value)  # raises the right QuantityError
-        found = self._quantities.get(value)
-        if found is None:
-            try:
-                found = parse_quantity(value)
-            except QuantityError as error:
-                found = error
-            self._quantities[value] = found
+        found = _parsed_once(self._quantities, value, parse_quantity, QuantityError)
         if isinstance(found, QuantityError):
             raise found
         return found
 
     def unit_problem(self, unit: str) -> QuantityError | None:
-        if unit not in self._units:
-            try:
-                parse_unit(unit)
-                self._units[unit] = None
-            except QuantityError as error:
-                self._units[unit] = error
-        return self._units[unit]
+        found = _parsed_once(self._units, unit, parse_unit, QuantityError)
+        return found if isinstance(found, QuantityError) else None
 
     def scope(self, located: Located, definition: Definition) -> tuple[list[str], str, dict[str, int]]:
         return hardware_scope(self.resolver, located, definition, self.hardware_override)
@@ -132,3 +115,17 @@ class FormulaReporter:
         if offset is None:
             return self.at("expr")
         return expression_position(located.source, located.path("expr"), located.formula.expr or "", offset)
+
+
+_T = TypeVar("_T")
+_E = TypeVar("_E", bound=Exception)
+
+
+def _parsed_once(cache: dict[str, _T | _E], text: str, parse: Callable[[str], _T], error: type[_E]) -> _T | _E:
+    """`parse(text)`, or the `error` it raised, each text parsed once per evaluation."""
+    if text not in cache:
+        try:
+            cache[text] = parse(text)
+        except error as raised:
+            cache[text] = raised
+    return cache[text]

@@ -236,8 +236,8 @@ def record_key(site: Site, record_id: str, base: str) -> tuple[str | None, set[s
             if theirs is None:
                 return None, reads
             key.update(theirs.encode())
-        else:
-            key.update(found.digest if other in named else b"")
+        elif other in named:
+            key.update(found.digest)
         if other in neighbours:
             key.update(face(site, other).encode())
     return key.hexdigest(), reads
