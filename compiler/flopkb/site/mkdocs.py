@@ -259,10 +259,14 @@ def cache_theme_templates(folder: Path) -> None:
     mkdocs makes a new jinja2 environment, and compiles Material's templates
     again, on every build: most of a small rebuild. Its environment gets a
     bytecode cache (keyed by template name and source checksum, so edits
-    recompile). The folder is the last one asked for, for the process.
+    recompile), whose files are sealed with the user's key
+    (`flopkb.site.template_cache`). The folder is the last one asked for, for
+    the process.
     """
     import jinja2
     import mkdocs.theme
+
+    from flopkb.site.template_cache import SealedBytecodeCache
 
     folder.mkdir(parents=True, exist_ok=True)
     _TEMPLATE_CACHE[:] = [folder]
@@ -275,9 +279,7 @@ def cache_theme_templates(folder: Path) -> None:
         env = original(self)
         if _TEMPLATE_CACHE:
             where = _TEMPLATE_CACHE[0]
-            env.bytecode_cache = caches.get(where) or caches.setdefault(
-                where, jinja2.FileSystemBytecodeCache(str(where))
-            )
+            env.bytecode_cache = caches.get(where) or caches.setdefault(where, SealedBytecodeCache(where))
         return env
 
     get_env._flopkb_cached = True  # type: ignore[attr-defined]

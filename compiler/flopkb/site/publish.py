@@ -302,7 +302,7 @@ def build(
             source_date_epoch=when,
             install=False,
             reuse=reuse,
-            template_cache=config.root / config.cache_dir / "templates",
+            template_cache=config.cache_path / "templates" if config.cache_path is not None else None,
             nav=rendered.nav,
             search=search,
             **options,
