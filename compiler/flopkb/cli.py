@@ -396,6 +396,8 @@ def build(root: str | None, output_format: str, strict: bool, use_cache: bool | 
         sys.exit(exit_status(diagnostics, strict) or EXIT_PROBLEMS)
     for warning in outcome.warnings:
         click.echo(f"mkdocs: {warning}", file=sys.stderr)
+    for link in outcome.left_out:
+        click.echo(f"flopkb build: {link}: not published, a symlink out of site/ (or to a folder)", file=sys.stderr)
     shown = os.path.relpath(outcome.site_dir, Path.cwd()) if outcome.site_dir else ""
     times = ", ".join(f"{phase} {seconds:.1f} s" for phase, seconds in outcome.timings.items())
     click.echo(f"built {outcome.pages} pages into {shown} ({times})", file=status)

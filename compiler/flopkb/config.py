@@ -124,11 +124,11 @@ def load_config(root: Path) -> Config:
     config = Config(
         root=root, severity=_severities(table.get("severity", {})), site=_site(table.get("site", {})), **paths
     )
-    _check_paths(config)
+    check_paths(config)
     return config
 
 
-def _check_paths(config: Config) -> None:
+def check_paths(config: Config) -> None:
     """Refuse path settings that leave the base, and written folders that would replace what an author keeps."""
     root = config.root.resolve()
     resolved = {}

@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from flopkb.site.notfound import relative_404
+from flopkb.site.own_files import publishable_files
 from flopkb.site.search import index_site
 
 if TYPE_CHECKING:
@@ -221,12 +222,13 @@ def install_assets(docs_dir: str | Path, site_root: str | Path = SITE_ROOT) -> l
 
     Files that are already there with the same bytes are left alone (their
     mtime too, so `flopkb serve` does not see a change). README.md and
-    scripts are skipped.
+    scripts are skipped, and so is every symlink out of `site_root`
+    (`flopkb.site.own_files`).
     """
     src_root = Path(site_root) / "assets"
     dst_root = Path(docs_dir) / "assets"
     done: list[str] = []
-    for src in sorted(p for p in src_root.rglob("*") if p.is_file()):
+    for src in publishable_files(src_root, Path(site_root)):
         if src.suffix in _NOT_ASSETS or src.name.startswith("."):
             continue
         rel = src.relative_to(src_root)
