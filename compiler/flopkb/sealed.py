@@ -2,7 +2,7 @@
 
 flopkb keeps two caches that hold code once read back: the load cache's
 pickles (`flopkb.pipeline.cache`) and jinja2's compiled templates
-(`flopkb.site.template_cache`). Whoever can put such a file where flopkb
+(`flopkb.site.publishing.template_cache`). Whoever can put such a file where flopkb
 reads it runs code as the user: a pull request that commits a cache folder,
 a setting that points the cache at a committed one. So every one of those
 files is sealed: it starts with a keyed blake2b digest of its content, made

@@ -18,9 +18,10 @@ import pytest
 from click.testing import CliRunner
 
 from flopkb.cli import main
-from flopkb.site.mkdocs import SITE_ROOT
-MARKER = ".flopkb-site"
+from flopkb.site.publishing.mkdocs import SITE_ROOT
 from kbfixture import write_kb
+
+MARKER = ".flopkb-site"
 
 FINE = {"records/facts/a.yaml": "id: facts/a\nkind: fact\nstatement: Fine.\n"}
 SECRET = "AUTHORIZATION: basic c2VjcmV0LXRva2Vu"
@@ -35,9 +36,7 @@ def base_with(tmp_path: Path, site_dir: str) -> Path:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()
-    }
+    return {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
 
 
 @pytest.mark.parametrize(
@@ -54,9 +53,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
         (".", "is the base itself"),
     ],
 )
-def test_a_site_dir_on_what_an_author_keeps_is_refused_in_one_line(
-    tmp_path: Path, site_dir: str, says: str
-) -> None:
+def test_a_site_dir_on_what_an_author_keeps_is_refused_in_one_line(tmp_path: Path, site_dir: str, says: str) -> None:
     root = base_with(tmp_path, site_dir)
     before = snapshot(root)
     result = CliRunner().invoke(main, ["build", "--root", str(root)])

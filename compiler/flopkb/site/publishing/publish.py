@@ -32,7 +32,7 @@ Guarantees:
   marker file (`.flopkb-site`) that a build writes into it; the settings that
   name it are checked (`flopkb.config.check_paths`: inside the base, never on
   `.git`, `docs`, `records`, ...). The base's `site/` is published without
-  following a symlink out of it (`flopkb.site.own_files`): such a link in
+  following a symlink out of it (`flopkb.site.publishing.own_files`): such a link in
   `site/assets/` is left out with a warning, one in `site/overrides/` refuses
   the build.
 - The rendered markdown is kept beside the site (`build/site-docs/`, with
@@ -66,12 +66,19 @@ from flopkb.pipeline.compile import (
     load_entries,
 )
 from flopkb.report.codes import Severity
-from flopkb.site.mkdocs import SITE_ROOT, build_site, install_assets, mkdocs_base, mkdocs_config, write_config
-from flopkb.site.own_files import links_out
-from flopkb.site.pages import file_digest
-from flopkb.site.partial import Reuse, output_of
-from flopkb.site.search import BUNDLE
-from flopkb.site.state import BuildState, link_files, move_files, walk_files
+from flopkb.site.incremental.partial import Reuse, output_of
+from flopkb.site.incremental.state import BuildState, link_files, move_files, walk_files
+from flopkb.site.pages.common import file_digest
+from flopkb.site.publishing.mkdocs import (
+    SITE_ROOT,
+    build_site,
+    install_assets,
+    mkdocs_base,
+    mkdocs_config,
+    write_config,
+)
+from flopkb.site.publishing.own_files import links_out
+from flopkb.site.publishing.search import BUNDLE
 
 if TYPE_CHECKING:
     from flopkb.config import Config
@@ -90,15 +97,16 @@ class BuildOutcome:
     warnings: list[str] = field(default_factory=list)
     """What mkdocs warned about (none is expected)."""
     left_out: list[str] = field(default_factory=list)
-    """The symlinks of the base's `site/assets/` that lead out of `site/`, not published (`flopkb.site.own_files`)."""
+    """The symlinks of the base's `site/assets/` that lead out of `site/`, not published
+    (`flopkb.site.publishing.own_files`)."""
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds per phase: compile, render, mkdocs, swap."""
     rendered: int = 0
-    """Record pages rendered (the others were kept from the previous build: `flopkb.site.state`)."""
+    """Record pages rendered (the others were kept from the previous build: `flopkb.site.incremental.state`)."""
     built: int = 0
     """Pages mkdocs converted and rendered (the others' HTML was kept)."""
     prerendered: int = 0
-    """Of those, the pages written without python-markdown (`flopkb.site.prerendered`)."""
+    """Of those, the pages written without python-markdown (`flopkb.site.incremental.prerendered`)."""
 
 
 def site_root_of(config: Config) -> Path:
@@ -159,7 +167,7 @@ def mark_folder(folder: Path) -> None:
 
 
 def state_path(site: Path) -> Path:
-    """Where a build leaves its state for the next one (`flopkb.site.state`)."""
+    """Where a build leaves its state for the next one (`flopkb.site.incremental.state`)."""
     return site.with_name(site.name + "-state.json")
 
 
@@ -255,7 +263,7 @@ def build(
 
     The previous site and docs folder, once swapped out, go to `discard` (by default: deleted now).
     Without `search`, the site is not indexed for search: it takes the previous site's index, which
-    the caller brings up to date after the swap (`flopkb serve`, `flopkb.site.serve.BackgroundIndex`).
+    the caller brings up to date after the swap (`flopkb serve`, `flopkb.site.publishing.serve.BackgroundIndex`).
     With `update` (a lock that the caller's readers take too), a build with a usable previous state changes the
     site and docs folders in place instead: only the changed files are moved in, one by one, holding the lock
     (`flopkb serve`, which serves every page under that lock; see the module). With the previous build's link `graph`,
