@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flopkb.site.serve_http import MAX_PATH, VERSION_PATH, Listener, handler, host_allowed
+from flopkb.site.publishing.serve_http import MAX_PATH, VERSION_PATH, Listener, handler, host_allowed
 from site_fixtures import BuiltSite
 
 RIDGE = "/records/facts/ridge-point.html"

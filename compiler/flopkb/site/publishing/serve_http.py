@@ -23,7 +23,7 @@ the site and the base's diagnostics, so it answers as little as it can:
 
 Pages are sent with the reload script added (`inject`), never written to the
 built site; `VERSION_PATH` tells the pages' poller the build's version and
-state (`flopkb.site.serve`).
+state (`flopkb.site.publishing.serve`).
 """
 
 from __future__ import annotations

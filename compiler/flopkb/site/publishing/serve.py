@@ -4,7 +4,7 @@
   errors, same pages into `build/site/`), then served from there by a
   small threaded HTTP server bound to 127.0.0.1 only, which answers only
   requests for a loopback name, and only with files of the site
-  (`flopkb.site.serve_http`). The first build swaps
+  (`flopkb.site.publishing.serve_http`). The first build swaps
   its site in whole; a rebuild with the previous build's state changes the
   site in place (`build(..., update=lock)`): it builds the changed pages
   beside it and moves them in, holding a lock that every page read takes,
@@ -45,9 +45,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from flopkb.site.publish import BuildError, build, remove_folder, site_paths, site_root_of, swap_in
-from flopkb.site.search import BUNDLE, SearchIndexError, index_command
-from flopkb.site.serve_http import VERSION_PATH, Listener, handler
+from flopkb.site.publishing.publish import BuildError, build, remove_folder, site_paths, site_root_of, swap_in
+from flopkb.site.publishing.search import BUNDLE, SearchIndexError, index_command
+from flopkb.site.publishing.serve_http import VERSION_PATH, Listener, handler
 
 __all__ = ["VERSION_PATH", "BackgroundIndex", "ServeError", "Server", "run"]
 
