@@ -211,6 +211,8 @@ class Formula(_Model):
     """Input name to a quantity, or to a list of quantities (a sweep)."""
     hardware: list[AcceleratorRef] | None = None
     """Refs to the accelerator records to evaluate on; by default, when the expression uses hw., the record's affected_by_hardware plus every row's values_for."""
+    valid_when: str | None = None
+    """When the formula holds: comparisons (<, <=, >, >=) of expressions over its inputs and hw.<parameter>, joined by `and`; points outside are shown as outside the model's regime, and a claim there is an error."""
     expect: list[Expect] = []
     """Claims the compiler re-computes: a value at given inputs and hardware."""
 
