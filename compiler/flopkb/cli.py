@@ -337,8 +337,8 @@ def build(root: str | None, output_format: str, strict: bool, no_cache: bool) ->
     from flopkb.pipeline.cache import FileCache
     from flopkb.pipeline.compile import load_entries
     from flopkb.report.reporters import Summary, report, resolve_color, resolve_format
-    from flopkb.site.publish import BuildError
-    from flopkb.site.publish import build as build_site
+    from flopkb.site.publishing.publish import BuildError
+    from flopkb.site.publishing.publish import build as build_site
 
     config = open_config(root)
     cache = None if no_cache else FileCache(config)
@@ -385,7 +385,7 @@ def build(root: str | None, output_format: str, strict: bool, no_cache: bool) ->
 def serve(root: str | None, port: int, no_cache: bool) -> None:
     """Build the site, serve it on 127.0.0.1 and rebuild on every change to records, schema or site; pages reload
     themselves."""
-    from flopkb.site.serve import ServeError, run
+    from flopkb.site.publishing.serve import ServeError, run
 
     config = open_config(root)
     try:

@@ -1,4 +1,5 @@
-"""The pages flopkb builds without python-markdown (`flopkb.site.prerendered`) are the pages python-markdown builds.
+"""The pages flopkb builds without python-markdown (`flopkb.site.incremental.prerendered`) are the pages python-markdown
+builds.
 
 Whole sites: the project's, the hostile base's and a generated base's, each built by `flopkb build` (fast path
 on) and again by mkdocs alone from the kept `build/site-mkdocs.yml` (`mkdocs build -f`, every page through
@@ -27,10 +28,10 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from flopkb.site.mkdocs import mkdocs_config, write_config
-from flopkb.site.notfound import relative_404
-from flopkb.site.pages import breakable, heading_id, json_for_script
-from flopkb.site.prerendered import Heading, PageForm, page_form, render_prerendered, split_page
+from flopkb.site.incremental.prerendered import Heading, PageForm, page_form, render_prerendered, split_page
+from flopkb.site.pages.common import breakable, heading_id, json_for_script
+from flopkb.site.publishing.mkdocs import mkdocs_config, write_config
+from flopkb.site.publishing.notfound import relative_404
 from flopkb.site.sanitize import markdown_text, prose_html
 from repo import REPO
 from site_fixtures import EPOCH, BuiltSite, build_base

@@ -17,8 +17,8 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from flopkb.config import load_config
-from flopkb.site.graph import SPRING_LIMIT, layout
-from flopkb.site.publish import BuildError, build, source_date_epoch
+from flopkb.site.pages.graph import SPRING_LIMIT, layout
+from flopkb.site.publishing.publish import BuildError, build, source_date_epoch
 from html_safety import scan_site
 from kbfixture import write_kb
 from site_fixtures import EPOCH, BuiltSite, build_base, copy_project_base
@@ -353,7 +353,7 @@ def test_a_failed_build_leaves_the_old_site_and_no_debris(tmp_path: Path, monkey
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("mkdocs fell over")
 
-    monkeypatch.setattr("flopkb.site.publish.build_site", explode)
+    monkeypatch.setattr("flopkb.site.publishing.publish.build_site", explode)
     with pytest.raises(RuntimeError, match="fell over"):
         build(load_config(base), epoch=EPOCH)
     assert tree_digest(base / "build" / "site") == before

@@ -31,16 +31,16 @@ from flopkb.formulas.units import (
     format_quantity,
     registry,
 )
-from flopkb.site.chart_marks import MeasuredOverlay, Overlays, RegimeOverlay
-from flopkb.site.charts import LineSeries, line_chart_svg, svg_size
-from flopkb.site.measurements import measured_marks, measured_rows
-from flopkb.site.values import show_input, show_value
+from flopkb.site.charts.marks import MeasuredOverlay, Overlays, RegimeOverlay
+from flopkb.site.charts.svg import LineSeries, line_chart_svg, svg_size
+from flopkb.site.pages.measurements import measured_marks, measured_rows
+from flopkb.site.pages.values import show_input, show_value
 
 if TYPE_CHECKING:
     from flopkb.formulas.evaluate import Evaluation
     from flopkb.formulas.results import Claim, FormulaResult
     from flopkb.kb.entry import Entry
-    from flopkb.site.pages import Page, Site
+    from flopkb.site.pages.common import Page, Site
 
 MAX_ROWS = 60
 """Rows of a results table beyond which the table is cut (every value is in `flopkb eval`)."""
@@ -110,7 +110,7 @@ class FormulaView:
     figures: list[dict[str, Any]] = field(default_factory=list)
     claims: list[dict[str, Any]] = field(default_factory=list)
     measured: list[dict[str, Any]] = field(default_factory=list)
-    """The model against each measurement its claims name (`flopkb.site.measurements`)."""
+    """The model against each measurement its claims name (`flopkb.site.pages.measurements`)."""
     problems: list[str] = field(default_factory=list)
     eval_command: str = ""
     valid_when: str | None = None

@@ -1,4 +1,4 @@
-"""Measurements drawn over a formula's sweep chart (`flopkb.site.charts.line_chart_svg`'s overlay).
+"""Measurements drawn over a formula's sweep chart (`flopkb.site.charts.svg.line_chart_svg`'s overlay).
 
 Each measurement is a marker at (x, y) in the colour of the line it belongs
 to: a filled diamond when its basis is `measured`, a hollow triangle when
@@ -14,9 +14,9 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from flopkb.site.chart_layout import fit_text
-from flopkb.site.chart_scales import _f, _text
-from flopkb.site.charts import _LEG_TEXT, _LEG_X, INK, MUTED, _style
+from flopkb.site.charts.layout import fit_text
+from flopkb.site.charts.scales import _f, _text
+from flopkb.site.charts.svg import _LEG_TEXT, _LEG_X, INK, MUTED, _style
 
 _ROW = 38
 """Legend row of a measurement: its basis, then its sources and places."""

@@ -57,11 +57,18 @@ from flopkb.pipeline.compile import (
     load_entries,
 )
 from flopkb.report.codes import Severity
-from flopkb.site.mkdocs import SITE_ROOT, build_site, install_assets, mkdocs_base, mkdocs_config, write_config
-from flopkb.site.pages import file_digest
-from flopkb.site.partial import Reuse, output_of
-from flopkb.site.search import BUNDLE
-from flopkb.site.state import BuildState, link_files, move_files, walk_files
+from flopkb.site.incremental.partial import Reuse, output_of
+from flopkb.site.incremental.state import BuildState, link_files, move_files, walk_files
+from flopkb.site.pages.common import file_digest
+from flopkb.site.publishing.mkdocs import (
+    SITE_ROOT,
+    build_site,
+    install_assets,
+    mkdocs_base,
+    mkdocs_config,
+    write_config,
+)
+from flopkb.site.publishing.search import BUNDLE
 
 if TYPE_CHECKING:
     from flopkb.config import Config
@@ -82,11 +89,11 @@ class BuildOutcome:
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds per phase: compile, render, mkdocs, swap."""
     rendered: int = 0
-    """Record pages rendered (the others were kept from the previous build: `flopkb.site.state`)."""
+    """Record pages rendered (the others were kept from the previous build: `flopkb.site.incremental.state`)."""
     built: int = 0
     """Pages mkdocs converted and rendered (the others' HTML was kept)."""
     prerendered: int = 0
-    """Of those, the pages written without python-markdown (`flopkb.site.prerendered`)."""
+    """Of those, the pages written without python-markdown (`flopkb.site.incremental.prerendered`)."""
 
 
 def site_root_of(config: Config) -> Path:
@@ -131,7 +138,7 @@ def site_paths(config: Config) -> tuple[Path, Path, Path]:
 
 
 def state_path(site: Path) -> Path:
-    """Where a build leaves its state for the next one (`flopkb.site.state`)."""
+    """Where a build leaves its state for the next one (`flopkb.site.incremental.state`)."""
     return site.with_name(site.name + "-state.json")
 
 
@@ -227,7 +234,7 @@ def build(
 
     The previous site and docs folder, once swapped out, go to `discard` (by default: deleted now).
     Without `search`, the site is not indexed for search: it takes the previous site's index, which
-    the caller brings up to date after the swap (`flopkb serve`, `flopkb.site.serve.BackgroundIndex`).
+    the caller brings up to date after the swap (`flopkb serve`, `flopkb.site.publishing.serve.BackgroundIndex`).
     With `update` (a lock that the caller's readers take too), a build with a usable previous state changes the
     site and docs folders in place instead: only the changed files are moved in, one by one, holding the lock
     (`flopkb serve`, which serves every page under that lock; see the module). With the previous build's link `graph`,

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from flopkb.links.debt import NO_SOURCES, STANDING_MEANINGS, STANDINGS
 from flopkb.report.codes_doc import render_codes_markdown
-from flopkb.site.graph import GRAPH_PAGE
-from flopkb.site.hardware import COMPARE_PAGE
-from flopkb.site.measurements import disagreement_list
-from flopkb.site.pages import KIND_ORDER, KIND_TITLES, author_list, debt_anchor, record_path
+from flopkb.site.pages.common import KIND_ORDER, KIND_TITLES, author_list, debt_anchor, record_path
+from flopkb.site.pages.graph import GRAPH_PAGE
+from flopkb.site.pages.hardware import COMPARE_PAGE
+from flopkb.site.pages.measurements import disagreement_list
 
 if TYPE_CHECKING:
-    from flopkb.site.pages import Page, Site
+    from flopkb.site.pages.common import Page, Site
 
 HOME = "index.md"
 EVIDENCE = "evidence.md"

@@ -15,11 +15,11 @@ from markupsafe import Markup
 
 from flopkb.links.debt import NO_SOURCES, STANDING_MEANINGS
 from flopkb.load.models import AcceleratorRecord, EngineRecord, FactRecord, FlopRecord, SourceRecord
-from flopkb.site.errata import errata_by_field, frame_quotes, mark_quotes, notes_html
-from flopkb.site.formulas import formula_views
-from flopkb.site.hardware import accelerator_context
-from flopkb.site.measurements import disagreement_notice, measurement_rows
-from flopkb.site.pages import Page, Site, debt_anchor, fragment, front_matter_title, json_for_script, record_path
+from flopkb.site.pages.common import Page, Site, debt_anchor, fragment, front_matter_title, json_for_script, record_path
+from flopkb.site.pages.errata import errata_by_field, frame_quotes, mark_quotes, notes_html
+from flopkb.site.pages.formulas import formula_views
+from flopkb.site.pages.hardware import accelerator_context
+from flopkb.site.pages.measurements import disagreement_notice, measurement_rows
 from flopkb.site.sanitize import safe_url
 
 if TYPE_CHECKING:

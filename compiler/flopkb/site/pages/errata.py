@@ -23,11 +23,11 @@ from markupsafe import Markup
 
 from flopkb.links.errata import quote_pattern
 from flopkb.load.models import erratum_field_path
-from flopkb.site.pages import badge_html
+from flopkb.site.pages.common import badge_html
 
 if TYPE_CHECKING:
     from flopkb.links.debt import ErratumItem
-    from flopkb.site.pages import Page
+    from flopkb.site.pages.common import Page
 
 _OPEN, _MID, _CLOSE, _END = "\ue000", "\ue001", "\ue002", "\ue003"
 _FRAMES = re.compile(f"{_OPEN}(\\d+){_MID}|{_CLOSE}(\\d+){_END}")

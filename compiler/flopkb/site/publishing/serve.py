@@ -46,8 +46,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import unquote, urlsplit
 
-from flopkb.site.publish import BuildError, build, remove_folder, site_paths, site_root_of, swap_in
-from flopkb.site.search import BUNDLE, SearchIndexError, index_command
+from flopkb.site.publishing.publish import BuildError, build, remove_folder, site_paths, site_root_of, swap_in
+from flopkb.site.publishing.search import BUNDLE, SearchIndexError, index_command
 
 if TYPE_CHECKING:
     from flopkb.config import Config
