@@ -259,7 +259,6 @@ def _own_figures(record_id: str, entry: Any) -> OwnEvidence:
     cited = cited or any(row.measured for formula in fields.get("formulas", ()) for row in formula.expect)
     errata, erratum_problems = check_errata(record_id, record, source)
     problems.extend(erratum_problems)
-    cited = cited or any(erratum.sources for erratum in errata)
     drafts = list(placeholders_in(source.data))
     for path, sentence in drafts:
         line, column = source.position(path)

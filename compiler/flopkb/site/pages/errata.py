@@ -13,7 +13,6 @@ holds one of those characters is not framed at all.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -38,7 +37,10 @@ _VOID = frozenset({"br", "hr", "img"})
 @dataclass(frozen=True, slots=True)
 class ErratumView:
     number: int
-    quote: str
+    text: str
+    """The quote as written in the erratum."""
+    quote: Markup
+    """The quoted words as the field shows them (inline markdown)."""
     correction: Markup
     basis: str
 
@@ -48,7 +50,9 @@ def errata_by_field(page: Page, items: Iterable[ErratumItem]) -> dict[tuple[str 
     found: dict[tuple[str | int, ...], list[ErratumView]] = {}
     for item in items:
         if item.found:
-            view = ErratumView(item.number, item.quote, page.prose(item.correction), item.basis)
+            view = ErratumView(
+                item.number, item.quote, page.inline(item.quote), page.prose(item.correction), item.basis
+            )
             found.setdefault(erratum_field_path(item.in_field), []).append(view)
     return found
 
@@ -59,7 +63,7 @@ def frame_quotes(text: str, errata: Sequence[ErratumView]) -> str:
         return text
     spans: list[tuple[int, int, int]] = []
     for view in errata:
-        match = quote_pattern(view.quote).search(text)
+        match = quote_pattern(view.text).search(text)
         if match and not any(match.start() < end and start < match.end() for start, end, _ in spans):
             spans.append((match.start(), match.end(), view.number))
     for start, end, number in sorted(spans, reverse=True):
@@ -101,7 +105,7 @@ def notes_html(errata: Sequence[ErratumView]) -> str:
         f'<p class="flopkb-erratum-note" id="erratum-note-{view.number}">'
         f'<a class="flopkb-erratum-note__number" href="#erratum-{view.number}">{view.number}</a> '
         f'<span class="flopkb-erratum-note__label">Erratum</span> '
-        f"<q>{html.escape(' '.join(view.quote.split()))}</q>: "
+        f"<q>{view.quote}</q>: "
         f"{_inline(view.correction)} {badge_html(view.basis)}</p>"
         for view in errata
     )

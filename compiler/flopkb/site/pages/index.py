@@ -250,7 +250,7 @@ def errata_list(site: Site, page: Page) -> list[dict[str, Any]]:
             "href": page.href(item.record, f"erratum-{item.number}"),
             "number": item.number,
             "field": item.in_field,
-            "quote": item.quote,
+            "quote": page.inline(item.quote),
             "correction": page.prose(item.correction),
             "basis": item.basis,
             "sources": page.citations(item.sources),
