@@ -426,7 +426,7 @@ def cache_key(config: Config, vocabulary: Vocabulary | None) -> bytes:
 
 def _code_files() -> Iterator[Path]:
     """flopkb's own code and data: a changed compiler must not reuse results of the old one."""
-    return (path for path in sorted(_PACKAGE.rglob("*")) if path.suffix in (".py", ".txt") and path.is_file())
+    return (path for path in sorted(_PACKAGE.rglob("*")) if path.suffix in (".py", ".txt", ".j2") and path.is_file())
 
 
 def _read_bytes(config: Config, rel: str) -> bytes | None:
