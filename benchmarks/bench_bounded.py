@@ -23,11 +23,8 @@ from flopkb.links import prose
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 
-VOCABULARY = """\
-categories:
-  arithmetic-intensity: {description: How many operations a step does per byte it moves.}
-parameters: {}
-"""
+REPO = Path(__file__).resolve().parents[1]
+
 
 
 def cpu(work: Callable[[], object]) -> float:
@@ -40,7 +37,7 @@ def ref_base(root: Path, refs: int) -> Path:
     (root / "records/facts").mkdir(parents=True)
     (root / "records/flops").mkdir(parents=True)
     (root / "schema").mkdir()
-    (root / "schema/vocabulary.yaml").write_text(VOCABULARY)
+    (root / "schema/vocabulary.yaml").write_bytes((REPO / "schema/vocabulary.yaml").read_bytes())
     values = ", ".join(str(index + 1) for index in range(10_000))
     (root / "records/facts/sweep.yaml").write_text(
         "id: facts/sweep\nkind: fact\ntitle: Sweep\nstatement: A sweep.\nformulas:\n"
@@ -55,7 +52,11 @@ def ref_base(root: Path, refs: int) -> Path:
 
 
 def check(root: Path) -> Callable[[], object]:
-    return lambda: compile_knowledge_base(load_config(root), CHECK_STAGES)
+    def run() -> None:
+        kb = compile_knowledge_base(load_config(root), CHECK_STAGES)
+        assert not [d for d in kb.diagnostics if d.path.startswith("schema/")], kb.diagnostics
+
+    return run
 
 
 def tags(count: int) -> str:
