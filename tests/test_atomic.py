@@ -14,6 +14,7 @@ import pytest
 
 from flopkb.atomic import (
     Changed,
+    LinkedOutside,
     ReadOnly,
     WriteError,
     create_atomically,
@@ -64,16 +65,16 @@ def test_a_file_saved_since_it_was_read_is_left_alone(tmp_path: Path) -> None:
     path = tmp_path / "a.yaml"
     path.write_bytes(b"the author's save")
     with pytest.raises(Changed):
-        replace_if_unchanged(path, b"what the command read", b"formatted")
+        replace_if_unchanged(path, b"what the command read", b"formatted", tmp_path)
     assert path.read_bytes() == b"the author's save"
     assert [child.name for child in tmp_path.iterdir()] == ["a.yaml"]
-    replace_if_unchanged(path, b"the author's save", b"formatted")
+    replace_if_unchanged(path, b"the author's save", b"formatted", tmp_path)
     assert path.read_bytes() == b"formatted"
 
 
 def test_a_removed_file_is_not_brought_back(tmp_path: Path) -> None:
     with pytest.raises(Changed):
-        replace_if_unchanged(tmp_path / "gone.yaml", b"old", b"new")
+        replace_if_unchanged(tmp_path / "gone.yaml", b"old", b"new", tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -82,7 +83,7 @@ def test_a_read_only_file_is_not_replaced(tmp_path: Path) -> None:
     path.write_bytes(b"old")
     path.chmod(0o444)
     with pytest.raises(ReadOnly):
-        replace_if_unchanged(path, b"old", b"new")
+        replace_if_unchanged(path, b"old", b"new", tmp_path)
     assert path.read_bytes() == b"old" and path.stat().st_mode & 0o777 == 0o444
 
 
@@ -92,9 +93,32 @@ def test_a_symlink_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
     target.write_bytes(b"old")
     link = tmp_path / "a.yaml"
     link.symlink_to(target)
-    replace_if_unchanged(link, b"old", b"new")
+    replace_if_unchanged(link, b"old", b"new", tmp_path)
     assert link.is_symlink() and target.read_bytes() == b"new"
     assert sorted(child.name for child in (tmp_path / "shared").iterdir()) == ["a.yaml"]
+
+
+def test_a_symlink_out_of_the_base_is_left_alone(tmp_path: Path) -> None:
+    (tmp_path / "base").mkdir()
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_bytes(b"old")
+    link = tmp_path / "base" / "a.yaml"
+    link.symlink_to(outside)
+    with pytest.raises(LinkedOutside):
+        replace_if_unchanged(link, b"old", b"new", tmp_path / "base")
+    assert link.is_symlink() and outside.read_bytes() == b"old"
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/null"])
+def test_flopkbs_own_writes_replace_a_link_and_never_follow_it(tmp_path: Path, device: str) -> None:
+    """A cache shard planted as a link to a device: the write replaces the link, the device is untouched."""
+    before = os.stat(device)
+    link = tmp_path / "00.shard"
+    link.symlink_to(device)
+    write_atomically(link, b"data")
+    assert not link.is_symlink() and link.read_bytes() == b"data"
+    after = os.stat(device)
+    assert (after.st_mode, after.st_rdev, after.st_ino) == (before.st_mode, before.st_rdev, before.st_ino)
 
 
 def test_create_refuses_an_existing_file_and_leaves_nothing_on_a_full_disk(

@@ -3,7 +3,9 @@
 Every write goes to a temporary file beside its target (`.<name>.<pid>-<random>.tmp`), renamed over the
 target at the end. A replacement first checks that the target still holds the bytes the command read
 (`replace_if_unchanged`): an author's save made meanwhile is left alone. A record without a write bit is
-never replaced; a symlinked record is written through, the link kept. A temporary file is removed when the
+never replaced; a symlinked record is written through, the link kept, when the file it points to lies inside
+the knowledge base (and is left alone otherwise). `write_atomically`, for flopkb's own files, never follows a
+link: it replaces the link itself. A temporary file is removed when the
 write fails or the process is interrupted (`interruptible` turns SIGTERM and SIGHUP into an exception), and
 `sweep_temporaries` removes those of runs that were killed.
 """
@@ -31,30 +33,45 @@ _UNOWNED_AGE_SECONDS = 600.0
 """A temporary file without a pid is swept when it is older than this: its run cannot still be writing it."""
 
 
-class WriteError(Exception):
-    """A file cannot be written; the message is one line for the user (path and reason)."""
+class WriteError(OSError):
+    """A file cannot be written; the message is one line for the user (path and reason). An `OSError`, so that
+    callers that give up quietly on any failure to write (the cache) still do."""
 
 
-class Changed(WriteError):
-    """The file no longer holds what the command read: somebody saved it meanwhile; it was left alone."""
+class LeftAlone(WriteError):
+    """The file was not replaced, by choice: the message says why."""
 
 
-class ReadOnly(WriteError):
-    """The file has no write permission; it was left alone."""
+class Changed(LeftAlone):
+    """The file no longer holds what the command read: somebody saved it meanwhile."""
+
+
+class ReadOnly(LeftAlone):
+    """The file has no write permission."""
+
+
+class LinkedOutside(LeftAlone):
+    """The file is a symlink to a file outside the knowledge base."""
 
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Replace (or create) `path` with `data`: a temporary file in the same folder, renamed over it.
 
     An existing file keeps its permissions; a new one gets the usual ones (0666 less the umask), not the
-    0600 of a temporary file. A symlink is written through (its target replaced, the link kept).
+    0600 of a temporary file. A symlink is replaced, never followed.
     """
-    _replace(path, data, expected=None)
+    _replace(path, path, data, expected=None)
 
 
-def replace_if_unchanged(path: Path, expected: bytes, data: bytes) -> None:
-    """Replace `path` with `data` only if it still holds `expected`; `Changed` (file untouched) otherwise."""
-    _replace(path, data, expected=expected)
+def replace_if_unchanged(path: Path, expected: bytes, data: bytes, within: Path) -> None:
+    """Replace the record at `path` with `data` only if it still holds `expected` (`Changed` otherwise, the file
+    untouched). A symlink is written through when the file it points to is inside the folder `within`."""
+    target = path
+    if path.is_symlink():
+        target = Path(os.path.realpath(path))
+        if not target.is_relative_to(Path(os.path.realpath(within))):
+            raise LinkedOutside(f"{path}: it is a symlink to a file outside the knowledge base; left as it is")
+    _replace(path, target, data, expected=expected)
 
 
 def create_atomically(path: Path, data: bytes) -> None:
@@ -71,8 +88,8 @@ def create_atomically(path: Path, data: bytes) -> None:
         Path(temporary).unlink(missing_ok=True)
 
 
-def _replace(path: Path, data: bytes, expected: bytes | None) -> None:
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+def _replace(path: Path, target: Path, data: bytes, expected: bytes | None) -> None:
+    """Replace `target` (`path`, or the file its link points to) with `data`, if it holds `expected` when given."""
     try:
         status: os.stat_result | None = target.stat()
     except FileNotFoundError:
@@ -89,6 +106,8 @@ def _replace(path: Path, data: bytes, expected: bytes | None) -> None:
         if expected is not None and _current(target) != expected:
             raise Changed(f"{path}: it changed since it was read (saved meanwhile?); left as it is")
         os.replace(temporary, target)
+    except LeftAlone:
+        raise
     except OSError as error:
         raise _write_error(path, error) from error
     finally:

@@ -343,7 +343,7 @@ def new(root: str | None, kind: str, record_id: str) -> None:
 )
 def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
     """Rewrite records in canonical form, every word and comment kept (see docs/authoring.md)."""
-    from flopkb.atomic import Changed, ReadOnly
+    from flopkb.atomic import LeftAlone
     from flopkb.authoring.fmt import format_file, write
     from flopkb.pipeline.compile import record_files
     from flopkb.report.reporters import Summary, report
@@ -358,7 +358,7 @@ def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
             try:
                 if not check_only:
                     write(config.root, outcome)
-            except (Changed, ReadOnly) as refusal:
+            except LeftAlone as refusal:
                 outcome.refusal = str(refusal).removeprefix(f"{config.root / outcome.path}: ")
                 continue
             click.echo(f"{'would reformat' if check_only else 'reformatted'}: {outcome.path}")

@@ -145,12 +145,12 @@ MUTANTS = [
         "undoing a move stopping at the file an author saved",
     ),
     Mutant(
-        "label-memo-too-eager",
+        "wikilink-over-code-span",
         "flopkb/links/prose.py",
-        "        if lowest >= after:\n",
-        "        if lowest >= after - 1:\n",
-        ("tests/links/test_prose_cost.py",),
-        "the label memo marking as failed a label that a later `]` closes",
+        "if not target or not _closes(state, pos + 2, match.end() - 2):",
+        "if not target:",
+        ("tests/links/test_prose.py",),
+        "a wikilink taken across a code span that starts inside it",
     ),
     Mutant(
         "label-guard-off-by-one",
@@ -229,8 +229,8 @@ MUTANTS = [
     Mutant(
         "symlink-replaced",
         "flopkb/atomic.py",
-        "target = Path(os.path.realpath(path)) if path.is_symlink() else path",
-        "target = path",
+        "    _replace(path, target, data, expected=expected)",
+        "    _replace(path, path, data, expected=expected)",
         ("tests/test_atomic.py", "tests/authoring/test_safe_writes.py"),
         "a symlinked record turned into a regular file",
     ),

@@ -110,10 +110,10 @@ def format_file(root: Path, rel: str) -> Outcome:
 def write(root: Path, outcome: Outcome) -> None:
     """Replace the file with its formatted text, atomically, unless it changed since it was read.
 
-    `flopkb.atomic.Changed` or `ReadOnly` when the file was left alone, `WriteError` when it cannot be written.
+    `flopkb.atomic.LeftAlone` when the file was left alone, `WriteError` when it cannot be written.
     """
     assert outcome.text is not None
-    replace_if_unchanged(root / outcome.path, outcome.raw, outcome.text.encode("utf-8"))
+    replace_if_unchanged(root / outcome.path, outcome.raw, outcome.text.encode("utf-8"), root)
 
 
 def format_text(text: str, path: str) -> str | list[Diagnostic]:

@@ -155,7 +155,7 @@ def _carry_out(
             file.parent.mkdir(parents=True, exist_ok=True)
             create_atomically(file, target)
         else:
-            replace_if_unchanged(file, source, target)
+            replace_if_unchanged(file, source, target, config.root)
     return kept
 
 
