@@ -26,3 +26,16 @@ def test_a_huge_list_is_formatted_in_linear_work(tags: Callable[[int], str]) -> 
         return lambda: format_text(text, "records/flops/a.yaml")
 
     assert growth(formatting, 300) < 2.3
+
+
+def test_a_flow_list_fits_in_100_columns_with_its_key() -> None:
+    """The line `tags: [...]` is what must fit, not the list alone."""
+    items = [f"tag{index:02d}" for index in range(14)]  # `[tag00, ..., tag13]` is 98 columns, 104 with its key
+    fits = [*items[:-2], "t1", "t2"]
+    for listed, flow in ((items, False), (fits, True)):
+        line = f"tags: [{', '.join(listed)}]"
+        assert (len(line) <= 100) == flow
+        formatted = format_text(HEAD + line + "\n", "records/flops/a.yaml")
+        assert isinstance(formatted, str)
+        assert (line in formatted.splitlines()) == flow
+        assert ("tags:\n" + "".join(f"  - {item}\n" for item in listed) in formatted) != flow
