@@ -34,7 +34,7 @@ STANDING_WORDS = {
 }
 """What badges, counts, the evidence page and link previews say of each standing."""
 STANDING_MEANINGS = {
-    DRAFT: "still holds a sentence of the `flopkb new` template",
+    DRAFT: "still holds a sentence of the template that flopkb new wrote",
     NO_SOURCES: "cites no source at all",
     DISAGREES: "a formula of it disagrees with what its sources measured",
     UNVERIFIED_FIGURES: "has, or computes with, figures whose basis is unverified",
