@@ -134,7 +134,8 @@ class RecordEvidence(NamedTuple):
     errata: tuple[ErratumItem, ...] = ()
     cited: bool = False
     """Its words cite a source somewhere: its `sources`, a figure's, a measured claim, a formula whose expression
-    computes with accelerator specs (`hw.`); a source record with a URL or measurements. An erratum's sources back the correction, not the record's words: they do not count."""
+    computes with accelerator specs (`hw.`); a source record with a URL or measurements. An erratum's sources back
+    the correction, not the record's words: they do not count."""
     draft: bool = False
     """It still holds a sentence of a `flopkb new` template (`placeholder`)."""
 
