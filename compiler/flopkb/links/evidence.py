@@ -72,7 +72,7 @@ from flopkb.links.errata import check_errata
 from flopkb.links.memo import dependency_key
 from flopkb.links.resolver import Resolver
 from flopkb.load.models import Formula, SourceRecord, formulas_of
-from flopkb.load.placeholders import placeholders_in
+from flopkb.load.placeholders import may_hold_placeholders, placeholders_in
 from flopkb.load.source import Path
 from flopkb.report.diagnostics import Diagnostic, make
 
@@ -262,7 +262,7 @@ def _own_figures(record_id: str, entry: Any) -> OwnEvidence:
     cited = cited or any(hw_parameters(formula.expr) for formula in formulas)
     errata, erratum_problems = check_errata(record_id, record, source)
     problems.extend(erratum_problems)
-    drafts = list(placeholders_in(source.data))
+    drafts = placeholders_in(source.data) if may_hold_placeholders(source.text) else []
     for path, sentence in drafts:
         line, column = source.position(path)
         problems.append(
