@@ -26,6 +26,7 @@ import pytest
 from browser import search
 from flopkb.config import load_config
 from flopkb.site.publishing.serve import VERSION_PATH, Server
+from repo import REPO
 from site_fixtures import BuiltSite, copy_project_base
 
 RIDGE = "records/facts/ridge-point.html"
