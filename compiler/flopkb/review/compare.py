@@ -6,8 +6,10 @@ old self. A record's formulas are evaluated on both sides only when its
 *fingerprint* differs: its content digest or its dependency key
 (`flopkb.links.memo`), the records it computes with as they resolve today
 and their digests. While both are the same, nothing it computes with
-changed, so nothing it computes did: a prose edit evaluates nothing, a spec
-edit evaluates the formulas that compute with that accelerator.
+changed, so nothing it computes did. A record whose own file changed but whose
+formulas and hardware references did not (a prose edit) is not evaluated
+either. So a prose edit evaluates nothing, and a spec edit evaluates the
+formulas that compute with that accelerator.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from flopkb.formulas.results import FormulaResult
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.memo import dependency_key
-from flopkb.load.models import formulas_of
+from flopkb.load.models import Record, formulas_of
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.review.causes import Attribution, record_place, spec_changes
 from flopkb.review.git import Comparison, Revision
@@ -110,11 +112,25 @@ def _to_evaluate(match: Matching, same_settings: bool) -> list[str]:
 
 
 def _fingerprint_differs(match: Matching, old: str, new: str) -> bool:
+    """Whether what a record's formulas compute with may differ: its dependency key, or its own digest, unless only
+    prose changed (its formulas and hardware references are equal)."""
     before, after = match.base.entries[old], match.head.entries[new]
-    if before.digest is None or before.digest != after.digest:
+    key, their_key = dependency_key(match.head, new), dependency_key(match.base, old)
+    if key is None or their_key is None or before.digest is None:
         return True
-    key = dependency_key(match.head, new)
-    return key is None or key != dependency_key(match.base, old)
+    if before.digest == after.digest:
+        return key != their_key
+    return key[1:] != their_key[1:] or _computing_part(before.record) != _computing_part(after.record)
+
+
+def _computing_part(record: Record | None) -> tuple[object, ...] | None:
+    """What of a record its own formulas and claims compute with: every field but its prose."""
+    if record is None:
+        return None
+    return tuple(getattr(record, name, None) for name in _COMPUTING_FIELDS)
+
+
+_COMPUTING_FIELDS = ("kind", "formulas", "hardware_parameters", "affected_by_hardware")
 
 
 def _results(kb: KnowledgeBase, record_id: str) -> dict[str, FormulaResult]:
