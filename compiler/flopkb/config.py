@@ -5,7 +5,9 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from flopkb.load.sources import FileSource, WorkTree
 from flopkb.report.codes import CODES, Severity
 from flopkb.report.diagnostics import INTERNAL_ERROR
 from flopkb.report.hints import did_you_mean
@@ -34,6 +36,13 @@ class Config:
     cache_dir: str = "build/cache"
     severity: dict[str, str] = field(default_factory=dict)
     site: SiteSettings = field(default_factory=SiteSettings)
+    files: FileSource = None  # type: ignore[assignment]  # the work tree under `root` unless given
+    """Where the base's files are read from (`flopkb.load.sources`): the work tree, open buffers over it, a git
+    tree."""
+
+    def __post_init__(self) -> None:
+        if self.files is None:
+            object.__setattr__(self, "files", WorkTree(self.root))
 
     @property
     def records_path(self) -> Path:
@@ -68,7 +77,7 @@ def load_config(root: Path) -> Config:
     for key in table:
         if key not in known:
             raise ConfigError(f"[tool.flopkb] has no setting '{key}'" + _hint(key, known))
-    paths = {key: _string(table, key) for key in _PATH_KEYS if key in table}
+    paths: dict[str, Any] = {key: _string(table, key) for key in _PATH_KEYS if key in table}
     return Config(
         root=root, severity=_severities(table.get("severity", {})), site=_site(table.get("site", {})), **paths
     )
