@@ -4,23 +4,21 @@
 request's "files changed" does; `BASE` alone compares BASE with the work
 tree. Without a BASE, the default is `origin/$GITHUB_BASE_REF` under GitHub
 Actions, else `origin/main`, else `HEAD~1`, and its merge base with HEAD is
-compared with the work tree. Every failure is a `GitError`: `flopkb diff`
+compared with the work tree. Every failure is a `GitError` (`flopkb.load.sources`): `flopkb diff`
 exits 2 with its message (an unknown revision, not a git repository, a
 shallow clone that lacks the base, with the `git fetch` that fixes it).
 """
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from flopkb.load.sources import GitError, git
+
 SHORT = 7
-
-
-class GitError(Exception):
-    """`flopkb diff` cannot run: the message says why and, where there is one, what fixes it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,40 +46,39 @@ class Comparison:
 
 
 class Git:
-    """Runs git in a repository; every command's failure is a `GitError`."""
+    """Runs git in a repository (`flopkb.load.sources.git`); every command's failure is a `GitError`."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        inside = self._run(["rev-parse", "--is-inside-work-tree"], check=False)
-        if inside.returncode != 0 or inside.stdout.strip() != "true":
-            raise GitError(f"{root} is not in a git repository: flopkb diff compares commits of one")
-        self.top = Path(self.run("rev-parse", "--show-toplevel").strip())
+        try:
+            self.top = Path(git(root, "rev-parse", "--show-toplevel").strip())
+        except GitError as error:
+            raise GitError(f"{root} is not in a git repository: flopkb diff compares commits of one") from error
 
     def run(self, *args: str) -> str:
-        done = self._run(list(args), check=False)
-        if done.returncode != 0:
-            raise GitError(f"git {' '.join(args)} failed: {done.stderr.strip()}")
-        return done.stdout
-
-    def _run(self, args: Sequence[str], *, check: bool) -> subprocess.CompletedProcess[str]:
-        try:
-            return subprocess.run(
-                ["git", "-C", str(self.root), *args], capture_output=True, text=True, check=check, encoding="utf-8"
-            )
-        except FileNotFoundError as error:
-            raise GitError("git is not installed: flopkb diff reads commits with it") from error
+        return git(self.root, *args)
 
     def resolve(self, name: str) -> str | None:
         """The commit `name` names, or None."""
-        done = self._run(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}"], check=False)
-        return done.stdout.strip() if done.returncode == 0 else None
+        try:
+            return self.run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}").strip()
+        except GitError:
+            return None
+
+    @property
+    def prefix(self) -> str:
+        """The repository's path to `root` ('' when `root` is its top folder)."""
+        relative = os.path.relpath(self.root.resolve(), self.top.resolve())
+        return "" if relative == "." else Path(relative).as_posix()
 
     def shallow(self) -> bool:
         return self.run("rev-parse", "--is-shallow-repository").strip() == "true"
 
     def merge_base(self, one: str, other: str) -> str | None:
-        done = self._run(["merge-base", one, other], check=False)
-        return done.stdout.strip() if done.returncode == 0 else None
+        try:
+            return self.run("merge-base", one, other).strip()
+        except GitError:
+            return None
 
     def commit(self, name: str) -> Revision:
         """`name` resolved, or a `GitError` that says how to fetch it when this is a shallow clone."""
