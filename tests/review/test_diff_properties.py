@@ -18,8 +18,14 @@ from gitrepo import commit, git, init
 
 from flopkb.config import load_config
 from flopkb.formulas.results import FormulaResult
+from flopkb.review.compare import compare
+from flopkb.review.git import Git
+from flopkb.review.matching import Matching
+from flopkb.review.pages import site_of
 from flopkb.review.points import evaluations_of, same
 from flopkb.review.run import diff_report
+from flopkb.review.sides import compiled_sides
+from flopkb.site.keys import record_key
 from kbfixture import compile_kb, write_kb
 from random_kb import edit, initial
 
@@ -84,3 +90,31 @@ def test_values_reported_are_the_difference_of_two_full_evaluations(tmp_path: Pa
         assert len(report.values) == len(expected), f"seed {seed}, step {step}"
         for value in report.values:
             assert value.causes, "every changed value has a cause"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_page_whose_key_differs_is_listed(tmp_path: Path, seed: int) -> None:
+    """The pages `flopkb diff` lists hold every record page whose key (`flopkb.site.keys.record_key`, both sides under
+    one base key) differs between the commits."""
+    root = tmp_path / "kb"
+    rng = random_repo(root, seed)
+    config = load_config(root)
+    for step in range(3):
+        before = git(root, "rev-parse", "HEAD").strip()
+        for _ in range(rng.randint(1, 3)):
+            edit(rng, root)
+        after = commit(root, f"edits {step}")
+        git_ = Git(root)
+        comparison = git_.compare(f"{before}..{after}", {})
+        with compiled_sides(config, git_, comparison) as (base, head):
+            listed = compare(base, head, comparison).pages
+            match = Matching(base.kb, head.kb)
+            with site_of(base.kb) as old_site, site_of(head.kb) as new_site:
+                differ = {
+                    record_id
+                    for record_id in new_site.entries
+                    if match.old(record_id) not in old_site.entries
+                    or record_key(new_site, record_id, "")[0] is None
+                    or record_key(new_site, record_id, "")[0] != record_key(old_site, match.old(record_id), "")[0]
+                }
+        assert differ <= set(listed), f"seed {seed}, step {step}: {sorted(differ - set(listed))} not listed"

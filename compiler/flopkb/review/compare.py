@@ -64,6 +64,7 @@ def compare(base: Side, head: Side, comparison: Comparison) -> Report:
             values.extend(_value_changes(match, attribution, record_id, result.id, result, None))
             claims.extend(_claim_changes(match, attribution, record_id, result.id, result, None))
     named = comparison.named
+    links = _link_changes(match)
     return Report(
         base=_commit(comparison.base),
         head=_commit(comparison.head),
@@ -81,8 +82,8 @@ def compare(base: Side, head: Side, comparison: Comparison) -> Report:
             renamed=tuple(Rename(old, new, head.kb.entries[new].path) for old, new in sorted(match.renamed.items())),
             edited=tuple(record_id for record_id in edited if record_id not in match.old_of),
         ),
-        links=_link_changes(match),
-        pages=changed_pages(match, changed, set(removed)),
+        links=links,
+        pages=changed_pages(match, links),
         files={
             **{record_id: base.kb.entries[record_id].path for record_id in removed},
             **{record_id: head.kb.entries[record_id].path for record_id in sorted(changed)},
