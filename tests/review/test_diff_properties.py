@@ -10,22 +10,27 @@ from __future__ import annotations
 import random
 import subprocess
 import tarfile
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from io import BytesIO
 from pathlib import Path
 
+import jinja2
 import pytest
 from gitrepo import commit, git, init
 
 from flopkb.config import load_config
 from flopkb.formulas.results import FormulaResult
+from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.review.compare import compare
 from flopkb.review.git import Git
 from flopkb.review.matching import Matching
-from flopkb.review.pages import site_of
 from flopkb.review.points import evaluations_of, same
 from flopkb.review.run import diff_report
 from flopkb.review.sides import compiled_sides
 from flopkb.site.keys import record_key
+from flopkb.site.pages import Site
 from kbfixture import compile_kb, write_kb
 from random_kb import edit, initial
 
@@ -109,7 +114,7 @@ def test_every_page_whose_key_differs_is_listed(tmp_path: Path, seed: int) -> No
         with compiled_sides(config, git_, comparison) as (base, head):
             listed = compare(base, head, comparison).pages
             match = Matching(base.kb, head.kb)
-            with site_of(base.kb) as old_site, site_of(head.kb) as new_site:
+            with _site(base.kb) as old_site, _site(head.kb) as new_site:
                 differ = {
                     record_id
                     for record_id in new_site.entries
@@ -118,3 +123,13 @@ def test_every_page_whose_key_differs_is_listed(tmp_path: Path, seed: int) -> No
                     or record_key(new_site, record_id, "")[0] != record_key(old_site, match.old(record_id), "")[0]
                 }
         assert differ <= set(listed), f"seed {seed}, step {step}: {sorted(differ - set(listed))} not listed"
+
+
+@contextmanager
+def _site(kb: KnowledgeBase) -> Iterator[Site]:
+    with tempfile.TemporaryDirectory() as folder:
+        site = Site(kb, Path(folder), jinja2.Environment(autoescape=True))
+        try:
+            yield site
+        finally:
+            site.close()

@@ -268,7 +268,9 @@ def _line(diagnostic: Diagnostic) -> DiagnosticLine:
 
 
 def _link_changes(match: Matching) -> LinkChanges:
-    before = {(match.new(source), match.new(edge[0])) for source, edges in match.base.edges.items() for edge in edges}
+    before = {(source, edge[0]) for source, edges in match.base.edges.items() for edge in edges}
+    if match.renamed:
+        before = {(match.new(source), match.new(target)) for source, target in before}
     after = {(source, edge[0]) for source, edges in match.head.edges.items() for edge in edges}
     orphans_before = {match.new(record_id) for record_id in _orphans(match.base)}
     return LinkChanges(

@@ -22,12 +22,8 @@ out the same: a key is a bound, not a rendering.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
-
-import jinja2
+from typing import Any, cast
 
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.memo import reached
@@ -40,28 +36,28 @@ from flopkb.site.pages import Site
 def changed_pages(match: Matching, links: LinkChanges) -> tuple[str, ...]:
     """Head ids of the records whose page may differ, and the removed records (their page is gone), sorted."""
     removed = match.removed()
-    with site_of(match.base) as base, site_of(match.head) as head:
-        moved = {
-            record_id
-            for record_id in head.entries
-            if match.old(record_id) not in base.entries
-            or fingerprint(head, record_id) is None
-            or fingerprint(head, record_id) != fingerprint(base, match.old(record_id))
-        }
-        pages = moved | set(removed)
-        for record_id in moved:
-            pages.update(reached(match.head, record_id) or ())
-            pages.update(map(match.new, reached(match.base, match.old(record_id)) or ()))
-        relinked = {source for source, _ in (*links.added, *links.removed) if source in head.entries}
-        for record_id in sorted(relinked | (set(match.edited()) - set(match.added()))):
-            if match.old(record_id) not in base.entries or face(head, record_id) != face(base, match.old(record_id)):
-                pages.update(_neighbours(head, record_id), map(match.new, _neighbours(base, match.old(record_id))))
-        for record_id in match.added():
-            pages.update(_neighbours(head, record_id))
-        for record_id in removed:
-            pages.update(map(match.new, _neighbours(base, record_id)))
-        pages.update(_ends(links.added), _ends(links.removed))
-    return tuple(sorted(pages & (head.entries.keys() | set(removed))))
+    base, head = _KeyView(match.base), _KeyView(match.head)
+    moved = {
+        record_id
+        for record_id in match.head.entries
+        if match.old(record_id) not in match.base.entries
+        or head.fingerprint(record_id) is None
+        or head.fingerprint(record_id) != base.fingerprint(match.old(record_id))
+    }
+    pages = moved | set(removed)
+    for record_id in moved:
+        pages.update(reached(match.head, record_id) or ())
+        pages.update(map(match.new, reached(match.base, match.old(record_id)) or ()))
+    relinked = {source for source, _ in (*links.added, *links.removed) if source in match.head.entries}
+    for record_id in sorted(relinked | (set(match.edited()) - set(match.added()))):
+        if match.old(record_id) not in match.base.entries or head.face(record_id) != base.face(match.old(record_id)):
+            pages.update(head.neighbours(record_id), map(match.new, base.neighbours(match.old(record_id))))
+    for record_id in match.added():
+        pages.update(head.neighbours(record_id))
+    for record_id in removed:
+        pages.update(map(match.new, base.neighbours(record_id)))
+    pages.update(_ends(links.added), _ends(links.removed))
+    return tuple(sorted(pages & (match.head.entries.keys() | set(removed))))
 
 
 def _ends(edges: Iterable[tuple[str, str]]) -> Iterator[str]:
@@ -70,19 +66,25 @@ def _ends(edges: Iterable[tuple[str, str]]) -> Iterator[str]:
         yield target
 
 
-def _neighbours(site: Site, record_id: str) -> Iterator[str]:
-    graph = site.graph
-    if graph is not None and record_id in graph:
-        yield from graph.succ[record_id]
-        yield from graph.pred[record_id]
+class _KeyView:
+    """What the page keys read of one base: fingerprints and faces (`flopkb.site.keys`, which read a site's `kb` and
+    `cache` only: no `Site` is built, so neither is the networkx graph), and neighbours from the graph's edges."""
 
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+        self.cache: dict[str, Any] = {}
+        self._linked_from: dict[str, set[str]] | None = None
 
-@contextmanager
-def site_of(kb: KnowledgeBase) -> Iterator[Site]:
-    """The site's view of a base, for its keys: nothing is rendered or written."""
-    with tempfile.TemporaryDirectory(prefix="flopkb-diff-site-") as folder:
-        site = Site(kb, Path(folder), jinja2.Environment(autoescape=True))
-        try:
-            yield site
-        finally:
-            site.close()
+    def fingerprint(self, record_id: str) -> str | None:
+        return fingerprint(cast(Site, self), record_id)
+
+    def face(self, record_id: str) -> str:
+        return face(cast(Site, self), record_id)
+
+    def neighbours(self, record_id: str) -> set[str]:
+        if self._linked_from is None:
+            self._linked_from = {}
+            for source, edges in self.kb.edges.items():
+                for edge in edges:
+                    self._linked_from.setdefault(edge[0], set()).add(source)
+        return {edge[0] for edge in self.kb.edges.get(record_id, ())} | self._linked_from.get(record_id, set())
