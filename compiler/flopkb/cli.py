@@ -309,7 +309,14 @@ def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
     help="Exit 1 when one of these happens (comma-separated): claim-regression, new-disagreement, new-error, "
     "evidence-regression.",
 )
-def diff(root: str | None, revisions: str | None, output_format: str, fail_on: str) -> None:
+@click.option(
+    "--markdown",
+    "markdown_file",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Also write the markdown report to FILE (a job summary, a pull-request comment), from the same run.",
+)
+def diff(root: str | None, revisions: str | None, output_format: str, fail_on: str, markdown_file: str | None) -> None:
     """What a change does to the computed knowledge: BASE..HEAD compares HEAD with its merge base with BASE; BASE
     alone compares BASE with the work tree; without either, the default base (see docs/cli.md)."""
     from flopkb.review.git import GitError
@@ -326,6 +333,8 @@ def diff(root: str | None, revisions: str | None, output_format: str, fail_on: s
     except GitError as error:
         raise UsageError(str(error)) from error
     sys.stdout.write(FORMATS[output_format](found))
+    if markdown_file is not None:
+        Path(markdown_file).write_text(FORMATS["markdown"](found), encoding="utf-8")
     sys.exit(EXIT_PROBLEMS if found.failures(conditions) else EXIT_OK)
 
 

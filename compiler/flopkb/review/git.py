@@ -131,7 +131,8 @@ class Git:
     def _default_base(self, env: Mapping[str, str]) -> tuple[Revision, str | None]:
         tried: list[str] = []
         pull_request_base = env.get("GITHUB_BASE_REF") if env.get("GITHUB_ACTIONS") == "true" else None
-        for name in ([f"origin/{pull_request_base}"] if pull_request_base else []) + ["origin/main", "HEAD~1"]:
+        names = [f"origin/{pull_request_base}"] if pull_request_base else []
+        for name in dict.fromkeys([*names, "origin/main", "HEAD~1"]):
             sha = self.resolve(name)
             if sha is not None:
                 note = f"{', '.join(tried)} not found here" if tried else None

@@ -90,4 +90,4 @@ def text_sections(report: Report) -> Iterator[tuple[str, list[str]]]:
         lines += [f"new orphan: {record_id}" for record_id in links.new_orphans]
         yield "Links", lines
     if report.pages:
-        yield f"Pages whose content changes ({len(report.pages)})", [f"records/{page}" for page in report.pages]
+        yield f"Pages whose content may change ({len(report.pages)})", [f"records/{page}" for page in report.pages]

@@ -49,7 +49,7 @@ def summary(report: Report) -> str:
         if counts[key]:
             parts.append(f"{_plural(counts[key], 'record')} {noun}")
     if counts["pages_changed"]:
-        parts.append(_plural(counts["pages_changed"], "page") + " change")
+        parts.append(_plural(counts["pages_changed"], "page") + " may change")
     return " · ".join(parts) if parts else "no change to records, values, claims, evidence, links or pages"
 
 
