@@ -29,8 +29,8 @@ from flopkb.review.matching import Matching
 from flopkb.review.points import evaluations_of, same
 from flopkb.review.run import diff_report
 from flopkb.review.sides import compiled_sides
-from flopkb.site.keys import record_key
-from flopkb.site.pages import Site
+from flopkb.site.incremental.keys import record_key
+from flopkb.site.pages.common import Site
 from kbfixture import compile_kb, write_kb
 from random_kb import edit, initial
 

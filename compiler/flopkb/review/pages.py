@@ -1,4 +1,5 @@
-"""The site pages whose content a change alters, told from what a record page's key reads (`flopkb.site.keys`).
+"""The site pages whose content a change alters, told from what a record page's key reads
+(`flopkb.site.incremental.keys`).
 
 A record page's key is made of the record's fingerprint (content digest and
 dependency key), its neighbours in the link graph and their *faces* (what a
@@ -29,8 +30,8 @@ from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.memo import reached
 from flopkb.review.matching import Matching
 from flopkb.review.model import LinkChanges
-from flopkb.site.keys import face, fingerprint
-from flopkb.site.pages import Site
+from flopkb.site.incremental.keys import face, fingerprint
+from flopkb.site.pages.common import Site
 
 
 def changed_pages(match: Matching, links: LinkChanges) -> tuple[str, ...]:
@@ -67,8 +68,9 @@ def _ends(edges: Iterable[tuple[str, str]]) -> Iterator[str]:
 
 
 class _KeyView:
-    """What the page keys read of one base: fingerprints and faces (`flopkb.site.keys`, which read a site's `kb` and
-    `cache` only: no `Site` is built, so neither is the networkx graph), and neighbours from the graph's edges."""
+    """What the page keys read of one base: fingerprints and faces (`flopkb.site.incremental.keys`, which read a
+    site's `kb` and `cache` only: no `Site` is built, so neither is the networkx graph), and neighbours from the
+    graph's edges."""
 
     def __init__(self, kb: KnowledgeBase) -> None:
         self.kb = kb
