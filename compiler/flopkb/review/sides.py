@@ -123,30 +123,44 @@ def _skip(stream: IO[bytes], size: int) -> None:
         size -= len(chunk)
 
 
+class SideCompiler:
+    """Compiles revisions of one repository through one load cache; each commit's tree stays open until `close`."""
+
+    def __init__(self, config: Config, git: Git) -> None:
+        self.config, self.git = config, git
+        self.cache = FileCache(config)
+        self._seen: set[str] = set()
+        self._trees = ExitStack()
+
+    def compile(self, revision: Revision) -> Side:
+        if revision.sha is None:
+            kb = compile_knowledge_base(self.config, CHECK_STAGES, self.cache)
+        else:
+            git = self.git
+            tree = CommitTree(git.top, revision.sha, git.prefix, self.config.records, frozenset(self._seen))
+            self._trees.callback(tree.close)
+            self._seen.update(tree.oids)
+            kb = compile_knowledge_base(replace(self.config, files=tree), CHECK_STAGES, self.cache)
+        self.cache.keep_derived()
+        return Side(revision, kb)
+
+    def close(self) -> None:
+        self._trees.close()
+
+
 @contextmanager
 def compiled_sides(config: Config, git: Git, comparison: Comparison) -> Iterator[tuple[Side, Side]]:
     """(base, head), compiled; the commits' trees stay open until the context ends (positions in their files are
     read on demand)."""
-    cache = FileCache(config)
-    seen: set[str] = set()
-    with ExitStack() as trees:
-
-        def side(revision: Revision) -> Side:
-            if revision.sha is None:
-                kb = compile_knowledge_base(config, CHECK_STAGES, cache)
-            else:
-                tree = CommitTree(git.top, revision.sha, git.prefix, config.records, frozenset(seen))
-                trees.callback(tree.close)
-                seen.update(tree.oids)
-                kb = compile_knowledge_base(replace(config, files=tree), CHECK_STAGES, cache)
-            cache.keep_derived()
-            return Side(revision, kb)
-
+    compiler = SideCompiler(config, git)
+    try:
         # The work tree first: its cache on disk holds most of what the base side needs too.
         if comparison.head.sha is None:
-            head = side(comparison.head)
-            base = side(comparison.base)
+            head = compiler.compile(comparison.head)
+            base = compiler.compile(comparison.base)
         else:
-            base = side(comparison.base)
-            head = side(comparison.head)
+            base = compiler.compile(comparison.base)
+            head = compiler.compile(comparison.head)
         yield base, head
+    finally:
+        compiler.close()
