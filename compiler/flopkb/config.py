@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -204,4 +205,14 @@ def _site(table: object) -> SiteSettings:
             raise ConfigError(f"[tool.flopkb.site] has no setting '{key}'" + _hint(key, _SITE_KEYS))
         if not isinstance(value, str):
             raise ConfigError(f"[tool.flopkb.site] {key} must be a string")
+        if key in _SITE_URL_KEYS and not _WEB_URL.fullmatch(value):
+            raise ConfigError(
+                f"[tool.flopkb.site] {key} must be an http:// or https:// URL, without quotes, spaces, < or >"
+                f" (percent-encode them), not {value!r}"
+            )
     return SiteSettings(**table)
+
+
+# Every page carries these, in attributes and in scripts: only an http(s) URL of URL characters.
+_SITE_URL_KEYS = ("url", "repo_url")
+_WEB_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[A-Za-z0-9._~!$&()*+,;=:@%/?#\[\]-]*)?", re.IGNORECASE)

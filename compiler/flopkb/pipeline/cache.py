@@ -225,7 +225,7 @@ class FileCache:
         A cache folder that cannot be written, or derived data that cannot be pickled, is skipped: the next run loads
         again.
         """
-        self._keep_derived()
+        self.keep_derived()
         for rel in self._dropped:
             self._loaded.pop(rel, None)
         self._dropped.clear()
@@ -266,7 +266,9 @@ class FileCache:
             if enabled:
                 gc.enable()
 
-    def _keep_derived(self) -> None:
+    def keep_derived(self) -> None:
+        """Keep, in memory, what stages derived in the last run, for the next run (`save` also writes it to disk):
+        `flopkb diff` compiles its second side after the first without writing the cache."""
         for rel, entry in self._entries.items():
             stored = self._loaded.get(rel)
             if stored is not None and _changed(entry.derived, self._derived[rel]):
@@ -430,7 +432,7 @@ def cache_key(config: Config, vocabulary: Vocabulary | None) -> bytes:
 
 def _code_files() -> Iterator[Path]:
     """flopkb's own code and data: a changed compiler must not reuse results of the old one."""
-    return (path for path in sorted(_PACKAGE.rglob("*")) if path.suffix in (".py", ".txt") and path.is_file())
+    return (path for path in sorted(_PACKAGE.rglob("*")) if path.suffix in (".py", ".txt", ".j2") and path.is_file())
 
 
 def _read_bytes(config: Config, rel: str) -> bytes | None:

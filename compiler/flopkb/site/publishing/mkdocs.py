@@ -53,12 +53,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
+from markupsafe import Markup
 
 from flopkb.site.publishing.notfound import relative_404
 from flopkb.site.publishing.own_files import publishable_files
 from flopkb.site.publishing.search import index_site
+from flopkb.site.sanitize import escape
 
 if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+
     from flopkb.site.incremental.partial import Reuse
 
 __all__ = [
@@ -136,6 +140,19 @@ MARKDOWN_EXTENSIONS: list[Any] = [
 _NOT_ASSETS = {".md", ".py", ".sh"}
 
 
+def trusted_settings(config: MkDocsConfig) -> None:
+    """Mark the escaped settings as HTML, so that the theme's `| e` does not escape them twice.
+
+    Material prints `config.site_name` as it is in most places (`<title>`, the
+    header) and escaped in others (the logo's `title`); `mkdocs_config` wrote
+    them escaped, which is right where they are printed as they are, and this
+    keeps them so where they are escaped again.
+    """
+    for key in ("site_name", "site_description"):
+        if isinstance(config[key], str):
+            config[key] = Markup(config[key])
+
+
 def mkdocs_config(
     *,
     docs_dir: str | Path,
@@ -155,8 +172,9 @@ def mkdocs_config(
     """
     site_root = Path(site_root).resolve()
     cfg: dict[str, Any] = {
-        "site_name": site_name,
-        "site_description": site_description,
+        # The theme prints these into every page as they are: HTML-escaped here (see `trusted_settings`).
+        "site_name": escape(site_name),
+        "site_description": escape(site_description),
     }
     if site_url:
         cfg["site_url"] = site_url
@@ -401,6 +419,7 @@ def build_site(
     try:
         with _source_date_epoch(source_date_epoch) as epoch:
             config = load_config(config_file=str(cfg_path))
+            trusted_settings(config)
             config.plugins["flopkb/partial"] = partial
             if prerendered:
                 config.plugins["flopkb/prerendered"] = fast
