@@ -150,7 +150,7 @@ class FileCache:
             if raw is None:
                 stale.append(rel)
                 continue
-            digest = _digest(raw)
+            digest = content_digest(raw)
             trusted = stat if max(status.st_mtime_ns, status.st_ctime_ns) < trusted_before else None
             if stored is not None and stored.digest == digest:
                 if stored.stat != trusted:
@@ -232,6 +232,10 @@ class FileCache:
         finally:
             if enabled:
                 gc.enable()
+
+    def keep_derived(self) -> None:
+        """Keep in memory what stages derived in the last run, for the next run (as `save` does, writing nothing)."""
+        self._keep_derived()
 
     def _keep_derived(self) -> None:
         for rel, entry in self._entries.items():
@@ -349,7 +353,8 @@ def _read_bytes(path: str) -> bytes | None:
         return None  # loading the file reports why
 
 
-def _digest(raw: bytes) -> bytes:
+def content_digest(raw: bytes) -> bytes:
+    """The key of truth of a file's content (and of an editor's buffer: `flopkb.editor.overlay`)."""
     return hashlib.blake2b(raw, digest_size=16).digest()
 
 
@@ -392,7 +397,7 @@ class _Later:
 
     def text(self) -> str:
         raw = _read_bytes(f"{self._config.root}/{self._rel}")
-        if raw is None or _digest(raw) != self._digest:
+        if raw is None or content_digest(raw) != self._digest:
             return ""
         text = decode(raw, self._rel)
         return text if isinstance(text, str) else ""

@@ -1,0 +1,161 @@
+"""Checks in a thread of their own: the whole pipeline over the files on disk with the open buffers laid over them.
+
+The message loop never waits for a check: an edit records the buffers and
+wakes the checking thread. A check that an edit supersedes stops before its
+next stage and its result is dropped; the thread then checks the newest
+buffers. Each finished check is handed to `on_checked` with every file's
+diagnostics, converted to the client's positions; what loading and the
+stages derived is kept for the next check (the load cache in memory), so a
+keystroke reloads the edited buffer alone and the stages redo only what
+depends on it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from lsprotocol import types
+
+from flopkb.config import Config
+from flopkb.editor.diagnostics import to_lsp
+from flopkb.editor.overlay import BufferLoader
+from flopkb.kb.knowledge_base import KnowledgeBase, Stage
+from flopkb.load.files import Unreadable, read_bytes
+from flopkb.load.source import decode
+from flopkb.pipeline.cache import FileCache
+from flopkb.pipeline.compile import compile_knowledge_base, stamp_severities
+from flopkb.pipeline.stages import CHECK_STAGES
+from flopkb.report.diagnostics import Diagnostic, internal_error
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """An open document: its text and the client's version of it."""
+
+    text: str
+    version: int
+
+
+@dataclass
+class Checked:
+    """One finished check."""
+
+    generation: int
+    buffers: dict[str, Buffer]
+    """The buffers it checked, by root-relative path."""
+    kb: KnowledgeBase | None
+    """The compiled base (None when the check failed)."""
+    diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
+    """Every file's diagnostics, by root-relative path, in the client's positions."""
+    texts: dict[str, str] = field(default_factory=dict)
+    """The text each file's diagnostics were placed in."""
+
+
+class Checker:
+    """The checking thread of one server: `update` the buffers, get each finished check in `on_checked`."""
+
+    def __init__(self, config: Config, encoding: str, on_checked: Callable[[Checked], None]) -> None:
+        self.config = config
+        self.encoding = encoding
+        self.latest: Checked | None = None
+        self._on_checked = on_checked
+        self._cache = FileCache(config)
+        self._buffers: dict[str, Buffer] = {}
+        self._generation = 0
+        self._done = -1
+        self._stopping = False
+        self._changed = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="flopkb-check", daemon=True)
+        self._thread.start()
+
+    def update(self, buffers: dict[str, Buffer], config: Config | None = None, *, disk: bool = False) -> int:
+        """The generation of the check of these buffers and configuration: a new one when they changed, or when files
+        on disk did (`disk`)."""
+        with self._changed:
+            if buffers == self._buffers and config in (None, self.config) and not disk and self._generation > 0:
+                return self._generation
+            self._buffers = dict(buffers)
+            if config is not None and config != self.config:
+                self.config, self._cache = config, FileCache(config)
+            self._generation += 1
+            self._changed.notify_all()
+            return self._generation
+
+    def wait(self, generation: int | None = None, timeout: float | None = None) -> Checked | None:
+        """The finished check of `generation` (default: the newest requested) or a later one, once it is done."""
+        with self._changed:
+            wanted = self._generation if generation is None else generation
+            self._changed.wait_for(lambda: self._done >= wanted or self._stopping, timeout)
+            return self.latest
+
+    def stop(self) -> None:
+        """Stop checking at the next stage; the thread writes the load cache for the next run, and ends."""
+        with self._changed:
+            self._stopping = True
+            self._generation += 1  # what runs is superseded
+            self._changed.notify_all()
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: self._generation > self._done or self._stopping)
+                if self._stopping:
+                    self._cache.save()
+                    return
+                generation, buffers, config, cache = self._generation, self._buffers, self.config, self._cache
+            checked = self._check(generation, config, cache, buffers)
+            with self._changed:
+                if checked is None or generation != self._generation or self._stopping:
+                    continue  # superseded: the newer buffers are checked next
+                self.latest, self._done = checked, generation
+                self._changed.notify_all()
+            self._on_checked(checked)
+
+    def _check(self, generation: int, config: Config, cache: FileCache, buffers: dict[str, Buffer]) -> Checked | None:
+        texts = {rel: buffer.text for rel, buffer in buffers.items()}
+        try:
+            stages = self._until_superseded(CHECK_STAGES, generation)
+            kb = compile_knowledge_base(config, stages, BufferLoader(cache, texts))
+            if generation != self._generation:
+                return None
+            cache.keep_derived()
+            checked = Checked(generation, buffers, kb)
+            self._convert(checked, kb.diagnostics, texts)
+        except Exception as error:  # flopkb's bug: reported on each open buffer, and the server keeps running
+            failed = [internal_error(rel, error, "checking the open files") for rel in buffers]
+            checked = Checked(generation, buffers, None)
+            self._convert(checked, stamp_severities(failed, config), texts)
+        return checked
+
+    def _until_superseded(self, stages: Iterable[Stage], generation: int) -> Iterator[Stage]:
+        for stage in stages:
+            if generation != self._generation:
+                return
+            yield stage
+
+    def _convert(self, checked: Checked, diagnostics: list[Diagnostic], buffers: dict[str, str]) -> None:
+        entries = {entry.path: entry for entry in checked.kb.entries.values()} if checked.kb is not None else {}
+        for diagnostic in diagnostics:
+            rel = diagnostic.path
+            text = checked.texts.get(rel)
+            if text is None:
+                entry = entries.get(rel)
+                if rel in buffers:
+                    text = buffers[rel]
+                elif entry is not None and entry.source is not None:
+                    text = entry.source.text
+                else:
+                    text = _disk_text(self.config, rel)
+                checked.texts[rel] = text
+            checked.diagnostics.setdefault(rel, []).append(to_lsp(diagnostic, text, self.encoding))
+
+
+def _disk_text(config: Config, rel: str) -> str:
+    """The text of a file that is not a loaded record (the vocabulary, a file that failed): empty if unreadable."""
+    try:
+        decoded = decode(read_bytes(f"{config.root}/{rel}"), rel)
+    except Unreadable:
+        return ""
+    return decoded if isinstance(decoded, str) else ""

@@ -1,0 +1,41 @@
+"""flopkb's diagnostics as LSP diagnostics: the same code, severity, message and hint, at the client's positions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+import flopkb
+from flopkb.editor.positions import diagnostic_range
+from flopkb.report.codes import Severity
+from flopkb.report.diagnostics import Diagnostic
+
+SOURCE = "flopkb"
+_SEVERITY = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning}
+_CODES_PAGE = Path(flopkb.__file__).resolve().parents[2] / "docs" / "codes.md"
+"""The catalogue of codes, where flopkb runs from its repository (an editable install); absent from a wheel."""
+
+
+def code_description(code: str) -> types.CodeDescription | None:
+    """A link to the code's entry in docs/codes.md, when that page is here to link to."""
+    if not _CODES_PAGE.is_file():
+        return None
+    return types.CodeDescription(href=f"{_CODES_PAGE.as_uri()}#{code}")
+
+
+def message_of(diagnostic: Diagnostic) -> str:
+    """The message, and the hint below it as `flopkb check` prints it."""
+    return f"{diagnostic.message}\nhint: {diagnostic.hint}" if diagnostic.hint else diagnostic.message
+
+
+def to_lsp(diagnostic: Diagnostic, text: str, encoding: str) -> types.Diagnostic:
+    """One diagnostic of the file whose text is `text`, its range in the client's `encoding`."""
+    return types.Diagnostic(
+        range=diagnostic_range(text, diagnostic.line, diagnostic.column, encoding),
+        message=message_of(diagnostic),
+        severity=_SEVERITY[diagnostic.severity],
+        code=diagnostic.code,
+        code_description=code_description(diagnostic.code),
+        source=SOURCE,
+    )

@@ -1,0 +1,232 @@
+"""`flopkb lsp`: the pygls server, wired to the checking thread (`flopkb.editor.checker`).
+
+Diagnostics are pushed (`textDocument/publishDiagnostics`) to clients that do
+not pull them, and pulled (`textDocument/diagnostic`, `workspace/diagnostic`)
+by those that do; after every check the server publishes only the files
+whose diagnostics changed (open or not), or asks a pulling client to pull
+again. Files changed on disk reach it through watched-file notifications,
+registered dynamically when the client allows it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from lsprotocol import types
+from pygls import uris
+from pygls.lsp.server import LanguageServer
+
+import flopkb
+from flopkb.config import Config, ConfigError, load_config
+from flopkb.editor.checker import Buffer, Checked, Checker
+
+NAME = "flopkb"
+_WATCHED = ("**/*.yaml", "**/*.yml", "**/pyproject.toml")
+
+
+class FlopkbServer(LanguageServer):
+    """The language server of one knowledge base, found at `root` or at the client's workspace folder."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        super().__init__(NAME, flopkb.__version__)
+        self.given_root = root
+        self.config: Config | None = None
+        self.checker: Checker | None = None
+        self.published: dict[str, list[types.Diagnostic]] = {}
+        """The diagnostics of the last check, by root-relative path: pushed, or there to pull."""
+        self.pulled: set[str] = set()
+        """The files a workspace pull reported: reported again (empty) once their problems are gone."""
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    # where files are
+
+    def relative(self, uri: str) -> str | None:
+        """The root-relative path of a document, or None when it is not in the knowledge base."""
+        path = uris.to_fs_path(uri)
+        if path is None or self.config is None:
+            return None
+        try:
+            return Path(path).resolve().relative_to(self.config.root).as_posix()
+        except ValueError:
+            return None
+
+    def uri_of(self, rel: str) -> str:
+        """The URI of a root-relative path: the client's own for an open document."""
+        for document in self.workspace.text_documents.values():
+            if self.relative(document.uri) == rel:
+                return document.uri
+        assert self.config is not None
+        return uris.from_fs_path(str(self.config.root / rel)) or (self.config.root / rel).as_uri()
+
+    def buffers(self) -> dict[str, Buffer]:
+        found = {}
+        for document in self.workspace.text_documents.values():
+            rel = self.relative(document.uri)
+            if rel is not None:
+                found[rel] = Buffer(document.source, document.version or 0)
+        return found
+
+    # checking
+
+    def start(self, params: types.InitializeParams) -> None:
+        root = self.given_root or _workspace_root(params) or Path.cwd()
+        try:
+            config = load_config(root.resolve())
+        except ConfigError as error:
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"flopkb: {error}"))
+            return
+        if not config.records_path.is_dir():
+            message = f"flopkb: no {config.records}/ folder in {config.root}; start flopkb lsp in a knowledge base"
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, message))
+            return
+        self.config = config
+        encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        self.checker = Checker(config, str(encoding), self.checked)
+
+    def recheck(self, *, disk: bool = False, config_changed: bool = False) -> None:
+        if self.checker is None or self.config is None:
+            return
+        config = None
+        if config_changed:
+            try:
+                config = self.config = load_config(self.config.root)
+            except ConfigError as error:
+                self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"flopkb: {error}"))
+        self.checker.update(self.buffers(), config, disk=disk)
+
+    def checked(self, checked: Checked) -> None:
+        """Called in the checking thread: the results go out from the message loop."""
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self.publish, checked)
+
+    def publish(self, checked: Checked) -> None:
+        """Push the diagnostics of every file whose diagnostics changed; or ask a pulling client to pull again."""
+        if self.pulls:
+            if self.published != checked.diagnostics and self.refreshes:
+                self.workspace_diagnostic_refresh(None)
+            self.published = checked.diagnostics
+            return
+        for rel in sorted(self.published.keys() | checked.diagnostics.keys()):
+            diagnostics = checked.diagnostics.get(rel, [])
+            if self.published.get(rel, []) != diagnostics:
+                buffer = checked.buffers.get(rel)
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(
+                        uri=self.uri_of(rel),
+                        diagnostics=diagnostics,
+                        version=buffer.version if buffer is not None else None,
+                    )
+                )
+        self.published = checked.diagnostics
+
+    @property
+    def pulls(self) -> bool:
+        """Whether the client pulls diagnostics (then they are not pushed too: it would show them twice)."""
+        document = self.client_capabilities.text_document
+        return document is not None and document.diagnostic is not None
+
+    @property
+    def refreshes(self) -> bool:
+        workspace = self.client_capabilities.workspace
+        return bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
+
+    async def current(self) -> Checked | None:
+        """The check of the buffers as they are now, once it is done (off the message loop)."""
+        if self.checker is None:
+            return None
+        generation = self.checker.update(self.buffers())
+        checker = self.checker
+        return await asyncio.get_running_loop().run_in_executor(None, checker.wait, generation)
+
+
+def _workspace_root(params: types.InitializeParams) -> Path | None:
+    if params.workspace_folders:
+        path = uris.to_fs_path(params.workspace_folders[0].uri)
+        return Path(path) if path else None
+    if params.root_uri:
+        path = uris.to_fs_path(params.root_uri)
+        return Path(path) if path else None
+    return Path(params.root_path) if params.root_path else None
+
+
+def make_server(root: Path | None = None) -> FlopkbServer:
+    server = FlopkbServer(root)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: FlopkbServer, params: types.InitializeParams) -> None:
+        ls.start(params)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: FlopkbServer, params: types.InitializedParams) -> None:
+        ls.loop = asyncio.get_running_loop()
+        ls.recheck()
+        watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
+        if watched and watched.dynamic_registration and ls.config is not None:
+            options = types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in _WATCHED]
+            )
+            registration = types.Registration(
+                id="flopkb-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
+            )
+            await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: FlopkbServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.recheck()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: FlopkbServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.recheck()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: FlopkbServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.recheck(disk=True)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: FlopkbServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.recheck()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_changed(ls: FlopkbServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.recheck(
+            disk=True, config_changed=any(os.path.basename(change.uri) == "pyproject.toml" for change in params.changes)
+        )
+
+    @server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(identifier=NAME, inter_file_dependencies=True, workspace_diagnostics=True),
+    )
+    async def pull(ls: FlopkbServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+        checked = await ls.current()
+        rel = ls.relative(params.text_document.uri)
+        items = checked.diagnostics.get(rel, []) if checked is not None and rel is not None else []
+        result_id = str(checked.generation) if checked is not None else None
+        return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+
+    @server.feature(types.WORKSPACE_DIAGNOSTIC)
+    async def pull_all(ls: FlopkbServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+        checked = await ls.current()
+        if checked is None:
+            return types.WorkspaceDiagnosticReport(items=[])
+        reports: list[types.WorkspaceDocumentDiagnosticReport] = []
+        for rel in sorted(ls.pulled | checked.diagnostics.keys()):
+            buffer = checked.buffers.get(rel)
+            reports.append(
+                types.WorkspaceFullDocumentDiagnosticReport(
+                    uri=ls.uri_of(rel),
+                    items=checked.diagnostics.get(rel, []),
+                    version=buffer.version if buffer is not None else None,
+                    result_id=str(checked.generation),
+                )
+            )
+        ls.pulled = set(checked.diagnostics)
+        return types.WorkspaceDiagnosticReport(items=reports)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: FlopkbServer, params: None) -> None:
+        if ls.checker is not None:
+            ls.checker.stop()
+
+    return server
