@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -16,6 +19,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from repo import REPO
 
 UTF8, UTF16 = types.PositionEncodingKind.Utf8, types.PositionEncodingKind.Utf16
+T = TypeVar("T")
 PUSH_CLIENT = "neovim@v0.9.1"
 """A client that takes pushed diagnostics (Neovim before 0.10 does not pull them)."""
 
@@ -56,6 +60,9 @@ async def lsp_session(
         yield lsp
         await lsp.shutdown_session()
     finally:
+        server = lsp._server
+        if server is not None and server.returncode is None:  # the test failed before the shutdown: end it here
+            server.kill()
         await lsp.stop()
 
 
@@ -100,14 +107,18 @@ def checked(root: Path, encoding: str) -> list[Seen]:
         check=False,
     )
     assert run.returncode in (0, 1), run.stderr
-    seen = []
-    for item in json.loads(run.stdout)["diagnostics"]:
-        line_text = _line(root / item["path"], item["line"])
-        before = line_text[: item["column"] - 1]
+    return seen(root, json.loads(run.stdout)["diagnostics"], encoding)
+
+
+def seen(root: Path, reported: list[dict[str, Any]], encoding: str) -> list[Seen]:
+    """Diagnostics as `check --format json` prints them, at the positions a client with `encoding` counts."""
+    found = []
+    for item in reported:
+        before = _line(root / item["path"], item["line"])[: item["column"] - 1]
         character = len(before.encode("utf-8")) if encoding == UTF8 else len(before.encode("utf-16-le")) // 2
         message = item["message"] + (f"\nhint: {item['hint']}" if "hint" in item else "")
-        seen.append((item["path"], item["line"] - 1, character, item["code"], item["severity"], message))
-    return sorted(seen)
+        found.append((item["path"], item["line"] - 1, character, item["code"], item["severity"], message))
+    return sorted(found)
 
 
 def _line(path: Path, line: int) -> str:
@@ -120,3 +131,34 @@ def _line(path: Path, line: int) -> str:
 
 def record_files(root: Path) -> list[str]:
     return sorted(path.relative_to(root).as_posix() for path in (root / "records").rglob("*.y*ml"))
+
+
+class ThreadedSession:
+    """An `lsp_session` run on an event loop of its own thread, for synchronous tests (hypothesis)."""
+
+    def __init__(self, root: Path, **options: Any) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+        self._session = lsp_session(root, **options)
+        self.lsp = self.run(self._session.__aenter__())
+
+    def run(self, awaitable: Awaitable[T]) -> T:
+        async def wrapped() -> T:
+            return await awaitable
+
+        return asyncio.run_coroutine_threadsafe(wrapped(), self.loop).result(timeout=600)
+
+    def call(self, function: Callable[..., T], *args: Any) -> T:
+        """Call `function` (one that sends a notification) on the session's loop."""
+
+        async def wrapped() -> T:
+            return function(*args)
+
+        return self.run(wrapped())
+
+    def close(self) -> None:
+        self.run(self._session.__aexit__(None, None, None))
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
+        self.loop.close()

@@ -15,12 +15,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from lsprotocol import types
+from pygls import uris
 
 from flopkb.config import Config
 from flopkb.editor.diagnostics import to_lsp
 from flopkb.editor.overlay import BufferLoader
+from flopkb.editor.positions import diagnostic_range
+from flopkb.editor.related import related_places
 from flopkb.kb.knowledge_base import KnowledgeBase, Stage
 from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.source import decode
@@ -109,9 +113,10 @@ class Checker:
             with self._changed:
                 if checked is None or generation != self._generation or self._stopping:
                     continue  # superseded: the newer buffers are checked next
-                self.latest, self._done = checked, generation
+                self.latest = checked
+                self._on_checked(checked)  # before waiters are woken: what is pushed goes out before what they answer
+                self._done = generation
                 self._changed.notify_all()
-            self._on_checked(checked)
 
     def _check(self, generation: int, config: Config, cache: FileCache, buffers: dict[str, Buffer]) -> Checked | None:
         texts = {rel: buffer.text for rel, buffer in buffers.items()}
@@ -136,9 +141,10 @@ class Checker:
             yield stage
 
     def _convert(self, checked: Checked, diagnostics: list[Diagnostic], buffers: dict[str, str]) -> None:
-        entries = {entry.path: entry for entry in checked.kb.entries.values()} if checked.kb is not None else {}
-        for diagnostic in diagnostics:
-            rel = diagnostic.path
+        kb = checked.kb
+        entries = {entry.path: entry for entry in kb.entries.values()} if kb is not None else {}
+
+        def text_of(rel: str) -> str:
             text = checked.texts.get(rel)
             if text is None:
                 entry = entries.get(rel)
@@ -149,7 +155,27 @@ class Checker:
                 else:
                     text = _disk_text(self.config, rel)
                 checked.texts[rel] = text
-            checked.diagnostics.setdefault(rel, []).append(to_lsp(diagnostic, text, self.encoding))
+            return text
+
+        for diagnostic in diagnostics:
+            related = [
+                types.DiagnosticRelatedInformation(
+                    location=types.Location(
+                        uri=uri_of(self.config, path),
+                        range=diagnostic_range(text_of(path), line, column, self.encoding),
+                    ),
+                    message=what,
+                )
+                for path, line, column, what in (related_places(kb, diagnostic) if kb is not None else [])
+            ]
+            lsp = to_lsp(diagnostic, text_of(diagnostic.path), self.encoding, related or None)
+            checked.diagnostics.setdefault(diagnostic.path, []).append(lsp)
+
+
+def uri_of(config: Config, rel: str) -> str:
+    """The URI of a root-relative path."""
+    path = str(config.root / rel)
+    return uris.from_fs_path(path) or Path(path).as_uri()
 
 
 def _disk_text(config: Config, rel: str) -> str:

@@ -29,8 +29,14 @@ def message_of(diagnostic: Diagnostic) -> str:
     return f"{diagnostic.message}\nhint: {diagnostic.hint}" if diagnostic.hint else diagnostic.message
 
 
-def to_lsp(diagnostic: Diagnostic, text: str, encoding: str) -> types.Diagnostic:
-    """One diagnostic of the file whose text is `text`, its range in the client's `encoding`."""
+def to_lsp(
+    diagnostic: Diagnostic,
+    text: str,
+    encoding: str,
+    related: list[types.DiagnosticRelatedInformation] | None = None,
+) -> types.Diagnostic:
+    """One diagnostic of the file whose text is `text`, its range in the client's `encoding`, with its second
+    places."""
     return types.Diagnostic(
         range=diagnostic_range(text, diagnostic.line, diagnostic.column, encoding),
         message=message_of(diagnostic),
@@ -38,4 +44,5 @@ def to_lsp(diagnostic: Diagnostic, text: str, encoding: str) -> types.Diagnostic
         code=diagnostic.code,
         code_description=code_description(diagnostic.code),
         source=SOURCE,
+        related_information=related,
     )

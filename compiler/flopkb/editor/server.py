@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 
 import flopkb
 from flopkb.config import Config, ConfigError, load_config
-from flopkb.editor.checker import Buffer, Checked, Checker
+from flopkb.editor.checker import Buffer, Checked, Checker, uri_of
 
 NAME = "flopkb"
 _WATCHED = ("**/*.yaml", "**/*.yml", "**/pyproject.toml")
@@ -58,7 +58,7 @@ class FlopkbServer(LanguageServer):
             if self.relative(document.uri) == rel:
                 return document.uri
         assert self.config is not None
-        return uris.from_fs_path(str(self.config.root / rel)) or (self.config.root / rel).as_uri()
+        return uri_of(self.config, rel)
 
     def buffers(self) -> dict[str, Buffer]:
         found = {}
