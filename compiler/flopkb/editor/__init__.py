@@ -2,7 +2,7 @@
 
 Takes the compiled pipeline (loading through the load cache, the stages, the
 diagnostics) and gives it to an editor over the Language Server Protocol:
-open buffers lay over the files on disk (`overlay.py`), a check runs in a
+open buffers lay over the files on disk (`flopkb.load.sources.Overlay`), a check runs in a
 thread of its own and a newer edit drops the older check (`checker.py`),
 diagnostics are converted to the client's position encoding
 (`positions.py`, `diagnostics.py`), and `server.py` wires it to pygls.

@@ -1,7 +1,10 @@
 """Checks in a thread of their own: the whole pipeline over the files on disk with the open buffers laid over them.
 
 The message loop never waits for a check: an edit records the buffers and
-wakes the checking thread. A check that an edit supersedes stops before its
+wakes the checking thread, which compiles the base read through an
+`Overlay` of the buffers over the work tree (`flopkb.load.sources`): a
+buffer is loaded as its file would be, a new record's buffer is a file of
+the base, and the load cache keys it by its digest like any file. A check that an edit supersedes stops before its
 next stage and its result is dropped; the thread then checks the newest
 buffers. Each finished check is handed to `on_checked` with every file's
 diagnostics, converted to the client's positions; what loading and the
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lsprotocol import types
@@ -22,12 +25,12 @@ from pygls import uris
 
 from flopkb.config import Config
 from flopkb.editor.diagnostics import to_lsp
-from flopkb.editor.overlay import BufferLoader
 from flopkb.editor.positions import diagnostic_range
 from flopkb.editor.related import related_places
 from flopkb.kb.knowledge_base import KnowledgeBase, Stage
-from flopkb.load.files import Unreadable, read_bytes
+from flopkb.load.files import Unreadable
 from flopkb.load.source import decode
+from flopkb.load.sources import Overlay
 from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base, stamp_severities
 from flopkb.pipeline.stages import CHECK_STAGES
@@ -121,8 +124,10 @@ class Checker:
     def _check(self, generation: int, config: Config, cache: FileCache, buffers: dict[str, Buffer]) -> Checked | None:
         texts = {rel: buffer.text for rel, buffer in buffers.items()}
         try:
+            encoded = {rel: text.encode("utf-8", errors="surrogatepass") for rel, text in texts.items()}
+            over = replace(config, files=Overlay(config.files, encoded))
             stages = self._until_superseded(CHECK_STAGES, generation)
-            kb = compile_knowledge_base(config, stages, BufferLoader(cache, texts))
+            kb = compile_knowledge_base(over, stages, cache)
             if generation != self._generation:
                 return None
             cache.keep_derived()
@@ -181,7 +186,7 @@ def uri_of(config: Config, rel: str) -> str:
 def _disk_text(config: Config, rel: str) -> str:
     """The text of a file that is not a loaded record (the vocabulary, a file that failed): empty if unreadable."""
     try:
-        decoded = decode(read_bytes(f"{config.root}/{rel}"), rel)
+        decoded = decode(config.files.read(rel), rel)
     except Unreadable:
         return ""
     return decoded if isinstance(decoded, str) else ""

@@ -41,14 +41,9 @@ def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
         raise Unreadable(f"the file cannot be read: {error.strerror}") from error
     finally:
         os.close(fd)
-    refuse_oversize(raw, limit)
-    return raw
-
-
-def refuse_oversize(raw: bytes, limit: int = MAX_FILE_BYTES) -> None:
-    """`Unreadable` when `raw` (a file's bytes, or an editor's unsaved buffer) has more than `limit` bytes."""
     if len(raw) > limit:
         raise Unreadable(f"the file has more than {limit:,} bytes; records are limited to {limit:,}")
+    return raw
 
 
 def _kind(mode: int) -> str:
