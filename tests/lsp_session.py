@@ -27,7 +27,8 @@ Seen = tuple[str, int, int, str, str, str]
 """A diagnostic as a user reads it: (path, line, character, code, severity, message with hint)."""
 
 
-def _environment() -> dict[str, str]:
+def environment() -> dict[str, str]:
+    """This process's environment, with the worktree's compiler first on the module path."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "compiler"), env.get("PYTHONPATH")]))
     return env
@@ -39,7 +40,7 @@ async def lsp_session(
 ) -> AsyncIterator[LanguageClient]:
     """`flopkb lsp --root ROOT`, initialized with `client`'s capabilities offering `encoding`; shut down after."""
     config = ClientServerConfig(
-        server_command=[sys.executable, "-m", "flopkb", "lsp", "--root", str(root)], server_env=_environment()
+        server_command=[sys.executable, "-m", "flopkb", "lsp", "--root", str(root)], server_env=environment()
     )
     lsp = await config.start()
     assert isinstance(lsp, LanguageClient)
@@ -103,7 +104,7 @@ def checked(root: Path, encoding: str) -> list[Seen]:
         [sys.executable, "-m", "flopkb", "check", "--format", "json", "--no-cache", "--root", str(root)],
         capture_output=True,
         text=True,
-        env=_environment(),
+        env=environment(),
         check=False,
     )
     assert run.returncode in (0, 1), run.stderr

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
 
 from hostile_kb import write_hostile_kb
 from kbfixture import accelerator, write_kb
@@ -95,3 +96,15 @@ async def test_a_problem_with_a_second_place_points_at_it(tmp_path: Path) -> Non
 
 def rel_of(root: Path, uri: str) -> str:
     return Path(uri.removeprefix("file://")).relative_to(root).as_posix()
+
+
+async def test_a_pulling_client_pulls_every_file_s_diagnostics_and_none_are_pushed(tmp_path: Path) -> None:
+    root = write_hostile_kb(tmp_path / "kb")
+    async with lsp_session(root, client="neovim@v0.11.0") as lsp:
+        open_file(lsp, root, record_files(root)[0])
+        report = await lsp.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+        assert lsp.diagnostics == {}
+        for item in report.items:
+            assert isinstance(item, types.WorkspaceFullDocumentDiagnosticReport)
+            lsp.diagnostics[item.uri] = list(item.items)
+        assert pushed(lsp, root) == checked(root, UTF16) != []
