@@ -21,6 +21,10 @@ from pygls.lsp.server import LanguageServer
 import flopkb
 from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.checker import Buffer, Checked, Checker, uri_of
+from flopkb.editor.hover import hover_markdown
+from flopkb.editor.positions import code_point_offset
+from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.load.positions import LineIndex
 
 NAME = "flopkb"
 _WATCHED = ("**/*.yaml", "**/*.yml", "**/pyproject.toml")
@@ -132,6 +136,20 @@ class FlopkbServer(LanguageServer):
         workspace = self.client_capabilities.workspace
         return bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
 
+    def at(self, uri: str, position: types.Position) -> tuple[KnowledgeBase, str, int, int] | None:
+        """The last checked base, and the file and flopkb's (line, column) of a position in an open document."""
+        rel = self.relative(uri)
+        checked = self.checker.latest if self.checker is not None else None
+        if rel is None or checked is None or checked.kb is None:
+            return None
+        text = self.workspace.get_text_document(uri).source
+        line, column = LineIndex(text).position(code_point_offset(text, position, self.checker_encoding))
+        return checked.kb, rel, line, column
+
+    @property
+    def checker_encoding(self) -> str:
+        return self.checker.encoding if self.checker is not None else types.PositionEncodingKind.Utf16
+
     async def current(self) -> Checked | None:
         """The check of the buffers as they are now, once it is done (off the message loop)."""
         if self.checker is None:
@@ -223,6 +241,14 @@ def make_server(root: Path | None = None) -> FlopkbServer:
             )
         ls.pulled = set(checked.diagnostics)
         return types.WorkspaceDiagnosticReport(items=reports)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: FlopkbServer, params: types.HoverParams) -> types.Hover | None:
+        found = ls.at(params.text_document.uri, params.position)
+        text = hover_markdown(*found) if found is not None else None
+        if text is None:
+            return None
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: FlopkbServer, params: None) -> None:
