@@ -21,6 +21,7 @@ from pygls.lsp.server import LanguageServer
 import flopkb
 from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.checker import Buffer, Checked, Checker, uri_of
+from flopkb.editor.completion import complete
 from flopkb.editor.hover import hover_markdown
 from flopkb.editor.positions import code_point_offset
 from flopkb.kb.knowledge_base import KnowledgeBase
@@ -249,6 +250,26 @@ def make_server(root: Path | None = None) -> FlopkbServer:
         if text is None:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["[", "#", ".", " ", "/"])
+    )
+    def completion(ls: FlopkbServer, params: types.CompletionParams) -> types.CompletionList | None:
+        checked = ls.checker.latest if ls.checker is not None else None
+        if checked is None or checked.kb is None:
+            return None
+        text = ls.workspace.get_text_document(params.text_document.uri).source
+        lines = text.split("\n")
+        if params.position.line >= len(lines):
+            return None
+        line_text = lines[params.position.line]
+        offset = code_point_offset(
+            line_text, types.Position(line=0, character=params.position.character), ls.checker_encoding
+        )
+        items = complete(
+            checked.kb, lines, params.position.line, line_text[:offset], params.position.character, ls.checker_encoding
+        )
+        return types.CompletionList(is_incomplete=False, items=items)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: FlopkbServer, params: None) -> None:
