@@ -27,6 +27,7 @@ from flopkb.config import Config
 from flopkb.editor.diagnostics import to_lsp
 from flopkb.editor.positions import diagnostic_range
 from flopkb.editor.related import related_places
+from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase, Stage
 from flopkb.load.files import Unreadable
 from flopkb.load.source import decode
@@ -49,6 +50,7 @@ class Buffer:
 class Checked:
     """One finished check."""
 
+    config: Config
     generation: int
     buffers: dict[str, Buffer]
     """The buffers it checked, by root-relative path."""
@@ -58,6 +60,27 @@ class Checked:
     """Every file's diagnostics, by root-relative path, in the client's positions."""
     texts: dict[str, str] = field(default_factory=dict)
     """The text each file's diagnostics were placed in."""
+
+    entries_by_path: dict[str, Entry] = field(default_factory=dict)
+
+    def entry_at(self, rel: str) -> Entry | None:
+        if not self.entries_by_path and self.kb is not None:
+            self.entries_by_path = {entry.path: entry for entry in self.kb.entries.values()}
+        return self.entries_by_path.get(rel)
+
+    def text_of(self, rel: str) -> str:
+        """The text of a file as this check read it: its buffer, its loaded source, or the file."""
+        text = self.texts.get(rel)
+        if text is None:
+            entry = self.entry_at(rel)
+            if rel in self.buffers:
+                text = self.buffers[rel].text
+            elif entry is not None and entry.source is not None:
+                text = entry.source.text
+            else:
+                text = _disk_text(self.config, rel)
+            self.texts[rel] = text
+        return text
 
 
 class Checker:
@@ -131,12 +154,12 @@ class Checker:
             if generation != self._generation:
                 return None
             cache.keep_derived()
-            checked = Checked(generation, buffers, kb)
-            self._convert(checked, kb.diagnostics, texts)
+            checked = Checked(over, generation, buffers, kb)
+            self._convert(checked, kb.diagnostics)
         except Exception as error:  # flopkb's bug: reported on each open buffer, and the server keeps running
             failed = [internal_error(rel, error, "checking the open files") for rel in buffers]
-            checked = Checked(generation, buffers, None)
-            self._convert(checked, stamp_severities(failed, config), texts)
+            checked = Checked(config, generation, buffers, None)
+            self._convert(checked, stamp_severities(failed, config))
         return checked
 
     def _until_superseded(self, stages: Iterable[Stage], generation: int) -> Iterator[Stage]:
@@ -145,35 +168,20 @@ class Checker:
                 return
             yield stage
 
-    def _convert(self, checked: Checked, diagnostics: list[Diagnostic], buffers: dict[str, str]) -> None:
+    def _convert(self, checked: Checked, diagnostics: list[Diagnostic]) -> None:
         kb = checked.kb
-        entries = {entry.path: entry for entry in kb.entries.values()} if kb is not None else {}
-
-        def text_of(rel: str) -> str:
-            text = checked.texts.get(rel)
-            if text is None:
-                entry = entries.get(rel)
-                if rel in buffers:
-                    text = buffers[rel]
-                elif entry is not None and entry.source is not None:
-                    text = entry.source.text
-                else:
-                    text = _disk_text(self.config, rel)
-                checked.texts[rel] = text
-            return text
-
         for diagnostic in diagnostics:
             related = [
                 types.DiagnosticRelatedInformation(
                     location=types.Location(
-                        uri=uri_of(self.config, path),
-                        range=diagnostic_range(text_of(path), line, column, self.encoding),
+                        uri=uri_of(checked.config, path),
+                        range=diagnostic_range(checked.text_of(path), line, column, self.encoding),
                     ),
                     message=what,
                 )
                 for path, line, column, what in (related_places(kb, diagnostic) if kb is not None else [])
             ]
-            lsp = to_lsp(diagnostic, text_of(diagnostic.path), self.encoding, related or None)
+            lsp = to_lsp(diagnostic, checked.text_of(diagnostic.path), self.encoding, related or None)
             checked.diagnostics.setdefault(diagnostic.path, []).append(lsp)
 
 

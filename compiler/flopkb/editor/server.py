@@ -23,7 +23,8 @@ from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.checker import Buffer, Checked, Checker, uri_of
 from flopkb.editor.completion import complete
 from flopkb.editor.hover import hover_markdown
-from flopkb.editor.positions import code_point_offset
+from flopkb.editor.navigation import definition, document_symbols, references
+from flopkb.editor.positions import code_point_offset, diagnostic_range
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.load.positions import LineIndex
 
@@ -136,6 +137,11 @@ class FlopkbServer(LanguageServer):
     def refreshes(self) -> bool:
         workspace = self.client_capabilities.workspace
         return bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
+
+    def location(self, checked: Checked, place: tuple[str, int, int]) -> types.Location:
+        path, line, column = place
+        text = checked.text_of(path)
+        return types.Location(uri=self.uri_of(path), range=diagnostic_range(text, line, column, self.checker_encoding))
 
     def at(self, uri: str, position: types.Position) -> tuple[KnowledgeBase, str, int, int] | None:
         """The last checked base, and the file and flopkb's (line, column) of a position in an open document."""
@@ -270,6 +276,35 @@ def make_server(root: Path | None = None) -> FlopkbServer:
             checked.kb, lines, params.position.line, line_text[:offset], params.position.character, ls.checker_encoding
         )
         return types.CompletionList(is_incomplete=False, items=items)
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def go_to_definition(ls: FlopkbServer, params: types.DefinitionParams) -> list[types.Location] | None:
+        found = ls.at(params.text_document.uri, params.position)
+        if found is None or ls.checker is None or ls.checker.latest is None:
+            return None
+        kb, rel, line, column = found
+        line_text = ls.workspace.get_text_document(params.text_document.uri).source.split("\n")[line - 1]
+        places = definition(kb, rel, line, column, line_text)
+        return [ls.location(ls.checker.latest, place) for place in places] or None
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    def find_references(ls: FlopkbServer, params: types.ReferenceParams) -> list[types.Location] | None:
+        found = ls.at(params.text_document.uri, params.position)
+        if found is None or ls.checker is None or ls.checker.latest is None:
+            return None
+        return [ls.location(ls.checker.latest, place) for place in references(*found)] or None
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def symbols(ls: FlopkbServer, params: types.DocumentSymbolParams) -> list[types.SymbolInformation] | None:
+        rel = ls.relative(params.text_document.uri)
+        checked = ls.checker.latest if ls.checker is not None else None
+        entry = checked.entry_at(rel) if checked is not None and rel is not None else None
+        if checked is None or entry is None:
+            return None
+        return [
+            types.SymbolInformation(name=name, kind=kind, location=ls.location(checked, (entry.path, line, column)))
+            for name, kind, line, column in document_symbols(entry)
+        ]
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: FlopkbServer, params: None) -> None:
