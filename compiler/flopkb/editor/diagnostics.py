@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 
 import flopkb
-from flopkb.editor.positions import diagnostic_range
+from flopkb.editor.positions import diagnostic_range, lsp_position, offset_of
+from flopkb.load.positions import LineIndex
 from flopkb.report.codes import Severity
 from flopkb.report.diagnostics import Diagnostic
 
@@ -29,6 +32,34 @@ def message_of(diagnostic: Diagnostic) -> str:
     return f"{diagnostic.message}\nhint: {diagnostic.hint}" if diagnostic.hint else diagnostic.message
 
 
+DID_YOU_MEAN = "did you mean "
+_WORD = re.compile(r"(?:\[\[|[\"'])?([^\s\]|#,}\"']+)")
+
+
+def fixes(diagnostic: Diagnostic, text: str, encoding: str) -> dict[str, Any] | None:
+    """What a "did you mean" hint proposes, for the quick fixes (`flopkb.editor.actions`): the range of the word
+    written at the diagnostic's place, and each name the hint offers in its stead."""
+    hint = diagnostic.hint or ""
+    if not hint.startswith(DID_YOU_MEAN) or not hint.endswith("?"):
+        return None
+    start = offset_of(LineIndex(text), diagnostic.line, diagnostic.column)
+    word = _WORD.match(text, start)
+    if word is None:
+        return None
+    return {
+        "range": [
+            *_pair(lsp_position(text, word.start(1), encoding)),
+            *_pair(lsp_position(text, word.end(1), encoding)),
+        ],
+        "written": word.group(1),
+        "offered": hint.removeprefix(DID_YOU_MEAN).removesuffix("?").split(" or "),
+    }
+
+
+def _pair(position: types.Position) -> list[int]:
+    return [position.line, position.character]
+
+
 def to_lsp(
     diagnostic: Diagnostic,
     text: str,
@@ -45,4 +76,5 @@ def to_lsp(
         code_description=code_description(diagnostic.code),
         source=SOURCE,
         related_information=related,
+        data=fixes(diagnostic, text, encoding),
     )

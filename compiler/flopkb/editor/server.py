@@ -20,6 +20,7 @@ from pygls.lsp.server import LanguageServer
 
 import flopkb
 from flopkb.config import Config, ConfigError, load_config
+from flopkb.editor.actions import quick_fixes
 from flopkb.editor.checker import Buffer, Checked, Checker, uri_of
 from flopkb.editor.completion import complete
 from flopkb.editor.hover import hover_markdown
@@ -305,6 +306,12 @@ def make_server(root: Path | None = None) -> FlopkbServer:
             types.SymbolInformation(name=name, kind=kind, location=ls.location(checked, (entry.path, line, column)))
             for name, kind, line, column in document_symbols(entry)
         ]
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
+    )
+    def code_actions(ls: FlopkbServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        return quick_fixes(params.text_document.uri, list(params.context.diagnostics)) or None
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: FlopkbServer, params: None) -> None:
