@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 
 from kbfixture import accelerator, write_kb
-from lsp_session import lsp_session, open_file, settled
+from lsp_session import environment, lsp_session, open_file, settled
 
 pytestmark = pytest.mark.asyncio
 
@@ -65,3 +67,34 @@ async def test_every_did_you_mean_is_a_quick_fix_that_leaves_no_diagnostic(tmp_p
             "dangling-ref: Write 'hw/alpha' for 'hw/alpah'",
         ]
         assert "category: memory-bandwidth\n" in text and "[[hw/alpha]]." in text and "[hw/alpha]" in text
+
+
+UNFORMATTED = """\
+kind: flop   # the kind first: fmt moves it
+id: flops/decode
+description: Decode streams the weights.
+category: memory-bandwidth
+"""
+
+
+async def test_formatting_is_flopkb_fmt_with_comments_kept(tmp_path: Path) -> None:
+    root = write_kb(tmp_path, {"records/flops/decode.yaml": UNFORMATTED})
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/flops/decode.yaml")
+        edits = await lsp.text_document_formatting_async(
+            types.DocumentFormattingParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                options=types.FormattingOptions(tab_size=2, insert_spaces=True),
+            )
+        )
+        assert edits is not None and len(edits) == 1
+        formatted = apply(UNFORMATTED, edits[0])
+    run = subprocess.run(
+        [sys.executable, "-m", "flopkb", "fmt", "--root", str(root)],
+        env=environment(),
+        capture_output=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert formatted == (root / "records/flops/decode.yaml").read_text(encoding="utf-8") != UNFORMATTED
+    assert "# the kind first: fmt moves it" in formatted

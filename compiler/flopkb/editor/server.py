@@ -19,13 +19,14 @@ from pygls import uris
 from pygls.lsp.server import LanguageServer
 
 import flopkb
+from flopkb.authoring.fmt import format_bytes
 from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.actions import quick_fixes
 from flopkb.editor.checker import Buffer, Checked, Checker, uri_of
 from flopkb.editor.completion import complete
 from flopkb.editor.hover import hover_markdown
 from flopkb.editor.navigation import definition, document_symbols, references
-from flopkb.editor.positions import code_point_offset, diagnostic_range
+from flopkb.editor.positions import code_point_offset, diagnostic_range, lsp_position
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.load.positions import LineIndex
 
@@ -312,6 +313,19 @@ def make_server(root: Path | None = None) -> FlopkbServer:
     )
     def code_actions(ls: FlopkbServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         return quick_fixes(params.text_document.uri, list(params.context.diagnostics)) or None
+
+    @server.feature(types.TEXT_DOCUMENT_FORMATTING)
+    def formatting(ls: FlopkbServer, params: types.DocumentFormattingParams) -> list[types.TextEdit] | None:
+        """`flopkb fmt` on the buffer: the whole text replaced by its canonical form, comments kept; nothing when fmt
+        leaves the file as it is (a problem, or a form it could not keep the meaning of)."""
+        rel = ls.relative(params.text_document.uri)
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        outcome = format_bytes(document.source.encode("utf-8", errors="surrogatepass"), rel or document.path)
+        if not outcome.changed or outcome.text is None:
+            return None
+        end = lsp_position(document.source, len(document.source), ls.checker_encoding)
+        whole = types.Range(start=types.Position(line=0, character=0), end=end)
+        return [types.TextEdit(range=whole, new_text=outcome.text)]
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: FlopkbServer, params: None) -> None:
