@@ -95,3 +95,32 @@ async def test_hover_on_a_link_shows_its_target(tmp_path: Path) -> None:
         assert anchored is not None and anchored.startswith("**facts/g**#gain · fact\nevidence: ")
         assert "A gain." in anchored
         assert "facts/g#gain" in anchored.split("```text\n", 1)[1] and "0.125" in anchored
+
+
+PAPER = (
+    "id: sources/paper\nkind: source\ntitle: P\nmeasurements:\n"
+    "  - {id: b32, quantity: gain, value: 0.2, basis: simulated, where: Figure 22}\n"
+)
+
+
+async def test_inlay_hints_show_each_claim_as_computed(tmp_path: Path) -> None:
+    gain = GAIN + "    expect:\n      - {measured: sources/paper#b32}\n"
+    files = {"records/hw/alpha.yaml": ALPHA, "records/hw/beta.yaml": BETA, "records/facts/f.yaml": FACT}
+    root = write_kb(tmp_path, {**files, "records/facts/g.yaml": gain, "records/sources/paper.yaml": PAPER})
+    async with lsp_session(root) as lsp:
+        hints = {}
+        for rel, text in (("records/facts/f.yaml", FACT), ("records/facts/g.yaml", gain)):
+            uri = open_file(lsp, root, rel)
+            await settled(lsp, uri)
+            whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=99, character=0))
+            found = await lsp.text_document_inlay_hint_async(
+                types.InlayHintParams(text_document=types.TextDocumentIdentifier(uri=uri), range=whole)
+            )
+            lines = text.split("\n")
+            for hint in found or []:
+                assert hint.position.character == len(lines[hint.position.line])  # at the end of the claim's line
+                hints[(rel, hint.position.line)] = hint.label
+    assert hints == {
+        ("records/facts/f.yaml", 14): "= 222.222 FLOP/byte ✓",
+        ("records/facts/g.yaml", 8): "≠ model 0.125, measured 0.2 (off by 60%)",
+    }

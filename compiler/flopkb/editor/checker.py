@@ -15,6 +15,7 @@ depends on it.
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -151,6 +152,7 @@ class Checker:
             over = replace(config, files=Overlay(config.files, encoded))
             stages = self._until_superseded(CHECK_STAGES, generation)
             kb = compile_knowledge_base(over, stages, cache)
+            gc.unfreeze()  # loading froze what it allocated; let the previous checks' bases be collected
             if generation != self._generation:
                 return None
             cache.keep_derived()

@@ -28,6 +28,9 @@ from flopkb.links.extract import ref_fields
 from flopkb.links.resolver import Resolver
 from flopkb.load import models
 
+LIMIT = 200
+"""At most this many records are offered at once: the list is marked incomplete and asked for again as more of
+the name is typed (at 10,000 records, sending them all costs seconds)."""
 _LINK = re.compile(r"\[\[([^\[\]|#]*)$")
 _ANCHOR = re.compile(r"\[\[([^\[\]|#]+)#([^\[\]|]*)$")
 _HW = re.compile(r"\bhw\.(\w*)$")
@@ -114,18 +117,25 @@ def _item(
 
 def complete(
     kb: KnowledgeBase, lines: list[str], line: int, before: str, character: int, encoding: str
-) -> list[types.CompletionItem]:
+) -> types.CompletionList:
     """The completions at the end of `before` (the text of line `line` up to the cursor, at the client's
-    `character`); each replaces what was typed of it."""
+    `character`); each replaces what was typed of it. Incomplete when more records match than `LIMIT`."""
     resolver = Resolver.of(kb)
+    incomplete: list[bool] = []
 
     def records(kinds: tuple[str, ...] | None, typed: str, shortest: bool) -> list[types.CompletionItem]:
-        found = []
+        found: list[types.CompletionItem] = []
         width = typed_units_of(typed)
+        wanted = typed.lower()
         for record_id in sorted(kb.entries):
             summary = kb.entries[record_id].summary
             if kinds is not None and summary.kind not in kinds:
                 continue
+            if wanted not in record_id.lower() and not any(wanted in alias.lower() for alias in summary.aliases):
+                continue
+            if len(found) >= LIMIT:
+                incomplete.append(True)
+                break
             detail = " · ".join(part for part in (summary.kind, summary.title) if part)
             insert = shortest_form(resolver, record_id) if shortest else record_id
             found.append(_item(record_id, types.CompletionItemKind.Reference, detail, insert, width, line, character))
@@ -154,34 +164,38 @@ def complete(
     def typed_units_of(typed: str) -> int:
         return units(typed, encoding)
 
-    anchored = _ANCHOR.search(before)
-    if anchored is not None:
-        return anchors(anchored.group(1), anchored.group(2))
-    linked = _LINK.search(before)
-    if linked is not None:
-        return records(None, linked.group(1), shortest=True)
-    hw = _HW.search(before)
-    if hw is not None and kb.vocabulary is not None:
-        width = typed_units_of(hw.group(1))
-        return [
-            _item(name, types.CompletionItemKind.Variable, parameter.unit, name, width, line, character)
-            for name, parameter in sorted(kb.vocabulary.parameters.items())
-        ]
-    field = _field_of(lines, line, before)
-    if field is None:
+    def choose() -> list[types.CompletionItem]:
+        anchored = _ANCHOR.search(before)
+        if anchored is not None:
+            return anchors(anchored.group(1), anchored.group(2))
+        linked = _LINK.search(before)
+        if linked is not None:
+            return records(None, linked.group(1), shortest=True)
+        hw = _HW.search(before)
+        if hw is not None and kb.vocabulary is not None:
+            width = typed_units_of(hw.group(1))
+            return [
+                _item(name, types.CompletionItemKind.Variable, parameter.unit, name, width, line, character)
+                for name, parameter in sorted(kb.vocabulary.parameters.items())
+            ]
+        field = _field_of(lines, line, before)
+        if field is None:
+            return []
+        name, typed = field
+        kinds = field_kinds().get(name)
+        if kinds is not None:
+            target, _, anchor = typed.partition("#")
+            if "#" in typed:
+                return anchors(target, anchor)
+            return records(kinds, typed, shortest=False)
+        section = field_terms().get(name)
+        if section is not None and kb.vocabulary is not None:
+            width = typed_units_of(typed)
+            return [
+                _item(term, types.CompletionItemKind.EnumMember, section, term, width, line, character)
+                for term in kb.vocabulary.terms(section)
+            ]
         return []
-    name, typed = field
-    kinds = field_kinds().get(name)
-    if kinds is not None:
-        target, _, anchor = typed.partition("#")
-        if "#" in typed:
-            return anchors(target, anchor)
-        return records(kinds, typed, shortest=False)
-    section = field_terms().get(name)
-    if section is not None and kb.vocabulary is not None:
-        width = typed_units_of(typed)
-        return [
-            _item(term, types.CompletionItemKind.EnumMember, section, term, width, line, character)
-            for term in kb.vocabulary.terms(section)
-        ]
-    return []
+
+    items = choose()
+    return types.CompletionList(is_incomplete=bool(incomplete), items=items)

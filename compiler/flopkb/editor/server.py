@@ -25,8 +25,9 @@ from flopkb.editor.actions import quick_fixes
 from flopkb.editor.checker import Buffer, Checked, Checker, uri_of
 from flopkb.editor.completion import complete
 from flopkb.editor.hover import hover_markdown
+from flopkb.editor.inlay import claim_hints
 from flopkb.editor.navigation import definition, document_symbols, references
-from flopkb.editor.positions import code_point_offset, diagnostic_range, lsp_position
+from flopkb.editor.positions import code_point_offset, diagnostic_range, lsp_position, offset_of
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.load.positions import LineIndex
 
@@ -274,10 +275,9 @@ def make_server(root: Path | None = None) -> FlopkbServer:
         offset = code_point_offset(
             line_text, types.Position(line=0, character=params.position.character), ls.checker_encoding
         )
-        items = complete(
+        return complete(
             checked.kb, lines, params.position.line, line_text[:offset], params.position.character, ls.checker_encoding
         )
-        return types.CompletionList(is_incomplete=False, items=items)
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     def go_to_definition(ls: FlopkbServer, params: types.DefinitionParams) -> list[types.Location] | None:
@@ -326,6 +326,22 @@ def make_server(root: Path | None = None) -> FlopkbServer:
         end = lsp_position(document.source, len(document.source), ls.checker_encoding)
         whole = types.Range(start=types.Position(line=0, character=0), end=end)
         return [types.TextEdit(range=whole, new_text=outcome.text)]
+
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
+    def inlay_hints(ls: FlopkbServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
+        rel = ls.relative(params.text_document.uri)
+        checked = ls.checker.latest if ls.checker is not None else None
+        entry = checked.entry_at(rel) if checked is not None and rel is not None else None
+        if checked is None or checked.kb is None or entry is None:
+            return None
+        text = checked.text_of(entry.path)
+        lines = text.split("\n")
+        found = []
+        for line, label in claim_hints(checked.kb, entry):
+            end = lsp_position(text, offset_of(LineIndex(text), line, len(lines[line - 1]) + 1), ls.checker_encoding)
+            if params.range.start.line <= end.line <= params.range.end.line:
+                found.append(types.InlayHint(position=end, label=label, padding_left=True))
+        return found
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: FlopkbServer, params: None) -> None:
