@@ -323,6 +323,54 @@ def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
     sys.exit(EXIT_PROBLEMS if unformattable or (check_only and changed) else EXIT_OK)
 
 
+@main.command(name="diff")
+@root_option
+@click.argument("revisions", metavar="[BASE[..HEAD]]", required=False)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="text for a terminal, markdown for a pull-request comment or job summary, json for scripts, "
+    "github for annotations.",
+)
+@click.option(
+    "--fail-on",
+    metavar="CONDITIONS",
+    default="",
+    help="Exit 1 when one of these happens (comma-separated): claim-regression, new-disagreement, new-error, "
+    "evidence-regression.",
+)
+@click.option(
+    "--markdown",
+    "markdown_file",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Also write the markdown report to FILE (a job summary, a pull-request comment), from the same run.",
+)
+def diff(root: str | None, revisions: str | None, output_format: str, fail_on: str, markdown_file: str | None) -> None:
+    """What a change does to the computed knowledge: BASE..HEAD compares HEAD with its merge base with BASE; BASE
+    alone compares BASE with the work tree; without either, the default base (see docs/cli.md)."""
+    from flopkb.review.git import GitError
+    from flopkb.review.model import FAIL_ON
+    from flopkb.review.run import FORMATS, diff_report
+
+    conditions = tuple(condition.strip() for condition in fail_on.split(",") if condition.strip())
+    unknown = [condition for condition in conditions if condition not in FAIL_ON]
+    if unknown:
+        raise UsageError(f"--fail-on: unknown {', '.join(unknown)}; choose from {', '.join(FAIL_ON)}")
+    config = open_config(root)
+    try:
+        found = diff_report(config, revisions, os.environ)
+    except GitError as error:
+        raise UsageError(str(error)) from error
+    sys.stdout.write(FORMATS[output_format](found))
+    if markdown_file is not None:
+        Path(markdown_file).write_text(FORMATS["markdown"](found), encoding="utf-8")
+    sys.exit(EXIT_PROBLEMS if found.failures(conditions) else EXIT_OK)
+
+
 @main.command(name="eval")
 @root_option
 @click.argument("record", metavar="ID")

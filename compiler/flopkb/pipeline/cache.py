@@ -223,7 +223,7 @@ class FileCache:
         A cache folder that cannot be written, or derived data that cannot be pickled, is skipped: the next run loads
         again.
         """
-        self._keep_derived()
+        self.keep_derived()
         if not self._dirty or self._key is None or self.folder is None:
             return
         by_shard: dict[int, dict[str, _Loaded]] = {shard: {} for shard in self._dirty}
@@ -262,10 +262,8 @@ class FileCache:
                 gc.enable()
 
     def keep_derived(self) -> None:
-        """Keep in memory what stages derived in the last run, for the next run (as `save` does, writing nothing)."""
-        self._keep_derived()
-
-    def _keep_derived(self) -> None:
+        """Keep, in memory, what stages derived in the last run, for the next run (`save` also writes it to disk):
+        `flopkb diff` compiles its second side after the first without writing the cache."""
         for rel, entry in self._entries.items():
             stored = self._loaded.get(rel)
             if stored is not None and _changed(entry.derived, self._derived[rel]):
