@@ -56,6 +56,7 @@ import yaml
 from markupsafe import Markup
 
 from flopkb.site.publishing.notfound import relative_404
+from flopkb.site.publishing.own_files import publishable_files
 from flopkb.site.publishing.search import index_site
 from flopkb.site.sanitize import escape
 
@@ -239,12 +240,13 @@ def install_assets(docs_dir: str | Path, site_root: str | Path = SITE_ROOT) -> l
 
     Files that are already there with the same bytes are left alone (their
     mtime too, so `flopkb serve` does not see a change). README.md and
-    scripts are skipped.
+    scripts are skipped, and so is every symlink out of `site_root`
+    (`flopkb.site.publishing.own_files`).
     """
     src_root = Path(site_root) / "assets"
     dst_root = Path(docs_dir) / "assets"
     done: list[str] = []
-    for src in sorted(p for p in src_root.rglob("*") if p.is_file()):
+    for src in publishable_files(src_root, Path(site_root)):
         if src.suffix in _NOT_ASSETS or src.name.startswith("."):
             continue
         rel = src.relative_to(src_root)
@@ -277,10 +279,14 @@ def cache_theme_templates(folder: Path) -> None:
     mkdocs makes a new jinja2 environment, and compiles Material's templates
     again, on every build: most of a small rebuild. Its environment gets a
     bytecode cache (keyed by template name and source checksum, so edits
-    recompile). The folder is the last one asked for, for the process.
+    recompile), whose files are sealed with the user's key
+    (`flopkb.site.publishing.template_cache`). The folder is the last one asked for, for
+    the process.
     """
     import jinja2
     import mkdocs.theme
+
+    from flopkb.site.publishing.template_cache import SealedBytecodeCache
 
     folder.mkdir(parents=True, exist_ok=True)
     _TEMPLATE_CACHE[:] = [folder]
@@ -293,9 +299,7 @@ def cache_theme_templates(folder: Path) -> None:
         env = original(self)
         if _TEMPLATE_CACHE:
             where = _TEMPLATE_CACHE[0]
-            env.bytecode_cache = caches.get(where) or caches.setdefault(
-                where, jinja2.FileSystemBytecodeCache(str(where))
-            )
+            env.bytecode_cache = caches.get(where) or caches.setdefault(where, SealedBytecodeCache(where))
         return env
 
     get_env._flopkb_cached = True  # type: ignore[attr-defined]
