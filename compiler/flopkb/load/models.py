@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -75,6 +76,10 @@ def _check_id(value: str) -> str:
     return value
 
 
+TERM_SECTIONS: dict[Callable[..., Any], str] = {}
+"""The section of schema/vocabulary.yaml each term field's validator checks against, by validator function."""
+
+
 def _term(section: str) -> AfterValidator:
     def check(value: str, info: ValidationInfo) -> str:
         vocabulary = (info.context or {}).get("vocabulary")
@@ -87,6 +92,7 @@ def _term(section: str) -> AfterValidator:
             )
         return value
 
+    TERM_SECTIONS[check] = section
     return AfterValidator(check)
 
 
