@@ -6,17 +6,18 @@ as `flopkb check` prints it: its line and column, and the words of its message a
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flopkb.authoring.fmt import format_text
 from flopkb.load.source import parse
 from flopkb.load.tabs import replace_line_start_tabs
 from flopkb.report.diagnostics import Diagnostic
-from kbfixture import compile_kb, write_kb
+from kbfixture import H100, accelerator, compile_kb, write_kb
 
 FLOP = """\
 id: flops/x
@@ -132,3 +133,154 @@ def test_a_place_inside_a_record_is_named_as_readers_write_it(tmp_path: Path) ->
     diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
     assert (diagnostic.line, diagnostic.column) == (7, 14)
     assert diagnostic.message.startswith("scales_with[1].factor: ")
+
+
+# A sweep that mixes units
+
+
+def sweep_flop(bandwidths: list[str], expect: str = "") -> str:
+    shown = ", ".join(f'"{value}"' for value in bandwidths)
+    return (
+        FLOP + "formulas:\n  - id: stream\n    expr: bytes / bw\n    unit: s\n    inputs:\n"
+        f"      bytes: 10 GB\n      bw: [{shown}]\n" + expect
+    )
+
+
+_BASES = settings(max_examples=30, deadline=None)
+"""Each example checks a real base: fewer examples, no deadline."""
+
+
+@_BASES
+@given(st.integers(min_value=1, max_value=4), st.data())
+def test_a_mixed_sweep_is_reported_at_its_odd_value_wherever_it_is(size: int, data: st.DataObject) -> None:
+    odd = data.draw(st.integers(min_value=0, max_value=size), label="odd")
+    values = [f"{10 * (index + 1)} GB/s" for index in range(size)]
+    values.insert(odd, "40 GB")  # a dropped `/s`: the formula says which of the two is right, even at a tie
+    with tempfile.TemporaryDirectory() as folder:
+        diagnostic = the_diagnostic(Path(folder), {"records/flops/x.yaml": sweep_flop(values)}, "formula-unit-mismatch")
+    line = 11
+    column = 12 + sum(len(value) + 4 for value in values[:odd])
+    assert (diagnostic.line, diagnostic.column) == (line, column)
+    assert diagnostic.message == (
+        f"sweep input `bw`: 40 GB (inputs.bw[{odd}]) is [information], but `bytes / bw` needs [information] / [time]"
+    )
+    assert diagnostic.hint == f"write it in a unit of byte/s, like {values[1 if odd == 0 else 0]}"
+    assert "40 GB" not in (diagnostic.hint or "")
+
+
+def test_a_mixed_sweep_the_formula_cannot_judge_goes_by_its_majority(tmp_path: Path) -> None:
+    text = sweep_flop(["1 GB", "2 GB", "3 GB/s"]).replace("bytes / bw", "bw * 1").replace("unit: s", "unit: J")
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "formula-unit-mismatch")
+    assert diagnostic.message.startswith("sweep input `bw`: 3 GB/s (inputs.bw[2]) is [information] / [time], but ")
+    assert diagnostic.message.endswith("the sweep is [information]")
+
+
+def test_a_mixed_sweep_without_a_majority_is_reported_at_the_input(tmp_path: Path) -> None:
+    text = sweep_flop(["1 GB", "3 GB/s"]).replace("bytes / bw", "bw * 1").replace("unit: s", "unit: J")
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "formula-unit-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (11, 11)
+    assert diagnostic.message == "sweep input `bw` mixes [information] and [information] / [time]"
+    assert diagnostic.hint == "write every value of `bw` in units of one dimension, e.g. all in byte or all in byte/s"
+
+
+# A claim off by a unit prefix
+
+
+@_BASES
+@given(
+    st.floats(min_value=1e-3, max_value=1e6, allow_nan=False),
+    st.sampled_from([-3, -2, -1, 1, 2, 3]),
+)
+def test_a_claim_off_by_a_power_of_a_thousand_asks_unit_prefix(bandwidth: float, steps: int) -> None:
+    seconds = 10 / bandwidth  # 10 GB at `bandwidth` GB/s
+    stated = f"{seconds * 10.0 ** (3 * steps):.12g} s"
+    text = sweep_flop([f"{bandwidth!r} GB/s"], f"    expect:\n      - {{value: {stated}}}\n").replace('["', '"')
+    text = text.replace('"]', '"')
+    with tempfile.TemporaryDirectory() as folder:
+        diagnostic = the_diagnostic(Path(folder), {"records/flops/x.yaml": text}, "claim-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (13, 17)
+    factor = f"{10 ** (3 * abs(steps)):g}".replace("e+0", "e").replace("e+", "e")
+    assert diagnostic.message.endswith(f"× too {'large' if steps > 0 else 'small'}: unit prefix?)")
+    assert diagnostic.hint is not None and diagnostic.hint.startswith(f"a unit prefix off by a factor of {factor}? ")
+    assert diagnostic.hint.endswith(" s, or the formula or its inputs"), "the hint keeps the formula's unit"
+
+
+def test_any_other_wrong_claim_gets_the_value_with_its_unit(tmp_path: Path) -> None:
+    text = sweep_flop(["10 GB/s"], "    expect:\n      - {value: 2 s}\n").replace('["', '"').replace('"]', '"')
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "claim-mismatch")
+    assert diagnostic.message == "expect[0] states 2 s, computes 1 s (off by 100%, tolerance 1%)"
+    assert diagnostic.hint == "correct the stated value to 1 s, or the formula or its inputs"
+
+
+# Names that are not snake_case
+
+
+@given(st.lists(st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True), min_size=1, max_size=4), st.data())
+def test_a_name_written_in_words_gets_its_snake_case(words: list[str], data: st.DataObject) -> None:
+    from flopkb.load.models import SNAKE_CASE
+    from flopkb.report.hints import snake_case
+
+    separator = data.draw(st.sampled_from([" ", "-", "  ", " - ", "."]))
+    styled = [data.draw(st.sampled_from([word, word.capitalize(), word.upper()])) for word in words]
+    suggestion = snake_case(separator.join(styled))
+    assert suggestion == "_".join(words)
+    assert SNAKE_CASE.fullmatch(suggestion)
+
+
+def test_a_factor_in_words_is_answered_with_its_snake_case(tmp_path: Path) -> None:
+    text = FLOP + "scales_with:\n  - {factor: Batch Size, effect: grows}\n"
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
+    assert (diagnostic.line, diagnostic.column) == (6, 14)
+    assert diagnostic.message == "scales_with[0].factor: 'Batch Size' is not a snake_case name"
+    assert diagnostic.hint == "did you mean batch_size?"
+
+
+def test_an_input_named_in_words_is_renamed_not_copied(tmp_path: Path) -> None:
+    text = sweep_flop(["10 GB/s"]).replace('["', '"').replace('"]', '"').replace("bytes", "batch_bytes")
+    text = text.replace("      batch_bytes: 10 GB", "      Batch Bytes: 10 GB")
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "formula-unknown-name")
+    assert (diagnostic.line, diagnostic.column) == (7, 11)
+    assert diagnostic.hint == "rename the input `Batch Bytes` to batch_bytes"
+
+
+# A spec the formula needs
+
+
+def test_a_missing_spec_says_where_to_add_it(tmp_path: Path) -> None:
+    text = FLOP + "formulas:\n  - id: peak\n    expr: hw.peak_fp8_dense\n    unit: FLOP/s\n    hardware: [hw/h100]\n"
+    diagnostic = the_diagnostic(
+        tmp_path, {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}, "formula-missing-spec"
+    )
+    assert (diagnostic.line, diagnostic.column) == (9, 16)
+    assert diagnostic.message == "hw/h100 has no spec `peak_fp8_dense`, which the expression uses (hw.peak_fp8_dense)"
+    assert diagnostic.hint == (
+        'give hw/h100 a spec `peak_fp8_dense` in its `specs` (e.g. `peak_fp8_dense: {value: "...", basis: '
+        "vendor-spec}`), or leave it out of the formula's `hardware`"
+    )
+
+
+# Every unit hint gives an example
+
+
+def test_a_formula_in_the_wrong_unit_gets_an_example_unit(tmp_path: Path) -> None:
+    text = sweep_flop(["10 GB/s"]).replace('["', '"').replace('"]', '"').replace("unit: s", "unit: byte")
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "formula-unit-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (8, 11)
+    assert diagnostic.hint == (
+        "`bytes / bw` comes out in s: use a unit of that dimension (e.g. `unit: s`), or fix the expression"
+    )
+
+
+def test_a_claim_in_another_dimension_gets_an_example_in_the_formulas_unit(tmp_path: Path) -> None:
+    expect = "    expect:\n      - {value: 3 GB}\n"
+    text = sweep_flop(["10 GB/s"], expect).replace('["', '"').replace('"]', '"')
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "unit-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (13, 17)
+    assert diagnostic.hint == "write the value in the formula's unit, e.g. `3 s`, or as a bare number"
+
+
+def test_a_spec_in_another_dimension_gets_an_example_in_the_parameters_unit(tmp_path: Path) -> None:
+    wrong = accelerator("hw/b200", memory_bandwidth="8 TB")
+    diagnostic = the_diagnostic(tmp_path, {"records/hw/b200.yaml": wrong}, "unit-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (5, 29)
+    assert diagnostic.hint == "write the value in a unit of byte/s, e.g. `8 TB/s`"

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 from pydantic_core import PydanticCustomError
 
-from flopkb.report.hints import did_you_mean
+from flopkb.report.hints import did_you_mean, snake_case
 
 ID_SEGMENT = re.compile(r"[a-z0-9][a-z0-9._-]*")
 FORMULA_ID = re.compile(r"[a-z][a-z0-9_-]*")
@@ -96,10 +96,14 @@ def _term(section: str) -> AfterValidator:
     return AfterValidator(check)
 
 
-def _pattern(regex: re.Pattern[str], what: str) -> AfterValidator:
+def _pattern(regex: re.Pattern[str], what: str, suggest: Callable[[str], str | None] | None = None) -> AfterValidator:
     def check(value: str) -> str:
         if not regex.fullmatch(value):
-            raise PydanticCustomError("invalid_value", "'{value}' is not {what}", {"value": value, "what": what})
+            suggestion = suggest(value) if suggest is not None else None
+            hint = f"did you mean {suggestion}?" if suggestion and regex.fullmatch(suggestion) else ""
+            raise PydanticCustomError(
+                "invalid_value", "'{value}' is not {what}", {"value": value, "what": what, "hint": hint}
+            )
         return value
 
     return AfterValidator(check)
@@ -149,7 +153,7 @@ class _Model(BaseModel):
 
 
 class ScalesWith(_Model):
-    factor: Annotated[str, _pattern(SNAKE_CASE, "a snake_case name")]
+    factor: Annotated[str, _pattern(SNAKE_CASE, "a snake_case name", snake_case)]
     """What the cost scales with, as a snake_case name (e.g. batch_size)."""
     effect: Text
     """How the cost moves with it (markdown; may hold [[wikilinks]])."""
@@ -203,7 +207,7 @@ class Expect(_Model):
 
 
 class Formula(_Model):
-    id: Annotated[str, _pattern(FORMULA_ID, "a formula id ([a-z][a-z0-9_-]*)")]
+    id: Annotated[str, _pattern(FORMULA_ID, "a formula id ([a-z][a-z0-9_-]*)", snake_case)]
     """The formula's id, [a-z][a-z0-9_-]*, unique within the record; [[record#id]] links to it."""
     title: str | None = None
     """A title for readers."""
@@ -243,7 +247,7 @@ def check_measurement_basis(value: str) -> str:
 
 
 class Measurement(_Model):
-    id: Annotated[str, _pattern(FORMULA_ID, "a measurement id ([a-z][a-z0-9_-]*)")]
+    id: Annotated[str, _pattern(FORMULA_ID, "a measurement id ([a-z][a-z0-9_-]*)", snake_case)]
     """The measurement's id, [a-z][a-z0-9_-]*, unique within the source; [[source#id]] links to it."""
     quantity: str
     """What was measured, in words ("decode throughput of EAGLE-3 over plain decoding")."""

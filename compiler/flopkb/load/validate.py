@@ -213,7 +213,7 @@ def _diagnostic(
     else:
         line, column = source.position(path, key="[key]" in trailing)
         message = f"{where}: {_message(item)}"
-        hint = _flow_list_hint(item)
+        hint = (item.get("ctx") or {}).get("hint") or _flow_list_hint(item)
     return make(code, source.path, line, column, message, hint)
 
 
