@@ -135,7 +135,15 @@ AcceleratorRef = Annotated[str, AfterValidator(_target), RefTo("accelerator")]
 MeasurementRef = Annotated[str, AfterValidator(_anchored), RefTo("source", anchored=True)]
 SourceRef = Annotated[str, AfterValidator(_target), RefTo("source", urls=True)]
 Url = Annotated[str, _pattern(re.compile(r"https?://\S+"), "an http(s) URL")]
-QuantityIn = Annotated[str | int | float, Field(union_mode="left_to_right")]
+
+
+def quantity_text(value: str) -> str:
+    """A quantity written as text, taken as it is: the evaluator reads its unit and reports what does not read. The
+    editor schema (`flopkb schema`) gives it the pattern of the units the evaluator reads."""
+    return value
+
+
+QuantityIn = Annotated[Annotated[str, AfterValidator(quantity_text)] | int | float, Field(union_mode="left_to_right")]
 """A quantity as written: a number or "<number> <unit>"; units are read by the evaluator."""
 
 
