@@ -244,8 +244,12 @@ def test_the_quantity_pattern_accepts_exactly_what_flopkb_reads(
     """Parentheses come balanced: their balance is the one thing the pattern leaves to `check`, and never right
     after a power (`B**2(1)`, which pint reads in its own way). Each word comes once: pint cancels an unknown name
     against itself (`1 Byte/Byte` reads as 1), which the pattern refuses."""
-    text = number + " " + "".join(
-        joiner + (f"({word})" if wrapped and not joiner[-1:].isdigit() else word) for joiner, word, wrapped in parts
+    text = (
+        number
+        + " "
+        + "".join(
+            joiner + (f"({word})" if wrapped and not joiner[-1:].isdigit() else word) for joiner, word, wrapped in parts
+        )
     )
     try:
         parse_quantity(text)
