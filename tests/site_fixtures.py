@@ -2,7 +2,7 @@
 
 - `project_site`: the project's own records and schema, copied to a temporary
   base (so the tests never depend on, or touch, the working tree's build/) and
-  built with `flopkb.site.publish.build`.
+  built with `flopkb.site.publishing.publish.build`.
 - `hostile_site`: the hostile base of `hostile_kb.py`, built the same way.
 
 Each is a `BuiltSite(root, site, outcome)`.
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from flopkb.config import load_config
-from flopkb.site.publish import BuildOutcome, build
+from flopkb.site.publishing.publish import BuildOutcome, build
 from repo import REPO
 
 EPOCH = 1_700_000_000

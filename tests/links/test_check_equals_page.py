@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import PROSE, Link
 from flopkb.links.prose import UNRESOLVED
-from flopkb.site.pages import Page, Site, environment, record_path, template_dirs
+from flopkb.site.pages.common import Page, Site, environment, record_path, template_dirs
 from kbfixture import compile_kb, write_kb
 from prose_markdown import markdown, texts
 

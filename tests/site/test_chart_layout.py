@@ -1,4 +1,4 @@
-"""Text on the charts: widths, wrapped titles, labels that overlap nothing (`flopkb.site.chart_layout`)."""
+"""Text on the charts: widths, wrapped titles, labels that overlap nothing (`flopkb.site.charts.layout`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flopkb.site.chart_layout import Box, fit_text, place_labels, text_width, wrap_text
+from flopkb.site.charts.layout import Box, fit_text, place_labels, text_width, wrap_text
 
 BOUNDS = Box(0, 0, 440, 320)
 words = st.text(alphabet=st.characters(max_codepoint=0x2FF, blacklist_categories=("Z", "C")), min_size=1, max_size=14)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flopkb.site.charts import (
+from flopkb.site.charts.svg import (
     PALETTE,
     LineSeries,
     RooflineSeries,

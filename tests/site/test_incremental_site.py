@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from flopkb.config import load_config
 from flopkb.pipeline.cache import FileCache
-from flopkb.site.publish import BuildOutcome, build
-from flopkb.site.search import BUNDLE
-from flopkb.site.serve import Server
+from flopkb.site.publishing.publish import BuildOutcome, build
+from flopkb.site.publishing.search import BUNDLE
+from flopkb.site.publishing.serve import Server
 from kbfixture import write_kb
 
 EPOCH = 1_700_000_000

@@ -1,5 +1,5 @@
 """Record page keys computed only where they can have changed equal every key computed again
-(`flopkb.site.keys.page_keys`), through random edits of a small base (`random_kb`)."""
+(`flopkb.site.incremental.keys.page_keys`), through random edits of a small base (`random_kb`)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from flopkb.site.keys import base_key, page_keys
-from flopkb.site.mkdocs import SITE_ROOT
-from flopkb.site.pages import Site, environment, template_dirs
+from flopkb.site.incremental.keys import base_key, page_keys
+from flopkb.site.incremental.state import BuildState, PageKeys
+from flopkb.site.pages.common import Site, environment, template_dirs
+from flopkb.site.publishing.mkdocs import SITE_ROOT
 from flopkb.site.render import render_docs
-from flopkb.site.state import BuildState, PageKeys
 from kbfixture import compile_warm, write_kb
 from random_kb import edit, initial
 

@@ -1,4 +1,5 @@
-"""The pages flopkb builds without python-markdown (`flopkb.site.prerendered`) are the pages python-markdown builds.
+"""The pages flopkb builds without python-markdown (`flopkb.site.incremental.prerendered`) are the pages python-markdown
+builds.
 
 Whole sites: the project's, the hostile base's and a generated base's, each built by `flopkb build` (fast path
 on) and again by mkdocs alone from the kept `build/site-mkdocs.yml` (`mkdocs build -f`, every page through
@@ -27,10 +28,10 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from flopkb.site.mkdocs import mkdocs_config, write_config
-from flopkb.site.notfound import relative_404
-from flopkb.site.pages import breakable, heading_id, json_for_script
-from flopkb.site.prerendered import Heading, PageForm, page_form, render_prerendered, split_page
+from flopkb.site.incremental.prerendered import Heading, PageForm, page_form, render_prerendered, split_page
+from flopkb.site.pages.common import breakable, heading_id, json_for_script
+from flopkb.site.publishing.mkdocs import mkdocs_config, trusted_settings, write_config
+from flopkb.site.publishing.notfound import relative_404
 from flopkb.site.sanitize import markdown_text, prose_html
 from repo import REPO
 from site_fixtures import EPOCH, BuiltSite, build_base
@@ -47,11 +48,15 @@ SLOW_PAGES = {"codes.md"}
 
 
 def python_markdown_site(built: BuiltSite, out: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """`mkdocs build -f build/site-mkdocs.yml` into `out`, then flopkb's rewrite of 404.html (as its build does)."""
+    """`mkdocs build -f build/site-mkdocs.yml` into `out`, with flopkb's settings marked and its 404.html rewritten
+    (as its build does)."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
     kept = built.site.with_name(built.site.name + "-mkdocs.yml")
-    mkdocs_build(load_config(config_file=str(kept), site_dir=str(out)))
-    relative_404(out)
+    config = load_config(config_file=str(kept), site_dir=str(out))
+    trusted_settings(config)
+    mkdocs_build(config)
+    if not config.site_url:
+        relative_404(out)
     return out
 
 

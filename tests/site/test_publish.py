@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from flopkb.config import load_config
-from flopkb.site import publish
-from flopkb.site.publish import BuildError, build, swap_in
+from flopkb.site.publishing import publish
+from flopkb.site.publishing.publish import BuildError, build, swap_in
 from kbfixture import write_kb
 from site_fixtures import EPOCH, build_base
 

@@ -17,8 +17,8 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from flopkb.config import load_config
-from flopkb.site.graph import SPRING_LIMIT, layout
-from flopkb.site.publish import BuildError, build, source_date_epoch
+from flopkb.site.pages.graph import SPRING_LIMIT, layout
+from flopkb.site.publishing.publish import BuildError, build, source_date_epoch
 from html_safety import scan_site
 from kbfixture import write_kb
 from site_fixtures import EPOCH, BuiltSite, build_base, copy_project_base
@@ -277,6 +277,55 @@ def test_hostile_text_is_shown_escaped(hostile_site: BuiltSite) -> None:
     assert (hostile_site.site / "categories" / "img-src-x-onerror-alert-2.html").is_file()
 
 
+class _SettingsShown(HTMLParser):
+    """Where a page shows the site's settings, as a reader (or a search engine) reads them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.texts: dict[str, str] = {}
+        self.attributes: dict[str, str] = {}
+        self._open: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "meta" and found.get("name") == "description":
+            self.attributes["description"] = found.get("content") or ""
+        if "md-logo" in (found.get("class") or "") and tag == "a":
+            self.attributes.setdefault("logo title", found.get("title") or "")
+        name = {"title": "title", "h1": "h1"}.get(tag) or {
+            "flopkb-lede": "lede",
+            "md-ellipsis": "header",
+        }.get(found.get("class") or "")
+        self._open.append(name or "")
+        if name:
+            self.texts.setdefault(name, "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open:
+            self._open.pop()
+
+    def handle_data(self, data: str) -> None:
+        for name in self._open:
+            if name and name not in self.attributes:
+                self.texts[name] += data
+
+
+def test_hostile_site_settings_are_shown_as_written(hostile_site: BuiltSite) -> None:
+    """`[tool.flopkb.site]` name and description reach every page as text: escaped once, never run, never mangled."""
+    from hostile_kb import SITE_DESCRIPTION, SITE_NAME
+
+    home = _SettingsShown()
+    home.feed(hostile_site.html("index.html"))
+    assert home.texts["title"] == SITE_NAME
+    assert home.texts["h1"].removesuffix("¶").strip() == SITE_NAME  # (¶: the heading's permalink)
+    assert home.texts["lede"] == SITE_DESCRIPTION
+    assert home.attributes == {"description": SITE_DESCRIPTION, "logo title": SITE_NAME}
+    record = _SettingsShown()
+    record.feed(hostile_site.html("records/facts/plain.html"))
+    assert record.texts["title"].endswith(" - " + SITE_NAME)
+    assert record.attributes["logo title"] == SITE_NAME
+
+
 def test_hostile_json_cannot_close_its_script(hostile_site: BuiltSite) -> None:
     html = hostile_site.html("records/facts/plain.html")
     data = re.search(r'id="flopkb-neighbourhood">(.*?)</script>', html, re.DOTALL)
@@ -353,7 +402,7 @@ def test_a_failed_build_leaves_the_old_site_and_no_debris(tmp_path: Path, monkey
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("mkdocs fell over")
 
-    monkeypatch.setattr("flopkb.site.publish.build_site", explode)
+    monkeypatch.setattr("flopkb.site.publishing.publish.build_site", explode)
     with pytest.raises(RuntimeError, match="fell over"):
         build(load_config(base), epoch=EPOCH)
     assert tree_digest(base / "build" / "site") == before

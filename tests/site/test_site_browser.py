@@ -25,7 +25,7 @@ import pytest
 
 from browser import search
 from flopkb.config import load_config
-from flopkb.site.serve import VERSION_PATH, Server
+from flopkb.site.publishing.serve import VERSION_PATH, Server
 from site_fixtures import BuiltSite, copy_project_base
 
 RIDGE = "records/facts/ridge-point.html"

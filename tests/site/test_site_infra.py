@@ -23,14 +23,14 @@ from typing import Any
 import pytest
 
 from browser import search
-from flopkb.site.charts import (
+from flopkb.site.charts.svg import (
     LineSeries,
     RooflineSeries,
     line_chart_svg,
     roofline_svg,
     svg_size,
 )
-from flopkb.site.mkdocs import (
+from flopkb.site.publishing.mkdocs import (
     DEFAULT_NAV,
     EXTRA_CSS,
     EXTRA_JAVASCRIPT,
@@ -227,7 +227,7 @@ def test_build_is_byte_identical(tmp_path: Path, site: Path) -> None:
     # another folder: every byte of every file is the same.
     write_docs(tmp_path / "docs")
     code = (
-        "import sys; from flopkb.site.mkdocs import build_site; "
+        "import sys; from flopkb.site.publishing.mkdocs import build_site; "
         f"build_site(sys.argv[1], sys.argv[2], source_date_epoch={EPOCH}, strict=True)"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}

@@ -30,14 +30,14 @@ from typing import TYPE_CHECKING
 
 import jinja2
 
-from flopkb.site.graph import render_graph_page
-from flopkb.site.hardware import render_compare_page
-from flopkb.site.index import render_index_pages
-from flopkb.site.keys import base_key, page_keys
-from flopkb.site.mkdocs import SITE_ROOT
-from flopkb.site.pages import RenderResult, Site, environment, template_dirs
-from flopkb.site.records import render_records
-from flopkb.site.state import BuildState, link_files
+from flopkb.site.incremental.keys import base_key, page_keys
+from flopkb.site.incremental.state import BuildState, link_files
+from flopkb.site.pages.common import RenderResult, Site, environment, template_dirs
+from flopkb.site.pages.graph import render_graph_page
+from flopkb.site.pages.hardware import render_compare_page
+from flopkb.site.pages.index import render_index_pages
+from flopkb.site.pages.records import render_records
+from flopkb.site.publishing.mkdocs import SITE_ROOT
 
 if TYPE_CHECKING:
     from flopkb.kb.knowledge_base import KnowledgeBase
@@ -94,7 +94,7 @@ def render_docs(
 ) -> RenderResult:
     """Write every page, chart and data file of the site into `docs_dir` (which should be empty) and return the nav.
 
-    With a `previous` build's state and its docs folder, a record page whose key (`flopkb.site.keys`) is
+    With a `previous` build's state and its docs folder, a record page whose key (`flopkb.site.incremental.keys`) is
     the one it was rendered under there is not rendered: its files are hard-linked from `previous_docs`
     (unless not `link_kept`: the caller moves what was rendered into `previous_docs` instead).
     With `parallel` (the default), PARALLEL_FROM record pages or more are rendered in worker processes

@@ -5,7 +5,7 @@ Pages are jinja2 templates (`site/templates/`, see `template_dirs`) that write
 markdown: headings in markdown, so that mkdocs builds the table of contents
 and search sections, and everything else as raw HTML blocks, which
 python-markdown passes through (mkdocs writes pages of that form without
-python-markdown: `flopkb.site.prerendered`). Record text reaches a page only through
+python-markdown: `flopkb.site.incremental.prerendered`). Record text reaches a page only through
 `flopkb.site.sanitize` (prose as sanitised HTML, heading text as character
 references) or jinja2's autoescape.
 """
@@ -26,16 +26,17 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from markupsafe import Markup, escape
 
+from flopkb.links.debt import STANDING_WORDS
 from flopkb.links.resolver import Resolver
 from flopkb.load.models import is_url
-from flopkb.site.mkdocs import SITE_ROOT
+from flopkb.site.incremental.state import PageKeys, link_files
+from flopkb.site.publishing.mkdocs import SITE_ROOT
 from flopkb.site.sanitize import inline_html, markdown_text, prose_html, safe_url
-from flopkb.site.state import PageKeys, link_files
 
 if TYPE_CHECKING:
     from flopkb.kb.entry import Entry
     from flopkb.kb.knowledge_base import KnowledgeBase
-    from flopkb.site.state import BuildState
+    from flopkb.site.incremental.state import BuildState
 
 
 TEMPLATES = "templates"
@@ -51,10 +52,11 @@ WRITERS = 6
 """Threads that write the docs folder's files."""
 
 STATUS_WORDS = {
-    "verified": "verified",
+    **STANDING_WORDS,
     "own-debt": "has unverified figures",
     "inherited-debt": "rests on unverified figures",
 }
+"""What a badge says: a record's standing (`flopkb.links.debt.STANDINGS`), or which of its figures are debt."""
 
 
 # ---------------------------------------------------------------------------
@@ -242,15 +244,16 @@ class RenderResult:
     digests: dict[str, str] = field(default_factory=dict)
     """The digest of every file of the docs folder, written or kept (see `file_digest`)."""
     records: dict[str, tuple[str | None, list[str]]] = field(default_factory=dict)
-    """Per record: the key its page was rendered under (`flopkb.site.keys`) and the files of its page."""
+    """Per record: the key its page was rendered under (`flopkb.site.incremental.keys`) and the files of its page."""
     base: str = ""
-    """The key every record page shares (`flopkb.site.keys.base_key`)."""
+    """The key every record page shares (`flopkb.site.incremental.keys.base_key`)."""
     rendered: list[str] = field(default_factory=list)
     """The records whose pages were rendered (not kept from the previous build), sorted."""
     pages: dict[str, str] = field(default_factory=dict)
     """Listing pages (kind and category indexes) -> the key they were rendered under (`Site.keep`)."""
     keys: PageKeys = field(default_factory=PageKeys)
-    """Every record page's key, what it read, and every record's fingerprint (`flopkb.site.keys.page_keys`)."""
+    """Every record page's key, what it read, and every record's fingerprint
+    (`flopkb.site.incremental.keys.page_keys`)."""
 
 
 class Site:

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from flopkb.formulas.results import CLAIM_DISAGREES, CLAIM_OK, Claim, FormulaResult
 from flopkb.formulas.units import format_number
-from flopkb.site.chart_marks import MeasuredMark
-from flopkb.site.values import show_input, show_value
+from flopkb.site.charts.marks import MeasuredMark
+from flopkb.site.pages.values import show_input, show_value
 
 if TYPE_CHECKING:
     from flopkb.load.models import SourceRecord
-    from flopkb.site.pages import Page, Site
+    from flopkb.site.pages.common import Page, Site
 
 AGREEMENT_WORDS = {CLAIM_OK: "agrees", CLAIM_DISAGREES: "disagrees"}
 

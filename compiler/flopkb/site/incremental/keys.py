@@ -27,7 +27,7 @@ A record whose digest or dependency key is not known (loaded without the
 load cache, or on a cycle of formula refs) has no key (None): its page is
 always rendered. Index pages, the compare page and the graph page show the
 whole base and are always rendered; the mkdocs stage then rebuilds only the
-pages whose markdown changed (`flopkb.site.partial`).
+pages whose markdown changed (`flopkb.site.incremental.partial`).
 
 Keys are computed again only where they can have changed (`page_keys`).
 What a record shows of itself to the pages that read it is its
@@ -51,8 +51,8 @@ from pathlib import Path
 from flopkb.links.memo import dependency_key, reached
 from flopkb.load.models import SourceRecord, formulas_of, measurements_of
 from flopkb.pipeline.cache import cache_key
-from flopkb.site.pages import Site
-from flopkb.site.state import BuildState, PageKeys
+from flopkb.site.incremental.state import BuildState, PageKeys
+from flopkb.site.pages.common import Site
 
 
 def base_key(site: Site, template_dirs: Sequence[Path]) -> str:
@@ -159,7 +159,7 @@ def _shown(site: Site, record_id: str) -> str:
 def _formulas_reaching(site: Site) -> dict[str, set[str]] | None:
     """Record id -> the records with formulas whose dependency keys reach it, or None when some record's key is not
     known. A formula is evaluated on accelerators it computes with, so this holds every record whose formulas an
-    accelerator page shows the values of (`flopkb.site.hardware.formulas_on`), without evaluating any formula."""
+    accelerator page shows the values of (`flopkb.site.pages.hardware.formulas_on`), without evaluating any formula."""
     if "formulas_reaching" not in site.cache:
         site.cache["formulas_reaching"] = _reverse_reach(site)
     reaching: dict[str, set[str]] | None = site.cache["formulas_reaching"]

@@ -1,13 +1,13 @@
 """mkdocs without python-markdown for the pages flopkb rendered itself: their HTML is finished already.
 
-flopkb's pages (`flopkb.site.pages`) are markdown of one narrow form: `#` headings, their text from
+flopkb's pages (`flopkb.site.pages.common`) are markdown of one narrow form: `#` headings, their text from
 `markdown_text` (punctuation as character references) with an optional `{: #id }`, and blocks of HTML that
 flopkb rendered and sanitised. python-markdown passes such a block through unchanged and turns a heading into
 `<hN id="...">text<a class="headerlink" ...>&para;</a></hN>`; converting every page anyway was most of mkdocs'
 time (a Markdown instance per page, and two HTML parses of the whole page: mkdocs' anchor scan and
 python-markdown's raw-HTML extraction).
 
-`Prerendered`, a plugin that `flopkb.site.mkdocs.build_site` adds, gives each page a `render` that reads the
+`Prerendered`, a plugin that `flopkb.site.publishing.mkdocs.build_site` adds, gives each page a `render` that reads the
 page in that form (`split_page`) and writes what python-markdown would have (`render_parts`): the HTML, the
 table of contents (the tokens of python-markdown's toc extension: level, id, name), the title of a leading `#`
 heading, the page's anchors and its links to them, for mkdocs' anchor validation. A block of HTML ends where

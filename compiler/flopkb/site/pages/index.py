@@ -12,14 +12,15 @@ import hashlib
 import html
 from typing import TYPE_CHECKING, Any
 
+from flopkb.links.debt import NO_SOURCES, STANDING_MEANINGS, STANDINGS
 from flopkb.report.codes_doc import render_codes_markdown
-from flopkb.site.graph import GRAPH_PAGE
-from flopkb.site.hardware import COMPARE_PAGE
-from flopkb.site.measurements import disagreement_list
-from flopkb.site.pages import KIND_ORDER, KIND_TITLES, author_list, debt_anchor, record_path
+from flopkb.site.pages.common import KIND_ORDER, KIND_TITLES, author_list, debt_anchor, record_path
+from flopkb.site.pages.graph import GRAPH_PAGE
+from flopkb.site.pages.hardware import COMPARE_PAGE
+from flopkb.site.pages.measurements import disagreement_list
 
 if TYPE_CHECKING:
-    from flopkb.site.pages import Page, Site
+    from flopkb.site.pages.common import Page, Site
 
 HOME = "index.md"
 EVIDENCE = "evidence.md"
@@ -52,8 +53,9 @@ def _by_category(site: Site) -> dict[str, list[str]]:
 
 
 def _status(site: Site, record_id: str) -> str:
+    """The record's standing (`flopkb.links.debt.STANDINGS`): what badges say of its evidence."""
     evidence = site.kb.evidence
-    return evidence.of(record_id).status if evidence is not None else "verified"
+    return evidence.standing(record_id) if evidence is not None else NO_SOURCES
 
 
 LISTING_MEMO = "site.listing"
@@ -167,11 +169,7 @@ def render_index_pages(site: Site) -> list[Any]:
 def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str, list[str]]) -> None:
     page = site.page(HOME)
     evidence = site.kb.evidence
-    counts = (
-        evidence.counts()
-        if evidence is not None
-        else {"verified": len(site.entries), "own-debt": 0, "inherited-debt": 0}
-    )
+    counts = _standings(site)
     descriptions = site.vocabulary.categories if site.vocabulary else {}
     kinds = [
         {"kind": kind, "title": KIND_TITLES.get(kind, kind), "count": len(ids), "href": page.url(kind_page(kind))}
@@ -216,6 +214,8 @@ def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str
         categories=categories,
         lists=lists,
         status_counts=counts,
+        standings=STANDINGS,
+        errata=len(evidence.errata) if evidence is not None else 0,
         debt=len(evidence.debt) if evidence is not None else 0,
         disagreements=len(evidence.disagreements) if evidence is not None else 0,
         formulas=formulas,
@@ -228,6 +228,36 @@ def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str
         evidence_href=page.url(EVIDENCE),
         codes_href=page.url(CODES),
     )
+
+
+def _standings(site: Site) -> dict[str, int]:
+    """How many records of the site have each standing."""
+    evidence = site.kb.evidence
+    counts = dict.fromkeys(STANDINGS, 0)
+    for record_id in site.entries:
+        counts[evidence.standing(record_id) if evidence is not None else NO_SOURCES] += 1
+    return counts
+
+
+def errata_list(site: Site, page: Page) -> list[dict[str, Any]]:
+    """Every erratum of the site's records: where it stands, the words it quotes, the correction."""
+    evidence = site.kb.evidence
+    if evidence is None:
+        return []
+    return [
+        {
+            "record": page.link(item.record),
+            "href": page.href(item.record, f"erratum-{item.number}"),
+            "number": item.number,
+            "field": item.in_field,
+            "quote": page.inline(item.quote),
+            "correction": page.prose(item.correction),
+            "basis": item.basis,
+            "sources": page.citations(item.sources),
+        }
+        for item in evidence.errata
+        if item.record in site.entries
+    ]
 
 
 def render_evidence(site: Site) -> None:
@@ -257,18 +287,16 @@ def render_evidence(site: Site) -> None:
             for record_id, status in evidence.records.items()
             if status.status == "inherited-debt" and record_id in site.entries
         ]
-    counts = (
-        evidence.counts()
-        if evidence is not None
-        else {"verified": len(site.entries), "own-debt": 0, "inherited-debt": 0}
-    )
     site.render(
         "pages/evidence.md.j2",
         EVIDENCE,
         page=page,
         root=page.root,
         items=items,
-        counts=counts,
+        counts=_standings(site),
+        standings=STANDINGS,
+        meanings=STANDING_MEANINGS,
+        errata=errata_list(site, page),
         records=len(site.entries),
         resting=[_row(site, page, record_id) for record_id in _sorted_ids(site, resting)],
         disagreements=disagreement_list(site, page),

@@ -1,6 +1,6 @@
 """The site's search: a pagefind index of the built HTML, written into the site after mkdocs.
 
-    from flopkb.site.search import index_site
+    from flopkb.site.publishing.search import index_site
     index_site("build/site")           # writes build/site/pagefind/
 
 Material's own search sends every reader the whole index of every page (48 MB

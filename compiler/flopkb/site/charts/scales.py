@@ -1,4 +1,4 @@
-"""Numbers, text and axes of the charts (`flopkb.site.charts`): formatting, escaping, ticks and ranges.
+"""Numbers, text and axes of the charts (`flopkb.site.charts.svg`): formatting, escaping, ticks and ranges.
 
 Pure functions: the same arguments give the same string or range, byte for
 byte (coordinates have a fixed number of decimals, nothing reads the locale).

@@ -2,7 +2,7 @@
 
 A page's HTML is a function of its markdown and of what every page shares
 (the configuration with its nav, the theme and its overrides, the mkdocs and
-Material versions, the sitemap date): `mkdocs_base` in `flopkb.site.state`.
+Material versions, the sitemap date): `mkdocs_base` in `flopkb.site.incremental.state`.
 While that is unchanged, a page whose markdown is unchanged would come out
 byte for byte as it did, so mkdocs does not convert it again. `PartialBuild`,
 a plugin added to the configuration, runs mkdocs' own build in its `dirty`
@@ -26,8 +26,8 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from flopkb.site.search import BUNDLE
-from flopkb.site.state import link_missing
+from flopkb.site.incremental.state import link_missing
+from flopkb.site.publishing.search import BUNDLE
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +77,7 @@ class PartialBuild(BasePlugin):
         """Hard-link into `site_dir` what this build did not write (after mkdocs' build)."""
         if self.reuse is None or not self.reuse.link:
             return 0
-        # The search index is written whole by every build (`flopkb.site.search`), never linked.
+        # The search index is written whole by every build (`flopkb.site.publishing.search`), never linked.
         return link_missing(
             self.reuse.site, site_dir, {output_of(rel) for rel in self.reuse.removed}, frozenset({BUNDLE})
         )

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 from flopkb.formulas.specs import AcceleratorSpecs, read_specs
 from flopkb.formulas.units import QuantityError, dimension_of, format_number, to_base
 from flopkb.load.models import AcceleratorRecord
-from flopkb.site.charts import RooflineSeries, roofline_svg, svg_size
-from flopkb.site.formulas import chart_path, show_raw
-from flopkb.site.pages import css_word
-from flopkb.site.values import show_input, show_value
+from flopkb.site.charts.svg import RooflineSeries, roofline_svg, svg_size
+from flopkb.site.pages.common import css_word
+from flopkb.site.pages.formulas import chart_path, show_raw
+from flopkb.site.pages.values import show_input, show_value
 
 if TYPE_CHECKING:
     from flopkb.kb.entry import Entry
-    from flopkb.site.pages import Page, Site
+    from flopkb.site.pages.common import Page, Site
 
 BANDWIDTH = "memory_bandwidth"
 COMPARE_PAGE = "accelerators/compare.md"

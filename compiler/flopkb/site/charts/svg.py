@@ -24,8 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from flopkb.site.chart_layout import Box, fit_text, place_labels, text_width, wrap_text
-from flopkb.site.chart_scales import (
+from flopkb.site.charts.layout import Box, fit_text, place_labels, text_width, wrap_text
+from flopkb.site.charts.scales import (
     _Axis,
     _chart_id,
     _decades,
@@ -77,7 +77,7 @@ class LineSeries:
 
 
 class Overlay(Protocol):
-    """What a line chart draws over its lines (`flopkb.site.chart_marks`): points its axes must include, legend rows
+    """What a line chart draws over its lines (`flopkb.site.charts.marks`): points its axes must include, legend rows
     below the lines' legend, and the drawing itself."""
 
     @property
@@ -276,7 +276,7 @@ def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
 
     Each series is drawn as its roof (bandwidth slope, then the flat compute
     peak) with the ridge point marked and labelled (labels placed where they
-    overlap no other label or marker: `flopkb.site.chart_layout`); the legend
+    overlap no other label or marker: `flopkb.site.charts.layout`); the legend
     gives peak, bandwidth and ridge. Series are sorted by name (then values)
     so that the output does not depend on the caller's order; colours follow
     that order. Raises ValueError on an empty list, a non-finite or

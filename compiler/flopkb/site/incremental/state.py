@@ -7,7 +7,7 @@
 Beside the site (`build/site-state.json`, JSON: nothing is unpickled) a build
 keeps:
 
-- `render_base` and every record page's key and files (`flopkb.site.keys`):
+- `render_base` and every record page's key and files (`flopkb.site.incremental.keys`):
   a record whose key is unchanged keeps its page and charts from the kept
   docs folder (`build/site-docs/`); with every record's fingerprint and the
   records each key read, so that the next build computes only the keys that
@@ -16,7 +16,7 @@ keeps:
   versions, the sitemap date) and the digest of every file of the docs
   folder: while `mkdocs_base` is unchanged, mkdocs rebuilds only the pages
   whose markdown changed and takes the others' HTML from the previous site
-  (`flopkb.site.partial`).
+  (`flopkb.site.incremental.partial`).
 
 A build that has no usable state (the first one, or after the site or its
 docs folder were removed) renders and builds everything: the same code with
@@ -50,11 +50,11 @@ class BuildState:
     pages: dict[str, str] = field(default_factory=dict)
     """Listing pages rendered under a key (`Site.keep`): file -> the key."""
     prints: dict[str, str | None] = field(default_factory=dict)
-    """Every record's fingerprint (`flopkb.site.keys.fingerprint`)."""
+    """Every record's fingerprint (`flopkb.site.incremental.keys.fingerprint`)."""
     reads: dict[str, list[str]] = field(default_factory=dict)
     """Record id -> the other records its page's key read."""
     faces: dict[str, tuple[str, str]] = field(default_factory=dict)
-    """Record id -> (its content digest, its face: `flopkb.site.keys.face`)."""
+    """Record id -> (its content digest, its face: `flopkb.site.incremental.keys.face`)."""
 
     @classmethod
     def load(cls, path: Path) -> BuildState | None:
@@ -94,7 +94,7 @@ class BuildState:
 
 @dataclass(slots=True)
 class PageKeys:
-    """Every record page's key, the records it read, and every record's fingerprint (`flopkb.site.keys`)."""
+    """Every record page's key, the records it read, and every record's fingerprint (`flopkb.site.incremental.keys`)."""
 
     keys: dict[str, str | None] = field(default_factory=dict)
     reads: dict[str, list[str]] = field(default_factory=dict)

@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from flopkb.site.keys import face
-from flopkb.site.pages import KIND_ORDER, json_for_script
+from flopkb.site.incremental.keys import face
+from flopkb.site.pages.common import KIND_ORDER, json_for_script
 
 if TYPE_CHECKING:
-    from flopkb.site.pages import Site
+    from flopkb.site.pages.common import Site
 
 GRAPH_PAGE = "graph.md"
 GRAPH_JSON = "graph.json"
@@ -161,7 +161,7 @@ def _round(value: float) -> float:
 
 def graph_key(site: Site) -> str:
     """The graph page shows every record's id, title and kind and the links among them: what their faces hold
-    (`flopkb.site.keys.face`)."""
+    (`flopkb.site.incremental.keys.face`)."""
     key = hashlib.blake2b(site.result.base.encode(), digest_size=16)
     for record_id in sorted(site.entries):
         key.update(f"{record_id}\0{face(site, record_id)}\0".encode())
