@@ -271,7 +271,7 @@ def _check_sweep_size(sweeps: Mapping[str, list[QuantityLike]]) -> None:
 
 def _mixed_sweep(
     expr: Expr,
-    target: Dimension,
+    target: Dimension | None,
     dimensions: Mapping[str, Dimension],
     mixed: Mapping[str, list[Dimension]],
     inputs: Mapping[str, QuantityLike | list[QuantityLike]],
@@ -306,7 +306,7 @@ def _mixed_sweep(
 
 def _sweep_dimension(
     expr: Expr,
-    target: Dimension,
+    target: Dimension | None,
     dimensions: Mapping[str, Dimension],
     mixed: Mapping[str, list[Dimension]],
     scope: Scope,
@@ -321,8 +321,10 @@ def _sweep_dimension(
             env[f"hw.{param}"] = _reduce_spec(scope[0], scope[1], param)[1]
     except FormulaProblem:
         pass  # the formula cannot tell without this accelerator's spec: the sweep's majority may
-    else:
-        fitting = [dimension for dimension, _ in counts if _fits(expr, {**env, name: dimension}, target)]
+    else:  # a target of None (a computation in base units, of any dimension) tells nothing either
+        fitting = [
+            dimension for dimension, _ in counts if target is not None and _fits(expr, {**env, name: dimension}, target)
+        ]
         if len(fitting) == 1:
             return fitting[0], True
     return (counts[0][0] if counts[0][1] > counts[1][1] else None), False
