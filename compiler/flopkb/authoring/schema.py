@@ -61,7 +61,6 @@ _CONSTRAINTS: dict[Callable[..., Any], JsonSchemaValue] = {
     models.check_measurement_basis: {"enum": list(models.MEASUREMENT_BASES)},
     _after(models.ScalesWith.model_fields["factor"]): {"pattern": _whole(models.SNAKE_CASE.pattern)},
     _after(models.Url): {"format": "uri"},
-    models.quantity_text: {"pattern": quantity_pattern()},
 }
 
 
@@ -146,7 +145,17 @@ def _any_record(generator: type[GenerateJsonSchema]) -> JsonSchemaValue:
 
 
 def _document(schema: JsonSchemaValue, title: str) -> JsonSchemaValue:
-    return {"$schema": DIALECT, **schema, "title": title}
+    return {"$schema": DIALECT, **_with_quantity_patterns(schema), "title": title}
+
+
+def _with_quantity_patterns(node: Any) -> Any:
+    """`node` with each quantity the models mark (`models.QUANTITY_MARK`) given the pattern of the units."""
+    if isinstance(node, list):
+        return [_with_quantity_patterns(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    found = {key: _with_quantity_patterns(value) for key, value in node.items() if key != models.QUANTITY_MARK}
+    return {**found, "pattern": quantity_pattern()} if models.QUANTITY_MARK in node else found
 
 
 def outdated(folder: Path, texts: dict[str, str]) -> list[str]:

@@ -15,8 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetJsonSchemaHandler,
+    ValidationInfo,
+    model_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError
 
 from flopkb.report.hints import did_you_mean, snake_case
 
@@ -137,13 +146,19 @@ SourceRef = Annotated[str, AfterValidator(_target), RefTo("source", urls=True)]
 Url = Annotated[str, _pattern(re.compile(r"https?://\S+"), "an http(s) URL")]
 
 
-def quantity_text(value: str) -> str:
-    """A quantity written as text, taken as it is: the evaluator reads its unit and reports what does not read. The
-    editor schema (`flopkb schema`) gives it the pattern of the units the evaluator reads."""
-    return value
+class QuantityText:
+    """Marks a quantity written as text, for the editor schema only: validation takes the text as it is (the
+    evaluator reads its unit and reports what does not read), and `flopkb schema` gives it the pattern of the
+    units the evaluator reads (`QUANTITY_MARK`)."""
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {**handler(schema), QUANTITY_MARK: True}
 
 
-QuantityIn = Annotated[Annotated[str, AfterValidator(quantity_text)] | int | float, Field(union_mode="left_to_right")]
+QUANTITY_MARK = "x-flopkb-quantity"
+
+
+QuantityIn = Annotated[Annotated[str, QuantityText()] | int | float, Field(union_mode="left_to_right")]
 """A quantity as written: a number or "<number> <unit>"; units are read by the evaluator."""
 
 
