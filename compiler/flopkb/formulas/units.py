@@ -124,7 +124,7 @@ def quantity_pattern() -> str:
     # pint reads a run of letters and digits as one name: a unit ends where the run ends, so two names need a space
     # or an operator between them, and anything else may touch (`B%`, `B(s)`).
     power = r"(?:\*\*|\^)-?[0-9](?![0-9(])"
-    operand = rf"\(*\s*(?:{unit}(?![A-Za-z0-9µμ_])|%|1(?![0-9.(]))(?:\s*{power})?(?:\s*\)(?:\s*{power})?)*"
+    operand = rf"\(*\s*(?:{unit}(?![A-Za-z0-9µμ_])|%|1(?![0-9.]))(?:\s*{power})?(?:\s*\)(?:\s*{power})?)*"
     return rf"^\s*{_NUMBER}(?:\s*{operand}(?:\s*(?:\*|//?)?\s*{operand})*)?\s*$"
 
 
