@@ -327,6 +327,54 @@ def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
     sys.exit(EXIT_PROBLEMS if unformattable or (check_only and changed) else EXIT_OK)
 
 
+@main.command(name="diff")
+@root_option
+@click.argument("revisions", metavar="[BASE[..HEAD]]", required=False)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="text for a terminal, markdown for a pull-request comment or job summary, json for scripts, "
+    "github for annotations.",
+)
+@click.option(
+    "--fail-on",
+    metavar="CONDITIONS",
+    default="",
+    help="Exit 1 when one of these happens (comma-separated): claim-regression, new-disagreement, new-error, "
+    "evidence-regression.",
+)
+@click.option(
+    "--markdown",
+    "markdown_file",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Also write the markdown report to FILE (a job summary, a pull-request comment), from the same run.",
+)
+def diff(root: str | None, revisions: str | None, output_format: str, fail_on: str, markdown_file: str | None) -> None:
+    """What a change does to the computed knowledge: BASE..HEAD compares HEAD with its merge base with BASE; BASE
+    alone compares BASE with the work tree; without either, the default base (see docs/cli.md)."""
+    from flopkb.review.git import GitError
+    from flopkb.review.model import FAIL_ON
+    from flopkb.review.run import FORMATS, diff_report
+
+    conditions = tuple(condition.strip() for condition in fail_on.split(",") if condition.strip())
+    unknown = [condition for condition in conditions if condition not in FAIL_ON]
+    if unknown:
+        raise UsageError(f"--fail-on: unknown {', '.join(unknown)}; choose from {', '.join(FAIL_ON)}")
+    config = open_config(root)
+    try:
+        found = diff_report(config, revisions, os.environ)
+    except GitError as error:
+        raise UsageError(str(error)) from error
+    sys.stdout.write(FORMATS[output_format](found))
+    if markdown_file is not None:
+        Path(markdown_file).write_text(FORMATS["markdown"](found), encoding="utf-8")
+    sys.exit(EXIT_PROBLEMS if found.failures(conditions) else EXIT_OK)
+
+
 @main.command(name="eval")
 @root_option
 @click.argument("record", metavar="ID")
@@ -429,3 +477,23 @@ def serve(root: str | None, port: int, no_cache: bool) -> None:
         run(config, port=port, use_cache=not no_cache, out=sys.stdout)
     except ServeError as error:
         raise UsageError(str(error)) from error
+
+
+@main.command()
+@root_option
+@click.option(
+    "--tcp",
+    "port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help="Listen on 127.0.0.1:PORT, not stdio (debugging).",
+)
+def lsp(root: str | None, port: int | None) -> None:
+    """Run the language server for editors: flopkb's diagnostics on unsaved text, over stdio (docs/editors.md)."""
+    from flopkb.editor.server import make_server
+
+    server = make_server(open_config(root).root if root is not None else None)
+    if port is None:
+        server.start_io()
+    else:
+        server.start_tcp("127.0.0.1", port)

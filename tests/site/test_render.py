@@ -21,6 +21,7 @@ from flopkb.site.pages.graph import SPRING_LIMIT, layout
 from flopkb.site.publishing.publish import BuildError, build, source_date_epoch
 from html_safety import scan_site
 from kbfixture import write_kb
+from repo import REPO
 from site_fixtures import EPOCH, BuiltSite, build_base, copy_project_base
 
 
@@ -159,7 +160,8 @@ def test_accelerators_have_spec_tables_and_rooflines(project_site: BuiltSite) ->
         assert title in compare
     assert 'src="../charts/_compare/peak_bf16_dense.svg"' in compare
     svg = (project_site.site / "charts/_compare/peak_bf16_dense.svg").read_text(encoding="utf-8")
-    assert svg.count('class="roof"') == 4
+    accelerators = len(list((REPO / "records/accelerators").glob("*.yaml")))
+    assert svg.count('class="roof"') == accelerators  # one roof per accelerator of the base
 
 
 def test_sources_are_citations_and_backlinks_are_listed(project_site: BuiltSite) -> None:
@@ -178,7 +180,9 @@ def test_evidence_status_and_debt(project_site: BuiltSite) -> None:
     assert 'href="#hardware_parameters.0"' in flop and 'id="hardware_parameters.0"' in flop
     evidence = project_site.html("evidence.html")
     assert "records/flops/sd-batch-dilution-problem.html#hardware_parameters.0" in evidence
-    assert "flopkb-status--verified" in project_site.html("records/facts/ridge-point.html")
+    assert "flopkb-status--sourced" in project_site.html("records/facts/ridge-point.html")  # computes with cited specs
+    seed = project_site.html("records/flops/eng-profile-spec-decoding-engine-break-even-shift.html")
+    assert 'flopkb-status--no-sources" href="#Evidence"' in seed  # its errata's sources do not source its words
 
 
 def test_neighbourhood_graph_is_small_inline_json(project_site: BuiltSite) -> None:
@@ -202,7 +206,10 @@ def test_graph_page_has_every_record_with_positions(project_site: BuiltSite) -> 
 def test_home_and_indexes(project_site: BuiltSite) -> None:
     home = project_site.html("index.html")
     assert "What the base holds" in home
-    assert re.search(r'flopkb-card__count">4</span><span class="flopkb-kind flopkb-kind--accelerator"', home)
+    accelerators = len(list((REPO / "records/accelerators").glob("*.yaml")))
+    assert re.search(
+        rf'flopkb-card__count">{accelerators}</span><span class="flopkb-kind flopkb-kind--accelerator"', home
+    )
     assert "arithmetic-intensity" in project_site.html("categories/arithmetic-intensity.html")
     kinds = project_site.html("kinds/source.html")
     assert kinds.count('class="flopkb-kind flopkb-kind--source"') >= 10

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from flopkb.links.debt import NO_SOURCES, STANDING_MEANINGS, STANDINGS
 from flopkb.report.codes_doc import render_codes_markdown
+from flopkb.site.pages.changes import CHANGES_PAGE
 from flopkb.site.pages.common import KIND_ORDER, KIND_TITLES, author_list, debt_anchor, record_path
 from flopkb.site.pages.graph import GRAPH_PAGE
 from flopkb.site.pages.hardware import COMPARE_PAGE
@@ -114,7 +115,7 @@ def _detail(record: Any) -> Any:
     return detail
 
 
-def nav(site: Site) -> list[Any]:
+def nav(site: Site, with_changes: bool = False) -> list[Any]:
     kinds = [{KIND_TITLES[kind]: kind_page(kind)} for kind in KIND_ORDER]
     categories = [{html.escape(term): path} for term, path in site.category_paths.items()]
     items: list[Any] = [{"Home": HOME}, {"Kinds": kinds}]
@@ -124,13 +125,15 @@ def nav(site: Site) -> list[Any]:
         {"Compare accelerators": COMPARE_PAGE},
         {"Link graph": GRAPH_PAGE},
         {"Evidence": EVIDENCE},
+        *([{"Recent changes": CHANGES_PAGE}] if with_changes else []),
         {"Diagnostic codes": CODES},
     ]
     return items
 
 
-def render_index_pages(site: Site) -> list[Any]:
-    """Write home, kind, category, evidence and codes pages; return the nav."""
+def render_index_pages(site: Site, with_changes: bool = False) -> list[Any]:
+    """Write home, kind, category, evidence and codes pages; return the nav (with the Recent changes page when
+    there is one)."""
     by_kind = _by_kind(site)
     by_category = _by_category(site)
     render_home(site, by_kind, by_category)
@@ -163,7 +166,7 @@ def render_index_pages(site: Site) -> list[Any]:
         )
     render_evidence(site)
     site.write(CODES, render_codes_markdown())
-    return nav(site)
+    return nav(site, with_changes)
 
 
 def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str, list[str]]) -> None:
