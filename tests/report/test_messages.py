@@ -232,7 +232,13 @@ def test_a_factor_in_words_is_answered_with_its_snake_case(tmp_path: Path) -> No
     diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
     assert (diagnostic.line, diagnostic.column) == (6, 14)
     assert diagnostic.message == "scales_with[0].factor: 'Batch Size' is not a snake_case name"
-    assert diagnostic.hint == "did you mean batch_size?"
+    assert diagnostic.hint == "write it as one name: batch_size"
+
+
+def test_a_factor_in_camel_case_gets_a_did_you_mean_an_editor_can_apply(tmp_path: Path) -> None:
+    text = FLOP + "scales_with:\n  - {factor: seqLen, effect: grows}\n"
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
+    assert diagnostic.hint == "did you mean seq_len?"
 
 
 def test_an_input_named_in_words_is_renamed_not_copied(tmp_path: Path) -> None:

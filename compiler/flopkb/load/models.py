@@ -109,7 +109,12 @@ def _pattern(regex: re.Pattern[str], what: str, suggest: Callable[[str], str | N
     def check(value: str) -> str:
         if not regex.fullmatch(value):
             suggestion = suggest(value) if suggest is not None else None
-            hint = f"did you mean {suggestion}?" if suggestion and regex.fullmatch(suggestion) else ""
+            hint = ""
+            if suggestion and regex.fullmatch(suggestion):
+                # "did you mean" offers a word in place of the word written (an editor's quick fix replaces it):
+                # a value of several words gets the name to write instead.
+                one_word = re.fullmatch(r"[\w.-]+", value) is not None
+                hint = f"did you mean {suggestion}?" if one_word else f"write it as one name: {suggestion}"
             raise PydanticCustomError(
                 "invalid_value", "'{value}' is not {what}", {"value": value, "what": what, "hint": hint}
             )
