@@ -266,6 +266,7 @@ def schema(root: str | None, check_only: bool) -> None:
 @click.argument("record_id", metavar="ID")
 def new(root: str | None, kind: str, record_id: str) -> None:
     """Write records/ID.yaml: a new KIND record (flop, fact, engine, accelerator or source) to fill in."""
+    from flopkb.authoring.folders import folder_warning
     from flopkb.authoring.scaffold import ScaffoldError, new_record
     from flopkb.pipeline.compile import load_vocabulary
 
@@ -278,6 +279,9 @@ def new(root: str | None, kind: str, record_id: str) -> None:
     except ScaffoldError as error:
         raise UsageError(str(error)) from error
     click.echo(f"wrote {made.path.relative_to(config.root).as_posix()}")
+    misplaced = folder_warning(kind, record_id)
+    if misplaced:
+        click.echo(f"warning: {misplaced}", err=True)
     click.echo(
         f"now write: {', '.join(made.to_fill)} (the template holds placeholders); "
         "check warns 'orphan' until another record links to it"
