@@ -353,9 +353,11 @@ class Site:
         entry = self.entries.get(record_id)
         return entry.record if entry is not None else None
 
-    def repo_file_url(self, path: str) -> str | None:
+    def repo_file_url(self, path: str, action: str = "blob") -> str | None:
+        """A file's page in the repository (`repo_url`), or its editor with `action="edit"` (GitHub's and GitLab's
+        URL form); None without a repository URL."""
         repo = self.config.site.repo_url
-        url = safe_url(repo.rstrip("/") + "/blob/HEAD/" + path) if repo else None
+        url = safe_url(f"{repo.rstrip('/')}/{action}/HEAD/{path}") if repo else None
         return url if url and url.startswith(("http://", "https://")) else None
 
 
@@ -376,6 +378,18 @@ def record_path(record_id: str) -> str:
 
 def html_path(rel: str) -> str:
     return rel[:-3] + ".html" if rel.endswith(".md") else rel
+
+
+TAGS_INDEX = "tags/index.md"
+
+
+def tag_path(tag: str) -> str:
+    """A tag's page in the docs folder, from the tag alone (so a page linking to it depends on nothing else): the
+    tag itself when it is a safe file name, else its safe form and a digest of it."""
+    word = css_word(tag)
+    if word != tag or word == "index":
+        word = f"{word}-{hashlib.blake2b(tag.encode(), digest_size=4).hexdigest()}"
+    return f"tags/{word}.md"
 
 
 def category_paths(categories: Iterable[str], entries: dict[str, Any]) -> dict[str, str]:

@@ -54,6 +54,8 @@ HARDWARE_FROM = {
     "default": "the record's hardware (affected_by_hardware and every row's values_for)",
     "none": "",
 }
+CLAIM_CODES = frozenset({"measurement-disagrees", "claim-mismatch"})
+"""Problems of a formula's claims, which its claims list shows: not reasons it was not evaluated."""
 CLAIM_WORDS = {
     "ok": "checked",
     "mismatch": "does not match",
@@ -205,7 +207,7 @@ def formula_view(site: Site, page: Page, record_id: str, formula: Any, result: F
         )
     view.claims = [claim_view(page, claim, result.unit) for claim in result.claims]
     view.measured = measured_rows(page, result)
-    view.problems = [problem.message for problem in result.problems]
+    view.problems = [problem.message for problem in result.problems if problem.code not in CLAIM_CODES]
     return view
 
 

@@ -14,10 +14,21 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from flopkb.load.models import AcceleratorRecord, EngineRecord, FactRecord, FlopRecord, SourceRecord
-from flopkb.site.pages.common import Page, Site, debt_anchor, fragment, front_matter_title, json_for_script, record_path
+from flopkb.site.pages.common import (
+    Page,
+    Site,
+    debt_anchor,
+    fragment,
+    front_matter_title,
+    json_for_script,
+    record_path,
+    tag_path,
+)
 from flopkb.site.pages.formulas import formula_views
 from flopkb.site.pages.hardware import accelerator_context
 from flopkb.site.pages.measurements import disagreement_notice, measurement_rows
+from flopkb.site.pages.previews import description, page_accelerators, preview_path, preview_script
+from flopkb.site.pages.redirects import redirect_html, redirect_path
 from flopkb.site.sanitize import safe_url
 
 if TYPE_CHECKING:
@@ -60,7 +71,8 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
         "front_title": front_matter_title(title),
         "source_path": entry.path,
         "source_url": site.repo_file_url(entry.path),
-        "tags": list(record.tags),
+        "edit_url": site.repo_file_url(entry.path, "edit"),
+        "tags": [{"name": tag, "href": page.url(tag_path(tag))} for tag in record.tags],
         "aliases": list(record.aliases),
         "notes": page.prose(record.notes),
         "sources": page.citations(record.sources),
@@ -70,6 +82,7 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
         "neighbourhood": neighbourhood_json(site, page, entry.id),
         "kind_index": page.url(f"kinds/{record.kind}.md"),
         "disagreements": [],
+        "page_accelerators": page_accelerators(site, entry.id, record.kind),
     }
     kind = record.kind
     if isinstance(record, FlopRecord):
@@ -108,6 +121,7 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
     if kind in ("flop", "fact"):
         context["formulas"] = formula_views(site, page, entry)
         context["disagreements"] = disagreement_notice(page, site.kb.formulas.get(entry.id, ()))
+    context["front_description"] = front_matter_title(description(context))
     return context
 
 
@@ -232,13 +246,16 @@ def neighbourhood_json(site: Site, page: Page, record_id: str) -> Markup | None:
 
 
 def render_records(site: Site, ids: Iterable[str]) -> dict[str, list[str]]:
-    """Render these records' pages (and their charts); return the files of each."""
+    """Render these records' pages (and their charts, link previews and alias redirects); return the files of each."""
     written = site.result.written
     files = {}
     for record_id in ids:
         entry = site.entries[record_id]
         start = len(written)
         context = record_context(site, entry)
-        site.render(f"record/{entry.record.kind}.md.j2", record_path(record_id), **context)  # type: ignore[union-attr]
+        site.render(f"record/{context['kind']}.md.j2", record_path(record_id), **context)
+        site.write(preview_path(record_id), preview_script(site, record_id, context))
+        for alias in context["aliases"]:
+            site.write(redirect_path(alias), redirect_html(site, alias, record_id))
         files[record_id] = written[start:]
     return files
