@@ -353,6 +353,15 @@ class Site:
         entry = self.entries.get(record_id)
         return entry.record if entry is not None else None
 
+    def accelerator_style(self, record_id: str | None) -> int | None:
+        """The chart style (colour and dash) of an accelerator, the same on every chart of the site: its place among
+        the base's accelerators by id (ids are in every page's key); None for anything else."""
+        styles: dict[str, int] | None = self.cache.get("accelerator styles")
+        if styles is None:
+            ids = sorted(record_id for record_id, kind in self.kinds.items() if kind == "accelerator")
+            styles = self.cache["accelerator styles"] = {record_id: place for place, record_id in enumerate(ids)}
+        return styles.get(record_id) if record_id is not None else None
+
     def repo_file_url(self, path: str, action: str = "blob") -> str | None:
         """A file's page in the repository (`repo_url`), or its editor with `action="edit"` (GitHub's and GitLab's
         URL form); None without a repository URL."""

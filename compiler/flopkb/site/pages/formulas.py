@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from flopkb.formulas.units import (
@@ -314,17 +314,22 @@ def _measured_overlay(
     pinned: dict[str, str],
     series_of: Any,
     series: list[Any],
+    styles: list[int | None],
     log_x: bool,
     log_y: bool,
 ) -> MeasuredOverlay | None:
-    """The measurements the formula's claims name, where they fall on the chart (None when none does)."""
+    """The measurements the formula's claims name, where they fall on the chart (None when none does), each in the
+    style of its line (`styles`, by line: None is the line's place)."""
     if not any(claim.measurement is not None for claim in result.claims):
         return None
 
     def claim_series(claim: Claim) -> Any:
         return series_of(claim.hardware, claim.where)
 
-    marks = measured_marks(result, x_name, lambda value: _magnitude(value, like), pinned, claim_series, series)
+    marks = [
+        mark if mark.series is None or styles[mark.series] is None else replace(mark, series=styles[mark.series])
+        for mark in measured_marks(result, x_name, lambda value: _magnitude(value, like), pinned, claim_series, series)
+    ]
     return MeasuredOverlay(marks, log_x=log_x, log_y=log_y) if marks else None
 
 
@@ -384,14 +389,18 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
     ys = [y for points in lines.values() for _, y in points]
     log_x = min(xs) > 0 and max(xs) / min(xs) >= 50
     log_y = min(ys) > 0 and max(ys) / min(ys) >= 100
-    overlay = _measured_overlay(result, x_name, like, pinned_keys, series_of, list(names), log_x, log_y)
+    styles = [site.accelerator_style(key) if result.hardware else None for key in lines]
+    overlay = _measured_overlay(result, x_name, like, pinned_keys, series_of, list(names), styles, log_x, log_y)
     x_unit = _axis_unit(like)
     unit = result.unit.strip()
     title = result.title or result.id
     quantity = quantity_name(result)
     try:
         svg = line_chart_svg(
-            [LineSeries(str(names[key]), points) for key, points in lines.items()],
+            [
+                LineSeries(str(names[key]), points, style)
+                for (key, points), style in zip(lines.items(), styles, strict=True)
+            ],
             x_label=f"{x_name} ({x_unit})" if x_unit else x_name,
             y_label=quantity if unit in ("", "1") else f"{quantity} ({unit})",
             title=title,

@@ -28,7 +28,7 @@ from flopkb.site.pages.formulas import formula_views
 from flopkb.site.pages.hardware import accelerator_context
 from flopkb.site.pages.measurements import disagreement_notice, measurement_rows
 from flopkb.site.pages.previews import description, page_accelerators, preview_path, preview_script
-from flopkb.site.pages.redirects import redirect_html, redirect_path
+from flopkb.site.pages.redirects import redirect_html, redirect_path, redirected_aliases
 from flopkb.site.sanitize import safe_url
 
 if TYPE_CHECKING:
@@ -255,7 +255,7 @@ def render_records(site: Site, ids: Iterable[str]) -> dict[str, list[str]]:
         context = record_context(site, entry)
         site.render(f"record/{context['kind']}.md.j2", record_path(record_id), **context)
         site.write(preview_path(record_id), preview_script(site, record_id, context))
-        for alias in context["aliases"]:
+        for alias in redirected_aliases(site, record_id):
             site.write(redirect_path(alias), redirect_html(site, alias, record_id))
         files[record_id] = written[start:]
     return files

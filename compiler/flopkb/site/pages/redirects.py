@@ -17,6 +17,19 @@ if TYPE_CHECKING:
     from flopkb.site.pages.common import Site
 
 
+def redirected_aliases(site: Site, record_id: str) -> list[str]:
+    """The aliases of a record that get a redirect page: those that resolve to it (an alias two records claim, a
+    `duplicate-id` when its code is turned down, belongs to the first, as for links; one that is also a record's id
+    is that record's), so that no two records write one page. What they depend on is in every record page's key
+    (`Resolver.signature`)."""
+    resolver = site.resolver
+    return [
+        alias
+        for alias in site.entries[record_id].summary.aliases
+        if alias not in resolver.ids and resolver.aliases.get(alias) == record_id
+    ]
+
+
 def redirect_path(alias: str) -> str:
     """Where an alias's redirect page is written in the docs folder: the URL the record's page had under that id."""
     return f"records/{alias}.html"
