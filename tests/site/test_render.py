@@ -518,11 +518,14 @@ def test_debt_inherited_through_a_formula_is_shown_and_traced(tmp_path: Path) ->
     evidence = fact.split('id="Evidence"', 1)[1].split('id="Referenced-by"', 1)[0]
     assert 'href="#ridge"' in evidence
     assert 'href="../../records/hw/acc.html#specs.memory_bandwidth"' in evidence
+    # Readers see what a figure is, not its data path.
+    assert "<code>memory_bandwidth spec</code>" in evidence and "<code>specs." not in evidence
     accelerator = built.html("records/hw/acc.html")
     assert "flopkb-status--own-debt" in accelerator
     assert "1 other record rests on it" in accelerator
     page = built.html("evidence.html")
     assert 'href="records/hw/acc.html#specs.memory_bandwidth"' in page
+    assert "<code>memory_bandwidth spec</code>" in page and "<code>specs." not in page
     assert page.split('id="Resting"', 1)[1].count("records/facts/ridge.html") >= 1
     assert "250 FLOP/byte" in fact
 
@@ -600,3 +603,12 @@ def test_categories_without_records_are_not_offered(project_site: BuiltSite) -> 
         assert f">{term}</a>" not in home
     for term in used:
         assert f">{term}</a>" in home
+
+
+def test_table_cells_and_terms_are_apart_for_search(project_site: BuiltSite) -> None:
+    """Search indexes a page's text: cells and terms written edge to edge would read as one word in its excerpts
+    ("expressionk / batchunit")."""
+    glued = re.compile(r"</(td|th|dd|dt)><(td|th|dd|dt)\b")
+    pages = [path for path in project_site.site.rglob("*.html") if "data-pagefind-body" in path.read_text()]
+    assert len(pages) > 20
+    assert [str(path) for path in pages if glued.search(path.read_text(encoding="utf-8"))] == []

@@ -524,6 +524,16 @@ def author_list(authors: Sequence[str]) -> str | None:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def figure_words(path: tuple[Any, ...], parameter: str | None = None, record: Any = None) -> str:
+    """What readers call a figure or a claim (not its data path): `memory_bandwidth spec`, `hardware row 1
+    (memory_bandwidth)`, a formula's id."""
+    if path[0] == "specs":
+        return f"{path[1]} spec"
+    if path[0] == "hardware_parameters" and len(path) > 1 and isinstance(path[1], int):
+        return f"hardware row {path[1] + 1}" + (f" ({parameter})" if parameter else "")
+    return debt_anchor(path, record)
+
+
 def debt_anchor(path: tuple[Any, ...], record: Any = None) -> str:
     """A figure's or claim's anchor on its page: `specs.<parameter>`, `hardware_parameters.<i>`, a formula id."""
     if path[0] == "formulas" and record is not None:

@@ -20,6 +20,7 @@ from flopkb.site.pages.common import (
     TAGS_INDEX,
     author_list,
     debt_anchor,
+    figure_words,
     record_path,
     tag_path,
 )
@@ -286,7 +287,7 @@ def render_evidence(site: Site) -> None:
             items.append(
                 {
                     "figure": page.link(item.record, debt_anchor(item.path)),
-                    "label": item.label,
+                    "label": figure_words(item.path, item.parameter),
                     "what": "spec" if item.what == "spec" else "hardware row",
                     "parameter": item.parameter,
                     "dependents": [

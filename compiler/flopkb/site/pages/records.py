@@ -18,6 +18,7 @@ from flopkb.site.pages.common import (
     Page,
     Site,
     debt_anchor,
+    figure_words,
     fragment,
     front_matter_title,
     json_for_script,
@@ -147,7 +148,7 @@ def evidence_view(site: Site, page: Page, record_id: str) -> dict[str, Any]:
     record = site.record(record_id)
     own = [
         {
-            "label": item.label,
+            "label": figure_words(item.path, item.parameter),
             "href": "#" + fragment(debt_anchor(item.path)),
             "dependents": [page.link(other) for other in evidence.dependents.get(item, ()) if other in site.entries],
         }
@@ -156,16 +157,16 @@ def evidence_view(site: Site, page: Page, record_id: str) -> dict[str, Any]:
     inherited = [
         {
             "figure": page.link(debt.item.record, debt_anchor(debt.item.path)),
-            "label": debt.item.label,
+            "label": figure_words(debt.item.path, debt.item.parameter),
             "via": [page.link(other) for other in debt.via[:-1] if other in site.entries],
-            "claim": debt_anchor(debt.claim, record),
+            "claim": figure_words(debt.claim, None, record),
             "claim_href": "#" + fragment(debt_anchor(debt.claim, record)),
         }
         for debt in status.inherited
     ]
     simulated = [
         {
-            "claim": debt_anchor(found.claim, record),
+            "claim": figure_words(found.claim, None, record),
             "claim_href": "#" + fragment(debt_anchor(found.claim, record)),
             "measurement": page.link(found.source, found.measurement),
             "where": found.where,
