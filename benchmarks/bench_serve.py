@@ -14,6 +14,17 @@ page with the new text (polled every 20 ms):
 - `accelerator`: an accelerator's `memory_capacity` set to a new value
   (its page, and every record that computes with it, change).
 
+After each edit's page shows, the server is left until it is idle (less than
+2% of a core over 2 s, the search indexer included): the CPU seconds the
+server and its children spent from the save to then are the save's whole
+cost, and its resident memory (RSS) then is recorded.
+
+    python benchmarks/bench_serve.py --sizes 10000 --saves 50   # memory and CPU over 50 prose saves
+
+With `--saves N`, N prose edits follow the timed ones (each once the server is
+idle), and the RSS after the first build, after the first save and after the
+last are printed: a server that keeps the previous base grows with every save.
+
 With `--before PATH` (the `compiler/` folder of another checkout of flopkb),
 the same is measured with that code (`PYTHONPATH=PATH`) in the same run, and
 the ratio after / before is printed: the machine is shared and noisy, so
@@ -37,6 +48,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import generate
 
 POLL = 0.02
+IDLE_SHARE = 0.02
+IDLE_SECONDS = 2.0
+TICK = os.sysconf("SC_CLK_TCK")
 FLOP = "kb/g26/rec-00026"
 ACCELERATOR = "hw/acc-018"
 
@@ -74,6 +88,27 @@ class Served:
             time.sleep(0.1)
         raise SystemExit("flopkb serve did not start")
 
+    def cpu(self) -> float:
+        """CPU seconds of the server and of its children that ended (pagefind)."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return sum(int(fields[i]) for i in (11, 12, 13, 14)) / TICK  # utime stime cutime cstime
+
+    def rss(self) -> float:
+        """Resident memory of the server, in MiB."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def idle(self, timeout: float = 300) -> None:
+        """Wait until the server (and its children) have used under IDLE_SHARE of a core for IDLE_SECONDS."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            before = self.cpu()
+            time.sleep(IDLE_SECONDS)
+            if self.cpu() - before < IDLE_SHARE * IDLE_SECONDS and not _children(self.process.pid):
+                return
+
     def stop(self) -> None:
         self.process.terminate()
         try:
@@ -81,6 +116,10 @@ class Served:
         except subprocess.TimeoutExpired:
             self.process.kill()
         self.log.close()
+
+
+def _children(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
 
 
 def _until(url: str, text: str, timeout: float = 600) -> float:
@@ -115,28 +154,49 @@ def edit_accelerator(root: Path, n: int) -> tuple[str, str]:
 EDITS = {"prose": edit_prose, "accelerator": edit_accelerator}
 
 
-def measure(base: Path, code: str | None, repeat: int, work: Path) -> dict[str, list[float]]:
+class Measured:
+    def __init__(self) -> None:
+        self.seconds: dict[str, list[float]] = {name: [] for name in EDITS}
+        self.cpu: dict[str, list[float]] = {name: [] for name in EDITS}
+        self.rss: list[float] = []
+        """MiB: after the first build, then after each save."""
+
+
+def measure(base: Path, code: str | None, repeat: int, saves: int, work: Path) -> Measured:
     root = work / "base"
     shutil.rmtree(root, ignore_errors=True)
     shutil.copytree(base, root)
     served = Served(root, code)
-    found: dict[str, list[float]] = {name: [] for name in EDITS}
+    found = Measured()
     try:
         _until(served.url + f"records/{FLOP}.html", "<html")
-        for n in range(repeat):
-            for name, edit in EDITS.items():
-                time.sleep(0.5)  # the watcher settles; no build is running
-                page, text = edit(root, n + (1000 if code else 0))
-                found[name].append(_until(served.url + page, text))
+        served.idle()
+        found.rss.append(served.rss())
+        plan = [(name, n) for n in range(repeat) for name in EDITS] + [("prose", repeat + n) for n in range(saves)]
+        for name, n in plan:
+            time.sleep(0.5)  # the watcher settles; no build is running
+            cpu = served.cpu()
+            page, text = EDITS[name](root, n + (1000 if code else 0))
+            seconds = _until(served.url + page, text)
+            served.idle()
+            if n < repeat:
+                found.seconds[name].append(seconds)
+                found.cpu[name].append(served.cpu() - cpu)
+            found.rss.append(served.rss())
     finally:
         served.stop()
     return found
+
+
+def _median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated record counts")
     parser.add_argument("--repeat", type=int, default=3, help="edits of each kind per size (best and median shown)")
+    parser.add_argument("--saves", type=int, default=0, help="prose saves after the timed ones, for memory")
     parser.add_argument("--before", help="the compiler/ folder of another flopkb checkout, measured side by side")
     args = parser.parse_args()
     for size in (int(s) for s in args.sizes.split(",")):
@@ -145,20 +205,21 @@ def main() -> None:
             base = work / "generated"
             generate(base, size)
             variants = {"after": None} | ({"before": args.before} if args.before else {})
-            results = {label: measure(base, code, args.repeat, work) for label, code in variants.items()}
-        print(f"\n{size:,} records: seconds from save to the served page showing the edit")
+            results = {label: measure(base, code, args.repeat, args.saves, work) for label, code in variants.items()}
+        print(f"\n{size:,} records: seconds from save to the served page showing the edit; CPU seconds of the save")
         for name in EDITS:
             line = f"  {name:<12}"
             for label, found in results.items():
-                times = sorted(found[name])
-                line += f"  {label}: best {times[0]:6.2f}  median {times[len(times) // 2]:6.2f}"
+                times, cpu = sorted(found.seconds[name]), _median(found.cpu[name])
+                line += f"  {label}: best {times[0]:6.2f}  median {_median(times):6.2f}  CPU {cpu:6.2f}"
             if "before" in results:
-                ratio = (
-                    sorted(results["after"][name])[len(results["after"][name]) // 2]
-                    / sorted(results["before"][name])[len(results["before"][name]) // 2]
-                )
+                ratio = _median(results["after"].seconds[name]) / _median(results["before"].seconds[name])
                 line += f"  after/before (median) {ratio:.2f}"
             print(line, flush=True)
+        print("  RSS (MiB) after the first build, the first save and the last save:")
+        for label, found in results.items():
+            first, saved, last = found.rss[0], found.rss[1], found.rss[-1]
+            print(f"    {label}: {first:.0f}, {saved:.0f}, {last:.0f} ({len(found.rss) - 1} saves)")
 
 
 if __name__ == "__main__":

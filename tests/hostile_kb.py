@@ -1,12 +1,14 @@
 """A knowledge base whose every text field tries to get markup into the site (for test_render and test_site_browser).
 
 Every record is valid, so the base builds: the attacks are in the text, the
-places a reader's browser would run them if the renderer let them through.
+places a reader's browser would run them if the renderer let them through,
+and in the site's settings (`pyproject.toml`), which every page carries.
 `PAYLOADS` counts the distinct numbered payloads (`alert(n)`); none may run.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from kbfixture import write_kb
@@ -26,7 +28,21 @@ basis:
   unverified: {description: Not yet verified.}
 """
 
+#: The site's settings reach every page: the name and description as text (escaped), the URLs as URLs.
+SITE_NAME = '<script>alert(80)</script> Hostile & KB "><img src=x onerror=alert(81)>'
+SITE_DESCRIPTION = (
+    "</title><script>alert(82)</script> ' onmouseover='alert(83)' [x](javascript:alert(84)) {: onclick=alert(85) }"
+)
+PYPROJECT = f"""\
+[tool.flopkb.site]
+name = {json.dumps(SITE_NAME)}
+description = {json.dumps(SITE_DESCRIPTION)}
+url = "https://example.org/kb/"
+repo_url = "https://example.org/repo"
+"""
+
 FILES = {
+    "pyproject.toml": PYPROJECT,
     "records/flops/hostile.yaml": r"""
         id: flops/hostile
         kind: flop

@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flopkb.cli import main
+from flopkb.config import ConfigError, load_config
 from golden import GOLDEN, assert_matches_file
 from kbfixture import write_kb
 
@@ -101,6 +104,37 @@ def test_unreadable_configuration_is_a_usage_error(kb: Path) -> None:
     result = run(kb, "check")
     assert result.exit_code == 2
     assert "did you mean records?" in result.output
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        'url = "javascript:alert(1)//"',
+        'repo_url = "data:text/html,<script>alert(1)</script>"',
+        'url = "https://example.org/kb/\\"><script>alert(1)</script>"',
+        "repo_url = \"https://example.org/x' onmouseover='alert(1)\"",
+        'url = "//example.org/kb/"',
+    ],
+)
+def test_a_site_url_that_is_not_a_plain_web_url_is_a_usage_error(kb: Path, setting: str) -> None:
+    (kb / "pyproject.toml").write_text(f"[tool.flopkb.site]\n{setting}\n")
+    result = run(kb, "check")
+    assert result.exit_code == 2
+    assert "must be an http:// or https:// URL" in result.output
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40))
+def test_only_plain_web_urls_are_accepted_as_site_urls(tmp_path_factory: pytest.TempPathFactory, tail: str) -> None:
+    root = tmp_path_factory.mktemp("url")
+    url = "https://example.org/" + tail
+    (root / "pyproject.toml").write_text(f"[tool.flopkb.site]\nurl = {json.dumps(url)}\n", encoding="utf-8")
+    try:
+        accepted = load_config(root).site.url
+    except ConfigError:
+        accepted = None
+    plain = all(c.isascii() and c.isprintable() and c not in "\"'<>\\ `{}|^" for c in tail)
+    assert (accepted == url) is plain
 
 
 def test_unknown_format_is_a_usage_error(kb: Path) -> None:

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from flopkb.config import Config, ConfigError, load_config
+from flopkb.config import Config, ConfigError, find_base, load_config
 
 if TYPE_CHECKING:
+    from flopkb.pipeline.cache import FileCache
     from flopkb.report.diagnostics import Diagnostic
     from flopkb.report.reporters import Summary
 
@@ -26,8 +27,13 @@ class UsageError(click.ClickException):
 
 
 def open_config(root: str | None) -> Config:
-    """The configuration of the knowledge base at `root` (default: the current directory)."""
-    base = Path(root or ".").resolve()
+    """The configuration of the knowledge base at `root` (default: the one the current folder lies in)."""
+    base = Path(root).resolve() if root is not None else find_base(Path.cwd())
+    if base is None:
+        raise UsageError(
+            f"no knowledge base here: neither {Path.cwd()} nor a folder above it has a records/ folder or a"
+            " [tool.flopkb] table in pyproject.toml; run flopkb inside a knowledge base, or pass --root DIR"
+        )
     try:
         config = load_config(base)
     except ConfigError as error:
@@ -59,7 +65,8 @@ root_option = click.option(
     "--root",
     type=click.Path(file_okay=False),
     default=None,
-    help="The knowledge base folder (default: the current one).",
+    help="The knowledge base folder (default: the nearest folder, from the current one up, with records/ or a"
+    " [tool.flopkb] table).",
 )
 format_option = click.option(
     "--format",
@@ -69,9 +76,33 @@ format_option = click.option(
     show_default=True,
     help="How diagnostics are printed; auto: GitHub annotations under GitHub Actions, text elsewhere.",
 )
-no_cache_option = click.option(
-    "--no-cache", is_flag=True, help="Load every file again; neither read nor write the cache (build/cache)."
+cache_option = click.option(
+    "--cache/--no-cache",
+    "use_cache",
+    default=None,
+    help="Keep what loading each file gave in the user's cache folder, for the next run (default: on, off under CI),"
+    " or load every file again, neither reading nor writing it.",
 )
+
+
+def open_cache(config: Config, use_cache: bool | None) -> FileCache | None:
+    """The load cache, unless turned off: by --no-cache, or under CI (`CI` set to true) without --cache.
+
+    A CI run starts from a fresh clone and ends with its machine: a cache written there is never read.
+    """
+    from flopkb.pipeline.cache import FileCache
+
+    if use_cache is None:
+        use_cache = os.environ.get("CI", "").strip().lower() not in ("true", "1", "yes")
+    return FileCache(config) if use_cache else None
+
+
+def save_cache(cache: FileCache | None) -> None:
+    """Write what the run changed in the cache, then say what was wrong with it (on standard error)."""
+    if cache is not None:
+        cache.save()
+        for note in cache.notes:
+            click.echo(f"flopkb: note: {note}", file=sys.stderr)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -85,15 +116,19 @@ def main() -> None:
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @format_option
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
-@no_cache_option
+@cache_option
 @click.option(
     "--watch", "watch_mode", is_flag=True, help="Check again on every save and print what changed, until Ctrl-C."
 )
 def check(
-    root: str | None, paths: tuple[str, ...], output_format: str, strict: bool, no_cache: bool, watch_mode: bool
+    root: str | None,
+    paths: tuple[str, ...],
+    output_format: str,
+    strict: bool,
+    use_cache: bool | None,
+    watch_mode: bool,
 ) -> None:
     """Load, validate, link-check and evaluate the whole knowledge base; report diagnostics."""
-    from flopkb.pipeline.cache import FileCache
     from flopkb.pipeline.compile import compile_knowledge_base, load_entries
     from flopkb.pipeline.stages import CHECK_STAGES
     from flopkb.report.diagnostics import INTERNAL_ERROR
@@ -103,7 +138,7 @@ def check(
     filters = relative_filters(config, paths)
     if watch_mode and output_format not in ("auto", "text"):
         raise UsageError("--watch prints text; leave out --format")
-    cache = None if no_cache else FileCache(config)
+    cache = open_cache(config, use_cache)
 
     def run() -> tuple[list[Diagnostic], Summary]:
         kb = compile_knowledge_base(config, CHECK_STAGES, cache or load_entries)
@@ -122,16 +157,14 @@ def check(
         except KeyboardInterrupt:
             click.echo("stopped watching")
         finally:
-            if cache is not None:
-                cache.save()
+            save_cache(cache)
         return
     shown, summary = run()
     chosen = resolve_format(output_format, os.environ)
     report(
         shown, summary, chosen, sys.stdout, color=chosen == "text" and resolve_color(os.environ, sys.stdout.isatty())
     )
-    if cache is not None:
-        cache.save()
+    save_cache(cache)
     sys.exit(exit_status(shown, strict))
 
 
@@ -290,6 +323,54 @@ def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
     sys.exit(EXIT_PROBLEMS if unformattable or (check_only and changed) else EXIT_OK)
 
 
+@main.command(name="diff")
+@root_option
+@click.argument("revisions", metavar="[BASE[..HEAD]]", required=False)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="text for a terminal, markdown for a pull-request comment or job summary, json for scripts, "
+    "github for annotations.",
+)
+@click.option(
+    "--fail-on",
+    metavar="CONDITIONS",
+    default="",
+    help="Exit 1 when one of these happens (comma-separated): claim-regression, new-disagreement, new-error, "
+    "evidence-regression.",
+)
+@click.option(
+    "--markdown",
+    "markdown_file",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Also write the markdown report to FILE (a job summary, a pull-request comment), from the same run.",
+)
+def diff(root: str | None, revisions: str | None, output_format: str, fail_on: str, markdown_file: str | None) -> None:
+    """What a change does to the computed knowledge: BASE..HEAD compares HEAD with its merge base with BASE; BASE
+    alone compares BASE with the work tree; without either, the default base (see docs/cli.md)."""
+    from flopkb.review.git import GitError
+    from flopkb.review.model import FAIL_ON
+    from flopkb.review.run import FORMATS, diff_report
+
+    conditions = tuple(condition.strip() for condition in fail_on.split(",") if condition.strip())
+    unknown = [condition for condition in conditions if condition not in FAIL_ON]
+    if unknown:
+        raise UsageError(f"--fail-on: unknown {', '.join(unknown)}; choose from {', '.join(FAIL_ON)}")
+    config = open_config(root)
+    try:
+        found = diff_report(config, revisions, os.environ)
+    except GitError as error:
+        raise UsageError(str(error)) from error
+    sys.stdout.write(FORMATS[output_format](found))
+    if markdown_file is not None:
+        Path(markdown_file).write_text(FORMATS["markdown"](found), encoding="utf-8")
+    sys.exit(EXIT_PROBLEMS if found.failures(conditions) else EXIT_OK)
+
+
 @main.command(name="eval")
 @root_option
 @click.argument("record", metavar="ID")
@@ -338,23 +419,20 @@ NO_SITE_URL = (
 @root_option
 @format_option
 @click.option("--strict", is_flag=True, help="Refuse to build on warnings too.")
-@no_cache_option
-def build(root: str | None, output_format: str, strict: bool, no_cache: bool) -> None:
+@cache_option
+def build(root: str | None, output_format: str, strict: bool, use_cache: bool | None) -> None:
     """Check the knowledge base, then render its site into build/site (refused when there are errors)."""
-    from flopkb.pipeline.cache import FileCache
     from flopkb.pipeline.compile import load_entries
     from flopkb.report.reporters import Summary, report, resolve_color, resolve_format
     from flopkb.site.publishing.publish import BuildError
     from flopkb.site.publishing.publish import build as build_site
 
     config = open_config(root)
-    cache = None if no_cache else FileCache(config)
+    cache = open_cache(config, use_cache)
     try:
         outcome = build_site(config, load=cache or load_entries, strict=strict)
     except BuildError as error:
         raise UsageError(str(error)) from error
-    if cache is not None:
-        cache.save()
     diagnostics = outcome.kb.diagnostics
     summary = Summary.of(diagnostics, records=len(outcome.kb.entries))
     chosen = resolve_format(output_format, os.environ)
@@ -365,6 +443,7 @@ def build(root: str | None, output_format: str, strict: bool, no_cache: bool) ->
         sys.stdout,
         color=chosen == "text" and resolve_color(os.environ, sys.stdout.isatty()),
     )
+    save_cache(cache)
     status = sys.stdout if chosen == "text" else sys.stderr
     if outcome.refused:
         problems = "errors" if summary.errors else "warnings (--strict)"
@@ -372,6 +451,8 @@ def build(root: str | None, output_format: str, strict: bool, no_cache: bool) ->
         sys.exit(exit_status(diagnostics, strict) or EXIT_PROBLEMS)
     for warning in outcome.warnings:
         click.echo(f"mkdocs: {warning}", file=sys.stderr)
+    for link in outcome.left_out:
+        click.echo(f"flopkb build: {link}: not published, a symlink out of site/ (or to a folder)", file=sys.stderr)
     if not config.site.url:
         click.echo(NO_SITE_URL, file=sys.stderr)
     shown = os.path.relpath(outcome.site_dir, Path.cwd()) if outcome.site_dir else ""
@@ -401,3 +482,23 @@ def serve(root: str | None, port: int, no_cache: bool) -> None:
         run(config, port=port, use_cache=not no_cache, out=sys.stdout)
     except ServeError as error:
         raise UsageError(str(error)) from error
+
+
+@main.command()
+@root_option
+@click.option(
+    "--tcp",
+    "port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help="Listen on 127.0.0.1:PORT, not stdio (debugging).",
+)
+def lsp(root: str | None, port: int | None) -> None:
+    """Run the language server for editors: flopkb's diagnostics on unsaved text, over stdio (docs/editors.md)."""
+    from flopkb.editor.server import make_server
+
+    server = make_server(open_config(root).root if root is not None else None)
+    if port is None:
+        server.start_io()
+    else:
+        server.start_tcp("127.0.0.1", port)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
 
+from flopkb.load.sources import FileSource, WorkTree
 from flopkb.report.codes import CODES, Severity
 from flopkb.report.diagnostics import INTERNAL_ERROR
 from flopkb.report.hints import did_you_mean
+from flopkb.sealed import base_cache_folder
 
 SEVERITY_OFF = "off"
 
@@ -31,9 +35,17 @@ class Config:
     records: str = "records"
     schema: str = "schema"
     site_dir: str = "build/site"
-    cache_dir: str = "build/cache"
+    cache_dir: str | None = None
+    """None: the user's cache folder (`flopkb.sealed.base_cache_folder`), outside the base."""
     severity: dict[str, str] = field(default_factory=dict)
     site: SiteSettings = field(default_factory=SiteSettings)
+    files: FileSource = None  # type: ignore[assignment]  # the work tree under `root` unless given
+    """Where the base's files are read from (`flopkb.load.sources`): the work tree, open buffers over it, a git
+    tree."""
+
+    def __post_init__(self) -> None:
+        if self.files is None:
+            object.__setattr__(self, "files", WorkTree(self.root))
 
     @property
     def records_path(self) -> Path:
@@ -42,6 +54,11 @@ class Config:
     @property
     def vocabulary_path(self) -> Path:
         return self.root / self.schema / "vocabulary.yaml"
+
+    @property
+    def cache_path(self) -> Path | None:
+        """Where the caches live (None: nowhere, there is no home folder to keep them in)."""
+        return self.root / self.cache_dir if self.cache_dir is not None else base_cache_folder(self.root)
 
     def severity_of(self, code: str) -> Severity | None:
         """The severity configured for `code`; None when it is turned off."""
@@ -52,26 +69,107 @@ class Config:
 
 
 _PATH_KEYS = ("records", "schema", "site_dir", "cache_dir")
+_WRITTEN_KEYS = ("site_dir", "cache_dir")
+"""Folders that flopkb empties or replaces: they may not hold, or lie in, any folder an author keeps."""
+_KEPT = (".git", "docs", "site")
 _SITE_KEYS = tuple(SiteSettings.__dataclass_fields__)
+
+
+def find_base(start: Path) -> Path | None:
+    """The knowledge base that `start` lies in, found as git finds its repository: the nearest folder, from `start`
+    up, that has a `[tool.flopkb]` table in its pyproject.toml or a `records/` folder.
+
+    One exception: a folder found by its `records/` alone is passed over when `start` lies inside the records folder
+    that an outer base's `[tool.flopkb]` names (`records = "kb/records"`, run from `kb/records/flops/`).
+    """
+    start = start.resolve()
+    folders = [start, *start.parents]
+    for index, folder in enumerate(folders):
+        try:
+            configured = _table(folder) is not None
+        except ConfigError:  # a pyproject.toml that cannot be read: this folder's if it holds records (load says why)
+            configured = False
+        if configured:
+            return folder
+        if (folder / "records").is_dir():
+            return next((outer for outer in folders[index + 1 :] if _claims(outer, start)), folder)
+    return None
+
+
+def _claims(outer: Path, start: Path) -> bool:
+    """Whether the base at `outer` has a `[tool.flopkb]` table whose records folder holds `start`."""
+    try:
+        table = _table(outer)
+    except ConfigError:
+        return False
+    if table is None:
+        return False
+    records = table.get("records", "records")
+    return isinstance(records, str) and start.is_relative_to((outer / records).resolve())
+
+
+def _table(folder: Path) -> dict[str, object] | None:
+    """The `[tool.flopkb]` table of `folder/pyproject.toml`; None without one; ConfigError when it cannot be read."""
+    pyproject = folder / "pyproject.toml"
+    if not pyproject.is_file():
+        return None
+    try:
+        tool = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as error:
+        raise ConfigError(f"{pyproject}: {error}") from error
+    table = tool.get("flopkb") if isinstance(tool, dict) else None
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{pyproject}: [tool.flopkb] must be a table")
+    return table
 
 
 def load_config(root: Path) -> Config:
     """Read `root/pyproject.toml` (if any); refuse unknown keys and values with ConfigError."""
-    pyproject = root / "pyproject.toml"
-    table: dict[str, object] = {}
-    if pyproject.is_file():
-        try:
-            table = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("flopkb", {})
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as error:
-            raise ConfigError(f"{pyproject}: {error}") from error
+    table = _table(root) or {}
     known = (*_PATH_KEYS, "severity", "site")
     for key in table:
         if key not in known:
             raise ConfigError(f"[tool.flopkb] has no setting '{key}'" + _hint(key, known))
-    paths = {key: _string(table, key) for key in _PATH_KEYS if key in table}
-    return Config(
+    paths: dict[str, Any] = {key: _string(table, key) for key in _PATH_KEYS if key in table}
+    config = Config(
         root=root, severity=_severities(table.get("severity", {})), site=_site(table.get("site", {})), **paths
     )
+    check_paths(config)
+    return config
+
+
+def check_paths(config: Config) -> None:
+    """Refuse path settings that leave the base, and written folders that would replace what an author keeps."""
+    root = config.root.resolve()
+    resolved = {}
+    for key in _PATH_KEYS:
+        value = getattr(config, key)
+        if value is None:
+            continue
+        if PurePosixPath(value).is_absolute() or PureWindowsPath(value).is_absolute() or PureWindowsPath(value).drive:
+            raise ConfigError(f"[tool.flopkb] {key} = {value!r} is absolute: give a path inside the base, e.g. build/x")
+        if ".." in PurePosixPath(value.replace("\\", "/")).parts:
+            raise ConfigError(f"[tool.flopkb] {key} = {value!r} leaves the base: give a path inside it, without '..'")
+        resolved[key] = path = (root / value).resolve()
+        if not path.is_relative_to(root):
+            raise ConfigError(f"[tool.flopkb] {key} = {value!r} leads out of the base (through a symlink) to {path}")
+    kept = {name: root / name for name in _KEPT}
+    kept |= {key: resolved[key] for key in ("records", "schema")}
+    for key in _WRITTEN_KEYS:
+        path = resolved.get(key)
+        if path is None:
+            continue
+        shown = f"[tool.flopkb] {key} = {getattr(config, key)!r}"
+        if path == root:
+            raise ConfigError(f"{shown} is the base itself: choose a folder of its own, e.g. build/x")
+        for folder in kept.values():
+            if folder == root:  # records = "." or schema = ".": the base's own check above covers it
+                continue
+            if path == folder or path.is_relative_to(folder) or folder.is_relative_to(path):
+                raise ConfigError(
+                    f"{shown} would overwrite {folder.relative_to(root).as_posix()}/: choose a folder of its own,"
+                    " e.g. build/x"
+                )
 
 
 def _hint(word: str, choices: tuple[str, ...] | list[str]) -> str:
@@ -107,4 +205,14 @@ def _site(table: object) -> SiteSettings:
             raise ConfigError(f"[tool.flopkb.site] has no setting '{key}'" + _hint(key, _SITE_KEYS))
         if not isinstance(value, str):
             raise ConfigError(f"[tool.flopkb.site] {key} must be a string")
+        if key in _SITE_URL_KEYS and not _WEB_URL.fullmatch(value):
+            raise ConfigError(
+                f"[tool.flopkb.site] {key} must be an http:// or https:// URL, without quotes, spaces, < or >"
+                f" (percent-encode them), not {value!r}"
+            )
     return SiteSettings(**table)
+
+
+# Every page carries these, in attributes and in scripts: only an http(s) URL of URL characters.
+_SITE_URL_KEYS = ("url", "repo_url")
+_WEB_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[A-Za-z0-9._~!$&()*+,;=:@%/?#\[\]-]*)?", re.IGNORECASE)

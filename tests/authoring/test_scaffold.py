@@ -29,13 +29,14 @@ def kb_root(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_new_record_passes_check_but_for_being_an_orphan(kb_root: Path, kind: str) -> None:
+def test_a_new_record_passes_check_but_for_being_an_orphan_and_a_draft(kb_root: Path, kind: str) -> None:
     result = new(kb_root, kind, f"{kind}s/my-first")
     assert result.exit_code == 0, result.output
     assert result.output.startswith(f"wrote records/{kind}s/my-first.yaml\n")
     assert "now write:" in result.output and "orphan" in result.output
     kb = compile_kb(kb_root)
-    assert [(d.code, d.path) for d in kb.diagnostics] == [("orphan", f"records/{kind}s/my-first.yaml")]
+    drafts = [] if kind == "source" else [("placeholder", f"records/{kind}s/my-first.yaml")]  # a source has no prose
+    assert sorted((d.code, d.path) for d in kb.diagnostics) == [("orphan", f"records/{kind}s/my-first.yaml"), *drafts]
     assert kb.entries[f"{kind}s/my-first"].record is not None
 
 
@@ -61,7 +62,7 @@ def test_the_output_names_what_the_author_must_write(kb_root: Path) -> None:
 def test_an_id_that_yaml_would_read_as_a_number_stays_text(kb_root: Path) -> None:
     assert new(kb_root, "fact", "1.5").exit_code == 0
     kb = compile_kb(kb_root)
-    assert {d.code for d in kb.diagnostics} == ORPHAN_ONLY
+    assert {d.code for d in kb.diagnostics} == {*ORPHAN_ONLY, "placeholder"}
     assert kb.entries["1.5"].record is not None
 
 

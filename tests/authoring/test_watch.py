@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from flopkb.authoring.watch import changes, watch
 from flopkb.cli import main
 from flopkb.config import load_config
-from flopkb.pipeline.cache import CACHE_FOLDER
+from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 from flopkb.report.diagnostics import Diagnostic, make
@@ -126,7 +126,8 @@ def test_check_watch_runs_until_ctrl_c(tmp_path: Path) -> None:
     finally:
         process.kill()
         process.wait(TIMEOUT)
-    assert list((root / "build/cache" / CACHE_FOLDER).glob("*.pickle"))
+    folder = FileCache(load_config(root)).folder
+    assert folder is not None and list(folder.glob("*.pickle"))
 
 
 @pytest.mark.parametrize("output_format", ["json", "github", "sarif"])

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 import flopkb.pipeline.cache
-from flopkb.config import load_config
+from flopkb.config import Config, load_config
 from flopkb.formulas.results import LaterResults
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.pipeline.cache import FileCache
@@ -200,9 +200,9 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     read: list[str] = []
     original = flopkb.pipeline.cache._read_bytes
 
-    def recording(path: str) -> bytes | None:
-        read.append(path.rsplit("/records/", 1)[-1])
-        return original(path)
+    def recording(config: Config, rel: str) -> bytes | None:
+        read.append(rel.removeprefix("records/"))
+        return original(config, rel)
 
     monkeypatch.setattr(flopkb.pipeline.cache, "_read_bytes", recording)
     return read
@@ -277,7 +277,8 @@ def test_a_file_changed_during_the_run_has_no_stale_text(tmp_path: Path) -> None
     (root / entry.path).write_text("id: facts/f1\nkind: fact\nstatement: Changed.\n", encoding="utf-8")
     assert entry.source.text == ""  # not the new text for the old data
     assert entry.source.position(("statement",)) == (1, 1)
-    shutil.rmtree(root / "build")
+    assert config.cache_path is not None
+    shutil.rmtree(config.cache_path)
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])

@@ -30,8 +30,9 @@ from mkdocs.structure.pages import Page
 
 from flopkb.site.incremental.prerendered import Heading, PageForm, page_form, render_prerendered, split_page
 from flopkb.site.pages.common import breakable, heading_id, json_for_script
-from flopkb.site.publishing.mkdocs import mkdocs_config, write_config
+from flopkb.site.publishing.mkdocs import mkdocs_config, trusted_settings, write_config
 from flopkb.site.publishing.notfound import relative_404
+from flopkb.site.publishing.publish import MARKER
 from flopkb.site.sanitize import markdown_text, prose_html
 from repo import REPO
 from site_fixtures import EPOCH, BuiltSite, build_base
@@ -48,11 +49,15 @@ SLOW_PAGES = {"codes.md"}
 
 
 def python_markdown_site(built: BuiltSite, out: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """`mkdocs build -f build/site-mkdocs.yml` into `out`, then flopkb's rewrite of 404.html (as its build does)."""
+    """`mkdocs build -f build/site-mkdocs.yml` into `out`, with flopkb's settings marked and its 404.html rewritten
+    (as its build does)."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
     kept = built.site.with_name(built.site.name + "-mkdocs.yml")
-    mkdocs_build(load_config(config_file=str(kept), site_dir=str(out)))
-    relative_404(out)
+    config = load_config(config_file=str(kept), site_dir=str(out))
+    trusted_settings(config)
+    mkdocs_build(config)
+    if not config.site_url:
+        relative_404(out)
     return out
 
 
@@ -60,7 +65,7 @@ def files_of(folder: Path) -> dict[str, bytes]:
     return {
         path.relative_to(folder).as_posix(): path.read_bytes()
         for path in sorted(folder.rglob("*"))
-        if path.is_file() and path.relative_to(folder).parts[0] != "pagefind"  # flopkb's search index
+        if path.is_file() and path.relative_to(folder).parts[0] not in ("pagefind", MARKER)  # flopkb's, not mkdocs'
     }
 
 

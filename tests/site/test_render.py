@@ -22,6 +22,7 @@ from flopkb.site.pages.graph import SPRING_LIMIT, layout
 from flopkb.site.publishing.publish import BuildError, build, source_date_epoch
 from html_safety import scan_site
 from kbfixture import write_kb
+from repo import REPO
 from site_fixtures import EPOCH, BuiltSite, build_base, copy_project_base
 
 
@@ -160,7 +161,8 @@ def test_accelerators_have_spec_tables_and_rooflines(project_site: BuiltSite) ->
         assert title in compare
     assert 'src="../charts/_compare/peak_bf16_dense.svg"' in compare
     svg = (project_site.site / "charts/_compare/peak_bf16_dense.svg").read_text(encoding="utf-8")
-    assert svg.count('class="roof"') == 4
+    accelerators = len(list((REPO / "records/accelerators").glob("*.yaml")))
+    assert svg.count('class="roof"') == accelerators  # one roof per accelerator of the base
 
 
 def test_sources_are_citations_and_backlinks_are_listed(project_site: BuiltSite) -> None:
@@ -179,7 +181,9 @@ def test_evidence_status_and_debt(project_site: BuiltSite) -> None:
     assert 'href="#hardware_parameters.0"' in flop and 'id="hardware_parameters.0"' in flop
     evidence = project_site.html("evidence.html")
     assert "records/flops/sd-batch-dilution-problem.html#hardware_parameters.0" in evidence
-    assert "flopkb-status--verified" in project_site.html("records/facts/ridge-point.html")
+    assert "flopkb-status--sourced" in project_site.html("records/facts/ridge-point.html")  # computes with cited specs
+    seed = project_site.html("records/flops/eng-profile-spec-decoding-engine-break-even-shift.html")
+    assert 'flopkb-status--no-sources" href="#Evidence"' in seed  # its errata's sources do not source its words
 
 
 def test_neighbourhood_graph_is_small_inline_json(project_site: BuiltSite) -> None:
@@ -203,7 +207,10 @@ def test_graph_page_has_every_record_with_positions(project_site: BuiltSite) -> 
 def test_home_and_indexes(project_site: BuiltSite) -> None:
     home = project_site.html("index.html")
     assert "What the base holds" in home
-    assert re.search(r'flopkb-card__count">4</span><span class="flopkb-kind flopkb-kind--accelerator"', home)
+    accelerators = len(list((REPO / "records/accelerators").glob("*.yaml")))
+    assert re.search(
+        rf'flopkb-card__count">{accelerators}</span><span class="flopkb-kind flopkb-kind--accelerator"', home
+    )
     assert "arithmetic-intensity" in project_site.html("categories/arithmetic-intensity.html")
     kinds = project_site.html("kinds/source.html")
     assert kinds.count('class="flopkb-kind flopkb-kind--source"') >= 10
@@ -276,6 +283,55 @@ def test_hostile_text_is_shown_escaped(hostile_site: BuiltSite) -> None:
     assert "<title>Engine &lt;/title&gt;&lt;script&gt;alert(70)&lt;/script&gt; - " in engine
     # A hostile vocabulary term gets a safe file name and an escaped nav entry.
     assert (hostile_site.site / "categories" / "img-src-x-onerror-alert-2.html").is_file()
+
+
+class _SettingsShown(HTMLParser):
+    """Where a page shows the site's settings, as a reader (or a search engine) reads them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.texts: dict[str, str] = {}
+        self.attributes: dict[str, str] = {}
+        self._open: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "meta" and found.get("name") == "description":
+            self.attributes["description"] = found.get("content") or ""
+        if "md-logo" in (found.get("class") or "") and tag == "a":
+            self.attributes.setdefault("logo title", found.get("title") or "")
+        name = {"title": "title", "h1": "h1"}.get(tag) or {
+            "flopkb-lede": "lede",
+            "md-ellipsis": "header",
+        }.get(found.get("class") or "")
+        self._open.append(name or "")
+        if name:
+            self.texts.setdefault(name, "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open:
+            self._open.pop()
+
+    def handle_data(self, data: str) -> None:
+        for name in self._open:
+            if name and name not in self.attributes:
+                self.texts[name] += data
+
+
+def test_hostile_site_settings_are_shown_as_written(hostile_site: BuiltSite) -> None:
+    """`[tool.flopkb.site]` name and description reach every page as text: escaped once, never run, never mangled."""
+    from hostile_kb import SITE_DESCRIPTION, SITE_NAME
+
+    home = _SettingsShown()
+    home.feed(hostile_site.html("index.html"))
+    assert home.texts["title"] == SITE_NAME
+    assert home.texts["h1"].removesuffix("¶").strip() == SITE_NAME  # (¶: the heading's permalink)
+    assert home.texts["lede"] == SITE_DESCRIPTION
+    assert home.attributes == {"description": SITE_DESCRIPTION, "logo title": SITE_NAME}
+    record = _SettingsShown()
+    record.feed(hostile_site.html("records/facts/plain.html"))
+    assert record.texts["title"].endswith(" - " + SITE_NAME)
+    assert record.attributes["logo title"] == SITE_NAME
 
 
 def test_hostile_json_cannot_close_its_script(hostile_site: BuiltSite) -> None:

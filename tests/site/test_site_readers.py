@@ -79,7 +79,7 @@ def test_a_preview_of_a_record_link_shows_kind_title_status_and_first_paragraph(
     page.locator('.md-content a[href$="accelerators/nvidia-h100-sxm.html"]').first.hover()
     card = preview(page)
     card.wait_for(state="visible")
-    status = project_site.outcome.kb.evidence.of("accelerators/nvidia-h100-sxm").status
+    status = project_site.outcome.kb.evidence.standing("accelerators/nvidia-h100-sxm")
     from flopkb.site.pages.common import STATUS_WORDS
 
     assert card.locator(".flopkb-kind").text_content() == "accelerator"

@@ -20,8 +20,8 @@ import yaml
 from flopkb.authoring.schema import schema_file
 from flopkb.config import Config
 from flopkb.load.models import KINDS, MODELS, id_problem
+from flopkb.load.sources import RECORD_SUFFIXES
 from flopkb.load.vocabulary import Vocabulary
-from flopkb.pipeline.compile import RECORD_SUFFIXES
 from flopkb.report.hints import did_you_mean
 
 

@@ -20,7 +20,7 @@ from typing import TextIO
 
 import watchfiles
 
-from flopkb.pipeline.compile import RECORD_SUFFIXES
+from flopkb.load.sources import RECORD_SUFFIXES
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.report.reporters import Summary, report
 

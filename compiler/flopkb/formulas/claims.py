@@ -25,12 +25,14 @@ exactly one of:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from flopkb.formulas.context import FormulaReporter
 from flopkb.formulas.definitions import Definition
 from flopkb.formulas.evaluate import FormulaProblem, QuantityLike, evaluate_point
 from flopkb.formulas.expr import Expr
+from flopkb.formulas.regime import Condition, holds_at
 from flopkb.formulas.results import (
     CLAIM_DISAGREES,
     CLAIM_MISMATCH,
@@ -72,8 +74,10 @@ class Target:
 class ClaimChecker:
     """The claims of one formula, checked with its reporter."""
 
-    def __init__(self, reporter: FormulaReporter) -> None:
+    def __init__(self, reporter: FormulaReporter, condition: Condition | None = None) -> None:
         self.reporter = reporter
+        self.condition = condition
+        """The formula's regime (`valid_when`), when it has one that evaluates."""
         self.ev = reporter.ev
         self.report = reporter.report
         self.at = reporter.at
@@ -199,6 +203,8 @@ class ClaimChecker:
         if not ok:
             return self.unchecked(index, row, "the claim is malformed", hardware)
 
+        in_regime = True
+
         def result(computed: float | None, status: str, reason: str | None = None) -> Claim:
             return Claim(
                 index,
@@ -212,6 +218,7 @@ class ClaimChecker:
                 reason,
                 target.measurement,
                 row.measured,
+                in_regime,
             )
 
         claimed = "measured" if row.measured is not None else "value"
@@ -231,11 +238,21 @@ class ClaimChecker:
             )
             return result(None, CLAIM_UNCHECKED, problem.message)
         assert target.value is not None
+        pinned = [f"{name} = {format_value(value)}" for name, value in where] + ([f"on {hardware}"] if hardware else [])
+        at_point = f" at {', '.join(pinned)}" if pinned else ""
+        in_regime = self.in_regime(values, hardware, specs)
+        if not in_regime:
+            assert self.condition is not None
+            self.report(
+                "claim-out-of-regime",
+                self.at(*here, claimed),
+                f"expect[{index}]{at_point} lies outside the formula's regime: valid_when {self.condition} "
+                "does not hold there, so the model does not describe this point",
+                "claim a point where valid_when holds, or the formula of the regime this point is in",
+            )
         difference = relative_difference(target.value, computed)
         if difference <= row.tolerance:
             return result(computed, CLAIM_OK)
-        pinned = [f"{name} = {format_value(value)}" for name, value in where] + ([f"on {hardware}"] if hardware else [])
-        at_point = f" at {', '.join(pinned)}" if pinned else ""
         unit_text = "" if unit.strip() == "1" else f" {unit}"
         off = f"off by {percent(difference)}, tolerance {percent(row.tolerance)}"
         if target.measurement is not None:
@@ -256,6 +273,15 @@ class ClaimChecker:
         hint = f"correct the stated value to {format_number(computed, 6)}, or the formula or its inputs"
         self.report("claim-mismatch", self.at(*here, claimed), message, hint)
         return result(computed, CLAIM_MISMATCH)
+
+    def in_regime(self, values: dict[str, Any], hardware: str | None, specs: Mapping[str, QuantityLike] | None) -> bool:
+        """Whether the formula's `valid_when` holds at a claim's point (True without one)."""
+        if self.condition is None:
+            return True
+        try:
+            return holds_at(self.condition, values, [(hardware, specs or {})], ())[0]
+        except FormulaProblem:
+            return True  # the condition's own problem is reported at valid_when
 
     def stated(self, index: int, row: Expect, unit: str) -> Target:
         """The claim's value in the formula's unit (a bare number is in that unit), and its text as written."""

@@ -18,6 +18,7 @@ from flopkb.formulas.evaluate import QuantityLike
 from flopkb.formulas.expr import Expr, ExprSyntaxError, parse
 from flopkb.formulas.measurements import SourceMeasurements, read_measurements
 from flopkb.formulas.positions import expression_position
+from flopkb.formulas.regime import Condition, parse_condition
 from flopkb.formulas.results import Key, RawValue
 from flopkb.formulas.scope import hardware_scope
 from flopkb.formulas.specs import AcceleratorSpecs, read_specs
@@ -42,6 +43,7 @@ class Evaluator:
         self.overrides = dict(overrides or {})
         self.hardware_override = hardware
         self._exprs: dict[str, Expr | ExprSyntaxError] = {}
+        self._conditions: dict[str, Condition | ExprSyntaxError] = {}
         self._quantities: dict[str, Quantity | QuantityError] = {}
         self._units: dict[str, Unit | QuantityError] = {}
         self._specs: dict[str, AcceleratorSpecs | None] = {}
@@ -65,6 +67,9 @@ class Evaluator:
 
     def expression(self, text: str) -> Expr | ExprSyntaxError:
         return _parsed_once(self._exprs, text, parse, ExprSyntaxError)
+
+    def condition(self, text: str) -> Condition | ExprSyntaxError:
+        return _parsed_once(self._conditions, text, parse_condition, ExprSyntaxError)
 
     def quantity(self, value: RawValue) -> QuantityLike:
         """A single input value read as a quantity (bare numbers stay floats); raises QuantityError."""

@@ -12,7 +12,7 @@ ref, following further refs), layered under its own fields:
 - `hardware`: the nearest `hardware` written along the chain, starting with
   the formula itself; when none is, the default scope of the record that
   holds the formula (`flopkb.formulas.scope`);
-- `title`: its own, else the nearest along the chain; `expect`: its own only
+- `title` and `valid_when`: its own, else the nearest along the chain; `expect`: its own only
   (claims are never inherited).
 
 A ref that resolves to nothing, to no formula of that id or to a record that
@@ -51,6 +51,9 @@ class Definition:
     hardware_at: Key | None
     title: str | None
     chain: tuple[Key, ...]
+    valid_when: str | None = None
+    """The nearest `valid_when` along the chain, starting with the formula itself."""
+    valid_when_at: Key | None = None
 
 
 @dataclass(slots=True)
@@ -147,6 +150,8 @@ class Definitions:
             key if hardware is not None else None,
             formula.title,
             (),
+            formula.valid_when,
+            key if formula.valid_when is not None else None,
         )
 
     def _layer(self, key: Key, located: Located, base: Definition) -> Definition:
@@ -166,6 +171,8 @@ class Definitions:
             hardware_at=key if own_hardware else base.hardware_at,
             title=formula.title or base.title,
             chain=(target, *base.chain),
+            valid_when=formula.valid_when if formula.valid_when is not None else base.valid_when,
+            valid_when_at=key if formula.valid_when is not None else base.valid_when_at,
         )
 
     def _report_cycle(self, cycle: list[Key]) -> None:

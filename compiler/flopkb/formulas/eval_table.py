@@ -191,6 +191,8 @@ def formula_table(result: FormulaResult, what_if: bool) -> Group:
         if result.defined_in is not None:
             definition.append(f"  (from {result.defined_in[0]}#{result.defined_in[1]})", "dim")
         parts.append(definition)
+    if result.valid_when is not None:
+        parts.append(Text.assemble("  valid when ", (str(result.valid_when), "cyan")))
     fixed = [
         (name, value)
         for name, value in result.inputs.items()
@@ -221,6 +223,8 @@ def _evaluation_table(result: FormulaResult) -> Table:
         for parameter in parameters:
             table.add_column(f"hw.{parameter}", justify="right")
     table.add_column(f"value [{result.unit}]" if result.unit.strip() != "1" else "value", justify="right", style="bold")
+    if result.valid_when is not None:
+        table.add_column("regime")
     for evaluation in result.evaluations:
         point = dict(evaluation.point)
         row = [show(point[name]) if name in point else "" for name in result.swept]
@@ -230,6 +234,8 @@ def _evaluation_table(result: FormulaResult) -> Table:
                 figure = figures.get((evaluation.hardware or "", parameter))
                 row.append(f"{figure.value} ({figure.basis})" if figure is not None else "")
         row.append(format_number(evaluation.value, 6))
+        if result.valid_when is not None:
+            row.append("" if evaluation.in_regime else "outside the model's regime")
         table.add_row(*(Text(cell) for cell in row))
     return table
 
@@ -250,6 +256,9 @@ def _claims(result: FormulaResult, what_if: bool) -> Text:
         text.append(f", {disagree} disagreeing with a measurement", "yellow")
     if rest:
         text.append(f", {rest} not checked", "yellow")
+    outside = sum(not claim.in_regime for claim in result.claims)
+    if outside:
+        text.append(f", {outside} outside the model's regime", "red")
     return text
 
 

@@ -17,7 +17,7 @@ import functools
 import itertools
 import math
 import operator
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Union
@@ -83,6 +83,11 @@ class Evaluation:
     point: Point
     value: float  # in `unit`
     unit: str
+    in_regime: bool = True
+    """False when the formula's `valid_when` does not hold at this point (`flopkb.formulas.regime`)."""
+
+    def outside(self) -> Evaluation:
+        return Evaluation(self.hardware, self.point, self.value, self.unit, in_regime=False)
 
 
 Scope = tuple[str | None, Mapping[str, QuantityLike]]
@@ -93,17 +98,19 @@ def evaluate_formula(
     unit: str,
     inputs: Mapping[str, QuantityLike | list[QuantityLike]],
     hardware: Mapping[str, Mapping[str, QuantityLike]] | None = None,
+    also_swept: Sequence[str] = (),
 ) -> list[Evaluation]:
     """Every value of `expr` in `unit`: per accelerator in `hardware` (id -> spec values) when the
     expression uses `hw.`, once otherwise; per point of the cartesian product of the list-valued
-    (swept) inputs. Inputs the expression does not use are ignored. Raises FormulaProblem."""
+    (swept) inputs. Inputs the expression does not use are ignored, but for `also_swept` (the inputs of
+    its regime). Raises FormulaProblem."""
     if not expr.hw_params_used:
         scopes: list[Scope] = [(None, {})]
     elif hardware:
         scopes = list(hardware.items())
     else:
         raise _no_accelerator(expr)
-    return _evaluate(expr, unit, inputs, scopes)
+    return _evaluate(expr, unit, inputs, scopes, also_swept)
 
 
 def evaluate_point(
@@ -121,6 +128,17 @@ def evaluate_point(
     return _evaluate(expr, unit, values, [(None, hw or {})])[0].value
 
 
+def evaluate_over(
+    expr: Expr,
+    inputs: Mapping[str, QuantityLike | list[QuantityLike]],
+    scopes: list[Scope],
+    swept: Sequence[str],
+) -> list[float]:
+    """The values of `expr` in base units, whatever its dimension, at the points of the sweep over `swept` (inputs
+    the expression does not use included), per scope: aligned with a formula's evaluations over the same sweep."""
+    return [evaluation.value for evaluation in _evaluate(expr, None, inputs, scopes, swept)]
+
+
 def _no_accelerator(expr: Expr) -> FormulaProblem:
     param = min(expr.hw_params_used)
     return FormulaProblem(
@@ -131,11 +149,17 @@ def _no_accelerator(expr: Expr) -> FormulaProblem:
 
 
 def _evaluate(
-    expr: Expr, unit: str, inputs: Mapping[str, QuantityLike | list[QuantityLike]], scopes: list[Scope]
+    expr: Expr,
+    unit: str | None,
+    inputs: Mapping[str, QuantityLike | list[QuantityLike]],
+    scopes: list[Scope],
+    also_swept: Sequence[str] = (),
 ) -> list[Evaluation]:
-    scale, target = _target(unit)
+    """Every value in `unit` (None: in base units, any dimension); the sweep covers the inputs the expression uses
+    and `also_swept`."""
+    scale, target = _target(unit) if unit is not None else (1.0, None)
     _check_names(expr, inputs, scopes)
-    used = [name for name in inputs if name in expr.inputs_used]
+    used = [name for name in inputs if name in expr.inputs_used or name in also_swept]
     sweeps = {name: values for name in used if isinstance(values := inputs[name], list)}
     _check_sweep_size(sweeps)
     fixed: dict[str, float] = {}
@@ -158,13 +182,14 @@ def _evaluate(
         key = frozenset(dimensions.items())  # accelerators with specs in the same dimensions share one analysis
         if key not in analysed:
             analysed[key] = _dimension(expr.root, dimensions)
-        _check_target(expr, analysed[key], target, unit)
+        if unit is not None and target is not None:
+            _check_target(expr, analysed[key], target, unit)
         for shown, bases in points:
             env.update(bases)
             value = _run(compiled, env, hardware, shown) / scale
             if not math.isfinite(value):
                 raise _arithmetic_problem("the value overflows in the formula's unit", hardware, shown)
-            evaluations.append(Evaluation(hardware, shown, value, unit))
+            evaluations.append(Evaluation(hardware, shown, value, unit or ""))
     return evaluations
 
 

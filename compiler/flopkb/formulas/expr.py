@@ -129,7 +129,7 @@ def parse(source: str) -> Expr:
         raise ExprSyntaxError(f"expression longer than {MAX_LENGTH} characters", MAX_LENGTH)
     # Line breaks and tabs become spaces one for one, so offsets stay those of `source`.
     flat = source.translate({ord("\n"): " ", ord("\r"): " ", ord("\t"): " "})
-    _check_bracket_depth(flat)
+    check_bracket_depth(flat)
     text = flat.lstrip(" ")
     if not text.strip():
         raise ExprSyntaxError("empty expression", 0)
@@ -138,7 +138,7 @@ def parse(source: str) -> Expr:
     return Expr(root, source, frozenset(converter.names), frozenset(converter.params))
 
 
-def _check_bracket_depth(text: str) -> None:
+def check_bracket_depth(text: str) -> None:
     depth = 0
     for offset, char in enumerate(text):
         if char in "([{":
@@ -147,6 +147,11 @@ def _check_bracket_depth(text: str) -> None:
                 raise ExprSyntaxError(f"expression nested more than {MAX_DEPTH} levels deep", offset)
         elif char in ")]}":
             depth -= 1
+
+
+def expression_converter(text: str, shift: int) -> _Converter:
+    """The converter of the formula grammar over `text` (which starts `shift` characters into its source)."""
+    return _Converter(text, shift)
 
 
 _NOT_ALLOWED = {

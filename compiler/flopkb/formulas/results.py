@@ -14,6 +14,7 @@ from typing import Any
 
 from flopkb.formulas.evaluate import Evaluation, QuantityLike
 from flopkb.formulas.expr import Expr
+from flopkb.formulas.regime import Condition
 from flopkb.formulas.units import format_number
 from flopkb.report.diagnostics import Diagnostic
 
@@ -88,6 +89,8 @@ class Claim:
     """The measurement the claim names, when it names one (and it exists)."""
     measured_ref: str | None = None
     """The claim's `measured:` as written; None for a claim that states a value."""
+    in_regime: bool = True
+    """False when the formula's `valid_when` does not hold at the claim's point (`claim-out-of-regime`)."""
 
     @property
     def off_by(self) -> float | None:
@@ -128,6 +131,8 @@ class FormulaResult:
     claims: tuple[Claim, ...] = ()
     problems: tuple[Diagnostic, ...] = ()
     """The diagnostics this stage reported for the formula."""
+    valid_when: Condition | None = None
+    """Where the model holds (`flopkb.formulas.regime`); evaluations outside it are marked `in_regime=False`."""
     complete: bool = False
     """Evaluated on every accelerator in scope (or once, without `hw.`), with no problem."""
 
@@ -138,6 +143,11 @@ class FormulaResult:
     @property
     def anchor(self) -> str:
         return f"{self.record}#{self.id}"
+
+    @property
+    def outside_regime(self) -> int:
+        """How many evaluations lie outside the formula's regime."""
+        return sum(not evaluation.in_regime for evaluation in self.evaluations)
 
     @property
     def disagreements(self) -> tuple[Claim, ...]:

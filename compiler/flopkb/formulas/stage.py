@@ -35,14 +35,17 @@ the site, the evidence page and `flopkb eval`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from flopkb.formulas.claims import ClaimChecker
 from flopkb.formulas.context import Evaluator, FormulaReporter
 from flopkb.formulas.definitions import Definition
-from flopkb.formulas.evaluate import Evaluation, FormulaProblem, evaluate_formula
+from flopkb.formulas.evaluate import Evaluation, FormulaProblem, Scope, evaluate_formula
 from flopkb.formulas.expr import Expr, ExprSyntaxError, HwParam, walk
+from flopkb.formulas.positions import expression_position
+from flopkb.formulas.regime import Condition, holds_at, mark
 from flopkb.formulas.results import (
     HW_NONE,
     HW_OWN,
@@ -92,15 +95,23 @@ class _FormulaRun(FormulaReporter):
             name: value for name, value in ev.overrides.items() if name in definition.inputs or name in expr.inputs_used
         }
         written = {**definition.inputs, **overrides} if overrides else definition.inputs
-        swept = tuple(name for name, value in written.items() if isinstance(value, list) and name in expr.inputs_used)
+        condition = self.regime(definition)
+        if condition is not None and not condition.hw_params_used <= expr.hw_params_used:
+            # a regime over hw. puts the formula on its accelerators, even when its value does not depend on them
+            expr = dataclasses.replace(expr, hw_params_used=expr.hw_params_used | condition.hw_params_used)
+        over = expr.inputs_used | (condition.inputs_used if condition is not None else frozenset())
+        swept = tuple(name for name, value in written.items() if isinstance(value, list) and name in over)
         scope, origin, items = ev.scope(self.located, definition) if expr.hw_params_used else ([], HW_NONE, {})
         fields.update(expr=expr, inputs=written, swept=swept, hardware=tuple(scope), hardware_from=origin)
         unit_ok = self.check_unit(definition)
         inputs = self.read_inputs(definition, written)
         if not unit_ok or inputs is None or not self.check_parameters(expr, definition):
             return self.finish(fields)
-        evaluations, figures, failed = self.evaluate_all(expr, definition, inputs, scope, origin, items)
-        checker = ClaimChecker(self)
+        evaluations, figures, failed = self.evaluate_all(expr, definition, inputs, swept, scope, origin, items)
+        if condition is not None and evaluations:
+            evaluations = self.mark_regime(condition, definition, inputs, swept, evaluations)
+        fields["valid_when"] = condition
+        checker = ClaimChecker(self, condition if condition is not None and not self.regime_failed else None)
         claims = [
             checker.claim(index, row, expr, definition, inputs, swept, scope, failed)
             for index, row in enumerate(formula.expect)
@@ -126,6 +137,55 @@ class _FormulaRun(FormulaReporter):
         fields.setdefault("hardware", ())
         fields.setdefault("hardware_from", HW_NONE)
         return FormulaResult(self.key[0], self.key[1], problems=tuple(self.problems), **fields)
+
+    regime_failed = False
+
+    def at_regime(self, definition: Definition, offset: int | None = None) -> tuple[int, int]:
+        """The formula's `valid_when` (at `offset` in it), or the `ref` of a formula borrowing it."""
+        located = self.located
+        if definition.valid_when_at != self.key:
+            return self.at("ref")
+        text = located.formula.valid_when or ""
+        if offset is None:
+            return self.at("valid_when")
+        return expression_position(located.source, located.path("valid_when"), text, offset)
+
+    def regime(self, definition: Definition) -> Condition | None:
+        """The formula's parsed `valid_when`, or None (without one, or when it does not parse: reported there)."""
+        if definition.valid_when is None:
+            return None
+        condition = self.ev.condition(definition.valid_when)
+        if isinstance(condition, ExprSyntaxError):
+            self.report(
+                "formula-syntax", self.at_regime(definition, condition.offset), f"valid_when: {condition.message}"
+            )
+            return None
+        return condition
+
+    def mark_regime(
+        self,
+        condition: Condition,
+        definition: Definition,
+        inputs: dict[str, Any],
+        swept: tuple[str, ...],
+        evaluations: list[Evaluation],
+    ) -> list[Evaluation]:
+        """The evaluations marked in or outside the regime; unmarked when the condition does not evaluate."""
+        scopes: list[Scope] = []
+        for hardware in dict.fromkeys(evaluation.hardware for evaluation in evaluations):
+            specs = self.ev.accelerator(hardware) if hardware is not None else None
+            scopes.append((hardware, specs.values if specs is not None else {}))
+        try:
+            return mark(evaluations, holds_at(condition, inputs, scopes, swept))
+        except FormulaProblem as problem:
+            self.regime_failed = True
+            self.report(
+                problem.code if problem.code != "formula-missing-spec" else "formula-error",
+                self.at_regime(definition, problem.offset),
+                f"valid_when: {problem.message}",
+                problem.hint,
+            )
+            return evaluations
 
     def check_unit(self, definition: Definition) -> bool:
         error = self.ev.unit_problem(definition.unit)
@@ -186,6 +246,7 @@ class _FormulaRun(FormulaReporter):
         expr: Expr,
         definition: Definition,
         inputs: dict[str, Any],
+        swept: tuple[str, ...],
         scope: list[str],
         origin: str,
         items: dict[str, int],
@@ -198,7 +259,7 @@ class _FormulaRun(FormulaReporter):
         failed: set[str | None] = set()
         if not expr.hw_params_used:
             try:
-                evaluations.extend(evaluate_formula(expr, unit, inputs))
+                evaluations.extend(evaluate_formula(expr, unit, inputs, also_swept=swept))
             except FormulaProblem as problem:
                 failed.add(None)
                 self.problem(problem, definition, origin, None, items)
@@ -206,7 +267,7 @@ class _FormulaRun(FormulaReporter):
         if not scope:
             failed.add(None)
             try:
-                evaluate_formula(expr, unit, inputs, {})
+                evaluate_formula(expr, unit, inputs, {}, swept)
             except FormulaProblem as problem:
                 self.problem(problem, definition, origin, None, items)
             return evaluations, figures, failed
@@ -221,7 +282,7 @@ class _FormulaRun(FormulaReporter):
         try:  # the common case, all in one go: units are analysed once for all accelerators
             evaluations.extend(
                 evaluate_formula(
-                    expr, unit, inputs, {accelerator: specs.values for accelerator, specs in usable.items()}
+                    expr, unit, inputs, {accelerator: specs.values for accelerator, specs in usable.items()}, swept
                 )
             )
         except FormulaProblem:
@@ -241,7 +302,7 @@ class _FormulaRun(FormulaReporter):
             return evaluations, figures, failed
         for accelerator, specs in usable.items():
             try:
-                evaluations.extend(evaluate_formula(expr, unit, inputs, {accelerator: specs.values}))
+                evaluations.extend(evaluate_formula(expr, unit, inputs, {accelerator: specs.values}, swept))
             except FormulaProblem as problem:
                 failed.add(accelerator)
                 self.problem(problem, definition, origin, accelerator, items)

@@ -11,6 +11,36 @@ from flopkb.load.source import Path
 
 VERIFIED, OWN_DEBT, INHERITED_DEBT = "verified", "own-debt", "inherited-debt"
 ROW, SPEC = "hardware-row", "spec"
+NEEDS_SOURCES = frozenset({"measured", "simulated", "vendor-spec", "cited"})
+"""The bases that a figure (or an erratum) must give sources for."""
+
+# What a record's evidence says, worst first: the first that applies is its standing (`Evidence.standing`).
+DRAFT, NO_SOURCES, DISAGREES, UNVERIFIED_FIGURES, HAS_ERRATA, SOURCED = (
+    "draft",
+    "no-sources",
+    "disagrees",
+    "unverified-figures",
+    "has-errata",
+    "sourced",
+)
+STANDINGS = (DRAFT, NO_SOURCES, DISAGREES, UNVERIFIED_FIGURES, HAS_ERRATA, SOURCED)
+STANDING_WORDS = {
+    DRAFT: "draft",
+    NO_SOURCES: "no sources",
+    DISAGREES: "disagrees with a measurement",
+    UNVERIFIED_FIGURES: "unverified figures",
+    HAS_ERRATA: "has errata",
+    SOURCED: "sourced",
+}
+"""What badges, counts, the evidence page and link previews say of each standing."""
+STANDING_MEANINGS = {
+    DRAFT: "still holds a sentence of the template that flopkb new wrote",
+    NO_SOURCES: "cites no source at all",
+    DISAGREES: "a formula of it disagrees with what its sources measured",
+    UNVERIFIED_FIGURES: "has, or computes with, figures whose basis is unverified",
+    HAS_ERRATA: "some of its words are corrected by errata",
+    SOURCED: "every figure and claim rests on a cited, vendor, measured or derived basis",
+}
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -57,6 +87,30 @@ class SimulatedClaim:
     """Where in the source the measurement stands."""
 
 
+@dataclass(frozen=True, order=True, slots=True)
+class ErratumItem:
+    """One erratum of a record: the words it quotes from a field, and the correction."""
+
+    record: str
+    index: int
+    in_field: str = field(compare=False)
+    """The field whose words it corrects, as written (`hardware_parameters[0].effect`)."""
+    quote: str = field(compare=False)
+    correction: str = field(compare=False)
+    basis: str = field(compare=False)
+    sources: tuple[str, ...] = field(compare=False)
+    found: bool = field(compare=False)
+    """The quote stands in the field (else `erratum-quote-missing`)."""
+    file: str = field(compare=False)
+    line: int = field(compare=False)
+    column: int = field(compare=False)
+
+    @property
+    def number(self) -> int:
+        """Its number on the record's page: 1, 2, ..."""
+        return self.index + 1
+
+
 @dataclass(frozen=True, slots=True)
 class Disagreement:
     """A claim whose formula disagrees with the measurement it names, and the records that rest on that formula."""
@@ -77,6 +131,13 @@ class RecordEvidence(NamedTuple):
     inherited: tuple[InheritedDebt, ...] = ()
     simulated: tuple[SimulatedClaim, ...] = ()
     """Its claims that rest on simulated measurements."""
+    errata: tuple[ErratumItem, ...] = ()
+    cited: bool = False
+    """Its words cite a source somewhere: its `sources`, a figure's, a measured claim, a formula whose expression
+    computes with accelerator specs (`hw.`); a source record with a URL or measurements. An erratum's sources back
+    the correction, not the record's words: they do not count."""
+    draft: bool = False
+    """It still holds a sentence of a `flopkb new` template (`placeholder`)."""
 
     @property
     def sources_of_debt(self) -> tuple[str, ...]:
@@ -95,6 +156,7 @@ class Evidence:
     _disagreements: tuple[Disagreement, ...] | Callable[[], tuple[Disagreement, ...]] = field(
         default=(), repr=False, compare=False
     )
+    _disagreeing: frozenset[str] | None = field(default=None, repr=False, compare=False)
 
     @property
     def disagreements(self) -> tuple[Disagreement, ...]:
@@ -111,3 +173,33 @@ class Evidence:
         for status in self.records.values():
             result[status.status] += 1
         return result
+
+    def standing(self, record_id: str) -> str:
+        """What the record's evidence says, worst first: draft, no sources, disagrees with a measurement,
+        unverified figures, has errata, sourced (`STANDINGS`). Disagreements are read from the formula results."""
+        found = self.of(record_id)
+        if found.draft:
+            return DRAFT
+        if not found.cited:
+            return NO_SOURCES
+        if self._disagreeing is None:
+            self._disagreeing = frozenset(disagreement.record for disagreement in self.disagreements)
+        if record_id in self._disagreeing:
+            return DISAGREES
+        if found.status != VERIFIED:
+            return UNVERIFIED_FIGURES
+        if found.errata:
+            return HAS_ERRATA
+        return SOURCED
+
+    def standings(self) -> dict[str, int]:
+        """How many records have each standing, in `STANDINGS` order."""
+        result = dict.fromkeys(STANDINGS, 0)
+        for record_id in self.records:
+            result[self.standing(record_id)] += 1
+        return result
+
+    @property
+    def errata(self) -> tuple[ErratumItem, ...]:
+        """Every erratum of the base, by record and index."""
+        return tuple(sorted(item for status in self.records.values() for item in status.errata))

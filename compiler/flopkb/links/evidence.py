@@ -48,32 +48,35 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from flopkb.formulas.results import FormulaResults, Key
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.debt import (
     INHERITED_DEBT,
+    NEEDS_SOURCES,
     OWN_DEBT,
     ROW,
     SPEC,
     VERIFIED,
     DebtItem,
     Disagreement,
+    ErratumItem,
     Evidence,
     InheritedDebt,
     RecordEvidence,
     SimulatedClaim,
 )
+from flopkb.links.errata import check_errata
 from flopkb.links.memo import dependency_key
 from flopkb.links.resolver import Resolver
 from flopkb.load.models import Formula, SourceRecord, formulas_of
+from flopkb.load.placeholders import may_hold_placeholders, placeholders_in
 from flopkb.load.source import Path
 from flopkb.report.diagnostics import Diagnostic, make
 
 UNVERIFIED = "unverified"
-NEEDS_SOURCES = frozenset({"measured", "simulated", "vendor-spec", "cited"})
 _HW_NAME = re.compile(r"\bhw\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -201,12 +204,28 @@ SIMULATED_MEMO = "evidence-simulated"
 """`Entry.derived` key of a record's claims on simulated measurements, with the dependency key they were found under."""
 
 
-def _own_figures(record_id: str, entry: Any) -> tuple[tuple[DebtItem, ...], tuple[Diagnostic, ...], bool]:
-    """A record's unverified figures, its missing-source problems, and whether it has rows or formulas (claims that
-    can inherit debt)."""
+class OwnEvidence(NamedTuple):
+    """What one file says of its own evidence (kept per file in `Entry.derived`)."""
+
+    items: tuple[DebtItem, ...]
+    problems: tuple[Diagnostic, ...]
+    claims: bool
+    """It has rows or formulas: claims that can inherit debt."""
+    errata: tuple[ErratumItem, ...] = ()
+    cited: bool = False
+    draft: bool = False
+
+
+_NOTHING = OwnEvidence((), (), False)
+
+
+def _own_figures(record_id: str, entry: Any) -> OwnEvidence:
+    """A record's unverified figures, its missing-source, erratum and placeholder problems, whether it has rows or
+    formulas (claims that can inherit debt), its errata, whether it cites anything, whether it is a draft."""
     record, source = entry.record, entry.source
     items: list[DebtItem] = []
     problems: list[Diagnostic] = []
+    cited = bool(record.sources) or bool(record.__dict__.get("url") or record.__dict__.get("measurements"))
 
     def figure(path: Path, parameter: str, what: str, basis: str, sources: list[str]) -> None:
         if basis == UNVERIFIED:
@@ -231,11 +250,40 @@ def _own_figures(record_id: str, entry: Any) -> tuple[tuple[DebtItem, ...], tupl
     if rows:
         for index, row in enumerate(rows):
             figure(("hardware_parameters", index), row.parameter, ROW, row.basis, row.sources)
+            cited = cited or bool(row.sources)
     specs = fields.get("specs")
     if specs:
         for parameter, spec in specs.items():
             figure(("specs", parameter), parameter, SPEC, spec.basis, spec.sources)
-    return tuple(items), tuple(problems), bool(rows or fields.get("formulas"))
+            cited = cited or bool(spec.sources)
+    formulas = fields.get("formulas", ())
+    cited = cited or any(row.measured for formula in formulas for row in formula.expect)
+    # a formula over hw. computes with accelerator specs, each with its own evidence; borrowing a formula is not citing
+    cited = cited or any(hw_parameters(formula.expr) for formula in formulas)
+    errata, erratum_problems = check_errata(record_id, record, source)
+    problems.extend(erratum_problems)
+    drafts = placeholders_in(source.data) if may_hold_placeholders(source.text) else []
+    for path, sentence in drafts:
+        line, column = source.position(path)
+        problems.append(
+            make(
+                "placeholder",
+                source.path,
+                line,
+                column,
+                f"{_dotted(path)} still holds the template's sentence {sentence!r}: the record is a draft",
+                "write the record's own words in its place",
+            )
+        )
+    return OwnEvidence(tuple(items), tuple(problems), bool(rows or fields.get("formulas")), errata, cited, bool(drafts))
+
+
+def _dotted(path: Path) -> str:
+    """("hardware_parameters", 0, "effect") as `hardware_parameters[0].effect`."""
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
+    return text
 
 
 def _inherited(
@@ -310,14 +358,16 @@ def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
     dependents: dict[DebtItem, set[str]] = {}
 
     claimants: list[str] = []
+    standing: dict[str, OwnEvidence] = {}
     for record_id, entry in kb.entries.items():
         figures = entry.derived.get(OWN_MEMO)
         if figures is None:
             # a record that did not validate has no figures: kept too, so that warm runs never load its model again
-            figures = _own_figures(record_id, entry) if entry.record is not None else ((), (), False)
+            figures = _own_figures(record_id, entry) if entry.record is not None else _NOTHING
             if entry.digest is not None:
                 entry.derived[OWN_MEMO] = figures
-        items, problems, claims = figures
+        items, problems, claims = figures.items, figures.problems, figures.claims
+        standing[record_id] = figures
         if items:
             own[record_id] = list(items)
             for item in items:
@@ -369,12 +419,22 @@ def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
         if simulated_claims:
             simulated[record_id] = simulated_claims
 
-    records = {record_id: RecordEvidence(record_id, VERIFIED) for record_id in kb.entries}
-    for record_id in own.keys() | inherited.keys() | simulated.keys():
+    records: dict[str, RecordEvidence] = {}
+    for record_id in kb.entries:
         mine = tuple(own.get(record_id, ()))
         theirs = tuple(inherited.get(record_id, ()))
         status = OWN_DEBT if mine else INHERITED_DEBT if theirs else VERIFIED
-        records[record_id] = RecordEvidence(record_id, status, mine, theirs, simulated.get(record_id, ()))
+        figures = standing[record_id]
+        records[record_id] = RecordEvidence(
+            record_id,
+            status,
+            mine,
+            theirs,
+            simulated.get(record_id, ()),
+            figures.errata,
+            figures.cited,
+            figures.draft,
+        )
     debt = tuple(sorted(item for items in own.values() for item in items))
     evidence = Evidence(records, debt, {item: tuple(sorted(dependents[item])) for item in debt})
     return evidence, diagnostics

@@ -211,6 +211,8 @@ class Formula(_Model):
     """Input name to a quantity, or to a list of quantities (a sweep)."""
     hardware: list[AcceleratorRef] | None = None
     """Refs to the accelerator records to evaluate on; by default, when the expression uses hw., the record's affected_by_hardware plus every row's values_for."""
+    valid_when: str | None = None
+    """When the formula holds: comparisons (<, <=, >, >=) of expressions over its inputs and hw.<parameter>, joined by `and`; points outside are shown as outside the model's regime, and a claim there is an error."""
     expect: list[Expect] = []
     """Claims the compiler re-computes: a value at given inputs and hardware."""
 
@@ -262,6 +264,32 @@ class Spec(_Model):
     """How the value was read or derived (markdown; may hold [[wikilinks]])."""
 
 
+ERRATUM_FIELD = re.compile(r"[a-z_]+(?:\[\d+\](?:\.[a-z_]+)?)?")
+"""The field an erratum corrects: `description`, `workarounds[0]`, `hardware_parameters[1].effect`."""
+
+
+def erratum_field_path(field_name: str) -> tuple[str | int, ...]:
+    """`hardware_parameters[1].effect` as a data path: ("hardware_parameters", 1, "effect")."""
+    head, _, rest = field_name.partition("[")
+    if not rest:
+        return (head,)
+    index, _, tail = rest.partition("]")
+    return (head, int(index), tail[1:]) if tail else (head, int(index))
+
+
+class Erratum(_Model):
+    field: Annotated[str, _pattern(ERRATUM_FIELD, "a field of the record (description, hardware_parameters[0].effect)")]
+    """The field whose words it corrects: `description`, `notes`, `workarounds[0]`, `hardware_parameters[1].effect`."""
+    quote: str
+    """The words it corrects, exactly as they stand in the field (else erratum-quote-missing)."""
+    correction: Text
+    """What is true instead, and why (markdown; may hold [[wikilinks]] and links)."""
+    basis: Basis
+    """The evidence behind the correction: a term of `basis`; measured, vendor-spec and cited need sources."""
+    sources: list[SourceRef] = []
+    """Evidence for the correction: refs to source records, or http(s):// URLs."""
+
+
 class _Record(_Model):
     id: RecordId
     """The record's id: its file's path below records/, without the extension; segments [a-z0-9][a-z0-9._-]* joined by '/'."""
@@ -275,6 +303,8 @@ class _Record(_Model):
     """Evidence: refs to source records, or http(s):// URLs."""
     notes: Text | None = None
     """Free notes (markdown; may hold [[wikilinks]])."""
+    errata: list[Erratum] = []
+    """Corrections of the record's words that keep them as written: each quotes the words and says what is true."""
 
     @property
     def display_title(self) -> str:
@@ -392,11 +422,11 @@ def ready(model: type[_Record]) -> type[_Record]:
 
 
 _NO_PLUGINS = "PYDANTIC_DISABLE_PLUGINS"
-_TRAILING_FIELDS = ("sources", "notes")
+_TRAILING_FIELDS = ("sources", "notes", "errata")
 
 
 def field_order(model: type[BaseModel]) -> list[str]:
-    """Canonical key order: id, kind, the common heading fields, the kind's own fields, then sources and notes."""
+    """Canonical key order: id, kind, the common heading fields, the kind's own fields, then sources, notes, errata."""
     names = [name for name in model.model_fields if name not in ("id", "kind", *_TRAILING_FIELDS)]
     return ["id", "kind", *names, *_TRAILING_FIELDS]
 

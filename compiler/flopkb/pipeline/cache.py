@@ -5,8 +5,9 @@ cold check's time. The cache stores, for every record file, the blake2b
 digest of its bytes, its parsed data and record model (one pickle per file,
 unpickled only when a stage asks for them), what the rest of the base needs
 to know of it without them (`pipeline.RecordSummary`: kind, aliases, formula
-ids), its load diagnostics and what stages derived from it, as pickles under
-the configured cache folder (`build/cache/check/`).
+ids), its load diagnostics and what stages derived from it, as pickles in the
+`check/` folder of the base's cache folder (`Config.cache_path`: the user's
+cache folder, outside the base, unless `cache_dir` says otherwise).
 
 The next run does not read a file whose stat (size, modification and change
 times in nanoseconds, inode) is the one stored: it takes the stored result.
@@ -33,11 +34,18 @@ that changed one file rewrites one small shard, not the whole cache. Each
 shard carries the cache key; a shard whose key differs is thrown away,
 silently: the key covers the cache format, the Python and pydantic versions,
 the flopkb version and the digest of flopkb's own code, the records folder
-setting, and the vocabulary. A shard that cannot be read (truncated, corrupt,
-from elsewhere) is ignored, and its files loaded again. Shards are written
-atomically (a temporary file, then a rename), so a crash or a parallel run
-never leaves half a shard behind. The cache is local build output and is
-unpickled: never put a cache from an untrusted source there.
+setting, and the vocabulary. Shards are written atomically (a temporary file,
+then a rename), so a crash or a parallel run never leaves half a shard behind.
+
+A shard is code once unpickled, so none is unpickled unless this user's
+flopkb wrote it (`flopkb.sealed`): its head (the key, the entries, and the
+blake2b digest of every pickled model and derived dict) carries a seal made
+with the user's key, checked before anything is unpickled; each model and
+derived dict is checked against its digest when first used. Shards are read
+as records are (`flopkb.load.files.read_bytes`: regular files only, at most
+`MAX_SHARD_BYTES`). A shard that fails (unsealed, damaged, truncated, not a
+file) or a blob that fails its digest is dropped and its files loaded again:
+the verdict is the one `--no-cache` gives, and `notes` says what was dropped.
 """
 
 from __future__ import annotations
@@ -67,10 +75,15 @@ from flopkb.load.validate import expected_id
 from flopkb.load.vocabulary import Vocabulary
 from flopkb.pipeline.compile import load_entries, load_entry
 from flopkb.report.diagnostics import Diagnostic
+from flopkb.sealed import NoKey, seal, unseal, user_key
 
 CACHE_FOLDER = "check"
 SHARDS = 64
-FORMAT = 4
+FORMAT = 5
+MAX_SHARD_BYTES = 1 << 28
+"""A larger shard is not read (10,000 records of about 4 KB take 1 MB a shard)."""
+_SEAL_PURPOSE = b"flopkb-shard"
+_HEAD_LENGTH = 8
 RACY_SECONDS = 2
 """A file changed this recently when it was read has its stat kept as untrusted (see the module)."""
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
@@ -102,6 +115,8 @@ class _Loaded(NamedTuple):
 
     Pickled apart from the rest, so that rewriting a shard costs little for the files whose derived data did not change.
     """
+    digests: tuple[bytes, bytes]
+    """The digests of the pickled `model` and `derived` (b"" for one not pickled), checked before it is unpickled."""
 
 
 class FileCache:
@@ -113,12 +128,22 @@ class FileCache:
     """
 
     def __init__(self, config: Config) -> None:
-        self.folder = config.root / config.cache_dir / CACHE_FOLDER
+        self.notes: list[str] = []
+        """What was wrong with the cache (a damaged shard, a missing key), in words for the user: never a verdict."""
+        cache = config.cache_path
+        self.folder = cache / CACHE_FOLDER if cache is not None else None
+        try:
+            user_key()
+        except NoKey as error:
+            self.notes.append(f"the cache is off: {error}")
+            self.folder = None
         self._key: bytes | None = None
         self._loaded: dict[str, _Loaded] = {}
         self._entries: dict[str, Entry] = {}
         self._dirty: set[int] = set()
         """The shards to write."""
+        self._dropped: set[str] = set()
+        """The files whose stored blobs failed their digest: not stored again as they are."""
         self._derived: dict[str, dict[str, Any]] = {}
         """What each entry of the last run started with as `derived`: what stages changed is told from it."""
 
@@ -129,29 +154,29 @@ class FileCache:
         if key != self._key:
             self._key = key
             self._loaded, self._dirty = self._read(key)
-        root = str(config.root)
         trusted_before = time.time_ns() - RACY_SECONDS * 1_000_000_000
         kept: dict[str, _Loaded] = {}
         read: dict[str, tuple[bytes, Stat | None]] = {}
         stale: list[str] = []
         for rel in files:
-            path = f"{root}/{rel}"  # not pathlib: its overhead is a third of the time on 10,000 small files
             try:
-                status = os.stat(path)
+                status = config.files.stat(rel)
             except OSError:
                 stale.append(rel)  # loading the file reports why
                 continue
-            stat = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+            stat = None if status is None else (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
             stored = self._loaded.get(rel)
-            if stored is not None and stored.stat == stat:
+            if stored is not None and stat is not None and stored.stat == stat:
                 kept[rel] = stored
                 continue
-            raw = _read_bytes(path)
+            raw = _read_bytes(config, rel)
             if raw is None:
                 stale.append(rel)
                 continue
             digest = _digest(raw)
-            trusted = stat if max(status.st_mtime_ns, status.st_ctime_ns) < trusted_before else None
+            trusted = (
+                stat if status is not None and max(status.st_mtime_ns, status.st_ctime_ns) < trusted_before else None
+            )
             if stored is not None and stored.digest == digest:
                 if stored.stat != trusted:
                     stored = stored._replace(stat=trusted)
@@ -177,13 +202,16 @@ class FileCache:
                         tuple(diagnostics),
                         model,
                         self._derived.setdefault(rel, {}),
+                        (b"", b""),
                     )
             else:
                 stored = loaded[rel] = kept[rel]
                 derived = self._derived[rel] = (
-                    stored.derived if isinstance(stored.derived, dict) else _unpickled(stored.derived)
+                    stored.derived
+                    if isinstance(stored.derived, dict)
+                    else self._unpickled(rel, stored.derived, stored.digests[1]) or {}
                 )
-                entry, diagnostics = _rebuild(config, vocabulary, rel, stored, derived), list(stored.diagnostics)
+                entry, diagnostics = self._rebuild(config, vocabulary, rel, stored, derived), list(stored.diagnostics)
             results.append((entry, diagnostics))
         self._dirty.update(map(shard_of, stale))
         self._dirty.update(map(shard_of, self._loaded.keys() - loaded.keys()))
@@ -197,8 +225,11 @@ class FileCache:
         A cache folder that cannot be written, or derived data that cannot be pickled, is skipped: the next run loads
         again.
         """
-        self._keep_derived()
-        if not self._dirty or self._key is None:
+        self.keep_derived()
+        for rel in self._dropped:
+            self._loaded.pop(rel, None)
+        self._dropped.clear()
+        if not self._dirty or self._key is None or self.folder is None:
             return
         by_shard: dict[int, dict[str, _Loaded]] = {shard: {} for shard in self._dirty}
         enabled = gc.isenabled()
@@ -208,16 +239,18 @@ class FileCache:
                 content = by_shard.get(shard_of(rel))
                 if content is not None:
                     if loaded.model is not None and not isinstance(loaded.model, _PICKLED):
+                        model = pickle.dumps(loaded.model, protocol=_PROTOCOL)
                         loaded = self._loaded[rel] = loaded._replace(
-                            model=pickle.dumps(loaded.model, protocol=_PROTOCOL)
+                            model=model, digests=(_digest(model), loaded.digests[1])
                         )
                     if isinstance(loaded.derived, dict):
                         try:
-                            loaded = self._loaded[rel] = loaded._replace(
-                                derived=pickle.dumps(loaded.derived, protocol=_PROTOCOL)
-                            )
+                            derived = pickle.dumps(loaded.derived, protocol=_PROTOCOL)
                         except (pickle.PicklingError, TypeError, AttributeError):
                             continue  # this file is not stored: the next run loads it again
+                        loaded = self._loaded[rel] = loaded._replace(
+                            derived=derived, digests=(loaded.digests[0], _digest(derived))
+                        )
                     content[rel] = loaded
             self.folder.mkdir(parents=True, exist_ok=True)
             for shard, content in by_shard.items():
@@ -233,25 +266,68 @@ class FileCache:
             if enabled:
                 gc.enable()
 
-    def _keep_derived(self) -> None:
+    def keep_derived(self) -> None:
+        """Keep, in memory, what stages derived in the last run, for the next run (`save` also writes it to disk):
+        `flopkb diff` compiles its second side after the first without writing the cache."""
         for rel, entry in self._entries.items():
             stored = self._loaded.get(rel)
             if stored is not None and _changed(entry.derived, self._derived[rel]):
                 self._derived[rel] = derived = dict(entry.derived)
-                self._loaded[rel] = stored._replace(derived=derived)
+                self._loaded[rel] = stored._replace(derived=derived, digests=(stored.digests[0], b""))
                 self._dirty.add(shard_of(rel))
 
     def _read(self, key: bytes) -> tuple[dict[str, _Loaded], set[int]]:
         """The stored results under `key`, and the shards on disk that hold none (to rewrite or remove)."""
         loaded: dict[str, _Loaded] = {}
-        unusable = set()
+        unusable: set[int] = set()
+        failed = []
+        if self.folder is None:
+            return loaded, unusable
         for shard in range(SHARDS):
             path = self.folder / _shard_name(shard)
-            content = _read_shard(path, key)
+            try:
+                content = _read_shard(path, key)
+            except _Damaged as error:
+                failed.append(f"{path.name} ({error})")
+                content = None
             if content is None:
                 unusable.add(shard)
             loaded.update(content or {})
+        if failed:
+            listed = ", ".join(failed[:3]) + (", ..." if len(failed) > 3 else "")
+            self.notes.append(
+                f"{len(failed)} of the cache's shards in {self.folder} failed their check (not sealed by this user's"
+                f" flopkb, or damaged) and were dropped, their files loaded again: {listed}"
+            )
         return loaded, unusable
+
+    def _damaged(self, rel: str, what: str) -> None:
+        """A stored blob of `rel` failed its digest: say so, and drop the file from the cache on `save` (the next run
+        loads it again, and stores it whole)."""
+        self.notes.append(f"the cache of {rel} failed its check ({what}) and was dropped: the file was loaded again")
+        self._dropped.add(rel)
+        self._dirty.add(shard_of(rel))
+
+    def _unpickled(self, rel: str, blob: Pickled, digest: bytes) -> Any:
+        """The object pickled in `blob`, or None (and a note) when the blob is not the one its digest names."""
+        if _digest(blob) != digest:
+            self._damaged(rel, "a stored blob differs from its digest")
+            return None
+        try:
+            return pickle.loads(blob)
+        except Exception as error:  # sealed and whole, yet unreadable: pickled by other code (a class that changed)
+            self._damaged(rel, f"{type(error).__name__}")
+            return None
+
+    def _rebuild(
+        self, config: Config, vocabulary: Vocabulary | None, rel: str, stored: _Loaded, derived: dict[str, Any]
+    ) -> Entry:
+        """The entry of an unchanged file: its text, data and model are read when first asked for."""
+        later = _Later(self, config, vocabulary, rel, stored)
+        source = Source.deferred(rel, later) if stored.model is not None else None
+        return Entry.deferred(
+            expected_id(rel, config.records), rel, source, later, stored.summary, stored.digest, dict(derived)
+        )
 
 
 def shard_of(rel: str) -> int:
@@ -269,12 +345,18 @@ shard is written) the buffer that pickles it out of band."""
 _PICKLED = (bytes, memoryview, pickle.PickleBuffer)
 
 
+class _Damaged(Exception):
+    """Why a shard cannot be used, in a few words."""
+
+
 def _shard_bytes(key: bytes, content: dict[str, _Loaded]) -> bytes:
-    """A shard file: the key, a header (the length of the entries' pickle and of each blob), the entries, the blobs.
+    """A shard file: the sealed head (the key, a header with the length of the entries' pickle and of each blob, the
+    entries), then the blobs.
 
     The pickled models and derived data (most of the bytes) are written out of
-    band (pickle protocol 5), after the entries, and read back as views into
-    the file's bytes: never copied, and unpickled only when asked for.
+    band (pickle protocol 5), after the head, and read back as views into
+    the file's bytes: never copied, and unpickled only when asked for (after
+    their digest, kept in the sealed entries, is checked).
     """
     blobs: list[pickle.PickleBuffer] = []
     wrapped = {
@@ -287,34 +369,45 @@ def _shard_bytes(key: bytes, content: dict[str, _Loaded]) -> bytes:
     entries = pickle.dumps(wrapped, protocol=5, buffer_callback=blobs.append)
     views = [blob.raw() for blob in blobs]
     header = pickle.dumps((len(entries), [view.nbytes for view in views]), protocol=_PROTOCOL)
-    return b"".join([pickle.dumps(key, protocol=_PROTOCOL), header, entries, *views])
+    head = seal(_SEAL_PURPOSE, b"".join([key, header, entries]))
+    return b"".join([len(head).to_bytes(_HEAD_LENGTH, "little"), head, *views])
 
 
 def _read_shard(path: Path, key: bytes) -> dict[str, _Loaded] | None:
-    """What a shard stores: empty when it does not exist, None when it exists but cannot be used."""
+    """What a shard stores: empty when it does not exist, None when it is of another key (another flopkb, another
+    vocabulary); `_Damaged` when it cannot be used."""
     try:
-        raw = path.read_bytes()
-        stream = io.BytesIO(raw)
-        if pickle.load(stream) != key:
-            return None
-        size, lengths = pickle.load(stream)
-        start = stream.tell()
-        view = memoryview(raw)
-        blobs, offset = [], start + size
+        raw = read_bytes(str(path), limit=MAX_SHARD_BYTES)
+    except Unreadable as error:
+        if not os.path.lexists(path):
+            return {}
+        raise _Damaged(str(error).removeprefix("the file ").replace("record", "cache")) from error
+    view = memoryview(raw)
+    size = int.from_bytes(view[:_HEAD_LENGTH], "little")
+    head = unseal(_SEAL_PURPOSE, view[_HEAD_LENGTH : _HEAD_LENGTH + size])
+    if len(raw) < _HEAD_LENGTH or head is None:
+        raise _Damaged("not sealed by this user's flopkb, or damaged")
+    if head[: len(key)] != key:
+        return None
+    # A sealed head was written by this user's flopkb: what could still fail is a bug, or a format change that the
+    # key did not catch. The answer is the same as for a damaged shard: load its files.
+    try:
+        stream = io.BytesIO(head[len(key) :])
+        entries_size, lengths = pickle.load(stream)
+        start = len(key) + stream.tell()
+        blobs, offset = [], _HEAD_LENGTH + size
         for length in lengths:
             blobs.append(view[offset : offset + length])
             offset += length
         if offset != len(raw):
-            return None
-        loaded = pickle.loads(view[start : start + size], buffers=blobs)
-    except FileNotFoundError:
-        return {}
-    # A cache is only ever a shortcut: whatever is wrong with a shard (truncated, corrupt,
-    # written by other code), the answer is to load its files.
-    except Exception:
-        return None
+            raise _Damaged("its blobs are not the length its head says")
+        loaded = pickle.loads(head[start : start + entries_size], buffers=blobs)
+    except _Damaged:
+        raise
+    except Exception as error:
+        raise _Damaged(type(error).__name__) from error
     if not isinstance(loaded, dict) or not all(isinstance(item, _Loaded) for item in loaded.values()):
-        return None
+        raise _Damaged("it holds something else than entries")
     return loaded
 
 
@@ -339,37 +432,18 @@ def cache_key(config: Config, vocabulary: Vocabulary | None) -> bytes:
 
 def _code_files() -> Iterator[Path]:
     """flopkb's own code and data: a changed compiler must not reuse results of the old one."""
-    return (path for path in sorted(_PACKAGE.rglob("*")) if path.suffix in (".py", ".txt") and path.is_file())
+    return (path for path in sorted(_PACKAGE.rglob("*")) if path.suffix in (".py", ".txt", ".j2") and path.is_file())
 
 
-def _read_bytes(path: str) -> bytes | None:
+def _read_bytes(config: Config, rel: str) -> bytes | None:
     try:
-        return read_bytes(path)
+        return config.files.read(rel)
     except Unreadable:
         return None  # loading the file reports why
 
 
-def _digest(raw: bytes) -> bytes:
+def _digest(raw: bytes | Pickled) -> bytes:
     return hashlib.blake2b(raw, digest_size=16).digest()
-
-
-def _rebuild(
-    config: Config, vocabulary: Vocabulary | None, rel: str, stored: _Loaded, derived: dict[str, Any]
-) -> Entry:
-    """The entry of an unchanged file: its text, data and model are read when first asked for."""
-    later = _Later(config, vocabulary, rel, stored.digest, stored.model)
-    source = Source.deferred(rel, later) if stored.model is not None else None
-    return Entry.deferred(
-        expected_id(rel, config.records), rel, source, later, stored.summary, stored.digest, dict(derived)
-    )
-
-
-def _unpickled(derived: Pickled) -> dict[str, Any]:
-    try:
-        found = pickle.loads(derived)
-    except Exception:
-        return {}
-    return found if isinstance(found, dict) else {}
 
 
 class _Later:
@@ -377,21 +451,23 @@ class _Later:
     and model.
 
     The data and model are unpickled from the stored pickle when first asked
-    for. The text is read from the file and checked against its digest: were
+    for, once checked against its digest (else the file is loaded again). The text is read from the file and checked
+    against its digest: were
     the file changed (or removed) since the start of the run, its stored data
     has no text, and it is empty (positions in it are 1:1 for this run; the
     next run loads the new content).
     """
 
-    __slots__ = ("_config", "_digest", "_model", "_rel", "_vocabulary")
+    __slots__ = ("_cache", "_config", "_digest", "_model", "_model_digest", "_rel", "_vocabulary")
 
     def __init__(
-        self, config: Config, vocabulary: Vocabulary | None, rel: str, digest: bytes, model: Pickled | Model | None
+        self, cache: FileCache, config: Config, vocabulary: Vocabulary | None, rel: str, stored: _Loaded
     ) -> None:
-        self._config, self._vocabulary, self._rel, self._digest, self._model = config, vocabulary, rel, digest, model
+        self._cache, self._config, self._vocabulary, self._rel = cache, config, vocabulary, rel
+        self._digest, self._model, self._model_digest = stored.digest, stored.model, stored.digests[0]
 
     def text(self) -> str:
-        raw = _read_bytes(f"{self._config.root}/{self._rel}")
+        raw = _read_bytes(self._config, self._rel)
         if raw is None or _digest(raw) != self._digest:
             return ""
         text = decode(raw, self._rel)
@@ -406,9 +482,8 @@ class _Later:
     def _get(self) -> Model:
         model = self._model
         if isinstance(model, _PICKLED):
-            try:
-                model = pickle.loads(model)
-            except Exception:
+            model = self._cache._unpickled(self._rel, model, self._model_digest)
+            if not (isinstance(model, tuple) and len(model) == 2):
                 entry, _ = load_entry(self._config, self._rel, self._vocabulary)
                 model = (entry.source.data if entry.source is not None else {}, entry.record)
             self._model = model

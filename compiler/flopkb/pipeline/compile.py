@@ -13,20 +13,19 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from pathlib import Path
 
 from flopkb.config import Config
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase, Stage
 from flopkb.load.cores import idle_cores
-from flopkb.load.files import Unreadable, read_bytes
+from flopkb.load.files import Unreadable
 from flopkb.load.models import id_problem
 from flopkb.load.source import Source, decode, parse
+from flopkb.load.sources import FileSource
 from flopkb.load.validate import expected_id, validate_record
 from flopkb.load.vocabulary import Vocabulary, VocabularyError, vocabulary_from_data
 from flopkb.report.diagnostics import Diagnostic, internal_error, make
 
-RECORD_SUFFIXES = (".yaml", ".yml")
 PARALLEL_FROM_FILES = 2000
 MAX_WORKERS = 4
 CHUNK = 256
@@ -46,25 +45,17 @@ def record_files(config: Config) -> tuple[list[str], list[Diagnostic]]:
     """
     found: list[str] = []
     problems: list[Diagnostic] = []
-
-    def unreadable(error: OSError) -> None:
-        rel = _shown_path(Path(error.filename).relative_to(config.root).as_posix())
-        problems.append(
-            make("not-a-record", rel, 1, 1, f"the folder cannot be read: {error.strerror}; its records are not checked")
-        )
-
-    for folder, _, names in os.walk(config.records_path, onerror=unreadable):
-        prefix = Path(folder).relative_to(config.root).as_posix()
-        for name in names:
-            if not name.endswith(RECORD_SUFFIXES):
-                continue
-            rel = f"{prefix}/{name}"
-            shown = _shown_path(rel)
-            if shown == rel:
-                found.append(rel)
-            else:
-                problems.append(make("encoding", shown, 1, 1, "the file's name is not UTF-8; rename it"))
-    return sorted(found), problems
+    paths, unreadable = config.files.walk(config.records)
+    for rel, why in unreadable:
+        message = f"the folder cannot be read: {why}; its records are not checked"
+        problems.append(make("not-a-record", _shown_path(rel), 1, 1, message))
+    for rel in paths:
+        shown = _shown_path(rel)
+        if shown == rel:
+            found.append(rel)
+        else:
+            problems.append(make("encoding", shown, 1, 1, "the file's name is not UTF-8; rename it"))
+    return found, problems
 
 
 def _shown_path(path: str) -> str:
@@ -77,12 +68,11 @@ def _shown_path(path: str) -> str:
 
 
 def load_vocabulary(config: Config) -> tuple[Vocabulary | None, list[Diagnostic]]:
-    path = config.vocabulary_path
-    rel = path.relative_to(config.root).as_posix()
-    if not path.exists():
+    rel = config.vocabulary_path.relative_to(config.root).as_posix()
+    if not config.files.exists(rel):
         message = f"there is no {rel}: records' terms are checked against it, so no record was validated"
         return None, [make("not-a-record", rel, 1, 1, message, f"restore {rel} (git checkout {rel})")]
-    source, diagnostics = read_source(config.root, rel)
+    source, diagnostics = read_source(config.files, rel)
     if source is None:
         return None, diagnostics
     try:
@@ -94,21 +84,21 @@ def load_vocabulary(config: Config) -> tuple[Vocabulary | None, list[Diagnostic]
 
 def load_entry(config: Config, rel: str, vocabulary: Vocabulary | None) -> tuple[Entry, list[Diagnostic]]:
     """Read, parse and validate one record file."""
-    source, diagnostics = read_source(config.root, rel)
+    source, diagnostics = read_source(config.files, rel)
     return validate_entry(config, rel, source, diagnostics, vocabulary)
 
 
-def read_source(root: Path, rel: str) -> tuple[Source | None, list[Diagnostic]]:
+def read_source(files: FileSource, rel: str) -> tuple[Source | None, list[Diagnostic]]:
     """Read and parse one file: the part of loading that needs no other file."""
     try:
-        return _read_source(root, rel)
+        return _read_source(files, rel)
     except Exception as error:  # flopkb's bug, reported on the file: the other files are still read
         return None, [internal_error(rel, error, "reading the file")]
 
 
-def _read_source(root: Path, rel: str) -> tuple[Source | None, list[Diagnostic]]:
+def _read_source(files: FileSource, rel: str) -> tuple[Source | None, list[Diagnostic]]:
     try:
-        raw = read_bytes(f"{root}/{rel}")  # not pathlib: half the cost of reading 10,000 small files
+        raw = files.read(rel)
     except Unreadable as problem:
         return None, [make("not-a-record", rel, 1, 1, str(problem))]
     text = decode(raw, rel)
@@ -149,11 +139,11 @@ def _validate_entry(
     return Entry(record_id, rel, source, record), diagnostics
 
 
-def _parse_in_worker(job: tuple[Path, str]) -> tuple[Source | None, list[Diagnostic]]:
+def _parse_in_worker(job: tuple[FileSource, str]) -> tuple[Source | None, list[Diagnostic]]:
     return read_source(*job)
 
 
-def read_sources(root: Path, files: list[str]) -> Iterator[tuple[Source | None, list[Diagnostic]]]:
+def read_sources(source: FileSource, files: list[str]) -> Iterator[tuple[Source | None, list[Diagnostic]]]:
     """Parse every file, in order; a large base is parsed by one worker process per core, when cores are idle.
 
     Workers return plain data (text, dicts, diagnostics), which pickles fast;
@@ -163,10 +153,10 @@ def read_sources(root: Path, files: list[str]) -> Iterator[tuple[Source | None, 
     """
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if len(files) < PARALLEL_FROM_FILES or workers < 2 or idle_cores() < IDLE_FOR_PARALLEL:
-        yield from (read_source(root, rel) for rel in files)
+        yield from (read_source(source, rel) for rel in files)
         return
     with multiprocessing.get_context(start_method()).Pool(workers) as pool:
-        yield from pool.imap(_parse_in_worker, [(root, rel) for rel in files], chunksize=CHUNK)
+        yield from pool.imap(_parse_in_worker, [(source, rel) for rel in files], chunksize=CHUNK)
 
 
 def start_method() -> str:
@@ -203,7 +193,7 @@ def load_entries(
     config: Config, files: list[str], vocabulary: Vocabulary | None
 ) -> Iterator[tuple[Entry, list[Diagnostic]]]:
     """Parse and validate every file, in order."""
-    for rel, (source, parse_problems) in zip(files, read_sources(config.root, files), strict=True):
+    for rel, (source, parse_problems) in zip(files, read_sources(config.files, files), strict=True):
         yield validate_entry(config, rel, source, parse_problems, vocabulary)
 
 

@@ -283,6 +283,33 @@ _CATALOGUE = [
         "Say in the record why the model and the measurement differ, or correct the formula or its inputs; "
         "the message gives both numbers, the tolerance and where in the source the measurement stands.",
     ),
+    Code(
+        "claim-out-of-regime",
+        E,
+        "A claim stands at a point where its formula's `valid_when` does not hold.",
+        "A model applied outside the regime it was derived for describes no real configuration: "
+        "a number claimed there reads as knowledge and is not.",
+        "valid_when: batch * (k + 1) >= hw.peak_bf16_dense * 2 / (2 * hw.memory_bandwidth)\n"
+        "expect: [{where: {batch: 1, k: 4}, hardware: nvidia-h100-sxm, value: 1.35}]",
+        "Claim a point inside the regime, or claim the value with the formula of the regime the point is in.",
+    ),
+    Code(
+        "erratum-quote-missing",
+        E,
+        "An erratum's `quote` does not occur verbatim in the field it corrects.",
+        "An erratum is pinned to the words it corrects; when they change, it must not silently "
+        "drift onto nothing (or onto text it was not written for).",
+        "errata: [{field: description, quote: 'a kx improvement', correction: '...'}]",
+        "Copy the quote again from the field, exactly, or remove the erratum if the words it corrected are gone.",
+    ),
+    Code(
+        "placeholder",
+        W,
+        "A record still holds a sentence of the `flopkb new` template.",
+        "A scaffolded record that was never filled in would be published as knowledge; it is a draft.",
+        "statement: Replace this sentence with the fact.",
+        "Write the record's own words in place of the template's sentence (`--strict` fails on it).",
+    ),
 ]
 
 CODES: dict[str, Code] = {code.name: code for code in _CATALOGUE}

@@ -118,11 +118,11 @@ def _report_text(diagnostics: Sequence[Diagnostic], summary: Summary, stream: Te
 def _plain_diagnostic(diagnostic: Diagnostic) -> str:
     """`_text_diagnostic` without its styles."""
     text = (
-        f"{_printable(diagnostic.path)}:{diagnostic.line}:{diagnostic.column}: "
-        f"{diagnostic.severity.value} {diagnostic.code}: {_printable(diagnostic.message)}"
+        f"{printable(diagnostic.path)}:{diagnostic.line}:{diagnostic.column}: "
+        f"{diagnostic.severity.value} {diagnostic.code}: {printable(diagnostic.message)}"
     )
     if diagnostic.hint:
-        text += f"\n{_INDENT}hint: {_printable(diagnostic.hint)}"
+        text += f"\n{_INDENT}hint: {printable(diagnostic.hint)}"
     return text
 
 
@@ -130,21 +130,21 @@ def _text_diagnostic(diagnostic: Diagnostic) -> Text:
     from rich.text import Text
 
     text = Text.assemble(
-        (_printable(diagnostic.path), "bold"),
+        (printable(diagnostic.path), "bold"),
         f":{diagnostic.line}:{diagnostic.column}: ",
         (diagnostic.severity.value, _SEVERITY_STYLE[diagnostic.severity]),
         " ",
         (diagnostic.code, "dim"),
-        f": {_printable(diagnostic.message)}",
+        f": {printable(diagnostic.message)}",
     )
     if diagnostic.hint:
         text.append(f"\n{_INDENT}")
         text.append("hint", "cyan")
-        text.append(f": {_printable(diagnostic.hint)}")
+        text.append(f": {printable(diagnostic.hint)}")
     return text
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     """Control characters escaped; lines after the first indented under the diagnostic."""
     return text.translate(_CONTROL).replace("\n", f"\n{_INDENT}")
 
@@ -176,10 +176,10 @@ def _github_annotation(diagnostic: Diagnostic) -> str:
         "col": str(diagnostic.column),
         "title": diagnostic.code,
     }
-    return _workflow_command(diagnostic.severity.value, properties, _with_hint(diagnostic))
+    return workflow_command(diagnostic.severity.value, properties, _with_hint(diagnostic))
 
 
-def _workflow_command(command: str, properties: Mapping[str, str], message: str) -> str:
+def workflow_command(command: str, properties: Mapping[str, str], message: str) -> str:
     """`::command key=value,...::message`, escaped as GitHub's actions/toolkit does."""
     fields = ",".join(f"{key}={_escape_property(value)}" for key, value in properties.items())
     return f"::{command} {fields}::{_escape_data(message)}"

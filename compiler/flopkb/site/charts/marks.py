@@ -80,6 +80,53 @@ class MeasuredOverlay:
             out.append("</g>")
 
 
+class RegimeOverlay:
+    """The points of a sweep outside its formula's regime (`valid_when`): a grey ring on each, one legend row."""
+
+    def __init__(self, points: Sequence[tuple[float, float]], condition: str) -> None:
+        self.points = [(x, y) for x, y in points if math.isfinite(x) and math.isfinite(y)]
+        self.condition = condition
+        self.legend_height = _ROW if self.points else 0
+
+    def draw(
+        self, out: list[str], xa: Callable[[float], float], ya: Callable[[float], float], legend_top: float
+    ) -> None:
+        if not self.points:
+            return
+        out.append('<g class="outside-regime">')
+        out.append(f"<title>outside the model's regime: valid_when {_text(self.condition)} does not hold</title>")
+        out.extend(_ring(xa(x), ya(y)) for x, y in self.points)
+        out.append("</g>")
+        out.append(f'<g class="legend-mark" transform="translate({_LEG_X} {_f(legend_top)})">')
+        out.append(_ring(11, 6))
+        out.append(
+            f'<text x="30" y="10" fill="{INK}" font-size="13" font-weight="600">outside the model\'s regime</text>'
+        )
+        detail = fit_text(f"valid_when {self.condition} does not hold", 12, _LEG_TEXT)
+        out.append(f'<text x="30" y="26" fill="{MUTED}" font-size="12">{_text(detail)}</text>')
+        out.append("</g>")
+
+
+class Overlays:
+    """Several overlays drawn in turn, their legend rows one after the other."""
+
+    def __init__(self, *overlays: MeasuredOverlay | RegimeOverlay) -> None:
+        self.overlays = overlays
+        self.points = [point for overlay in overlays for point in overlay.points]
+        self.legend_height = sum(overlay.legend_height for overlay in overlays)
+
+    def draw(
+        self, out: list[str], xa: Callable[[float], float], ya: Callable[[float], float], legend_top: float
+    ) -> None:
+        for overlay in self.overlays:
+            overlay.draw(out, xa, ya, legend_top)
+            legend_top += overlay.legend_height
+
+
+def _ring(px: float, py: float) -> str:
+    return f'<circle cx="{_f(px)}" cy="{_f(py)}" r="6" fill="none" stroke="{MUTED}" stroke-width="2"/>'
+
+
 def _shape(mark: MeasuredMark, px: float, py: float) -> str:
     colour = _style(mark.series)[0] if mark.series is not None else INK
     if mark.basis == "simulated":

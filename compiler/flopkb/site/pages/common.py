@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from markupsafe import Markup, escape
 
+from flopkb.links.debt import STANDING_WORDS
 from flopkb.links.resolver import Resolver
 from flopkb.load.models import is_url
 from flopkb.site.incremental.state import PageKeys, link_files
@@ -51,10 +52,11 @@ WRITERS = 6
 """Threads that write the docs folder's files."""
 
 STATUS_WORDS = {
-    "verified": "verified",
+    **STANDING_WORDS,
     "own-debt": "has unverified figures",
     "inherited-debt": "rests on unverified figures",
 }
+"""What a badge says: a record's standing (`flopkb.links.debt.STANDINGS`), or which of its figures are debt."""
 
 
 # ---------------------------------------------------------------------------

@@ -31,12 +31,13 @@ from flopkb.formulas.units import (
     format_quantity,
     registry,
 )
-from flopkb.site.charts.marks import MeasuredOverlay
+from flopkb.site.charts.marks import MeasuredOverlay, Overlays, RegimeOverlay
 from flopkb.site.charts.svg import LineSeries, line_chart_svg, svg_size
 from flopkb.site.pages.measurements import measured_marks, measured_rows
 from flopkb.site.pages.values import show_input, show_value
 
 if TYPE_CHECKING:
+    from flopkb.formulas.evaluate import Evaluation
     from flopkb.formulas.results import Claim, FormulaResult
     from flopkb.kb.entry import Entry
     from flopkb.site.pages.common import Page, Site
@@ -54,7 +55,7 @@ HARDWARE_FROM = {
     "default": "the record's hardware (affected_by_hardware and every row's values_for)",
     "none": "",
 }
-CLAIM_CODES = frozenset({"measurement-disagrees", "claim-mismatch"})
+CLAIM_CODES = frozenset({"measurement-disagrees", "claim-mismatch", "claim-out-of-regime"})
 """Problems of a formula's claims, which its claims list shows: not reasons it was not evaluated."""
 CLAIM_WORDS = {
     "ok": "checked",
@@ -70,6 +71,8 @@ class Cell:
     href: str | None = None
     num: bool = False
     header: bool = False
+    outside: bool = False
+    """A value at a point outside the formula's regime (`valid_when`)."""
 
 
 @dataclass(slots=True)
@@ -112,6 +115,10 @@ class FormulaView:
     """The model against each measurement its claims name (`flopkb.site.pages.measurements`)."""
     problems: list[str] = field(default_factory=list)
     eval_command: str = ""
+    valid_when: str | None = None
+    """The formula's regime, as canonical text."""
+    outside: int = 0
+    """How many of its values lie outside the regime."""
 
 
 # ---------------------------------------------------------------------------
@@ -187,6 +194,9 @@ def formula_view(site: Site, page: Page, record_id: str, formula: Any, result: F
         view.defined_in = page.link(defined_record, defined_formula)
     view.hardware = [page.link(accelerator) for accelerator in result.hardware if accelerator in site.entries]
     view.hardware_from = HARDWARE_FROM.get(result.hardware_from, "")
+    if result.valid_when is not None:
+        view.valid_when = str(result.valid_when)
+        view.outside = result.outside_regime
     if result.evaluations:
         view.table = results_table(site, page, result)
         view.chart = sweep_chart(site, page, record_id, result)
@@ -230,6 +240,7 @@ def claim_view(page: Page, claim: Claim, unit: str) -> dict[str, Any]:
             page.link(claim.measurement.source, claim.measurement.id) if claim.measurement is not None else None
         ),
         "basis": claim.measurement.basis if claim.measurement is not None else None,
+        "outside": not claim.in_regime,
     }
 
 
@@ -245,12 +256,12 @@ def results_table(site: Site, page: Page, result: FormulaResult) -> Table:
     value_head = "result"
     if result.hardware:
         accelerators = list(dict.fromkeys(e.hardware for e in evaluations))
-        values: dict[tuple[tuple[str, ...], str | None], float] = {}
+        values: dict[tuple[tuple[str, ...], str | None], Evaluation] = {}
         points: dict[tuple[str, ...], None] = {}
         for evaluation in evaluations:
             key = _point_key(evaluation.point)
             points.setdefault(key, None)
-            values[(key, evaluation.hardware)] = evaluation.value
+            values[(key, evaluation.hardware)] = evaluation
         head = [Cell(name, header=True) for name in swept]
         head += [
             Cell(
@@ -264,7 +275,7 @@ def results_table(site: Site, page: Page, result: FormulaResult) -> Table:
         rows = [
             [Cell(text) for text in key]
             + [
-                Cell(show_value(values[(key, acc)], unit), num=True) if (key, acc) in values else Cell("–", num=True)
+                _value_cell(values[(key, acc)], unit) if (key, acc) in values else Cell("–", num=True)
                 for acc in accelerators
             ]
             for key in points
@@ -277,27 +288,28 @@ def results_table(site: Site, page: Page, result: FormulaResult) -> Table:
     if len(swept) >= 2:
         last = list(dict.fromkeys(key[-1] for key in keys))
         if len(last) <= MAX_PIVOT:
-            grid: dict[tuple[str, ...], dict[str, float]] = {}
+            grid: dict[tuple[str, ...], dict[str, Evaluation]] = {}
             for key, evaluation in zip(keys, evaluations, strict=True):
-                grid.setdefault(key[:-1], {})[key[-1]] = evaluation.value
+                grid.setdefault(key[:-1], {})[key[-1]] = evaluation
             head = [Cell(name, header=True) for name in swept[:-1]] + [
                 Cell(f"{swept[-1]} = {value}", num=True, header=True) for value in last
             ]
             rows = [
                 [Cell(text) for text in row_key]
-                + [
-                    Cell(show_value(cells[value], unit), num=True) if value in cells else Cell("–", num=True)
-                    for value in last
-                ]
+                + [_value_cell(cells[value], unit) if value in cells else Cell("–", num=True) for value in last]
                 for row_key, cells in grid.items()
             ]
             return _cut(Table(head, rows))
     head = [Cell(name, header=True) for name in swept] + [Cell(value_head, num=True, header=True)]
     rows = [
-        [Cell(text) for text in key] + [Cell(show_value(evaluation.value, unit), num=True)]
+        [Cell(text) for text in key] + [_value_cell(evaluation, unit)]
         for key, evaluation in zip(keys, evaluations, strict=True)
     ]
     return _cut(Table(head, rows))
+
+
+def _value_cell(evaluation: Evaluation, unit: str) -> Cell:
+    return Cell(show_value(evaluation.value, unit), num=True, outside=not evaluation.in_regime)
 
 
 def _cut(table: Table) -> Table:
@@ -372,6 +384,7 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
     names = dict(list(names.items())[:MAX_SERIES])
     pinned_keys = {name: show_input(first[name]) for name in pinned}
     lines: dict[Any, list[tuple[float, float]]] = {key: [] for key in names}
+    outside: list[tuple[float, float]] = []
     like = first[x_name]
     for evaluation in evaluations:
         point = dict(evaluation.point)
@@ -383,6 +396,8 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
         x = _magnitude(point[x_name], like)
         if x is not None and math.isfinite(x) and math.isfinite(evaluation.value):
             lines[key].append((x, evaluation.value))
+            if not evaluation.in_regime:
+                outside.append((x, evaluation.value))
     if max((len({x for x, _ in points}) for points in lines.values()), default=0) < 2:
         return None
     xs = [x for points in lines.values() for x, _ in points]
@@ -390,7 +405,10 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
     log_x = min(xs) > 0 and max(xs) / min(xs) >= 50
     log_y = min(ys) > 0 and max(ys) / min(ys) >= 100
     styles = [site.accelerator_style(key) if result.hardware else None for key in lines]
-    overlay = _measured_overlay(result, x_name, like, pinned_keys, series_of, list(names), styles, log_x, log_y)
+    measured = _measured_overlay(result, x_name, like, pinned_keys, series_of, list(names), styles, log_x, log_y)
+    regime = RegimeOverlay(outside, str(result.valid_when)) if outside else None
+    found = [overlay for overlay in (measured, regime) if overlay is not None]
+    overlay = Overlays(*found) if found else None
     x_unit = _axis_unit(like)
     unit = result.unit.strip()
     title = result.title or result.id

@@ -13,7 +13,9 @@ import hashlib
 import html
 from typing import TYPE_CHECKING, Any
 
+from flopkb.links.debt import NO_SOURCES, STANDING_MEANINGS, STANDINGS
 from flopkb.report.codes_doc import render_codes_markdown
+from flopkb.site.pages.changes import CHANGES_PAGE
 from flopkb.site.pages.common import (
     KIND_ORDER,
     KIND_TITLES,
@@ -70,8 +72,9 @@ def _by_tag(site: Site) -> dict[str, list[str]]:
 
 
 def _status(site: Site, record_id: str) -> str:
+    """The record's standing (`flopkb.links.debt.STANDINGS`): what badges say of its evidence."""
     evidence = site.kb.evidence
-    return evidence.of(record_id).status if evidence is not None else "verified"
+    return evidence.standing(record_id) if evidence is not None else NO_SOURCES
 
 
 LISTING_MEMO = "site.listing"
@@ -130,9 +133,9 @@ def _detail(record: Any) -> Any:
     return detail
 
 
-def nav(site: Site, by_category: dict[str, list[str]], tagged: bool) -> list[Any]:
+def nav(site: Site, by_category: dict[str, list[str]], tagged: bool, with_changes: bool = False) -> list[Any]:
     """The nav: kinds, the categories that have records (an empty one is not offered), the tag index, the site-wide
-    pages."""
+    pages (with the Recent changes page when there is one)."""
     kinds = [{KIND_TITLES[kind]: kind_page(kind)} for kind in KIND_ORDER]
     categories = [{html.escape(term): path} for term, path in site.category_paths.items() if by_category[term]]
     items: list[Any] = [{"Home": HOME}, {"Kinds": kinds}]
@@ -144,13 +147,15 @@ def nav(site: Site, by_category: dict[str, list[str]], tagged: bool) -> list[Any
         {"Compare accelerators": COMPARE_PAGE},
         {"Link graph": GRAPH_PAGE},
         {"Evidence": EVIDENCE},
+        *([{"Recent changes": CHANGES_PAGE}] if with_changes else []),
         {"Diagnostic codes": CODES},
     ]
     return items
 
 
-def render_index_pages(site: Site) -> list[Any]:
-    """Write home, kind, category, evidence and codes pages; return the nav."""
+def render_index_pages(site: Site, with_changes: bool = False) -> list[Any]:
+    """Write home, kind, category, evidence and codes pages; return the nav (with the Recent changes page when
+    there is one)."""
     by_kind = _by_kind(site)
     by_category = _by_category(site)
     render_home(site, by_kind, by_category)
@@ -186,7 +191,7 @@ def render_index_pages(site: Site) -> list[Any]:
     render_evidence(site)
     # A page of its own in the tabs: a sidebar would hold only itself and squeeze its tables.
     site.write(CODES, "---\nhide:\n  - navigation\n---\n\n" + render_codes_markdown())
-    return nav(site, by_category, bool(by_tag))
+    return nav(site, by_category, bool(by_tag), with_changes)
 
 
 def render_tag_pages(site: Site, by_tag: dict[str, list[str]]) -> None:
@@ -210,11 +215,7 @@ def render_tag_pages(site: Site, by_tag: dict[str, list[str]]) -> None:
 def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str, list[str]]) -> None:
     page = site.page(HOME)
     evidence = site.kb.evidence
-    counts = (
-        evidence.counts()
-        if evidence is not None
-        else {"verified": len(site.entries), "own-debt": 0, "inherited-debt": 0}
-    )
+    counts = _standings(site)
     descriptions = site.vocabulary.categories if site.vocabulary else {}
     kinds = [
         {"kind": kind, "title": KIND_TITLES.get(kind, kind), "count": len(ids), "href": page.url(kind_page(kind))}
@@ -260,6 +261,8 @@ def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str
         categories=categories,
         lists=lists,
         status_counts=counts,
+        standings=STANDINGS,
+        errata=len(evidence.errata) if evidence is not None else 0,
         debt=len(evidence.debt) if evidence is not None else 0,
         disagreements=len(evidence.disagreements) if evidence is not None else 0,
         formulas=formulas,
@@ -272,6 +275,36 @@ def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str
         evidence_href=page.url(EVIDENCE),
         codes_href=page.url(CODES),
     )
+
+
+def _standings(site: Site) -> dict[str, int]:
+    """How many records of the site have each standing."""
+    evidence = site.kb.evidence
+    counts = dict.fromkeys(STANDINGS, 0)
+    for record_id in site.entries:
+        counts[evidence.standing(record_id) if evidence is not None else NO_SOURCES] += 1
+    return counts
+
+
+def errata_list(site: Site, page: Page) -> list[dict[str, Any]]:
+    """Every erratum of the site's records: where it stands, the words it quotes, the correction."""
+    evidence = site.kb.evidence
+    if evidence is None:
+        return []
+    return [
+        {
+            "record": page.link(item.record),
+            "href": page.href(item.record, f"erratum-{item.number}"),
+            "number": item.number,
+            "field": item.in_field,
+            "quote": page.inline(item.quote),
+            "correction": page.prose(item.correction),
+            "basis": item.basis,
+            "sources": page.citations(item.sources),
+        }
+        for item in evidence.errata
+        if item.record in site.entries
+    ]
 
 
 def render_evidence(site: Site) -> None:
@@ -301,18 +334,16 @@ def render_evidence(site: Site) -> None:
             for record_id, status in evidence.records.items()
             if status.status == "inherited-debt" and record_id in site.entries
         ]
-    counts = (
-        evidence.counts()
-        if evidence is not None
-        else {"verified": len(site.entries), "own-debt": 0, "inherited-debt": 0}
-    )
     site.render(
         "pages/evidence.md.j2",
         EVIDENCE,
         page=page,
         root=page.root,
         items=items,
-        counts=counts,
+        counts=_standings(site),
+        standings=STANDINGS,
+        meanings=STANDING_MEANINGS,
+        errata=errata_list(site, page),
         records=len(site.entries),
         resting=[_row(site, page, record_id) for record_id in _sorted_ids(site, resting)],
         disagreements=disagreement_list(site, page),

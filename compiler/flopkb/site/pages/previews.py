@@ -105,7 +105,7 @@ def formula_preview(site: Site, result: FormulaResult) -> dict[str, Any]:
 
 def preview_script(site: Site, record_id: str, context: dict[str, Any]) -> str:
     """The preview of a record whose page was rendered from `context`, as the script the site loads."""
-    status = context["evidence"]["status"]
+    status = context["evidence"]["standing"]  # what the page's own badge says
     data = {
         "id": record_id,
         "kind": context["kind"],

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from flopkb.links.debt import NO_SOURCES, STANDING_MEANINGS
 from flopkb.load.models import AcceleratorRecord, EngineRecord, FactRecord, FlopRecord, SourceRecord
 from flopkb.site.pages.common import (
     Page,
@@ -25,6 +26,7 @@ from flopkb.site.pages.common import (
     record_path,
     tag_path,
 )
+from flopkb.site.pages.errata import errata_by_field, frame_quotes, mark_quotes, notes_html
 from flopkb.site.pages.formulas import formula_views
 from flopkb.site.pages.hardware import accelerator_context
 from flopkb.site.pages.measurements import disagreement_notice, measurement_rows
@@ -62,6 +64,21 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
     rel = record_path(entry.id)
     page = site.page(rel)
     title = site.titles[entry.id]
+    errata = errata_by_field(page, site.kb.evidence.of(entry.id).errata if site.kb.evidence is not None else ())
+
+    def prose(text: str | None, *path: str | int) -> Markup:
+        """A markdown field as HTML, the words its errata quote marked and the corrections beside them."""
+        found = errata.get(path, []) if text else []
+        shown.add(path)
+        return mark_quotes(page.prose(frame_quotes(text, found) if text else text), found)
+
+    def inline(text: str | None, *path: str | int) -> Markup:
+        found = errata.get(path, []) if text else []
+        shown.add(path)
+        return mark_quotes(page.inline(frame_quotes(text, found) if text else text), found)
+
+    shown: set[tuple[str | int, ...]] = set()
+
     context: dict[str, Any] = {
         "page": page,
         "root": page.root,
@@ -75,7 +92,7 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
         "edit_url": site.repo_file_url(entry.path, "edit"),
         "tags": [{"name": tag, "href": page.url(tag_path(tag))} for tag in record.tags],
         "aliases": list(record.aliases),
-        "notes": page.prose(record.notes),
+        "notes": prose(record.notes, "notes"),
         "sources": page.citations(record.sources),
         "evidence": evidence_view(site, page, entry.id),
         "backlinks": backlinks_view(site, page, entry.id),
@@ -92,19 +109,27 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
             category=category,
             category_href=page.url(site.category_paths[category]) if category in site.category_paths else "",
             category_description=(site.vocabulary.categories.get(category, "") if site.vocabulary else ""),
-            description=page.prose(record.description),
-            scales_with=[{"factor": row.factor, "effect": page.inline(row.effect)} for row in record.scales_with],
+            description=prose(record.description, "description"),
+            scales_with=[
+                {"factor": row.factor, "effect": inline(row.effect, "scales_with", index, "effect")}
+                for index, row in enumerate(record.scales_with)
+            ],
             hardware_parameters=[
-                hardware_row_view(site, page, index, row) for index, row in enumerate(record.hardware_parameters)
+                {
+                    **hardware_row_view(site, page, index, row),
+                    "effect": inline(row.effect, "hardware_parameters", index, "effect"),
+                    "magnitude": inline(row.magnitude, "hardware_parameters", index, "magnitude"),
+                }
+                for index, row in enumerate(record.hardware_parameters)
             ],
             affected_by_hardware=[page.ref_link(ref) for ref in record.affected_by_hardware],
-            workarounds=[page.prose(text) for text in record.workarounds],
+            workarounds=[prose(text, "workarounds", index) for index, text in enumerate(record.workarounds)],
         )
     elif isinstance(record, FactRecord):
-        context["statement"] = page.prose(record.statement)
+        context["statement"] = prose(record.statement, "statement")
     elif isinstance(record, EngineRecord):
         context.update(
-            description=page.prose(record.description),
+            description=prose(record.description, "description"),
             homepage=safe_url(record.homepage) if record.homepage else None,
             features=list(record.features),
         )
@@ -119,6 +144,8 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
             venue=record.venue,
             measurements=measurement_rows(page, record),
         )
+    rest = [view for path, views in errata.items() if path not in shown for view in views]
+    context["errata_elsewhere"] = Markup(notes_html(rest)) if rest else None
     if kind in ("flop", "fact"):
         context["formulas"] = formula_views(site, page, entry)
         context["disagreements"] = disagreement_notice(page, site.kb.formulas.get(entry.id, ()))
@@ -143,8 +170,16 @@ def hardware_row_view(site: Site, page: Page, index: int, row: Any) -> dict[str,
 def evidence_view(site: Site, page: Page, record_id: str) -> dict[str, Any]:
     evidence = site.kb.evidence
     if evidence is None:
-        return {"status": "verified", "own": [], "inherited": [], "simulated": []}
+        return {
+            "status": NO_SOURCES,
+            "standing": NO_SOURCES,
+            "meaning": "",
+            "own": [],
+            "inherited": [],
+            "simulated": [],
+        }
     status = evidence.of(record_id)
+    standing = evidence.standing(record_id)
     record = site.record(record_id)
     own = [
         {
@@ -173,7 +208,15 @@ def evidence_view(site: Site, page: Page, record_id: str) -> dict[str, Any]:
         }
         for found in status.simulated
     ]
-    return {"status": status.status, "own": own, "inherited": inherited, "simulated": simulated}
+    return {
+        "status": status.status,
+        "standing": standing,
+        "meaning": STANDING_MEANINGS[standing],
+        "errata": len(status.errata),
+        "own": own,
+        "inherited": inherited,
+        "simulated": simulated,
+    }
 
 
 def backlinks_view(site: Site, page: Page, record_id: str) -> list[dict[str, Any]]:

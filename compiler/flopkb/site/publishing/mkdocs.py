@@ -53,11 +53,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
+from markupsafe import Markup
 
 from flopkb.site.publishing.notfound import relative_404
+from flopkb.site.publishing.own_files import publishable_files
 from flopkb.site.publishing.search import index_site
+from flopkb.site.sanitize import escape
 
 if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+
     from flopkb.site.incremental.partial import Reuse
 
 __all__ = [
@@ -136,6 +141,19 @@ MARKDOWN_EXTENSIONS: list[Any] = [
 _NOT_ASSETS = {".md", ".py", ".sh"}
 
 
+def trusted_settings(config: MkDocsConfig) -> None:
+    """Mark the escaped settings as HTML, so that the theme's `| e` does not escape them twice.
+
+    Material prints `config.site_name` as it is in most places (`<title>`, the
+    header) and escaped in others (the logo's `title`); `mkdocs_config` wrote
+    them escaped, which is right where they are printed as they are, and this
+    keeps them so where they are escaped again.
+    """
+    for key in ("site_name", "site_description"):
+        if isinstance(config[key], str):
+            config[key] = Markup(config[key])
+
+
 def mkdocs_config(
     *,
     docs_dir: str | Path,
@@ -155,8 +173,9 @@ def mkdocs_config(
     """
     site_root = Path(site_root).resolve()
     cfg: dict[str, Any] = {
-        "site_name": site_name,
-        "site_description": site_description,
+        # The theme prints these into every page as they are: HTML-escaped here (see `trusted_settings`).
+        "site_name": escape(site_name),
+        "site_description": escape(site_description),
     }
     if site_url:
         cfg["site_url"] = site_url
@@ -222,12 +241,13 @@ def install_assets(docs_dir: str | Path, site_root: str | Path = SITE_ROOT) -> l
 
     Files that are already there with the same bytes are left alone (their
     mtime too, so `flopkb serve` does not see a change). README.md and
-    scripts are skipped.
+    scripts are skipped, and so is every symlink out of `site_root`
+    (`flopkb.site.publishing.own_files`).
     """
     src_root = Path(site_root) / "assets"
     dst_root = Path(docs_dir) / "assets"
     done: list[str] = []
-    for src in sorted(p for p in src_root.rglob("*") if p.is_file()):
+    for src in publishable_files(src_root, Path(site_root)):
         if src.suffix in _NOT_ASSETS or src.name.startswith("."):
             continue
         rel = src.relative_to(src_root)
@@ -260,10 +280,14 @@ def cache_theme_templates(folder: Path) -> None:
     mkdocs makes a new jinja2 environment, and compiles Material's templates
     again, on every build: most of a small rebuild. Its environment gets a
     bytecode cache (keyed by template name and source checksum, so edits
-    recompile). The folder is the last one asked for, for the process.
+    recompile), whose files are sealed with the user's key
+    (`flopkb.site.publishing.template_cache`). The folder is the last one asked for, for
+    the process.
     """
     import jinja2
     import mkdocs.theme
+
+    from flopkb.site.publishing.template_cache import SealedBytecodeCache
 
     folder.mkdir(parents=True, exist_ok=True)
     _TEMPLATE_CACHE[:] = [folder]
@@ -276,9 +300,7 @@ def cache_theme_templates(folder: Path) -> None:
         env = original(self)
         if _TEMPLATE_CACHE:
             where = _TEMPLATE_CACHE[0]
-            env.bytecode_cache = caches.get(where) or caches.setdefault(
-                where, jinja2.FileSystemBytecodeCache(str(where))
-            )
+            env.bytecode_cache = caches.get(where) or caches.setdefault(where, SealedBytecodeCache(where))
         return env
 
     get_env._flopkb_cached = True  # type: ignore[attr-defined]
@@ -398,6 +420,7 @@ def build_site(
     try:
         with _source_date_epoch(source_date_epoch) as epoch:
             config = load_config(config_file=str(cfg_path))
+            trusted_settings(config)
             config.plugins["flopkb/partial"] = partial
             if prerendered:
                 config.plugins["flopkb/prerendered"] = fast

@@ -27,6 +27,14 @@ Guarantees:
   and carries no clock time; mkdocs' only dates (the sitemap's) come from
   `SOURCE_DATE_EPOCH`: the environment's if set, else the time of the last
   git commit that touched the base's records, schema or site folder, else 0.
+- **Never destroys what it did not write**: the site folder (and the kept
+  docs folder beside it) is replaced only when it is empty, new, or holds the
+  marker file (`.flopkb-site`) that a build writes into it; the settings that
+  name it are checked (`flopkb.config.check_paths`: inside the base, never on
+  `.git`, `docs`, `records`, ...). The base's `site/` is published without
+  following a symlink out of it (`flopkb.site.publishing.own_files`): such a link in
+  `site/assets/` is left out with a warning, one in `site/overrides/` refuses
+  the build.
 - The rendered markdown is kept beside the site (`build/site-docs/`, with
   `build/site-mkdocs.yml`), so `mkdocs build -f build/site-mkdocs.yml` (or
   `mkdocs serve`) works on exactly what flopkb built.
@@ -49,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flopkb.config import ConfigError, check_paths
 from flopkb.links.graph import LinkGraph
 from flopkb.pipeline.compile import (
     EntryLoader,
@@ -68,6 +77,7 @@ from flopkb.site.publishing.mkdocs import (
     mkdocs_config,
     write_config,
 )
+from flopkb.site.publishing.own_files import links_out
 from flopkb.site.publishing.search import BUNDLE
 
 if TYPE_CHECKING:
@@ -86,6 +96,9 @@ class BuildOutcome:
     pages: int = 0
     warnings: list[str] = field(default_factory=list)
     """What mkdocs warned about (none is expected)."""
+    left_out: list[str] = field(default_factory=list)
+    """The symlinks of the base's `site/assets/` that lead out of `site/`, not published
+    (`flopkb.site.publishing.own_files`)."""
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds per phase: compile, render, mkdocs, swap."""
     rendered: int = 0
@@ -122,19 +135,35 @@ def source_date_epoch(config: Config) -> int:
     return int(text) if done.returncode == 0 and text.isdigit() else 0
 
 
+MARKER = ".flopkb-site"
+"""The file a build writes into the site folder and the kept docs folder: a folder without it is not flopkb's."""
+_MARKER_TEXT = b"Written by flopkb build, which replaces this folder on every build.\n"
+
+
 def site_paths(config: Config) -> tuple[Path, Path, Path]:
-    """(site folder, kept docs folder, kept mkdocs.yml), refusing a site folder that holds the base."""
-    root = config.root.resolve()
-    site = (root / config.site_dir).resolve()
-    protected = [root, (root / config.records).resolve(), (root / config.schema).resolve(), (root / "site").resolve()]
-    for folder in protected:
-        if site == folder or folder.is_relative_to(site):
+    """(site folder, kept docs folder, kept mkdocs.yml), refusing a site folder that is not flopkb's to replace."""
+    try:
+        check_paths(config)
+    except ConfigError as error:
+        raise BuildError(str(error)) from error
+    site = (config.root.resolve() / config.site_dir).resolve()
+    docs = site.with_name(site.name + "-docs")
+    for folder in (site, docs):
+        if folder.exists() and not folder.is_dir():
+            raise BuildError(f"site_dir {config.site_dir!r}: {folder} exists and is not a folder")
+        if folder.is_dir() and not (folder / MARKER).is_file() and any(folder.iterdir()):
             raise BuildError(
-                f"site_dir {config.site_dir!r} would replace {folder}: choose a folder of its own, e.g. build/site"
+                f"site_dir {config.site_dir!r}: {folder} holds files that flopkb did not write (it has no {MARKER}),"
+                " and a build would replace them: choose another site_dir, or move that folder away"
             )
-    if site.exists() and not site.is_dir():
-        raise BuildError(f"site_dir {site} exists and is not a folder")
-    return site, site.with_name(site.name + "-docs"), site.with_name(site.name + "-mkdocs.yml")
+    return site, docs, site.with_name(site.name + "-mkdocs.yml")
+
+
+def mark_folder(folder: Path) -> None:
+    """Mark `folder` as a build's own, to be replaced by the next (see `site_paths`)."""
+    marker = folder / MARKER
+    if not marker.is_file():
+        marker.write_bytes(_MARKER_TEXT)
 
 
 def state_path(site: Path) -> Path:
@@ -253,6 +282,11 @@ def build(
     if graph is not None and kb.graph is not None:
         kb.graph.take_from(graph)
     site_root = site_root_of(config)
+    if site_root != SITE_ROOT and (refused := links_out(site_root / "overrides", site_root)):
+        raise BuildError(
+            f"{refused[0]}: a symlink in site/overrides/ that leads out of site/ (or to a folder); mkdocs would"
+            " publish what it points at, so flopkb does not build: replace it by the file itself"
+        )
     settings = config.site
     options: dict[str, Any] = {
         "site_name": settings.name,
@@ -309,13 +343,16 @@ def build(
             source_date_epoch=when,
             install=False,
             reuse=reuse,
-            template_cache=config.root / config.cache_dir / "templates",
+            template_cache=config.cache_path / "templates" if config.cache_path is not None else None,
             nav=rendered.nav,
             search=search,
             **options,
         )
         timings["mkdocs"] = time.perf_counter() - mark
         mark = time.perf_counter()
+        for folder in (work / "site", work / "docs"):
+            if folder.is_dir():
+                mark_folder(folder)
         state_file.unlink(missing_ok=True)
         olds: list[Path | None] = []
         if in_place:
@@ -350,6 +387,7 @@ def build(
         site_dir=site,
         pages=pages,
         warnings=list(result.warnings),
+        left_out=links_out(site_root / "assets", site_root) if site_root != SITE_ROOT else [],
         timings=timings,
         rendered=len(rendered.rendered),
         built=result.pages,

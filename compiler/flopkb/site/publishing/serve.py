@@ -2,7 +2,9 @@
 
 - The site is built as `flopkb build` builds it (same checks, same refusal on
   errors, same pages into `build/site/`), then served from there by a
-  small threaded HTTP server bound to 127.0.0.1 only. The first build swaps
+  small threaded HTTP server bound to 127.0.0.1 only, which answers only
+  requests for a loopback name, and only with files of the site
+  (`flopkb.site.publishing.serve_http`). The first build swaps
   its site in whole; a rebuild with the previous build's state changes the
   site in place (`build(..., update=lock)`): it builds the changed pages
   beside it and moves them in, holding a lock that every page read takes,
@@ -32,9 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import http.server
 import io
-import json
 import os
 import subprocess
 import sys
@@ -44,31 +44,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
-from urllib.parse import unquote, urlsplit
 
 from flopkb.site.publishing.publish import BuildError, build, remove_folder, site_paths, site_root_of, swap_in
 from flopkb.site.publishing.search import BUNDLE, SearchIndexError, index_command
+from flopkb.site.publishing.serve_http import VERSION_PATH, Listener, handler
+
+__all__ = ["VERSION_PATH", "BackgroundIndex", "ServeError", "Server", "run"]
 
 if TYPE_CHECKING:
     from flopkb.config import Config
     from flopkb.links.graph import LinkGraph
-
-VERSION_PATH = "/__flopkb__/version"
-POLL_MS = 200
-
-RELOAD_SCRIPT = (
-    "<script>/* flopkb serve: reload on rebuild (added by the server, not part of the site) */"
-    "(function(){var seen=null,box=null;"
-    "function banner(text){if(!box){box=document.createElement('pre');box.id='flopkb-serve-banner';"
-    "box.style.cssText='position:fixed;z-index:1000;left:0;right:0;bottom:0;max-height:40vh;overflow:auto;margin:0;"
-    "padding:.8em 1.2em;background:#cf222e;color:#fff;font:12px/1.5 monospace;white-space:pre-wrap';"
-    "document.body.appendChild(box)}box.textContent=text}"
-    "function poll(){fetch('" + VERSION_PATH + "',{cache:'no-store'}).then(function(r){return r.json()})"
-    ".then(function(d){if(seen===null){seen=d.version}else if(d.version!==seen){location.reload();return}"
-    "if(d.state!=='ok'){banner(d.message)}else if(box){box.remove();box=null}"
-    "setTimeout(poll," + str(POLL_MS) + ")}).catch(function(){setTimeout(poll,1500)})}"
-    "poll()})();</script>"
-)
 
 
 def _discard_later(folder: Path) -> None:
@@ -170,59 +155,6 @@ class _State:
             return {"version": self.version, "state": self.state, "message": self.message}
 
 
-def _handler(site_dir: Path, state: _State, pages: threading.Lock) -> type[http.server.SimpleHTTPRequestHandler]:
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, directory=str(site_dir), **kwargs)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def end_headers(self) -> None:
-            # Pages and the version are never cached; assets are revalidated (a 304 when
-            # unchanged), so that a reload after a rebuild does not fetch KaTeX again.
-            self.send_header("Cache-Control", "no-cache")
-            super().end_headers()
-
-        def do_GET(self) -> None:
-            path = unquote(urlsplit(self.path).path)
-            if path == VERSION_PATH:
-                self._send(200, "application/json", json.dumps(state.snapshot()).encode("utf-8"))
-                return
-            target = Path(self.translate_path(self.path))
-            if target.is_dir():
-                if not path.endswith("/"):
-                    super().do_GET()  # the base class redirects to the slashed URL
-                    return
-                target = target / "index.html"
-            if target.suffix == ".html" and target.is_file():
-                try:
-                    with pages:  # never half of a rebuild's pages (`build(..., update=pages)`)
-                        page = target.read_bytes()
-                except OSError:
-                    self.send_error(404)
-                    return
-                self._send(200, "text/html; charset=utf-8", inject(page))
-                return
-            super().do_GET()
-
-        def _send(self, status: int, content_type: str, body: bytes) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    return Handler
-
-
-def inject(page: bytes) -> bytes:
-    """The page with the reload script before `</body>` (or at the end)."""
-    script = RELOAD_SCRIPT.encode("utf-8")
-    index = page.rfind(b"</body>")
-    return page[:index] + script + page[index:] if index >= 0 else page + script
-
-
 class Server:
     """A serving session: `start()` builds and listens, `stop()` ends it; `url` is the site's address."""
 
@@ -250,7 +182,7 @@ class Server:
 
             self.cache = FileCache(config)
         self._stop = threading.Event()
-        self._httpd: http.server.ThreadingHTTPServer | None = None
+        self._httpd: Listener | None = None
         self._threads: list[threading.Thread] = []
         self._build_lock = threading.Lock()
         self._pages = threading.Lock()
@@ -345,13 +277,11 @@ class Server:
         while that build runs is missed: it triggers the next one.
         """
         try:
-            handler = _handler(self.site_dir, self.state, self._pages)
-            self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), handler)
+            self._httpd = Listener(("127.0.0.1", self.port), handler(self.site_dir, self.state.snapshot, self._pages))
         except OSError as error:
             raise ServeError(
                 f"cannot listen on 127.0.0.1:{self.port}: {error.strerror}; pass another --port"
             ) from error
-        self._httpd.daemon_threads = True
         self._spawn(self._watch, "flopkb-watch")
         if not self._watching.wait(timeout=30):
             self.stop()

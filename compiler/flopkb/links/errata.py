@@ -1,0 +1,110 @@
+"""Errata: corrections pinned to the words they correct, which stay as written.
+
+An erratum names a `field` of its record (`description`,
+`hardware_parameters[0].effect`) and `quote`s words of it. The quote must
+stand in that field, runs of blanks and line breaks counting as one space
+(a block scalar's line breaks are not the author's words); else
+`erratum-quote-missing` at the quote, so an erratum cannot drift from the
+words it corrects. A field that is not text of the record is `invalid-value`
+at `field`. Its `basis` needs `sources` as a figure's does (`missing-source`).
+The correction's links are prose links, checked by the link stage.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flopkb.links.debt import NEEDS_SOURCES, ErratumItem
+from flopkb.load.models import erratum_field_path
+from flopkb.load.source import Source
+from flopkb.report.diagnostics import Diagnostic, make
+
+
+def quote_pattern(quote: str) -> re.Pattern[str]:
+    """The quote's words, any run of blanks between them: how it is found in its field."""
+    return re.compile(r"\s+".join(re.escape(word) for word in quote.split()))
+
+
+def field_text(data: Any, path: tuple[str | int, ...]) -> str | None:
+    """The string at `path` in a record's data, or None."""
+    for step in path:
+        if isinstance(step, int) and isinstance(data, list) and 0 <= step < len(data):
+            data = data[step]
+        elif isinstance(step, str) and isinstance(data, dict):
+            data = data.get(step)
+        else:
+            return None
+    return data if isinstance(data, str) else None
+
+
+def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[ErratumItem, ...], list[Diagnostic]]:
+    """The record's errata as evidence items, and their problems."""
+    items: list[ErratumItem] = []
+    problems: list[Diagnostic] = []
+    for index, erratum in enumerate(record.__dict__.get("errata", ())):
+        here = ("errata", index)
+        text = field_text(source.data, erratum_field_path(erratum.field))
+        found = False
+        if text is None:
+            line, column = source.position((*here, "field"))
+            problems.append(
+                make(
+                    "invalid-value",
+                    source.path,
+                    line,
+                    column,
+                    f"errata[{index}].field: '{erratum.field}' is no text field of this record",
+                    "name a markdown field: description, statement, notes, workarounds[0], "
+                    "hardware_parameters[0].effect, ...",
+                )
+            )
+        elif not erratum.quote.split() or quote_pattern(erratum.quote).search(text) is None:
+            line, column = source.position((*here, "quote"))
+            problems.append(
+                make(
+                    "erratum-quote-missing",
+                    source.path,
+                    line,
+                    column,
+                    f"errata[{index}].quote is not in {erratum.field}: {_short(erratum.quote)!r}",
+                    f"copy the words again from {erratum.field}, exactly; "
+                    "or remove the erratum if the words it corrected are gone",
+                )
+            )
+        else:
+            found = True
+        if erratum.basis in NEEDS_SOURCES and not erratum.sources:
+            line, column = source.position((*here, "basis"))
+            problems.append(
+                make(
+                    "missing-source",
+                    source.path,
+                    line,
+                    column,
+                    f"errata[{index}]: the basis '{erratum.basis}' needs sources, and there are none",
+                    "add sources: a source record or an http(s) URL; or set the basis to derived",
+                )
+            )
+        line, column = source.position((*here, "quote"))
+        items.append(
+            ErratumItem(
+                record_id,
+                index,
+                erratum.field,
+                erratum.quote,
+                erratum.correction,
+                erratum.basis,
+                tuple(erratum.sources),
+                found,
+                source.path,
+                line,
+                column,
+            )
+        )
+    return tuple(items), problems
+
+
+def _short(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

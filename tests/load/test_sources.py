@@ -1,0 +1,169 @@
+"""The three file sources give the pipeline the same base: the work tree, buffers over it, a git tree."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from flopkb.config import load_config
+from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.load.files import MAX_FILE_BYTES, Unreadable
+from flopkb.load.sources import GitError, GitTree, Overlay, WorkTree
+from flopkb.pipeline.cache import FileCache
+from flopkb.pipeline.compile import compile_knowledge_base
+from flopkb.pipeline.stages import CHECK_STAGES
+from kbfixture import H100, write_kb
+from repo import REPO
+
+FACT = """\
+id: facts/a
+kind: fact
+title: A
+category: memory-bandwidth
+statement: Decode streams the weights, see [[hw/h100]] and [[facts/b]].
+"""
+
+
+def _compile(root: Path, files: object = None) -> KnowledgeBase:
+    config = load_config(root)
+    if files is not None:
+        config = dataclasses.replace(config, files=files)
+    return compile_knowledge_base(config, CHECK_STAGES)
+
+
+def _report(kb: KnowledgeBase) -> list[tuple[str, str, int, int, str]]:
+    return [(d.code, d.path, d.line, d.column, d.message) for d in kb.diagnostics]
+
+
+def _git(root: Path, *arguments: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_DATE": "2026-01-01T00:00:00", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00"}
+    done = subprocess.run(["git", *arguments], cwd=root, check=True, capture_output=True, text=True, env=env)
+    return done.stdout.strip()
+
+
+def _commit_all(root: Path) -> str:
+    if not (root / ".git").exists():
+        _git(root, "init", "-q", "-b", "main")
+        _git(root, "config", "user.email", "a@example.org")
+        _git(root, "config", "user.name", "A")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "--allow-empty", "-m", "records")
+    return _git(root, "rev-parse", "HEAD")
+
+
+def test_a_buffer_over_the_disk_is_checked_as_if_it_were_saved(tmp_path: Path) -> None:
+    write_kb(tmp_path, {"records/hw/h100.yaml": H100, "records/facts/a.yaml": FACT})
+    unsaved = FACT.replace("[[facts/b]]", "[[facts/c]]").encode()
+    over = _compile(tmp_path, Overlay(WorkTree(tmp_path), {"records/facts/a.yaml": unsaved}))
+    (tmp_path / "records/facts/a.yaml").write_bytes(unsaved)
+    assert _report(over) == _report(_compile(tmp_path))
+    assert any("facts/c" in d.message for d in over.diagnostics)
+
+
+def test_a_new_unsaved_record_joins_the_base(tmp_path: Path) -> None:
+    write_kb(tmp_path, {"records/hw/h100.yaml": H100, "records/facts/a.yaml": FACT})
+    new = FACT.replace("facts/a", "facts/b").replace("[[facts/b]]", "[[facts/a]]").encode()
+    over = _compile(tmp_path, Overlay(WorkTree(tmp_path), {"records/facts/b.yaml": new}))
+    assert "facts/b" in over.entries
+    assert not any(d.code == "dangling-link" for d in over.diagnostics)
+
+
+def test_the_load_cache_reads_a_buffer_not_the_disk(tmp_path: Path) -> None:
+    """A buffer has no stat: the cache must hash its bytes, never take the disk file's stored result."""
+    write_kb(tmp_path, {"records/hw/h100.yaml": H100, "records/facts/a.yaml": FACT})
+    config = load_config(tmp_path)
+    cache = FileCache(config)
+    compile_knowledge_base(config, CHECK_STAGES, cache)
+    unsaved = FACT.replace("[[facts/b]]", "[[facts/c]]").encode()
+    over = dataclasses.replace(config, files=Overlay(config.files, {"records/facts/a.yaml": unsaved}))
+    warm = compile_knowledge_base(over, CHECK_STAGES, cache)
+    assert _report(warm) == _report(_compile(tmp_path, over.files))
+    assert warm.entries["facts/a"].source is not None
+    assert "facts/c" in warm.entries["facts/a"].source.text
+
+
+def test_an_oversized_buffer_is_refused_like_an_oversized_file(tmp_path: Path) -> None:
+    write_kb(tmp_path, {"records/facts/a.yaml": FACT})
+    overlay = Overlay(WorkTree(tmp_path), {"records/facts/a.yaml": b"#" * (MAX_FILE_BYTES + 1)})
+    with pytest.raises(Unreadable, match="more than"):
+        overlay.read("records/facts/a.yaml")
+
+
+def test_the_project_base_from_git_objects_equals_the_work_tree(tmp_path: Path) -> None:
+    shutil.copytree(REPO / "records", tmp_path / "records")
+    shutil.copytree(REPO / "schema", tmp_path / "schema")
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    commit = _commit_all(tmp_path)
+    tree = GitTree(tmp_path, commit)
+    try:
+        assert _report(_compile(tmp_path, tree)) == _report(_compile(tmp_path))
+    finally:
+        tree.close()
+
+
+records = st.dictionaries(
+    st.sampled_from(["records/facts/a.yaml", "records/facts/b.yaml", "records/hw/h100.yaml", "records/x/c.yml"]),
+    st.sampled_from([FACT, FACT.replace("facts/a", "facts/b"), H100, "id: [unclosed\n", "kind: fact\n", ""]),
+    min_size=1,
+)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=records, second=records)
+def test_a_commit_read_from_git_equals_its_checkout(tmp_path_factory: pytest.TempPathFactory, first, second) -> None:
+    """Any two commits, read from git objects while the work tree holds a third state, equal their checkouts."""
+    root = tmp_path_factory.mktemp("repo")
+    commits = []
+    for files in (first, second):
+        shutil.rmtree(root / "records", ignore_errors=True)
+        write_kb(root, files)
+        commits.append((_commit_all(root), _report(_compile(root))))
+    write_kb(root, {"records/facts/a.yaml": "id: 1\n"})  # the work tree differs from both
+    for commit, checked in commits:
+        tree = GitTree(root, commit)
+        try:
+            assert _report(_compile(root, tree)) == checked
+        finally:
+            tree.close()
+
+
+def test_a_git_tree_lists_records_under_the_base_prefix_and_refuses_links(tmp_path: Path) -> None:
+    base = tmp_path / "kb"
+    write_kb(base, {"records/facts/a.yaml": FACT, "records/notes.txt": "not a record"})
+    (base / "records/facts/link.yaml").symlink_to("a.yaml")
+    commit = _commit_all(tmp_path)
+    tree = GitTree(tmp_path, commit, "kb")
+    try:
+        files, unreadable = tree.walk("records")
+        assert (files, unreadable) == (["records/facts/a.yaml", "records/facts/link.yaml"], [])
+        assert tree.read("records/facts/a.yaml") == FACT.encode()
+        with pytest.raises(Unreadable, match="symbolic link"):
+            tree.read("records/facts/link.yaml")
+        assert tree.exists("schema/vocabulary.yaml") and not tree.exists("records/facts/b.yaml")
+    finally:
+        tree.close()
+
+
+def test_a_blob_over_the_limit_is_refused_and_the_next_blob_still_reads(tmp_path: Path) -> None:
+    write_kb(tmp_path, {"records/facts/big.yaml": "#" * (MAX_FILE_BYTES + 10) + "\n", "records/facts/a.yaml": FACT})
+    tree = GitTree(tmp_path, _commit_all(tmp_path))
+    try:
+        with pytest.raises(Unreadable, match="more than"):
+            tree.read("records/facts/big.yaml")
+        assert tree.read("records/facts/a.yaml") == FACT.encode()
+    finally:
+        tree.close()
+
+
+def test_an_unknown_revision_is_a_git_error_in_gits_words(tmp_path: Path) -> None:
+    write_kb(tmp_path, {"records/facts/a.yaml": FACT})
+    _commit_all(tmp_path)
+    with pytest.raises(GitError, match=r"no-such-revision|Not a valid object name"):
+        GitTree(tmp_path, "no-such-revision")
