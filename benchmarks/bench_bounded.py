@@ -26,7 +26,6 @@ from flopkb.pipeline.stages import CHECK_STAGES
 REPO = Path(__file__).resolve().parents[1]
 
 
-
 def cpu(work: Callable[[], object]) -> float:
     start = time.process_time()
     work()

@@ -311,6 +311,7 @@ def schema(root: str | None, check_only: bool) -> None:
 @click.argument("record_id", metavar="ID")
 def new(root: str | None, kind: str, record_id: str) -> None:
     """Write records/ID.yaml: a new KIND record (flop, fact, engine, accelerator or source) to fill in."""
+    from flopkb.authoring.folders import folder_warning
     from flopkb.authoring.scaffold import ScaffoldError, new_record
     from flopkb.pipeline.compile import load_vocabulary
 
@@ -324,6 +325,9 @@ def new(root: str | None, kind: str, record_id: str) -> None:
         except ScaffoldError as error:
             raise UsageError(str(error)) from error
     click.echo(f"wrote {made.path.relative_to(config.root).as_posix()}")
+    misplaced = folder_warning(kind, record_id)
+    if misplaced:
+        click.echo(f"warning: {misplaced}", err=True)
     click.echo(
         f"now write: {', '.join(made.to_fill)} (the template holds placeholders); "
         "check warns 'orphan' until another record links to it"
@@ -376,6 +380,54 @@ def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
     sys.exit(EXIT_PROBLEMS if unformattable or (check_only and changed) else EXIT_OK)
 
 
+@main.command(name="diff")
+@root_option
+@click.argument("revisions", metavar="[BASE[..HEAD]]", required=False)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="text for a terminal, markdown for a pull-request comment or job summary, json for scripts, "
+    "github for annotations.",
+)
+@click.option(
+    "--fail-on",
+    metavar="CONDITIONS",
+    default="",
+    help="Exit 1 when one of these happens (comma-separated): claim-regression, new-disagreement, new-error, "
+    "evidence-regression.",
+)
+@click.option(
+    "--markdown",
+    "markdown_file",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Also write the markdown report to FILE (a job summary, a pull-request comment), from the same run.",
+)
+def diff(root: str | None, revisions: str | None, output_format: str, fail_on: str, markdown_file: str | None) -> None:
+    """What a change does to the computed knowledge: BASE..HEAD compares HEAD with its merge base with BASE; BASE
+    alone compares BASE with the work tree; without either, the default base (see docs/cli.md)."""
+    from flopkb.review.git import GitError
+    from flopkb.review.model import FAIL_ON
+    from flopkb.review.run import FORMATS, diff_report
+
+    conditions = tuple(condition.strip() for condition in fail_on.split(",") if condition.strip())
+    unknown = [condition for condition in conditions if condition not in FAIL_ON]
+    if unknown:
+        raise UsageError(f"--fail-on: unknown {', '.join(unknown)}; choose from {', '.join(FAIL_ON)}")
+    config = open_config(root)
+    try:
+        found = diff_report(config, revisions, os.environ)
+    except GitError as error:
+        raise UsageError(str(error)) from error
+    sys.stdout.write(FORMATS[output_format](found))
+    if markdown_file is not None:
+        Path(markdown_file).write_text(FORMATS["markdown"](found), encoding="utf-8")
+    sys.exit(EXIT_PROBLEMS if found.failures(conditions) else EXIT_OK)
+
+
 @main.command(name="eval")
 @root_option
 @click.argument("record", metavar="ID")
@@ -411,6 +463,13 @@ def eval_command(root: str | None, record: str, hardware: str | None, settings: 
     if outcome.errors:
         report(outcome.diagnostics, Summary.of(outcome.diagnostics, records=1), "text", sys.stdout, color=color)
     sys.exit(EXIT_PROBLEMS if outcome.errors else EXIT_OK)
+
+
+NO_SITE_URL = (
+    "flopkb build: warning: no site URL ([tool.flopkb.site] url): pages have no canonical URL, and a host that"
+    " answers a missing URL deep in the site with 404.html cannot style it; set it to the address the site is"
+    " published at"
+)
 
 
 @main.command()
@@ -451,6 +510,8 @@ def build(root: str | None, output_format: str, strict: bool, use_cache: bool | 
         click.echo(f"mkdocs: {warning}", file=sys.stderr)
     for link in outcome.left_out:
         click.echo(f"flopkb build: {link}: not published, a symlink out of site/ (or to a folder)", file=sys.stderr)
+    if not config.site.url:
+        click.echo(NO_SITE_URL, file=sys.stderr)
     shown = os.path.relpath(outcome.site_dir, Path.cwd()) if outcome.site_dir else ""
     times = ", ".join(f"{phase} {seconds:.1f} s" for phase, seconds in outcome.timings.items())
     click.echo(f"built {outcome.pages} pages into {shown} ({times})", file=status)
@@ -478,3 +539,23 @@ def serve(root: str | None, port: int, no_cache: bool) -> None:
         run(config, port=port, use_cache=not no_cache, out=sys.stdout)
     except ServeError as error:
         raise UsageError(str(error)) from error
+
+
+@main.command()
+@root_option
+@click.option(
+    "--tcp",
+    "port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help="Listen on 127.0.0.1:PORT, not stdio (debugging).",
+)
+def lsp(root: str | None, port: int | None) -> None:
+    """Run the language server for editors: flopkb's diagnostics on unsaved text, over stdio (docs/editors.md)."""
+    from flopkb.editor.server import make_server
+
+    server = make_server(open_config(root).root if root is not None else None)
+    if port is None:
+        server.start_io()
+    else:
+        server.start_tcp("127.0.0.1", port)

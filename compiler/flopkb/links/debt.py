@@ -34,7 +34,7 @@ STANDING_WORDS = {
 }
 """What badges, counts, the evidence page and link previews say of each standing."""
 STANDING_MEANINGS = {
-    DRAFT: "still holds a sentence of the `flopkb new` template",
+    DRAFT: "still holds a sentence of the template that flopkb new wrote",
     NO_SOURCES: "cites no source at all",
     DISAGREES: "a formula of it disagrees with what its sources measured",
     UNVERIFIED_FIGURES: "has, or computes with, figures whose basis is unverified",
@@ -133,8 +133,9 @@ class RecordEvidence(NamedTuple):
     """Its claims that rest on simulated measurements."""
     errata: tuple[ErratumItem, ...] = ()
     cited: bool = False
-    """Its words cite a source somewhere: its `sources`, a figure's, a measured claim; a source record with a URL or
-    measurements. An erratum's sources back the correction, not the record's words: they do not count."""
+    """Its words cite a source somewhere: its `sources`, a figure's, a measured claim, a formula whose expression
+    computes with accelerator specs (`hw.`); a source record with a URL or measurements. An erratum's sources back
+    the correction, not the record's words: they do not count."""
     draft: bool = False
     """It still holds a sentence of a `flopkb new` template (`placeholder`)."""
 

@@ -72,7 +72,7 @@ from flopkb.links.errata import check_errata
 from flopkb.links.memo import dependency_key
 from flopkb.links.resolver import Resolver
 from flopkb.load.models import Formula, SourceRecord, formulas_of
-from flopkb.load.placeholders import placeholders_in
+from flopkb.load.placeholders import may_hold_placeholders, placeholders_in
 from flopkb.load.source import Path
 from flopkb.report.diagnostics import Diagnostic, make
 
@@ -256,10 +256,13 @@ def _own_figures(record_id: str, entry: Any) -> OwnEvidence:
         for parameter, spec in specs.items():
             figure(("specs", parameter), parameter, SPEC, spec.basis, spec.sources)
             cited = cited or bool(spec.sources)
-    cited = cited or any(row.measured for formula in fields.get("formulas", ()) for row in formula.expect)
+    formulas = fields.get("formulas", ())
+    cited = cited or any(row.measured for formula in formulas for row in formula.expect)
+    # a formula over hw. computes with accelerator specs, each with its own evidence; borrowing a formula is not citing
+    cited = cited or any(hw_parameters(formula.expr) for formula in formulas)
     errata, erratum_problems = check_errata(record_id, record, source)
     problems.extend(erratum_problems)
-    drafts = list(placeholders_in(source.data))
+    drafts = placeholders_in(source.data) if may_hold_placeholders(source.text) else []
     for path, sentence in drafts:
         line, column = source.position(path)
         problems.append(
