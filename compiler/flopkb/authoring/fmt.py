@@ -51,6 +51,7 @@ from flopkb.authoring.comments import Comments, attach, comment_texts, detach
 from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.models import MODELS, RefTo, field_order, is_url
 from flopkb.load.source import compose, decode, parse
+from flopkb.load.tabs import untabbed
 from flopkb.report.diagnostics import Diagnostic, make
 
 FLOW_WIDTH = 100
@@ -88,6 +89,11 @@ def format_file(root: Path, rel: str) -> Outcome:
         raw = read_bytes(f"{root}/{rel}")
     except Unreadable as problem:
         return Outcome(rel, "", None, [make("not-a-record", rel, 1, 1, str(problem))])
+    return format_bytes(raw, rel)
+
+
+def format_bytes(raw: bytes, rel: str) -> Outcome:
+    """Format a record's bytes (a file's, or an editor's unsaved buffer: `flopkb lsp`) in memory."""
     text = decode(raw, rel)
     original = raw.decode("utf-8", errors="replace")
     if isinstance(text, Diagnostic):
@@ -112,6 +118,10 @@ def format_text(text: str, path: str) -> str | list[Diagnostic]:
     newline = "\r\n" if text.partition("\n")[0].endswith("\r") else "\n"
     text = text.replace("\r\n", "\n")
     source, problems = parse(text, path)
+    spaced = untabbed(text, lambda replaced: parse(replaced, path)[0] is not None) if source is None else None
+    if spaced is not None:  # tabs that indent, each replaced by one level of spaces
+        text = spaced
+        source, problems = parse(text, path)
     if source is None or problems:
         return problems
     tree = _compose(text)
