@@ -26,7 +26,7 @@ from flopkb.editor.checker import Buffer, Checked, Checker, uri_of
 from flopkb.editor.completion import complete
 from flopkb.editor.hover import hover_markdown
 from flopkb.editor.inlay import claim_hints
-from flopkb.editor.navigation import definition, document_symbols, references, target_at
+from flopkb.editor.navigation import definition, document_symbols, references, target_at, workspace_symbols
 from flopkb.editor.positions import code_point_offset, diagnostic_range, lsp_position, offset_of
 from flopkb.editor.rename import plan, rename_edit
 from flopkb.kb.knowledge_base import KnowledgeBase
@@ -34,6 +34,8 @@ from flopkb.links.mv import MoveError, record_id_of
 from flopkb.load.positions import LineIndex
 
 NAME = "flopkb"
+SYMBOLS = 200
+"""At most this many workspace symbols are answered: the editor asks again as more is typed."""
 _WATCHED = ("**/*.yaml", "**/*.yml", "**/pyproject.toml")
 
 
@@ -374,6 +376,16 @@ def make_server(root: Path | None = None) -> FlopkbServer:
             edit = rename_edit(checked, plan(checked, entry.id, new), ls.checker_encoding, rename_file=False)
             changes.extend(edit.document_changes or [])
         return types.WorkspaceEdit(document_changes=changes) if changes else None
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    def find_symbols(ls: FlopkbServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation] | None:
+        checked = ls.checker.latest if ls.checker is not None else None
+        if checked is None or checked.kb is None:
+            return None
+        return [
+            types.SymbolInformation(name=name, kind=kind, container_name=detail, location=ls.location(checked, place))
+            for name, kind, detail, place in workspace_symbols(checked.kb, params.query, SYMBOLS)
+        ]
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: FlopkbServer, params: None) -> None:
