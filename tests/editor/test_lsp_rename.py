@@ -11,23 +11,17 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+from test_lsp_edits import CLAIM
 
 from kbfixture import accelerator, write_kb
 from lsp_session import environment, lsp_session, open_file, settled
 
 pytestmark = pytest.mark.asyncio
 
-FACT = """\
-id: facts/bandwidth
-kind: fact
-statement: Decode on [[hw/h100]] streams at [[h100|its bandwidth]].
-formulas:
-  - id: second
-    expr: hw.memory_bandwidth * t
-    unit: TB
-    inputs: {t: 1 s}
-    hardware: [hw/h100]
-"""
+FACT = CLAIM.replace(
+    "statement: One second of streaming at full bandwidth.",
+    "statement: Decode on [[hw/h100]] streams at [[h100|its bandwidth]].",
+)
 
 
 def files_of(root: Path) -> dict[str, str]:
@@ -68,12 +62,12 @@ async def test_rename_from_a_link_makes_the_edits_of_flopkb_mv(tmp_path: Path) -
         tmp_path / "kb",
         {
             "records/hw/h100.yaml": accelerator("hw/h100", memory_bandwidth="3.35 TB/s"),
-            "records/facts/bandwidth.yaml": FACT,
+            "records/facts/traffic.yaml": FACT,
         },
     )
     expected = moved_by_mv(root, tmp_path, "hw/h100", "hw/nvidia/h100")
     async with lsp_session(root) as lsp:
-        uri = open_file(lsp, root, "records/facts/bandwidth.yaml")
+        uri = open_file(lsp, root, "records/facts/traffic.yaml")
         await settled(lsp, uri)
         at = types.Position(line=2, character=FACT.splitlines()[2].index("[[hw/h100]]") + 4)
         document = types.TextDocumentIdentifier(uri=uri)
@@ -84,10 +78,10 @@ async def test_rename_from_a_link_makes_the_edits_of_flopkb_mv(tmp_path: Path) -
         assert applied(root, edit) == expected
         assert "aliases: [hw/h100]" in expected["records/hw/nvidia/h100.yaml"]
 
-        refusal = re.escape("'facts/bandwidth' is already the id of records/facts/bandwidth.yaml")  # as mv says
+        refusal = re.escape("'facts/traffic' is already the id of records/facts/traffic.yaml")  # as mv says
         with pytest.raises(JsonRpcException, match=refusal):
             await lsp.text_document_rename_async(
-                types.RenameParams(text_document=document, position=at, new_name="facts/bandwidth")
+                types.RenameParams(text_document=document, position=at, new_name="facts/traffic")
             )
 
         renamed = await lsp.workspace_will_rename_files_async(
