@@ -473,3 +473,23 @@ def serve(root: str | None, port: int, no_cache: bool) -> None:
         run(config, port=port, use_cache=not no_cache, out=sys.stdout)
     except ServeError as error:
         raise UsageError(str(error)) from error
+
+
+@main.command()
+@root_option
+@click.option(
+    "--tcp",
+    "port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help="Listen on 127.0.0.1:PORT, not stdio (debugging).",
+)
+def lsp(root: str | None, port: int | None) -> None:
+    """Run the language server for editors: flopkb's diagnostics on unsaved text, over stdio (docs/editors.md)."""
+    from flopkb.editor.server import make_server
+
+    server = make_server(open_config(root).root if root is not None else None)
+    if port is None:
+        server.start_io()
+    else:
+        server.start_tcp("127.0.0.1", port)

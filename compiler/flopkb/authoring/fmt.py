@@ -88,6 +88,11 @@ def format_file(root: Path, rel: str) -> Outcome:
         raw = read_bytes(f"{root}/{rel}")
     except Unreadable as problem:
         return Outcome(rel, "", None, [make("not-a-record", rel, 1, 1, str(problem))])
+    return format_bytes(raw, rel)
+
+
+def format_bytes(raw: bytes, rel: str) -> Outcome:
+    """Format a record's bytes (a file's, or an editor's unsaved buffer: `flopkb lsp`) in memory."""
     text = decode(raw, rel)
     original = raw.decode("utf-8", errors="replace")
     if isinstance(text, Diagnostic):

@@ -390,3 +390,26 @@ def extract_all(
             if found:
                 result[entry.id] = found
     return result
+
+
+def ref_fields(model: type[BaseModel]) -> dict[str, tuple[str, ...]]:
+    """The name of every field of `model` (nested models included) that holds typed refs, and the kinds they take."""
+    found: dict[str, tuple[str, ...]] = {}
+    visited: set[int] = set()
+
+    def walk(plan: dict[str, Plan]) -> None:
+        if id(plan) not in visited:
+            visited.add(id(plan))
+            for name, node in plan.items():
+                collect(name, node)
+
+    def collect(name: str, node: Plan) -> None:
+        if node[0] == _REF:
+            found.setdefault(name, node[2])
+        elif node[0] in (_LIST, _DICT):
+            collect(name, node[1])
+        elif node[0] == _MODEL:
+            walk(node[1])
+
+    walk(_model_plan(model, {}))
+    return found
