@@ -266,6 +266,7 @@ def schema(root: str | None, check_only: bool) -> None:
 @click.argument("record_id", metavar="ID")
 def new(root: str | None, kind: str, record_id: str) -> None:
     """Write records/ID.yaml: a new KIND record (flop, fact, engine, accelerator or source) to fill in."""
+    from flopkb.authoring.folders import folder_warning
     from flopkb.authoring.scaffold import ScaffoldError, new_record
     from flopkb.pipeline.compile import load_vocabulary
 
@@ -278,6 +279,9 @@ def new(root: str | None, kind: str, record_id: str) -> None:
     except ScaffoldError as error:
         raise UsageError(str(error)) from error
     click.echo(f"wrote {made.path.relative_to(config.root).as_posix()}")
+    misplaced = folder_warning(kind, record_id)
+    if misplaced:
+        click.echo(f"warning: {misplaced}", err=True)
     click.echo(
         f"now write: {', '.join(made.to_fill)} (the template holds placeholders); "
         "check warns 'orphan' until another record links to it"
@@ -408,6 +412,13 @@ def eval_command(root: str | None, record: str, hardware: str | None, settings: 
     sys.exit(EXIT_PROBLEMS if outcome.errors else EXIT_OK)
 
 
+NO_SITE_URL = (
+    "flopkb build: warning: no site URL ([tool.flopkb.site] url): pages have no canonical URL, and a host that"
+    " answers a missing URL deep in the site with 404.html cannot style it; set it to the address the site is"
+    " published at"
+)
+
+
 @main.command()
 @root_option
 @format_option
@@ -446,6 +457,8 @@ def build(root: str | None, output_format: str, strict: bool, use_cache: bool | 
         click.echo(f"mkdocs: {warning}", file=sys.stderr)
     for link in outcome.left_out:
         click.echo(f"flopkb build: {link}: not published, a symlink out of site/ (or to a folder)", file=sys.stderr)
+    if not config.site.url:
+        click.echo(NO_SITE_URL, file=sys.stderr)
     shown = os.path.relpath(outcome.site_dir, Path.cwd()) if outcome.site_dir else ""
     times = ", ".join(f"{phase} {seconds:.1f} s" for phase, seconds in outcome.timings.items())
     click.echo(f"built {outcome.pages} pages into {shown} ({times})", file=status)

@@ -51,6 +51,7 @@ from flopkb.authoring.comments import Comments, attach, comment_texts, detach
 from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.models import MODELS, RefTo, field_order, is_url
 from flopkb.load.source import compose, decode, parse
+from flopkb.load.tabs import untabbed
 from flopkb.report.diagnostics import Diagnostic, make
 
 FLOW_WIDTH = 100
@@ -117,6 +118,10 @@ def format_text(text: str, path: str) -> str | list[Diagnostic]:
     newline = "\r\n" if text.partition("\n")[0].endswith("\r") else "\n"
     text = text.replace("\r\n", "\n")
     source, problems = parse(text, path)
+    spaced = untabbed(text, lambda replaced: parse(replaced, path)[0] is not None) if source is None else None
+    if spaced is not None:  # tabs that indent, each replaced by one level of spaces
+        text = spaced
+        source, problems = parse(text, path)
     if source is None or problems:
         return problems
     tree = _compose(text)

@@ -331,6 +331,8 @@ class _FormulaRun(FormulaReporter):
                 position = self.at("hardware")
             else:
                 position = self.at_definition()
+        elif problem.in_inputs is not None and definition.input_at.get(str(problem.in_inputs[0])) == self.key:
+            position = self.at("inputs", *problem.in_inputs)
         elif code == "formula-unit-mismatch" and problem.offset is None and definition.unit_at == self.key:
             position = self.at("unit")
         elif code == "invalid-value":

@@ -16,10 +16,14 @@ an empty anchor or label is None.
 
 Being a rule of the inline parser, a wikilink is never found where markdown-it reads something else:
 in a code span, a fenced or indented code block, a link's URL or title, a reference definition or an
-autolink, after a backslash (`\\[[x]]`), or in the text of a markdown link (links do not nest; the
-outer link is kept as written). As for links in CommonMark, a code span or autolink that starts inside
-`[[...]]` and ends after its `]]` takes precedence (`[[a|b`]]`` is no link); one wholly inside the label
-does not.
+autolink, or after a backslash (`\\[[x]]`). In the text of a markdown link (or an image's alt text: images
+are off, so `![alt](u)` is `!` and a link) a wikilink is checked like any other and shows as its label
+inside the outer link: links do not nest, and the outer link is kept. As for links in CommonMark, a code
+span or autolink that starts inside `[[...]]` and ends after its `]]` takes precedence (`[[a|b`]]`` is no
+link); one wholly inside the label does not.
+
+In a table, a `|` inside `[[...]]` ends no cell, written `\\|` (as Obsidian writes it, and GFM drops the
+backslash) or not: `| [[a|b]] |` is one cell holding a labelled link, as a reader expects (`_guarding`).
 
 Offsets are those of the field's text as given (0-based characters), also in headings, tables, lists,
 block quotes, lazy lines and after tabs: markdown-it gives block tokens source lines only, and the
@@ -50,6 +54,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 __all__ = [
+    "NESTED",
     "UNRESOLVED",
     "AmbiguousEmphasis",
     "HrefFor",
@@ -139,11 +144,12 @@ def _closes(state: StateInline, start: int, stop: int) -> bool:
 def _wikilink(state: StateInline, silent: bool) -> bool:
     """The inline rule.
 
-    It never matches in validation mode (markdown-it finding where a link's text ends) nor inside a
-    link's text: links do not nest, and `[see [[a]]](url)` stays the markdown link it is.
+    It never matches in validation mode (markdown-it finding where a link's text ends). Inside a markdown
+    link's text it matches too, as a nested link: links do not nest, so `[see [[a]]](url)` stays the
+    markdown link it is, and the wikilink shows as its label (a record's title) in that link's text.
     """
     pos = state.pos
-    if silent or state.linkLevel or not state.src.startswith("[[", pos):
+    if silent or not state.src.startswith("[[", pos):
         return False
     match = _WIKILINK.match(state.src, pos, state.posMax)
     if match is None:
@@ -152,7 +158,7 @@ def _wikilink(state: StateInline, silent: bool) -> bool:
     if not target or not _closes(state, pos + 2, match.end() - 2):
         return False
     token = state.push("wikilink", "", 0)
-    token.meta = {"parts": (target, anchor, label), "span": (pos, match.end())}
+    token.meta = {"parts": (target, anchor, label), "span": (pos, match.end()), "nested": bool(state.linkLevel)}
     state.pos = match.end()
     return True
 
@@ -263,10 +269,42 @@ def _atx_segments(state: StateBlock, tokens: list[Token]) -> None:
 
 def _table_segments(state: StateBlock, tokens: list[Token]) -> None:
     cells = [token for token in tokens if token.type == "inline"]
+    src = _guarded(state.src)
     for line, row in groupby(cells, key=lambda token: token.map[0]):  # type: ignore[index]
-        found = _cells(state.src, state.bMarks[line] + state.tShift[line], state.eMarks[line])
+        found = _cells(src, state.bMarks[line] + state.tShift[line], state.eMarks[line])
         for index, token in enumerate(row):  # a row short of cells is padded with empty ones
             token.meta["segments"] = found[index] if index < len(found) else _Segments(0, (0,), (0,))
+
+
+_LINK_IN_ROW = re.compile(r"\[\[[^\[\]\n]*\]\]")
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+_GUARD = "\0"
+"""Stands for a `|` inside a wikilink while a table is split: markdown-it has made every NUL of the text U+FFFD."""
+
+
+@lru_cache(maxsize=8)
+def _guarded(src: str) -> str:
+    """`src` with each unescaped `|` inside `[[...]]` as `_GUARD`: a table cell does not end inside a wikilink, as
+    a reader expects (`| [[a|b]] |` is one cell holding a labelled link; GFM alone would cut it at the `|`)."""
+    if "[[" not in src or "|" not in src:
+        return src
+    return _LINK_IN_ROW.sub(lambda link: _UNESCAPED_PIPE.sub(_GUARD, link.group()), src)
+
+
+def _guarding(rule: BlockRule) -> BlockRule:
+    """The table rule, splitting cells outside wikilinks only (`_guarded`); the cells keep their `|`."""
+
+    def table(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+        src, count = state.src, len(state.tokens)
+        state.src = _guarded(src)
+        try:
+            return rule(state, start, end, silent)
+        finally:
+            state.src = src
+            for token in state.tokens[count:]:
+                token.content = token.content.replace(_GUARD, "|")
+
+    return table
 
 
 _BLOCK_RULES = {
@@ -317,7 +355,8 @@ def _shortcut_before_wikilink(rule: InlineRule) -> InlineRule:
 
 
 def _render_wikilink(self: Any, tokens: Sequence[Token], index: int, options: Any, env: dict[str, Any]) -> str:
-    return env["wikilink"](tokens[index].meta["link"])
+    meta = tokens[index].meta
+    return env["wikilink"](meta["link"], meta["nested"])
 
 
 @lru_cache(maxsize=1)
@@ -327,7 +366,8 @@ def _markdown() -> MarkdownIt:
     md.disable(["image"])
     for name, segments in _BLOCK_RULES.items():
         rule = next(found for found in md.block.ruler.__rules__ if found.name == name)
-        md.block.ruler.at(name, _recording(rule.fn, segments), {"alt": rule.alt})
+        fn = _guarding(rule.fn) if name == "table" else rule.fn
+        md.block.ruler.at(name, _recording(fn, segments), {"alt": rule.alt})
     emphasis = next(found for found in md.inline.ruler.__rules__ if found.name == "emphasis")
     md.inline.ruler.at("emphasis", _delimiter_runs(emphasis.fn))
     link = next(found for found in md.inline.ruler.__rules__ if found.name == "link")
@@ -399,6 +439,8 @@ def ambiguous_emphasis(prose: Prose) -> list[AmbiguousEmphasis]:
 
 UNRESOLVED = '<span class="flopkb-unresolved" title="this link resolves to no record">{}</span>'
 """How a link that resolves to nothing shows (possible only when `dangling-link` is turned down)."""
+NESTED = '<span class="flopkb-nested-link">{}</span>'
+"""How a link inside a markdown link's text (or an image's alt text) shows: its label, in the outer link."""
 
 HrefFor = Callable[[str, "str | None"], "str | None"]
 LabelFor = Callable[[str, "str | None"], "str | None"]
@@ -413,19 +455,23 @@ def render(prose: Prose, href_for: HrefFor, label_for: LabelFor | None = None) -
     """
     md = _markdown()
     page: str = md.renderer.render(
-        prose.tokens, md.options, {"wikilink": lambda link: link_html(link, href_for, label_for)}
+        prose.tokens,
+        md.options,
+        {"wikilink": lambda link, nested: link_html(link, href_for, label_for, nested=nested)},
     )
     return page
 
 
-def link_html(link: Link, href_for: HrefFor, label_for: LabelFor | None = None) -> str:
-    """The HTML of one wikilink, as `render` shows it."""
+def link_html(link: Link, href_for: HrefFor, label_for: LabelFor | None = None, *, nested: bool = False) -> str:
+    """The HTML of one wikilink, as `render` shows it; `nested` when it stands in a markdown link's text."""
     md = _markdown()
     label = escapeHtml(link.label or (label_for and label_for(link.target, link.anchor)) or link.written)
     href = href_for(link.target, link.anchor)
     url = None if href is None else md.normalizeLink(href)
     if url is None or not md.validateLink(url):
         return UNRESOLVED.format(label)
+    if nested:  # inside a markdown link's text, which is the link: the label, marked as a record's
+        return NESTED.format(label)
     return f'<a href="{escapeHtml(url)}">{label}</a>'
 
 
