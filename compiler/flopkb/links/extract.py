@@ -31,6 +31,7 @@ from flopkb.load.models import MODELS, Formula, Markdown, RefTo
 from flopkb.load.positions import LINK_START, STAR
 from flopkb.load.source import Path, Source
 from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.report.paths import field_path
 
 PROSE = "prose"
 """The origin of a `[[wikilink]]` in a markdown field."""
@@ -111,13 +112,7 @@ class Link(NamedTuple):
     @property
     def where(self) -> str:
         """The field path as readers write it: `hardware_parameters[0].values_for[1]`."""
-        parts: list[str] = []
-        for part in self.field:
-            if isinstance(part, int):
-                parts.append(f"[{part}]")
-            else:
-                parts.append(("." if parts else "") + str(part))
-        return "".join(parts)
+        return field_path(self.field)
 
     def __repr__(self) -> str:
         return (

@@ -4,7 +4,8 @@ Checking knows nothing of output; a reporter knows nothing of checking. Each
 reporter writes already-sorted diagnostics and the run's summary to a stream:
 
 - `text`: `path:line:column: severity code: message`, the hint indented below,
-  then a summary line; coloured with rich when asked, byte-stable otherwise.
+  errors before warnings (each group in path order), then a summary line;
+  coloured with rich when asked, byte-stable otherwise.
 - `json`: the object of docs/cli.md.
 - `github`: GitHub Actions workflow commands (annotations).
 - `sarif`: SARIF 2.1.0, one rule per code of the catalogue.
@@ -100,6 +101,8 @@ def _with_hint(diagnostic: Diagnostic) -> str:
 
 
 def _report_text(diagnostics: Sequence[Diagnostic], summary: Summary, stream: TextIO, *, color: bool) -> None:
+    # A reader scans for what fails the run: errors first, so that one does not hide among ten warnings.
+    diagnostics = sorted(diagnostics, key=lambda diagnostic: diagnostic.severity is not Severity.ERROR)
     if not color:  # the same characters as the coloured output's plain text, without importing rich (about 0.05 s)
         stream.write(
             "".join(f"{_plain_diagnostic(diagnostic)}\n" for diagnostic in diagnostics) + summary.describe() + "\n"
