@@ -200,3 +200,9 @@ _ONE_CONSTRUCT = [
 ]
 one_construct = st.tuples(plain_markdown, st.sampled_from(_ONE_CONSTRUCT), plain_markdown).map("".join)
 texts = st.one_of(markdown, plain_markdown, one_construct, st.text(alphabet="ab[]|#*`~ \n\t>-<\\():!", max_size=60))
+
+
+def inside_a(page: str, at: int) -> bool:
+    """Whether `at` of a rendered page lies inside an `<a>` element: a link shown in a markdown link's text."""
+    before = page[:at]
+    return before.rfind("<a ") > before.rfind("</a>")

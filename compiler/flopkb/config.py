@@ -163,6 +163,8 @@ def check_paths(config: Config) -> None:
         if path == root:
             raise ConfigError(f"{shown} is the base itself: choose a folder of its own, e.g. build/x")
         for folder in kept.values():
+            if folder == root:  # records = "." or schema = ".": the base's own check above covers it
+                continue
             if path == folder or path.is_relative_to(folder) or folder.is_relative_to(path):
                 raise ConfigError(
                     f"{shown} would overwrite {folder.relative_to(root).as_posix()}/: choose a folder of its own,"

@@ -118,3 +118,29 @@ def test_new_needs_a_usable_vocabulary(tmp_path: Path) -> None:
 def test_new_needs_its_arguments(kb_root: Path) -> None:
     result = new(kb_root, "flop")
     assert result.exit_code == 2 and "Missing argument 'ID'" in result.output
+
+
+@pytest.mark.parametrize(
+    ("kind", "record_id", "where", "moved"),
+    [
+        ("flop", "h1-no-folder", "at the top of records/", "flops/h1-no-folder"),
+        ("accelerator", "gpus/b200", "in gpus/", "accelerators/b200"),
+        ("fact", "flops/deep/x", "in flops/", "facts/deep/x"),
+    ],
+)
+def test_an_id_outside_its_kinds_folder_is_written_with_a_warning_that_says_how_to_move_it(
+    kb_root: Path, kind: str, record_id: str, where: str, moved: str
+) -> None:
+    result = CliRunner().invoke(main, ["new", "--root", str(kb_root), kind, record_id])
+    assert result.exit_code == 0, result.output
+    assert (kb_root / "records" / f"{record_id}.yaml").is_file()
+    assert f"warning: {kind} records live in {kind}s/ and {record_id} is {where}" in result.stderr
+    command = result.stderr.rsplit(": ", 1)[1].split()
+    assert command == ["flopkb", "mv", record_id, moved]
+    assert CliRunner().invoke(main, [*command[1:3], "--root", str(kb_root), command[3]]).exit_code == 0
+    assert (kb_root / "records" / f"{moved}.yaml").is_file()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_id_in_its_kinds_folder_gets_no_warning(kb_root: Path, kind: str) -> None:
+    assert "warning" not in new(kb_root, kind, f"{kind}s/deep/ok").stderr

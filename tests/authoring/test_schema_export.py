@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flopkb.authoring.schema import RECORD_SCHEMA, schema_file, schemas
 from flopkb.cli import main
 from flopkb.config import load_config
+from flopkb.formulas.units import QuantityError, parse_quantity, quantity_pattern
 from flopkb.load.models import KINDS, MODELS
 from flopkb.load.source import decode, parse
 from flopkb.load.vocabulary import Vocabulary
@@ -53,15 +57,17 @@ def test_the_committed_schemas_are_up_to_date() -> None:
 
 def test_one_schema_per_kind_and_one_for_any_record(generated: dict[str, dict[str, Any]]) -> None:
     assert set(generated) == {*(schema_file(kind) for kind in KINDS), RECORD_SCHEMA}
-    assert {ref["$ref"].rsplit("/", 1)[-1] for ref in generated[RECORD_SCHEMA]["oneOf"]} == {
-        model.__name__ for model in MODELS.values()
-    }
-    assert generated[RECORD_SCHEMA]["discriminator"]["propertyName"] == "kind"
+    branches = generated[RECORD_SCHEMA]["allOf"]
+    assert {
+        branch["if"]["properties"]["kind"]["const"]: branch["then"]["$ref"].rsplit("/", 1)[-1] for branch in branches
+    } == {kind: model.__name__ for kind, model in MODELS.items()}
 
 
 def test_every_field_has_a_description_and_no_other_field_is_allowed(generated: dict[str, dict[str, Any]]) -> None:
     for name, document in generated.items():
         for node in objects(document):
+            if node is document and name == RECORD_SCHEMA:
+                continue  # it names only `kind`; the kind's schema it picks allows no other field
             if "properties" in node and node.get("type") == "object":
                 assert node["additionalProperties"] is False, name
                 for field, subschema in node["properties"].items():
@@ -172,3 +178,83 @@ def test_schema_command_reports_a_broken_vocabulary(tmp_path: Path) -> None:
 def test_schema_command_needs_a_knowledge_base(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["schema", "--root", str(tmp_path)])
     assert result.exit_code == 2 and "no records/ folder" in result.output
+
+
+def errors_at(schema: dict[str, Any], record: dict[str, Any]) -> list[tuple[list[str | int], str]]:
+    """Where a generic validator (jsonschema) places each error of `record`, with its message."""
+    jsonschema = pytest.importorskip("jsonschema")
+    return [
+        (list(error.absolute_path), error.message)
+        for error in jsonschema.Draft202012Validator(schema).iter_errors(record)
+    ]
+
+
+ACCELERATOR = {
+    "id": "hw/a",
+    "kind": "accelerator",
+    "vendor": "V",
+    "specs": {"memory_bandwidth": {"value": "3.35 TB/s", "basis": "derived"}},
+}
+
+
+@pytest.mark.parametrize("name", [RECORD_SCHEMA, schema_file("accelerator")])
+def test_a_typo_in_specs_is_reported_at_its_field_by_the_any_record_schema_too(
+    generated: dict[str, dict[str, Any]], name: str
+) -> None:
+    spec = {"valeu": "3.35 TB/s", "basis": "derived"}
+    record = {**ACCELERATOR, "specs": {"memory_bandwidth": spec}}
+    assert errors_at(generated[name], record) == [
+        (["specs", "memory_bandwidth"], "Additional properties are not allowed ('valeu' was unexpected)"),
+        (["specs", "memory_bandwidth"], "'value' is a required property"),
+    ]
+
+
+def test_a_record_of_no_kind_is_told_the_kinds(generated: dict[str, dict[str, Any]]) -> None:
+    (error,) = errors_at(generated[RECORD_SCHEMA], {**ACCELERATOR, "kind": "acclerator"})
+    assert error[0] == ["kind"] and "'accelerator'" in error[1]
+
+
+@pytest.mark.parametrize("name", [RECORD_SCHEMA, schema_file("accelerator")])
+def test_a_misspelt_unit_is_caught_by_the_schema_at_its_value(generated: dict[str, dict[str, Any]], name: str) -> None:
+    record = {**ACCELERATOR, "specs": {"memory_bandwidth": {"value": "10 GBytes", "basis": "derived"}}}
+    assert [path for path, _ in errors_at(generated[name], record)] == [["specs", "memory_bandwidth", "value"]]
+    assert errors_at(generated[name], ACCELERATOR) == []
+
+
+_UNIT_WORDS = [
+    *("B", "byte", "bytes", "Byte", "GB", "GiB", "Gbytes", "GBytes", "kilobyte", "bit", "Tb", "tb", "Bps"),
+    *("s", "sec", "secs", "ms", "µs", "us", "ps", "min", "mins", "h", "hours", "Hz", "Hzs"),
+    *("FLOP", "flop", "TFLOP", "FLOPS", "flops", "J", "W", "token", "tokens", "Mtoken", "%", "k%", "1", "x", "2"),
+]
+_JOINERS = ["", " ", "/", " / ", "*", " * ", "**2", "^-1", "//"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.sampled_from(["1", "3.35", "-2", ".5", "1e3", "2E-3"]),
+    st.lists(
+        st.tuples(st.sampled_from(_JOINERS), st.sampled_from(_UNIT_WORDS), st.booleans()),
+        max_size=3,
+        unique_by=lambda part: part[1],
+    ),
+)
+def test_the_quantity_pattern_accepts_exactly_what_flopkb_reads(
+    number: str, parts: list[tuple[str, str, bool]]
+) -> None:
+    """Parentheses come balanced: their balance is the one thing the pattern leaves to `check`, and never right
+    after a power (`B**2(1)`, which pint reads in its own way). Each word comes once: pint cancels an unknown name
+    against itself (`1 Byte/Byte` reads as 1), which the pattern refuses."""
+    text = (
+        number
+        + " "
+        + "".join(
+            joiner + (f"({word})" if wrapped and not joiner[-1:].isdigit() else word) for joiner, word, wrapped in parts
+        )
+    )
+    try:
+        parse_quantity(text)
+    except QuantityError:
+        reads = False
+    else:
+        reads = True
+    assert bool(re.fullmatch(quantity_pattern(), text)) == reads, text

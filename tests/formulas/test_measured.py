@@ -145,8 +145,8 @@ def test_a_measurement_basis_is_measured_or_simulated(tmp_path: Path) -> None:
 
 def test_a_measurement_needs_its_fields(tmp_path: Path) -> None:
     kb = build(tmp_path, PINNED, "  - {id: x, quantity: q, value: 1}\n")
-    assert [(code, path, line) for code, path, line, _ in problems(kb)] == [("missing-field", SOURCE, 5)]
-    assert "basis" in next(d.message for d in kb.diagnostics if d.code == "missing-field")
+    assert [(code, path, line) for code, path, line, _ in problems(kb)] == [("missing-field", SOURCE, 5)] * 2
+    assert sorted(d.message.split("'")[1] for d in kb.diagnostics if d.code == "missing-field") == ["basis", "where"]
 
 
 def test_a_measurement_value_that_is_no_quantity_is_invalid(tmp_path: Path) -> None:

@@ -231,7 +231,7 @@ def _has_lone_surrogate(value: object) -> bool:
 
 
 def _shape_violations(document: object) -> list[Violation]:
-    """The shape of CLI.md's `--format json` object."""
+    """The shape of docs/cli.md's `--format json` object."""
     if not isinstance(document, dict) or set(document) != {"diagnostics", "summary"}:
         return [Violation("json-shape", f"top level is not {{diagnostics, summary}}: {str(document)[:200]}")]
     summary, diagnostics = document["summary"], document["diagnostics"]

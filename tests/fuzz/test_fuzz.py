@@ -2,7 +2,7 @@
 
 Every input must give: no traceback, an exit status in {0, 1, 2} that agrees with the report (2 only with an
 `internal-error`, or when the command could not run), a `--format json` report that is UTF-8 JSON of the
-shape spec/CLI.md gives, and every diagnostic inside its file (harness.py says how lines are counted),
+shape docs/cli.md gives, and every diagnostic inside its file (harness.py says how lines are counted),
 within the hang guard's time. Inputs are derandomised: CI sees the same ones on every run.
 FLOPKB_FUZZ_EXAMPLES sets the examples per mutation family (default 120; the campaign script goes further).
 """

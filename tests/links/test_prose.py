@@ -11,6 +11,7 @@ from markdown_it.common.utils import escapeHtml
 
 from flopkb.links.prose import (
     _WIKILINK,
+    NESTED,
     UNRESOLVED,
     Link,
     Scan,
@@ -23,6 +24,7 @@ from flopkb.links.prose import (
     render,
     scan,
 )
+from prose_markdown import inside_a
 from prose_markdown import texts as _texts
 
 
@@ -91,10 +93,8 @@ def test_link_forms(text: str, expected: tuple[str, str | None, str | None]) -> 
         '[r]: /u "[[a]]"',
         "[r]:\n  /u\n  '[[a]]'",
         "<http://x.y/[[a]]>",
-        "[x [[a]]](u)",
         "[[a|b`]]`",
         "[[a|<http://x]]>",
-        "| [[a|b]] |\n| --- | --- |",
     ],
 )
 def test_not_links(text: str) -> None:
@@ -107,6 +107,30 @@ def test_raw_html_is_text_so_code_after_it_is_code() -> None:
     assert links("<img src=x>\n```\n[[a]]\n```") == []
     assert links("<div>[[a]]</div>") == [("a", None, None)]
     assert "&lt;div&gt;" in html("<div>[[a]]</div>")
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("[x [[a]]](u)", '<a href="u">x <span class="flopkb-nested-link">a</span></a>'),
+        ("![alt [[a|A]]](u)", '!<a href="u">alt <span class="flopkb-nested-link">A</span></a>'),
+        ("[[[a]]](u)", '<a href="u"><span class="flopkb-nested-link">a</span></a>'),
+    ],
+)
+def test_a_link_in_a_markdown_links_text_is_checked_and_shown_as_its_label_there(text: str, shown: str) -> None:
+    """Links do not nest: the markdown link stays, and the wikilink in its text (or in an image's alt text, as
+    images are off) shows as its label, not as `[[...]]`; the checker reports it like any other."""
+    assert [target for target, _, _ in links(text)] == ["a"]
+    assert html(text) == f"<p>{shown}</p>\n"
+
+
+def test_an_unescaped_pipe_in_a_link_in_a_table_does_not_end_the_cell() -> None:
+    text = "| a | b |\n| --- | --- |\n| [[x|label]] | [[y#f|z]] w |"
+    assert links(text) == [("x", None, "label"), ("y", "f", "z")]
+    assert '<td><a href="/r/x">label</a></td>' in html(text)
+    assert '<td><a href="/r/y#f">z</a> w</td>' in html(text)
+    # The header row counts its cells the same way: one cell here, so no table but a paragraph, link and all.
+    assert links("| [[a|b]] |\n| --- | --- |") == [("a", None, "b")]
 
 
 def test_table_cells() -> None:
@@ -272,7 +296,8 @@ def test_scan_equals_the_full_parse(text: str) -> None:
 
 
 _UNRESOLVED_RE = re.escape(UNRESOLVED).replace(r"\{\}", "([^<]*)")
-_WIKI = re.compile(r'<a href="https://wiki\.test/[^"]*">([^<]*)</a>|' + _UNRESOLVED_RE)
+_NESTED_RE = re.escape(NESTED).replace(r"\{\}", "([^<]*)")
+_WIKI = re.compile(r'<a href="https://wiki\.test/[^"]*">([^<]*)</a>|' + _UNRESOLVED_RE + "|" + _NESTED_RE)
 
 
 def _href(target: str, anchor: str | None) -> str | None:
@@ -284,18 +309,21 @@ def _href(target: str, anchor: str | None) -> str | None:
 def test_the_page_shows_exactly_the_reported_links_and_the_text_around_them_unchanged(text: str) -> None:
     prose = parse(text)
     page = render(prose, _href)
-    shown = [match.group(1) if match.group(1) is not None else match.group(2) for match in _WIKI.finditer(page)]
+    matches = list(_WIKI.finditer(page))
+    shown = [next(group for group in match.groups() if group is not None) for match in matches]
     assert shown == [escapeHtml(link.label or link.written) for link in prose.links]
-    resolved = [match.group(1) is not None for match in _WIKI.finditer(page)]
+    resolved = [match.group(2) is None for match in matches]
     assert resolved == [_href(link.target, link.anchor) is not None for link in prose.links]
     # Each link replaced by a neutral atom: punctuation at both ends (as `[[` and `]]` are, for emphasis),
-    # a space (no link URL holds one), a lone `]` (no link text or reference label holds one), and the
-    # link's own pipes (GFM counts them, escaped or not, in deciding whether a line heads a table).
+    # a space (no link URL holds one), a lone `]` (no link text or reference label holds one) unless the link
+    # stands in a link's text, and the link's escaped pipes (GFM counts them in deciding whether a line heads a
+    # table; a pipe inside a wikilink, unescaped, ends no cell and counts for nothing).
     pieces, shown_as, pos = [], [], 0
-    for index, link in enumerate(prose.links):
-        pipes = re.findall(r"\\?\|", text[link.offset : link.end])
-        pieces += [text[pos : link.offset], f",Z{index}" + "".join(" " + pipe for pipe in pipes) + " ],"]
-        shown_as.append(f",Z{index}" + " |" * len(pipes) + " ],")
+    for index, (link, match) in enumerate(zip(prose.links, matches, strict=True)):
+        pipes = re.findall(r"\\\|", text[link.offset : link.end])
+        end = " ,," if match.group(3) is not None or inside_a(page, match.start()) else " ],"
+        pieces += [text[pos : link.offset], f",Z{index}" + "".join(" " + pipe for pipe in pipes) + end]
+        shown_as.append(f",Z{index}" + " |" * len(pipes) + end)
         pos = link.end
     expected = render(parse("".join(pieces) + text[pos:]), _href)
     replaced = iter(shown_as)

@@ -1,4 +1,4 @@
-"""Every problem of a record in one run: a schema problem in one part does not hide the others (CLI.md v2)."""
+"""Every problem of a record in one run: a schema problem in one part does not hide the others (docs/cli.md)."""
 
 from __future__ import annotations
 

@@ -13,6 +13,8 @@ import re
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import flopkb
 from flopkb.report.codes import CODES, Severity
@@ -175,6 +177,18 @@ def test_diagnostics_are_sorted_by_path_line_column_code() -> None:
     data = json.loads(render("json"))["diagnostics"]
     keys = [(d["path"], d["line"], d["column"], d["code"]) for d in data]
     assert keys == sorted(keys)
+
+
+@given(st.permutations(DIAGNOSTICS))
+def test_text_lists_errors_before_warnings_each_in_path_order(diagnostics: list[Diagnostic]) -> None:
+    lines = render("text", diagnostics).splitlines()
+    heads = [line for line in lines if re.match(r"records/.*:\d+:\d+: (error|warning) ", line)]
+    severities = [re.search(r": (error|warning) ", line)[1] for line in heads]  # type: ignore[index]
+    assert severities == ["error"] * SUMMARY.errors + ["warning"] * SUMMARY.warnings
+    for severity in ("error", "warning"):
+        paths = [line.split(":", 1)[0] for line, one in zip(heads, severities, strict=True) if one == severity]
+        assert paths == sorted(paths)
+    assert lines[-1] == "12 records: 4 errors, 2 warnings"
 
 
 def test_sorting_ties_on_everything_but_the_hint() -> None:

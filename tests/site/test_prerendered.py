@@ -32,6 +32,7 @@ from flopkb.site.incremental.prerendered import Heading, PageForm, page_form, re
 from flopkb.site.pages.common import breakable, heading_id, json_for_script
 from flopkb.site.publishing.mkdocs import mkdocs_config, trusted_settings, write_config
 from flopkb.site.publishing.notfound import relative_404
+from flopkb.site.publishing.publish import MARKER
 from flopkb.site.sanitize import markdown_text, prose_html
 from repo import REPO
 from site_fixtures import EPOCH, BuiltSite, build_base
@@ -64,7 +65,7 @@ def files_of(folder: Path) -> dict[str, bytes]:
     return {
         path.relative_to(folder).as_posix(): path.read_bytes()
         for path in sorted(folder.rglob("*"))
-        if path.is_file() and path.relative_to(folder).parts[0] != "pagefind"  # flopkb's search index
+        if path.is_file() and path.relative_to(folder).parts[0] not in ("pagefind", MARKER)  # flopkb's, not mkdocs'
     }
 
 

@@ -1,7 +1,7 @@
 """JSON Schemas of the record kinds, for editors: generated from the record models and the vocabulary.
 
 One schema per kind (`schema/flop.schema.json`, ...) and one for any record
-(`schema/record.schema.json`, discriminated on `kind`). The YAML language
+(`schema/record.schema.json`, which picks the kind's schema by `kind` with `if`/`then`). The YAML language
 server reads them to complete field names and controlled terms and to flag
 mistakes while typing (see docs/authoring.md).
 
@@ -9,7 +9,8 @@ The models give the shape, `additionalProperties: false` (unknown fields are
 errors) and the field descriptions (their attribute docstrings). What the
 models check in code is added here from the same definitions: the terms of
 `schema/vocabulary.yaml` become `enum`s (and the keys of `specs` become
-properties, so that editors offer them), ids get their grammar as a pattern.
+properties, so that editors offer them), ids get their grammar as a pattern,
+and a quantity written as text the pattern of the units the evaluator reads.
 Output is deterministic: sorted keys, two-space indentation, a final newline.
 """
 
@@ -24,6 +25,7 @@ from pydantic import AfterValidator, Field, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from flopkb.formulas.units import quantity_pattern
 from flopkb.load import models
 from flopkb.load.vocabulary import Vocabulary
 
@@ -116,19 +118,44 @@ def schemas(vocabulary: Vocabulary) -> dict[str, str]:
         documents[schema_file(kind)] = _document(
             model.model_json_schema(schema_generator=generator), f"A flopkb {kind} record"
         )
-    any_record = TypeAdapter(Annotated[models.Record, Field(discriminator="kind")]).json_schema(
-        schema_generator=generator
-    )
-    description = "A flopkb record of any kind; `kind` says which: " + ", ".join(models.KINDS) + "."
-    documents[RECORD_SCHEMA] = _document({**any_record, "description": description}, "A flopkb record")
+    documents[RECORD_SCHEMA] = _document(_any_record(generator), "A flopkb record")
     return {
         name: json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         for name, document in documents.items()
     }
 
 
+def _any_record(generator: type[GenerateJsonSchema]) -> JsonSchemaValue:
+    """A record of any kind: `kind` picks the kind's schema with `if`/`then`, so that a validator reports a
+    mistake at its field, where `oneOf` (with OpenAPI's `discriminator`, which JSON Schema ignores) could only say
+    that the record matches none of the kinds."""
+    union = TypeAdapter(Annotated[models.Record, Field(discriminator="kind")]).json_schema(schema_generator=generator)
+    kinds = union["discriminator"]["mapping"]
+    return {
+        "$defs": union["$defs"],
+        "description": "A flopkb record of any kind; `kind` says which: " + ", ".join(models.KINDS) + ".",
+        "type": "object",
+        "required": ["kind"],
+        "properties": {"kind": {"enum": list(models.KINDS), "description": "The record's kind."}},
+        "allOf": [
+            {"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]}, "then": {"$ref": kinds[kind]}}
+            for kind in models.KINDS
+        ],
+    }
+
+
 def _document(schema: JsonSchemaValue, title: str) -> JsonSchemaValue:
-    return {"$schema": DIALECT, **schema, "title": title}
+    return {"$schema": DIALECT, **_with_quantity_patterns(schema), "title": title}
+
+
+def _with_quantity_patterns(node: Any) -> Any:
+    """`node` with each quantity the models mark (`models.QUANTITY_MARK`) given the pattern of the units."""
+    if isinstance(node, list):
+        return [_with_quantity_patterns(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    found = {key: _with_quantity_patterns(value) for key, value in node.items() if key != models.QUANTITY_MARK}
+    return {**found, "pattern": quantity_pattern()} if models.QUANTITY_MARK in node else found
 
 
 def outdated(folder: Path, texts: dict[str, str]) -> list[str]:

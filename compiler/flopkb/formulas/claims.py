@@ -266,11 +266,17 @@ class ClaimChecker:
             hint = f"the model and {point.anchor} disagree: say why in the record, or correct the formula or its inputs"
             self.report("measurement-disagrees", self.at(*here, claimed), message, hint)
             return result(computed, CLAIM_DISAGREES)
+        should = f"{format_number(computed, 6)}{unit_text}"
+        hint = f"correct the stated value to {should}, or the formula or its inputs"
+        slip = _prefix_slip(target.value, computed, row.tolerance)
+        if slip is not None:
+            factor = format_number(10.0 ** (3 * abs(slip)))
+            off = f"{factor}× too {'large' if slip > 0 else 'small'}: unit prefix?"
+            hint = f"a unit prefix off by a factor of {factor}? {hint}"
         message = (
             f"expect[{index}]{at_point} states {target.text}{unit_text if not isinstance(row.value, str) else ''}, "
-            f"computes {format_number(computed, 6)}{unit_text} ({off})"
+            f"computes {should} ({off})"
         )
-        hint = f"correct the stated value to {format_number(computed, 6)}, or the formula or its inputs"
         self.report("claim-mismatch", self.at(*here, claimed), message, hint)
         return result(computed, CLAIM_MISMATCH)
 
@@ -313,7 +319,8 @@ class ClaimChecker:
                 "unit-mismatch",
                 self.at("expect", index, "value"),
                 f"expect[{index}].value: {error.message} (the formula's unit is {unit})",
-                "write the value in the formula's unit, or as a bare number",
+                f"write the value in the formula's unit, e.g. `{format_number(float(quantity.magnitude), 6)} {unit}`, "
+                f"or as a bare number",
             )
             return Target(None, str(raw).strip())
 
@@ -340,9 +347,21 @@ class ClaimChecker:
                 "unit-mismatch",
                 self.at("expect", index, "measured"),
                 f"expect[{index}].measured: {point.anchor} is {error.message} (the formula's unit is {unit})",
-                "claim a measurement of the quantity the formula computes, or give the formula that unit",
+                "claim a measurement of the quantity the formula computes, or give the formula that unit "
+                f"(e.g. `unit: {point.value.strip().partition(' ')[2].strip()}`)",
             )
             return Target(None, point.value, point)
+
+
+def _prefix_slip(stated: float, computed: float, tolerance: float) -> int | None:
+    """n when `stated` is `computed` × 10^(3n), n ≠ 0, within `tolerance`: a unit prefix (k, M, G, ...) off by n
+    steps; None otherwise."""
+    if stated == 0 or computed == 0 or (stated < 0) != (computed < 0):
+        return None
+    steps = round(math.log10(stated / computed) / 3)
+    if steps == 0 or relative_difference(stated, computed * 10.0 ** (3 * steps)) > tolerance:
+        return None
+    return steps
 
 
 def _as_written(row: Expect) -> str:

@@ -17,6 +17,7 @@ import functools
 import itertools
 import math
 import operator
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -48,12 +49,17 @@ from flopkb.formulas.units import (
     parse_unit,
     to_base,
 )
-from flopkb.report.hints import closest
+from flopkb.report.hints import closest, snake_case
+from flopkb.report.paths import field_path
 
 if TYPE_CHECKING:
     from flopkb.formulas.units import Quantity
 
 SWEEP_LIMIT = 10_000
+RECORD_VALUE_LIMIT = 100_000
+"""The values a record's formulas may compute in all, borrowed (`ref`) formulas included."""
+BASE_VALUE_LIMIT = 2_000_000
+"""The values every formula of a base may compute in all."""
 EXPONENT_LIMIT = 1024.0
 
 QuantityLike = Union["Quantity", float, int]
@@ -63,12 +69,21 @@ QuantityLike = Union["Quantity", float, int]
 class FormulaProblem(Exception):
     """A formula that cannot be evaluated. `code` is a catalogue code; `offset` a column in the expression."""
 
-    def __init__(self, code: str, message: str, hint: str | None = None, offset: int | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        hint: str | None = None,
+        offset: int | None = None,
+        in_inputs: tuple[str | int, ...] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.hint = hint
         self.offset = offset
+        self.in_inputs = in_inputs
+        """Where in `inputs` the problem is, when it is there: `(name,)` or `(name, index)` of a sweep's value."""
 
 
 Point = tuple[tuple[str, QuantityLike], ...]
@@ -128,6 +143,17 @@ def evaluate_point(
     return _evaluate(expr, unit, values, [(None, hw or {})])[0].value
 
 
+def value_count(expr: Expr, inputs: Mapping[str, object], accelerators: int, also_swept: Sequence[str] = ()) -> int:
+    """How many values `evaluate_formula` would compute: sweep points times accelerators (0 for a sweep over the
+    limit, which is refused before anything is computed)."""
+    points = math.prod(
+        len(value)
+        for name, value in inputs.items()
+        if isinstance(value, list) and (name in expr.inputs_used or name in also_swept)
+    )
+    return 0 if points > SWEEP_LIMIT else points * (max(accelerators, 1) if expr.hw_params_used else 1)
+
+
 def evaluate_over(
     expr: Expr,
     inputs: Mapping[str, QuantityLike | list[QuantityLike]],
@@ -165,12 +191,19 @@ def _evaluate(
     fixed: dict[str, float] = {}
     swept_bases: dict[str, list[float]] = {}
     input_dimensions: dict[str, Dimension] = {}
+    mixed: dict[str, list[Dimension]] = {}
     for name in used:
         value = inputs[name]
         if isinstance(value, list):
-            swept_bases[name], input_dimensions[name] = _reduce_sweep(name, value)
+            reduced = [_reduce(f"input `{name}`", item) for item in value]
+            found = [dimension for _, dimension in reduced]
+            if len(set(found)) > 1:
+                mixed[name] = found
+            swept_bases[name], input_dimensions[name] = [base for base, _ in reduced], found[0]
         else:
             fixed[name], input_dimensions[name] = _reduce(f"input `{name}`", value)
+    if mixed:
+        raise _mixed_sweep(expr, target, input_dimensions, mixed, inputs, scopes[0])
     points = _points(sweeps, swept_bases)
     compiled = _compile(expr.root)
     analysed: dict[frozenset[tuple[str, Dimension]], Dimension] = {}
@@ -228,6 +261,8 @@ def _check_names(expr: Expr, inputs: Mapping[str, object], scopes: list[Scope]) 
     params = {f"hw.{param}" for _, specs in scopes for param in specs}
     close = closest(names[0], [*inputs, *sorted(params)])
     hint = f"did you mean {close[0]}?" if close else "add it to the formula's `inputs`"
+    if close and close[0] in inputs and not close[0].isidentifier():  # never suggest a name the expression cannot use
+        hint = f"rename the input `{close[0]}` to {snake_case(close[0]) or names[0]}"
     raise FormulaProblem(
         "formula-unknown-name",
         f"`{names[0]}` is neither an input of the formula nor hw.<parameter>{others}",
@@ -249,13 +284,72 @@ def _check_sweep_size(sweeps: Mapping[str, list[QuantityLike]]) -> None:
         )
 
 
-def _reduce_sweep(name: str, value: list[QuantityLike]) -> tuple[list[float], Dimension]:
-    reduced = [_reduce(f"input `{name}`", item) for item in value]
-    dimensions = {dimension for _, dimension in reduced}
-    if len(dimensions) > 1:
-        shown = " and ".join(sorted(format_dimension(dimension) for dimension in dimensions))
-        raise FormulaProblem("formula-unit-mismatch", f"sweep input `{name}` mixes {shown}")
-    return [base for base, _ in reduced], reduced[0][1]
+def _mixed_sweep(
+    expr: Expr,
+    target: Dimension | None,
+    dimensions: Mapping[str, Dimension],
+    mixed: Mapping[str, list[Dimension]],
+    inputs: Mapping[str, QuantityLike | list[QuantityLike]],
+    scope: Scope,
+) -> FormulaProblem:
+    """The problem of a sweep whose values differ in dimension, at its odd value: the one whose dimension is not
+    the one that gives the formula its unit, or else not the one most of the sweep has. The first value is no
+    more likely to be right than any other."""
+    name, found = next(iter(mixed.items()))
+    values = inputs[name]
+    assert isinstance(values, list)
+    truth, by_formula = _sweep_dimension(expr, target, dimensions, mixed, scope)
+    if truth is None:
+        kinds = sorted(set(found))
+        return FormulaProblem(
+            "formula-unit-mismatch",
+            f"sweep input `{name}` mixes {' and '.join(format_dimension(dimension) for dimension in kinds)}",
+            f"write every value of `{name}` in units of one dimension, e.g. all in "
+            + " or all in ".join(dimension_unit(dimension) for dimension in kinds),
+            in_inputs=(name,),
+        )
+    index = next(index for index, dimension in enumerate(found) if dimension != truth)
+    needs = f"`{expr}` needs {format_dimension(truth)}" if by_formula else f"the sweep is {format_dimension(truth)}"
+    return FormulaProblem(
+        "formula-unit-mismatch",
+        f"sweep input `{name}`: {format_value(values[index])} ({field_path(('inputs', name, index))}) is "
+        f"{format_dimension(found[index])}, but {needs}",
+        f"write it in a unit of {dimension_unit(truth)}, like {format_value(values[found.index(truth)])}",
+        in_inputs=(name, index),
+    )
+
+
+def _sweep_dimension(
+    expr: Expr,
+    target: Dimension | None,
+    dimensions: Mapping[str, Dimension],
+    mixed: Mapping[str, list[Dimension]],
+    scope: Scope,
+) -> tuple[Dimension | None, bool]:
+    """The dimension the first mixed sweep should have: the only one of its values' that makes the formula come
+    out in its unit (then True), or else the one most of its values have; None when neither tells."""
+    name, found = next(iter(mixed.items()))
+    counts = Counter(found).most_common()
+    env = {**dimensions, **{other: Counter(values).most_common(1)[0][0] for other, values in mixed.items()}}
+    try:
+        for param in expr.hw_params_used:
+            env[f"hw.{param}"] = _reduce_spec(scope[0], scope[1], param)[1]
+    except FormulaProblem:
+        pass  # the formula cannot tell without this accelerator's spec: the sweep's majority may
+    else:  # a target of None (a computation in base units, of any dimension) tells nothing either
+        fitting = [
+            dimension for dimension, _ in counts if target is not None and _fits(expr, {**env, name: dimension}, target)
+        ]
+        if len(fitting) == 1:
+            return fitting[0], True
+    return (counts[0][0] if counts[0][1] > counts[1][1] else None), False
+
+
+def _fits(expr: Expr, env: Mapping[str, Dimension], target: Dimension) -> bool:
+    try:
+        return _dimension(expr.root, env) == target
+    except FormulaProblem:
+        return False
 
 
 def _reduce_spec(hardware: str | None, specs: Mapping[str, QuantityLike], param: str) -> tuple[float, Dimension]:
@@ -264,7 +358,10 @@ def _reduce_spec(hardware: str | None, specs: Mapping[str, QuantityLike], param:
         raise FormulaProblem(
             "formula-missing-spec",
             f"{hardware or 'the accelerator'} has no spec `{param}`, which the expression uses (hw.{param})",
-            f"did you mean hw.{close[0]}?" if close else None,
+            f"did you mean hw.{close[0]}?"
+            if close
+            else f"give {hardware or 'the accelerator'} a spec `{param}` in its `specs` "
+            f'(e.g. `{param}: {{value: "...", basis: vendor-spec}}`), or leave it out of the formula\'s `hardware`',
         )
     return _reduce(f"hw.{param} of {hardware or 'the accelerator'}", specs[param])
 
@@ -364,7 +461,8 @@ def _check_target(expr: Expr, dimension: Dimension, target: Dimension, unit: str
         raise FormulaProblem(
             "formula-unit-mismatch",
             f"the result is {format_dimension(dimension)} but unit {unit!r} is {format_dimension(target)}",
-            f"`{expr}` comes out in {dimension_unit(dimension)}: use a unit of that dimension, or fix the expression",
+            f"`{expr}` comes out in {dimension_unit(dimension)}: use a unit of that dimension "
+            f"(e.g. `unit: {dimension_unit(dimension)}`), or fix the expression",
         )
 
 

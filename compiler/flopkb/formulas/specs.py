@@ -21,7 +21,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from flopkb.formulas.units import Dimension, QuantityError, dimension_of, format_dimension, parse_quantity, to_base
+from flopkb.formulas.units import (
+    Dimension,
+    QuantityError,
+    dimension_of,
+    format_dimension,
+    format_quantity,
+    parse_quantity,
+    registry,
+    to_base,
+)
 from flopkb.load.models import AcceleratorRecord
 from flopkb.report.diagnostics import Diagnostic, make
 
@@ -102,7 +111,8 @@ def read_specs(entry: Entry, vocabulary: Vocabulary | None) -> tuple[Accelerator
                     f"specs.{parameter}: {text} is {format_dimension(dimension)}, "
                     f"but {parameter} is {format_dimension(wanted)} ({unit})"
                 )
-                hint = f"write the value in a unit of {unit}, e.g. a multiple of {unit}"
+                example = format_quantity(registry().Quantity(to_base(quantity)[0], unit))  # `8 TB` → `8 TB/s`
+                hint = f"write the value in a unit of {unit}, e.g. `{example}`"
                 problems.append(make("unit-mismatch", source.path, *source.position(path), message, hint))
                 continue
         figures[parameter] = SpecFigure(parameter, quantity, text.strip(), spec.basis, tuple(spec.sources))

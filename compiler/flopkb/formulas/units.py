@@ -93,6 +93,41 @@ def _import_pint() -> types.ModuleType:
 
 
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+
+
+def _reads(units: pint.UnitRegistry, text: str) -> bool:
+    try:
+        units.parse_units(text)
+    except Exception:
+        return False
+    return True
+
+
+@functools.cache
+def quantity_pattern() -> str:
+    """A regular expression (for JSON Schema, ECMA-262 and Python alike) of the quantities flopkb reads:
+    `"<number> <unit>"`, the unit made of the registry's unit names (each name, symbol and alias, with an optional
+    prefix, and a plural `s` where pint reads one), `1` and `%`, one-digit powers, `*`, `/` and parentheses
+    (whose balance a regular expression cannot check). Derived from units.txt, so that an editor flags a misspelt
+    unit (`"10 GBytes"`) as `check` does."""
+    pint = _import_pint()
+    fresh = pint.UnitRegistry(str(_DEFINITIONS), cache_folder=None)  # the shared one also holds units it has read
+
+    def alternatives(names: set[str]) -> str:
+        return "|".join(sorted(map(re.escape, names - {"", "_"}), key=lambda name: (-len(name), name)))
+
+    prefixes = {name for prefix in fresh._prefixes.values() for name in (prefix.name, prefix.symbol, *prefix.aliases)}
+    names = {name for unit in fresh._units.values() for name in (unit.name, unit.symbol, *unit.aliases)}
+    words = {name for name in names if name.isalpha()}  # `%` takes no prefix
+    plural = {name for name in words if _reads(fresh, f"{name}s")}
+    unit = f"(?:{alternatives(prefixes)})?(?:(?:{alternatives(plural)})s?|{alternatives(words - plural)})"
+    # pint reads a run of letters and digits as one name: a unit ends where the run ends, so two names need a space
+    # or an operator between them, and anything else may touch (`B%`, `B(s)`).
+    power = r"(?:\*\*|\^)-?[0-9](?![0-9(])"
+    operand = rf"\(*\s*(?:{unit}(?![A-Za-z0-9µμ_])|%|1(?![0-9.]))(?:\s*{power})?(?:\s*\)(?:\s*{power})?)*"
+    return rf"^\s*{_NUMBER}(?:\s*{operand}(?:\s*(?:\*|//?)?\s*{operand})*)?\s*$"
+
+
 _QUANTITY_RE = re.compile(rf"\s*({_NUMBER})\s*(.*?)\s*", re.DOTALL)
 _UNIT_TOKEN_RE = re.compile(
     r"""(?P<space>[ \t]+)

@@ -31,6 +31,7 @@ from flopkb.load.models import MODELS, Formula, Markdown, RefTo
 from flopkb.load.positions import LINK_START, STAR
 from flopkb.load.source import Path, Source
 from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.report.paths import field_path
 
 PROSE = "prose"
 """The origin of a `[[wikilink]]` in a markdown field."""
@@ -111,13 +112,7 @@ class Link(NamedTuple):
     @property
     def where(self) -> str:
         """The field path as readers write it: `hardware_parameters[0].values_for[1]`."""
-        parts: list[str] = []
-        for part in self.field:
-            if isinstance(part, int):
-                parts.append(f"[{part}]")
-            else:
-                parts.append(("." if parts else "") + str(part))
-        return "".join(parts)
+        return field_path(self.field)
 
     def __repr__(self) -> str:
         return (
@@ -390,3 +385,26 @@ def extract_all(
             if found:
                 result[entry.id] = found
     return result
+
+
+def ref_fields(model: type[BaseModel]) -> dict[str, tuple[str, ...]]:
+    """The name of every field of `model` (nested models included) that holds typed refs, and the kinds they take."""
+    found: dict[str, tuple[str, ...]] = {}
+    visited: set[int] = set()
+
+    def walk(plan: dict[str, Plan]) -> None:
+        if id(plan) not in visited:
+            visited.add(id(plan))
+            for name, node in plan.items():
+                collect(name, node)
+
+    def collect(name: str, node: Plan) -> None:
+        if node[0] == _REF:
+            found.setdefault(name, node[2])
+        elif node[0] in (_LIST, _DICT):
+            collect(name, node[1])
+        elif node[0] == _MODEL:
+            walk(node[1])
+
+    walk(_model_plan(model, {}))
+    return found

@@ -16,10 +16,14 @@ an empty anchor or label is None.
 
 Being a rule of the inline parser, a wikilink is never found where markdown-it reads something else:
 in a code span, a fenced or indented code block, a link's URL or title, a reference definition or an
-autolink, after a backslash (`\\[[x]]`), or in the text of a markdown link (links do not nest; the
-outer link is kept as written). As for links in CommonMark, a code span or autolink that starts inside
-`[[...]]` and ends after its `]]` takes precedence (`[[a|b`]]`` is no link); one wholly inside the label
-does not.
+autolink, or after a backslash (`\\[[x]]`). In the text of a markdown link (or an image's alt text: images
+are off, so `![alt](u)` is `!` and a link) a wikilink is checked like any other and shows as its label
+inside the outer link: links do not nest, and the outer link is kept. As for links in CommonMark, a code
+span or autolink that starts inside `[[...]]` and ends after its `]]` takes precedence (`[[a|b`]]`` is no
+link); one wholly inside the label does not.
+
+In a table, a `|` inside `[[...]]` ends no cell, written `\\|` (as Obsidian writes it, and GFM drops the
+backslash) or not: `| [[a|b]] |` is one cell holding a labelled link, as a reader expects (`_guarding`).
 
 Offsets are those of the field's text as given (0-based characters), also in headings, tables, lists,
 block quotes, lazy lines and after tabs: markdown-it gives block tokens source lines only, and the
@@ -40,16 +44,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import groupby
+from types import SimpleNamespace
 from typing import Any, NamedTuple
 
-from markdown_it import MarkdownIt
+from markdown_it import MarkdownIt, helpers
 from markdown_it.common.utils import MD_TRIM_CHARS, escapeHtml
-from markdown_it.helpers import parseLinkLabel
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 __all__ = [
+    "NESTED",
     "UNRESOLVED",
     "AmbiguousEmphasis",
     "HrefFor",
@@ -139,11 +144,12 @@ def _closes(state: StateInline, start: int, stop: int) -> bool:
 def _wikilink(state: StateInline, silent: bool) -> bool:
     """The inline rule.
 
-    It never matches in validation mode (markdown-it finding where a link's text ends) nor inside a
-    link's text: links do not nest, and `[see [[a]]](url)` stays the markdown link it is.
+    It never matches in validation mode (markdown-it finding where a link's text ends). Inside a markdown
+    link's text it matches too, as a nested link: links do not nest, so `[see [[a]]](url)` stays the
+    markdown link it is, and the wikilink shows as its label (a record's title) in that link's text.
     """
     pos = state.pos
-    if silent or state.linkLevel or not state.src.startswith("[[", pos):
+    if silent or not state.src.startswith("[[", pos):
         return False
     match = _WIKILINK.match(state.src, pos, state.posMax)
     if match is None:
@@ -152,7 +158,7 @@ def _wikilink(state: StateInline, silent: bool) -> bool:
     if not target or not _closes(state, pos + 2, match.end() - 2):
         return False
     token = state.push("wikilink", "", 0)
-    token.meta = {"parts": (target, anchor, label), "span": (pos, match.end())}
+    token.meta = {"parts": (target, anchor, label), "span": (pos, match.end()), "nested": bool(state.linkLevel)}
     state.pos = match.end()
     return True
 
@@ -263,10 +269,42 @@ def _atx_segments(state: StateBlock, tokens: list[Token]) -> None:
 
 def _table_segments(state: StateBlock, tokens: list[Token]) -> None:
     cells = [token for token in tokens if token.type == "inline"]
+    src = _guarded(state.src)
     for line, row in groupby(cells, key=lambda token: token.map[0]):  # type: ignore[index]
-        found = _cells(state.src, state.bMarks[line] + state.tShift[line], state.eMarks[line])
+        found = _cells(src, state.bMarks[line] + state.tShift[line], state.eMarks[line])
         for index, token in enumerate(row):  # a row short of cells is padded with empty ones
             token.meta["segments"] = found[index] if index < len(found) else _Segments(0, (0,), (0,))
+
+
+_LINK_IN_ROW = re.compile(r"\[\[[^\[\]\n]*\]\]")
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+_GUARD = "\0"
+"""Stands for a `|` inside a wikilink while a table is split: markdown-it has made every NUL of the text U+FFFD."""
+
+
+@lru_cache(maxsize=8)
+def _guarded(src: str) -> str:
+    """`src` with each unescaped `|` inside `[[...]]` as `_GUARD`: a table cell does not end inside a wikilink, as
+    a reader expects (`| [[a|b]] |` is one cell holding a labelled link; GFM alone would cut it at the `|`)."""
+    if "[[" not in src or "|" not in src:
+        return src
+    return _LINK_IN_ROW.sub(lambda link: _UNESCAPED_PIPE.sub(_GUARD, link.group()), src)
+
+
+def _guarding(rule: BlockRule) -> BlockRule:
+    """The table rule, splitting cells outside wikilinks only (`_guarded`); the cells keep their `|`."""
+
+    def table(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+        src, count = state.src, len(state.tokens)
+        state.src = _guarded(src)
+        try:
+            return rule(state, start, end, silent)
+        finally:
+            state.src = src
+            for token in state.tokens[count:]:
+                token.content = token.content.replace(_GUARD, "|")
+
+    return table
 
 
 _BLOCK_RULES = {
@@ -293,6 +331,59 @@ def _delimiter_runs(rule: InlineRule) -> InlineRule:
     return recorded
 
 
+_FAILED_LABELS = "_flopkb_failed_labels"
+"""The attribute of a `StateInline` holding the starts of link labels known not to close: {(start, disableNested):
+posMax}, and under the key None the position of the text's last `]`."""
+
+
+def _parse_link_label(state: StateInline, start: int, disableNested: bool = False) -> int:
+    """markdown-it's `parseLinkLabel`, in linear time over a text with many `[` that never close.
+
+    markdown-it tries a label at every `[`, and each try scans to the end of the paragraph when no `]`
+    closes it: 600 KB of `[[a|` took minutes. A scan from `start` that fails passes later starts `q` as
+    plain-text `[`; the scan from `q` would see the same tokens (markdown-it caches them by position)
+    with its level offset by the level `start`'s scan had at `q`, so it fails too unless a `]` before the
+    end of the scan brings that level below it. Those starts are remembered, and answered without a scan
+    (a scan ended by a nested link, with `disableNested`, only for that mode). No label closes after the
+    text's last `]`.
+    """
+    failed: dict[tuple[int, bool] | None, int] = getattr(state, _FAILED_LABELS, None) or {None: state.src.rfind("]")}
+    setattr(state, _FAILED_LABELS, failed)
+    if failed[None] <= start or state.posMax in (failed.get((start, disableNested)), failed.get((start, False))):
+        return -1
+    old = state.pos
+    state.pos = start + 1
+    level = 1
+    opened: list[tuple[int, int]] = []  # (position, level after it) of each plain-text `[`
+    closed: list[tuple[int, int]] = []  # (position, level after it) of each `]`
+    while state.pos < state.posMax:
+        marker = state.src[state.pos]
+        if marker == "]":
+            level -= 1
+            closed.append((state.pos, level))
+            if level == 0:
+                end = state.pos
+                state.pos = old
+                return end
+        before = state.pos
+        state.md.inline.skipToken(state)
+        if marker == "[":
+            if before == state.pos - 1:
+                level += 1
+                opened.append((before, level))
+            elif disableNested:
+                break
+    aborted = state.pos < state.posMax
+    state.pos = old
+    lowest = state.posMax + 1  # the lowest level after each `]` that follows, walking back
+    for position, after in reversed(opened):
+        while closed and closed[-1][0] > position:
+            lowest = min(lowest, closed.pop()[1])
+        if lowest >= after:
+            failed[(position, aborted)] = state.posMax
+    return -1
+
+
 def _shortcut_before_wikilink(rule: InlineRule) -> InlineRule:
     """The link rule, reading `[text][[...` as CommonMark does: a shortcut reference, then the rest.
 
@@ -304,7 +395,7 @@ def _shortcut_before_wikilink(rule: InlineRule) -> InlineRule:
     def link(state: StateInline, silent: bool) -> bool:
         if rule(state, silent):
             return True
-        end = parseLinkLabel(state, state.pos, True) if state.src.startswith("[", state.pos) else -1
+        end = _parse_link_label(state, state.pos, True) if state.src.startswith("[", state.pos) else -1
         if end < 0 or not state.src.startswith("[[", end + 1):
             return False
         limit, state.posMax = state.posMax, end + 1
@@ -317,7 +408,8 @@ def _shortcut_before_wikilink(rule: InlineRule) -> InlineRule:
 
 
 def _render_wikilink(self: Any, tokens: Sequence[Token], index: int, options: Any, env: dict[str, Any]) -> str:
-    return env["wikilink"](tokens[index].meta["link"])
+    meta = tokens[index].meta
+    return env["wikilink"](meta["link"], meta["nested"])
 
 
 @lru_cache(maxsize=1)
@@ -327,13 +419,19 @@ def _markdown() -> MarkdownIt:
     md.disable(["image"])
     for name, segments in _BLOCK_RULES.items():
         rule = next(found for found in md.block.ruler.__rules__ if found.name == name)
-        md.block.ruler.at(name, _recording(rule.fn, segments), {"alt": rule.alt})
+        fn = _guarding(rule.fn) if name == "table" else rule.fn
+        md.block.ruler.at(name, _recording(fn, segments), {"alt": rule.alt})
     emphasis = next(found for found in md.inline.ruler.__rules__ if found.name == "emphasis")
     md.inline.ruler.at("emphasis", _delimiter_runs(emphasis.fn))
     link = next(found for found in md.inline.ruler.__rules__ if found.name == "link")
     md.inline.ruler.at("link", _shortcut_before_wikilink(link.fn))
     md.inline.ruler.before("link", "wikilink", _wikilink)
     md.add_render_rule("wikilink", _render_wikilink)
+    md.helpers = SimpleNamespace(  # type: ignore[assignment]
+        parseLinkLabel=_parse_link_label,
+        parseLinkDestination=helpers.parseLinkDestination,
+        parseLinkTitle=helpers.parseLinkTitle,
+    )
     return md
 
 
@@ -399,6 +497,8 @@ def ambiguous_emphasis(prose: Prose) -> list[AmbiguousEmphasis]:
 
 UNRESOLVED = '<span class="flopkb-unresolved" title="this link resolves to no record">{}</span>'
 """How a link that resolves to nothing shows (possible only when `dangling-link` is turned down)."""
+NESTED = '<span class="flopkb-nested-link">{}</span>'
+"""How a link inside a markdown link's text (or an image's alt text) shows: its label, in the outer link."""
 
 HrefFor = Callable[[str, "str | None"], "str | None"]
 LabelFor = Callable[[str, "str | None"], "str | None"]
@@ -413,19 +513,23 @@ def render(prose: Prose, href_for: HrefFor, label_for: LabelFor | None = None) -
     """
     md = _markdown()
     page: str = md.renderer.render(
-        prose.tokens, md.options, {"wikilink": lambda link: link_html(link, href_for, label_for)}
+        prose.tokens,
+        md.options,
+        {"wikilink": lambda link, nested: link_html(link, href_for, label_for, nested=nested)},
     )
     return page
 
 
-def link_html(link: Link, href_for: HrefFor, label_for: LabelFor | None = None) -> str:
-    """The HTML of one wikilink, as `render` shows it."""
+def link_html(link: Link, href_for: HrefFor, label_for: LabelFor | None = None, *, nested: bool = False) -> str:
+    """The HTML of one wikilink, as `render` shows it; `nested` when it stands in a markdown link's text."""
     md = _markdown()
     label = escapeHtml(link.label or (label_for and label_for(link.target, link.anchor)) or link.written)
     href = href_for(link.target, link.anchor)
     url = None if href is None else md.normalizeLink(href)
     if url is None or not md.validateLink(url):
         return UNRESOLVED.format(label)
+    if nested:  # inside a markdown link's text, which is the link: the label, marked as a record's
+        return NESTED.format(label)
     return f'<a href="{escapeHtml(url)}">{label}</a>'
 
 

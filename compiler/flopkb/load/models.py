@@ -11,13 +11,23 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetJsonSchemaHandler,
+    ValidationInfo,
+    model_validator,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError
 
-from flopkb.report.hints import did_you_mean
+from flopkb.report.hints import did_you_mean, snake_case
 
 ID_SEGMENT = re.compile(r"[a-z0-9][a-z0-9._-]*")
 FORMULA_ID = re.compile(r"[a-z][a-z0-9_-]*")
@@ -75,6 +85,10 @@ def _check_id(value: str) -> str:
     return value
 
 
+TERM_SECTIONS: dict[Callable[..., Any], str] = {}
+"""The section of schema/vocabulary.yaml each term field's validator checks against, by validator function."""
+
+
 def _term(section: str) -> AfterValidator:
     def check(value: str, info: ValidationInfo) -> str:
         vocabulary = (info.context or {}).get("vocabulary")
@@ -87,13 +101,23 @@ def _term(section: str) -> AfterValidator:
             )
         return value
 
+    TERM_SECTIONS[check] = section
     return AfterValidator(check)
 
 
-def _pattern(regex: re.Pattern[str], what: str) -> AfterValidator:
+def _pattern(regex: re.Pattern[str], what: str, suggest: Callable[[str], str | None] | None = None) -> AfterValidator:
     def check(value: str) -> str:
         if not regex.fullmatch(value):
-            raise PydanticCustomError("invalid_value", "'{value}' is not {what}", {"value": value, "what": what})
+            suggestion = suggest(value) if suggest is not None else None
+            hint = ""
+            if suggestion and regex.fullmatch(suggestion):
+                # "did you mean" offers a word in place of the word written (an editor's quick fix replaces it):
+                # a value of several words gets the name to write instead.
+                one_word = re.fullmatch(r"[\w.-]+", value) is not None
+                hint = f"did you mean {suggestion}?" if one_word else f"write it as one name: {suggestion}"
+            raise PydanticCustomError(
+                "invalid_value", "'{value}' is not {what}", {"value": value, "what": what, "hint": hint}
+            )
         return value
 
     return AfterValidator(check)
@@ -125,7 +149,21 @@ AcceleratorRef = Annotated[str, AfterValidator(_target), RefTo("accelerator")]
 MeasurementRef = Annotated[str, AfterValidator(_anchored), RefTo("source", anchored=True)]
 SourceRef = Annotated[str, AfterValidator(_target), RefTo("source", urls=True)]
 Url = Annotated[str, _pattern(re.compile(r"https?://\S+"), "an http(s) URL")]
-QuantityIn = Annotated[str | int | float, Field(union_mode="left_to_right")]
+
+
+class QuantityText:
+    """Marks a quantity written as text, for the editor schema only: validation takes the text as it is (the
+    evaluator reads its unit and reports what does not read), and `flopkb schema` gives it the pattern of the
+    units the evaluator reads (`QUANTITY_MARK`)."""
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {**handler(schema), QUANTITY_MARK: True}
+
+
+QUANTITY_MARK = "x-flopkb-quantity"
+
+
+QuantityIn = Annotated[Annotated[str, QuantityText()] | int | float, Field(union_mode="left_to_right")]
 """A quantity as written: a number or "<number> <unit>"; units are read by the evaluator."""
 
 
@@ -143,7 +181,7 @@ class _Model(BaseModel):
 
 
 class ScalesWith(_Model):
-    factor: Annotated[str, _pattern(SNAKE_CASE, "a snake_case name")]
+    factor: Annotated[str, _pattern(SNAKE_CASE, "a snake_case name", snake_case)]
     """What the cost scales with, as a snake_case name (e.g. batch_size)."""
     effect: Text
     """How the cost moves with it (markdown; may hold [[wikilinks]])."""
@@ -197,7 +235,7 @@ class Expect(_Model):
 
 
 class Formula(_Model):
-    id: Annotated[str, _pattern(FORMULA_ID, "a formula id ([a-z][a-z0-9_-]*)")]
+    id: Annotated[str, _pattern(FORMULA_ID, "a formula id ([a-z][a-z0-9_-]*)", snake_case)]
     """The formula's id, [a-z][a-z0-9_-]*, unique within the record; [[record#id]] links to it."""
     title: str | None = None
     """A title for readers."""
@@ -239,7 +277,7 @@ def check_measurement_basis(value: str) -> str:
 
 
 class Measurement(_Model):
-    id: Annotated[str, _pattern(FORMULA_ID, "a measurement id ([a-z][a-z0-9_-]*)")]
+    id: Annotated[str, _pattern(FORMULA_ID, "a measurement id ([a-z][a-z0-9_-]*)", snake_case)]
     """The measurement's id, [a-z][a-z0-9_-]*, unique within the source; [[source#id]] links to it."""
     quantity: str
     """What was measured, in words ("decode throughput of EAGLE-3 over plain decoding")."""

@@ -28,6 +28,7 @@ from yaml.resolver import Resolver
 
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.positions import LineIndex, ScalarMap
+from flopkb.load.tabs import indenting_tab, tab_message, untabbed
 from flopkb.report.diagnostics import Diagnostic, make
 
 MAX_NESTING = 64
@@ -234,7 +235,7 @@ def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
         message = " ".join(part for part in (err.context, err.problem) if part) or str(err)
         if "maximum nesting depth" in message:  # libyaml's own bound, far above ours
             return None, [make("not-a-record", path, line, column, f"values nest deeper than {MAX_NESTING} levels")]
-        return None, [make("yaml-syntax", path, line, column, message, _syntax_hint(text, line))]
+        return None, [_syntax_error(text, path, line, column, message)]
     except yaml.YAMLError as err:
         return None, [make("yaml-syntax", path, 1, 1, str(err))]
     if root is None:
@@ -270,6 +271,16 @@ def _not_printable(text: str, path: str, lines: LineIndex, err: yaml.reader.Read
         f"the character U+{ord(found.group()):04X} is not allowed in YAML",
         "delete it, or write it as an escape (\\uXXXX) inside a double-quoted value",
     )
+
+
+def _syntax_error(text: str, path: str, line: int, column: int, message: str) -> Diagnostic:
+    """libyaml's message, or what an author needs to read instead: a tab where spaces indent."""
+    lines = text.split("\n")
+    tab = indenting_tab(lines[line - 1]) if 0 < line <= len(lines) else None
+    if tab is not None:
+        fixable = untabbed(text, lambda replaced: parse(replaced, path)[0] is not None) is not None
+        return make("yaml-syntax", path, line, tab + 1, *tab_message(line, tab + 1, fixable))
+    return make("yaml-syntax", path, line, column, message, _syntax_hint(text, line))
 
 
 def _syntax_hint(text: str, line: int) -> str | None:
@@ -449,7 +460,7 @@ class _Builder:
             return [self.build(item, (*path, index), depth + 1) for index, item in enumerate(node.value)]
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            key = self._key(key_node, result)
+            key = self._key(key_node, result, node)
             if key is not None:
                 key_path = (*path, key)
                 if positions is not None:
@@ -480,26 +491,42 @@ class _Builder:
             if key_node.tag == _STR and type(key_node) is yaml.ScalarNode and key_node.value not in result:
                 key = key_node.value
             else:
-                key = self._key(key_node, result)
+                key = self._key(key_node, result, node)
                 if key is None:
                     continue
             result[key] = self.plain(value_node, depth)
         return result
 
-    def _key(self, node: yaml.Node, seen: dict[str, Any]) -> str | None:
-        """The text of a mapping key; None for a repeated key (reported)."""
+    def _key(self, node: yaml.Node, seen: dict[str, Any], mapping: yaml.Node) -> str | None:
+        """The text of a mapping key; None for a repeated key (reported, with the line of its first copy)."""
         if not isinstance(node, yaml.ScalarNode):
             raise _Problem(
                 "invalid-value", node.start_mark.index, "a mapping key must be a plain name, not a collection"
             )
-        key = node.value if node.tag == _STR else str(self._typed_scalar(node))
+        key = self._key_text(node)
         if key in seen:
+            first = next(
+                other
+                for other, _ in mapping.value
+                if isinstance(other, yaml.ScalarNode) and self._key_text(other) == key
+            )
+            first_line = self.lines.position(first.start_mark.index)[0]
             line, column = self.lines.position(node.start_mark.index)
             self.diagnostics.append(
-                make("duplicate-key", self.path, line, column, f"the key '{key}' is repeated", "keep one of the two")
+                make(
+                    "duplicate-key",
+                    self.path,
+                    line,
+                    column,
+                    f"the key '{key}' is repeated; its first copy is on line {first_line}",
+                    f"keep one of the two: delete this line or line {first_line}, or merge their values",
+                )
             )
             return None
         return key
+
+    def _key_text(self, node: yaml.ScalarNode) -> str:
+        return node.value if node.tag == _STR else str(self._typed_scalar(node))
 
     def _collection_tag(self, node: yaml.Node) -> None:
         if node.tag != _COLLECTION_TAGS[type(node)]:

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, cast
 
-from pydantic import ValidationError
+from pydantic import AfterValidator, BaseModel, ValidationError
 
-from flopkb.load.models import KINDS, MODELS, Record, id_problem, ready
+from flopkb.load.models import (
+    KINDS,
+    MEASUREMENT_BASES,
+    MODELS,
+    TERM_SECTIONS,
+    Record,
+    check_measurement_basis,
+    id_problem,
+    ready,
+)
 from flopkb.load.source import LINK_AS_LIST_HINT, Path, Source
 from flopkb.load.vocabulary import Vocabulary
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import did_you_mean
+from flopkb.report.paths import field_path
 
 _CODE_BY_ERROR_TYPE = {
     "missing": "missing-field",
@@ -44,9 +55,9 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
     kind = data.get("kind")
     if "kind" not in data:
         line, column = source.position(())
-        return None, [
-            make("missing-field", source.path, line, column, f"the field 'kind' is required; one of {', '.join(KINDS)}")
-        ]
+        kinds = ", ".join(KINDS)
+        message = f"the field 'kind' is required; one of {kinds}"
+        return None, [make("missing-field", source.path, line, column, message, f"add `kind:` with one of {kinds}")]
     if not isinstance(kind, str) or kind not in MODELS:
         line, column = source.position(("kind",))
         if not isinstance(kind, str):
@@ -70,7 +81,8 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
         # A mapping that lost a part may now break its own rules ("exactly one of value and measured"):
         # that is of the retry's making, not the author's, so it is left out too, not reported.
         made = [item for item in items if _around(_data_path(data, item["loc"])[0], meaningful)]
-        diagnostics.extend(_located([item for item in items if item not in made], data, source, model, seen))
+        reported = [item for item in items if item not in made]
+        diagnostics.extend(_located(reported, data, source, model, seen, _Context(record_id, vocabulary)))
         parts = [(item["type"], _optional_part(data, item["loc"])) for item in items]
         wrong = {path for _, path in parts if path}
         if not wrong - left_out:
@@ -136,15 +148,28 @@ def _id_diagnostics(source: Source, record_id: str) -> list[Diagnostic]:
     ]
 
 
-def _located(items: list[Any], data: Any, source: Source, model: type, seen: set[tuple[str, Path]]) -> list[Diagnostic]:
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What a hint may name beyond the record: the id its path implies, the vocabulary's terms."""
+
+    record_id: str
+    vocabulary: Vocabulary
+
+
+def _located(
+    items: list[Any], data: Any, source: Source, model: type, seen: set[tuple[str, Path]], context: _Context
+) -> list[Diagnostic]:
     result = []
     for item in items:
         path, trailing = _data_path(data, item["loc"])
         code = _CODE_BY_ERROR_TYPE.get(item["type"], "invalid-value")
-        if (code, path) in seen:
-            continue  # one diagnostic per place: a union reports each alternative, a second validation the same
-        seen.add((code, path))
-        result.append(_diagnostic(code, item, path, trailing, source, model))
+        # One diagnostic per place: a union reports each alternative, a second validation the same. Each missing
+        # field is a place of its own.
+        place = (*path, trailing[-1]) if code == "missing-field" and trailing else path
+        if (code, place) in seen:
+            continue
+        seen.add((code, place))
+        result.append(_diagnostic(code, item, path, trailing, source, model, context))
     return result
 
 
@@ -165,14 +190,15 @@ def _data_path(data: Any, loc: tuple[Any, ...]) -> tuple[Path, list[Any]]:
 
 
 def _diagnostic(
-    code: str, item: dict[str, Any], path: Path, trailing: list[Any], source: Source, model: type
+    code: str, item: dict[str, Any], path: Path, trailing: list[Any], source: Source, model: type, context: _Context
 ) -> Diagnostic:
-    where = "/".join(str(part) for part in path) or "the record"
+    where = field_path(path) or "the record"
     hint = None
     if code == "missing-field":
         field = trailing[-1] if trailing else "?"
         line, column = source.position(path)
         message = f"the field '{field}' is required in {where}"
+        hint = _missing_hint(str(field), path, model, context)
     elif code == "unknown-field":
         line, column = source.position(path, key=True)
         field = path[-1] if path else "?"
@@ -187,7 +213,7 @@ def _diagnostic(
     else:
         line, column = source.position(path, key="[key]" in trailing)
         message = f"{where}: {_message(item)}"
-        hint = _flow_list_hint(item)
+        hint = (item.get("ctx") or {}).get("hint") or _flow_list_hint(item)
     return make(code, source.path, line, column, message, hint)
 
 
@@ -245,25 +271,44 @@ def _describe(value: Any) -> str:
     return "a list" if isinstance(value, list) else "a mapping"
 
 
+def _missing_hint(field: str, path: Path, model: type, context: _Context) -> str | None:
+    """What to write for a missing field: the id its path implies, or the values a closed set allows."""
+    if field == "id" and not path:
+        return f"add `id: {context.record_id}`, the id that the file's path implies"
+    owner = _model_at(model, path)
+    info = owner.model_fields.get(field) if owner is not None else None
+    allowed = _allowed_values(info.metadata, context.vocabulary) if info is not None else []
+    return f"add `{field}:` with one of {', '.join(allowed)}" if allowed else None
+
+
+def _allowed_values(metadata: list[Any], vocabulary: Vocabulary) -> list[str]:
+    """The values a field's validators accept when they are a closed set (a vocabulary section, the bases of a
+    measurement), else []."""
+    checks = [item.func for item in metadata if isinstance(item, AfterValidator)]
+    if check_measurement_basis in checks:
+        return list(MEASUREMENT_BASES)
+    return next((vocabulary.terms(TERM_SECTIONS[check]) for check in checks if check in TERM_SECTIONS), [])
+
+
 def _sibling_fields(model: type, path: Path) -> list[str]:
     """Field names of the model that owns the key at `path` (nested rows included)."""
-    from pydantic import BaseModel
+    owner = _model_at(model, path[:-1])
+    return list(owner.model_fields) if owner is not None else []
 
+
+def _model_at(model: type, path: Path) -> type[BaseModel] | None:
+    """The model of the mapping at `path` in a record of `model` (nested rows included), or None."""
     current: Any = model
-    for part in path[:-1]:
+    for part in path:
         if isinstance(part, int) or not (isinstance(current, type) and issubclass(current, BaseModel)):
             continue
         field = current.model_fields.get(part)
         current = _inner_model(field.annotation) if field else None
-    if isinstance(current, type) and issubclass(current, BaseModel):
-        return list(current.model_fields)
-    return []
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
 
 
 def _inner_model(annotation: Any) -> Any:
     """The model class inside `list[M]`, `dict[K, M]` or `M | None`, if any."""
-    from pydantic import BaseModel
-
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in getattr(annotation, "__args__", ()):

@@ -142,6 +142,8 @@ class FileCache:
         self._entries: dict[str, Entry] = {}
         self._dirty: set[int] = set()
         """The shards to write."""
+        self._dropped: set[str] = set()
+        """The files whose stored blobs failed their digest: not stored again as they are."""
         self._derived: dict[str, dict[str, Any]] = {}
         """What each entry of the last run started with as `derived`: what stages changed is told from it."""
 
@@ -223,7 +225,10 @@ class FileCache:
         A cache folder that cannot be written, or derived data that cannot be pickled, is skipped: the next run loads
         again.
         """
-        self._keep_derived()
+        self.keep_derived()
+        for rel in self._dropped:
+            self._loaded.pop(rel, None)
+        self._dropped.clear()
         if not self._dirty or self._key is None or self.folder is None:
             return
         by_shard: dict[int, dict[str, _Loaded]] = {shard: {} for shard in self._dirty}
@@ -261,7 +266,9 @@ class FileCache:
             if enabled:
                 gc.enable()
 
-    def _keep_derived(self) -> None:
+    def keep_derived(self) -> None:
+        """Keep, in memory, what stages derived in the last run, for the next run (`save` also writes it to disk):
+        `flopkb diff` compiles its second side after the first without writing the cache."""
         for rel, entry in self._entries.items():
             stored = self._loaded.get(rel)
             if stored is not None and _changed(entry.derived, self._derived[rel]):
@@ -295,12 +302,11 @@ class FileCache:
         return loaded, unusable
 
     def _damaged(self, rel: str, what: str) -> None:
-        """A stored blob of `rel` failed its digest: say so, and store the file again on `save`."""
+        """A stored blob of `rel` failed its digest: say so, and drop the file from the cache on `save` (the next run
+        loads it again, and stores it whole)."""
         self.notes.append(f"the cache of {rel} failed its check ({what}) and was dropped: the file was loaded again")
+        self._dropped.add(rel)
         self._dirty.add(shard_of(rel))
-        stored = self._loaded.get(rel)
-        if stored is not None:
-            self._loaded[rel] = stored._replace(stat=None)
 
     def _unpickled(self, rel: str, blob: Pickled, digest: bytes) -> Any:
         """The object pickled in `blob`, or None (and a note) when the blob is not the one its digest names."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 CUTOFF = 60.0
@@ -27,3 +28,14 @@ def did_you_mean(word: str, choices: Iterable[str], *, count: int = 1) -> str | 
     """A hint naming the closest of `choices`, or None when nothing is close."""
     close = closest(word, choices, count=count)
     return f"did you mean {' or '.join(close)}?" if close else None
+
+
+_WORD_BREAK = re.compile(r"[^a-z0-9]+")
+_CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def snake_case(name: str) -> str | None:
+    """`name` as a snake_case name (`Batch Size`, `batchSize`, `batch-size` → `batch_size`); None when nothing of it
+    is left or it would not start with a letter."""
+    words = _WORD_BREAK.sub("_", _CAMEL_HUMP.sub("_", name.strip()).lower()).strip("_")
+    return words if words[:1].isalpha() and words.isascii() else None

@@ -4,7 +4,8 @@ Checking knows nothing of output; a reporter knows nothing of checking. Each
 reporter writes already-sorted diagnostics and the run's summary to a stream:
 
 - `text`: `path:line:column: severity code: message`, the hint indented below,
-  then a summary line; coloured with rich when asked, byte-stable otherwise.
+  errors before warnings (each group in path order), then a summary line;
+  coloured with rich when asked, byte-stable otherwise.
 - `json`: the object of docs/cli.md.
 - `github`: GitHub Actions workflow commands (annotations).
 - `sarif`: SARIF 2.1.0, one rule per code of the catalogue.
@@ -100,6 +101,8 @@ def _with_hint(diagnostic: Diagnostic) -> str:
 
 
 def _report_text(diagnostics: Sequence[Diagnostic], summary: Summary, stream: TextIO, *, color: bool) -> None:
+    # A reader scans for what fails the run: errors first, so that one does not hide among ten warnings.
+    diagnostics = sorted(diagnostics, key=lambda diagnostic: diagnostic.severity is not Severity.ERROR)
     if not color:  # the same characters as the coloured output's plain text, without importing rich (about 0.05 s)
         stream.write(
             "".join(f"{_plain_diagnostic(diagnostic)}\n" for diagnostic in diagnostics) + summary.describe() + "\n"
@@ -118,11 +121,11 @@ def _report_text(diagnostics: Sequence[Diagnostic], summary: Summary, stream: Te
 def _plain_diagnostic(diagnostic: Diagnostic) -> str:
     """`_text_diagnostic` without its styles."""
     text = (
-        f"{_printable(diagnostic.path)}:{diagnostic.line}:{diagnostic.column}: "
-        f"{diagnostic.severity.value} {diagnostic.code}: {_printable(diagnostic.message)}"
+        f"{printable(diagnostic.path)}:{diagnostic.line}:{diagnostic.column}: "
+        f"{diagnostic.severity.value} {diagnostic.code}: {printable(diagnostic.message)}"
     )
     if diagnostic.hint:
-        text += f"\n{_INDENT}hint: {_printable(diagnostic.hint)}"
+        text += f"\n{_INDENT}hint: {printable(diagnostic.hint)}"
     return text
 
 
@@ -130,21 +133,21 @@ def _text_diagnostic(diagnostic: Diagnostic) -> Text:
     from rich.text import Text
 
     text = Text.assemble(
-        (_printable(diagnostic.path), "bold"),
+        (printable(diagnostic.path), "bold"),
         f":{diagnostic.line}:{diagnostic.column}: ",
         (diagnostic.severity.value, _SEVERITY_STYLE[diagnostic.severity]),
         " ",
         (diagnostic.code, "dim"),
-        f": {_printable(diagnostic.message)}",
+        f": {printable(diagnostic.message)}",
     )
     if diagnostic.hint:
         text.append(f"\n{_INDENT}")
         text.append("hint", "cyan")
-        text.append(f": {_printable(diagnostic.hint)}")
+        text.append(f": {printable(diagnostic.hint)}")
     return text
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     """Control characters escaped; lines after the first indented under the diagnostic."""
     return text.translate(_CONTROL).replace("\n", f"\n{_INDENT}")
 
@@ -176,10 +179,10 @@ def _github_annotation(diagnostic: Diagnostic) -> str:
         "col": str(diagnostic.column),
         "title": diagnostic.code,
     }
-    return _workflow_command(diagnostic.severity.value, properties, _with_hint(diagnostic))
+    return workflow_command(diagnostic.severity.value, properties, _with_hint(diagnostic))
 
 
-def _workflow_command(command: str, properties: Mapping[str, str], message: str) -> str:
+def workflow_command(command: str, properties: Mapping[str, str], message: str) -> str:
     """`::command key=value,...::message`, escaped as GitHub's actions/toolkit does."""
     fields = ",".join(f"{key}={_escape_property(value)}" for key, value in properties.items())
     return f"::{command} {fields}::{_escape_data(message)}"

@@ -32,11 +32,13 @@ import jinja2
 
 from flopkb.site.incremental.keys import base_key, page_keys
 from flopkb.site.incremental.state import BuildState, link_files
+from flopkb.site.pages.changes import render_recent_changes
 from flopkb.site.pages.common import RenderResult, Site, environment, template_dirs
 from flopkb.site.pages.graph import render_graph_page
 from flopkb.site.pages.hardware import render_compare_page
 from flopkb.site.pages.index import render_index_pages
 from flopkb.site.pages.records import render_records
+from flopkb.site.pages.titles import TITLES, titles_script
 from flopkb.site.publishing.mkdocs import SITE_ROOT
 
 if TYPE_CHECKING:
@@ -140,7 +142,8 @@ def render_docs(
             rendered = render_records(site, todo)
         render_compare_page(site)
         render_graph_page(site)
-        result.nav = render_index_pages(site)
+        result.nav = render_index_pages(site, with_changes=render_recent_changes(site))
+        site.write(TITLES, titles_script(site))
         if pool is not None and shares is not None:
             rendered = {}
             for files, digests in shares.get():

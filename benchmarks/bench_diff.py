@@ -1,0 +1,85 @@
+"""Benchmark `flopkb diff` against a cold `flopkb check` on a fresh clone of a generated base, with no cache.
+
+    python benchmarks/bench_diff.py [--records 10000] [--repeat 3]
+
+A repository is made of a generated base (`generate.py`) and two commits on
+top of it: one changes an accelerator's spec (`memory_bandwidth` of
+hw/acc-007, in the scope of about a tenth of the formulas), the next
+rewords one record's prose. The repository is cloned (`git clone`, so the
+clone has no `build/cache`), and in the clone every run is a fresh process:
+
+- cold check: `flopkb check --no-cache` of the clone's work tree;
+- spec: `flopkb diff HEAD~2..HEAD~1`;
+- prose: `flopkb diff HEAD~1..HEAD`.
+
+A diff compiles two sides from git objects through one load cache, so a blob
+unchanged between them is parsed once: it should cost about one check, not
+two (targets: spec <= 1.3x, prose <= 1.1x of the cold check). Prints the best
+wall and CPU times of each and the ratios; on a loaded machine the CPU ratio is
+the steadier one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_incremental import best, timed
+from generate import generate
+
+GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+
+
+def make_repository(root: Path, records: int) -> None:
+    generate(root, records)
+    subprocess.run([*GIT, "init", "-q", "-b", "main", str(root)], check=True)
+    commit(root, "a generated base")
+    accelerator = root / "records/hw/acc-007.yaml"
+    text = accelerator.read_text(encoding="utf-8")
+    accelerator.write_text(re.sub(r'value: "[0-9.]+ TB/s"', 'value: "3.5 TB/s"', text, count=1), encoding="utf-8")
+    commit(root, "one accelerator's spec")
+    prose = root / "records/kb/g01/rec-00001.yaml"
+    text = prose.read_text(encoding="utf-8")
+    prose.write_text(re.sub(r"(statement|description): \|\n  (\S+)", r"\g<0> reworded", text, count=1), "utf-8")
+    commit(root, "one record's prose")
+
+
+def commit(root: Path, message: str) -> None:
+    subprocess.run([*GIT, "-C", str(root), "add", "-A"], check=True)
+    subprocess.run([*GIT, "-C", str(root), "commit", "-q", "-m", message], check=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="flopkb-bench-diff-"))
+    origin, clone = scratch / "origin", scratch / "clone"
+    make_repository(origin, args.records)
+    subprocess.run(["git", "clone", "-q", str(origin), str(clone)], check=True)
+    flopkb = [sys.executable, "-m", "flopkb"]
+    runs: dict[str, list[tuple[float, float]]] = {"cold check": [], "spec": [], "prose": []}
+    for _ in range(args.repeat):
+        runs["cold check"].append(timed([*flopkb, "check", "--root", str(clone), "--no-cache", "--format", "json"]))
+        runs["spec"].append(timed([*flopkb, "diff", "--root", str(clone), "HEAD~2..HEAD~1", "--format", "json"]))
+        runs["prose"].append(timed([*flopkb, "diff", "--root", str(clone), "HEAD~1..HEAD", "--format", "json"]))
+        assert not (clone / "build").exists(), "a diff writes no cache"
+    cold, cold_cpu = best(runs["cold check"])
+    print(f"records: {args.records}")
+    print(f"flopkb check, cold (--no-cache): {cold:.2f} s wall, {cold_cpu:.2f} s CPU")
+    for name, target in (("spec", 1.3), ("prose", 1.1)):
+        wall, cpu = best(runs[name])
+        print(
+            f"flopkb diff, {name:5}: {wall:.2f} s wall ({wall / cold:.2f}x), {cpu:.2f} s CPU ({cpu / cold_cpu:.2f}x) "
+            f"(target <= {target}x)"
+        )
+
+
+if __name__ == "__main__":
+    main()

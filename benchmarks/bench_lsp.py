@@ -1,0 +1,233 @@
+"""Benchmark `flopkb lsp` on a generated base: start, keystrokes, hover, completion, an accelerator edit, memory.
+
+    python benchmarks/bench_lsp.py [--records 10000] [--keystrokes 30] [--root DIR]
+
+One run of this script measures, against baselines taken in the same run
+(the machine is shared and noisy: compare the ratios):
+
+- start: `flopkb check --no-cache` (cold) and `flopkb check` with the cache
+  it wrote (warm), against the server's start -> first diagnostics, without
+  and then with that cache;
+- keystroke: one character typed into a content record's description (an
+  incremental `didChange`), until the server answers a pull of that
+  document's diagnostics (the pull waits for the check of what was typed):
+  median and p90 over the keystrokes;
+- hover on a formula and completion after `[[`: the request's round trip;
+- accelerator: a spec value of an accelerator changed in its open buffer,
+  until the diagnostics of every record that computes with it are out
+  (`claim-mismatch` pushed for them);
+- memory: the server's peak resident size (VmHWM) against `flopkb check`'s.
+
+The client is pytest-lsp's, over stdio, as in the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import generate
+
+COMPILER = Path(__file__).resolve().parents[1] / "compiler"
+
+
+def environment(cache_home: Path) -> dict[str, str]:
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache_home))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(COMPILER), env.get("PYTHONPATH")]))
+    return env
+
+
+def check(root: Path, env: dict[str, str], *options: str) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "flopkb", "check", "--root", str(root), *options],
+        stdout=subprocess.DEVNULL,
+        env=env,
+        check=False,
+    )
+    return time.perf_counter() - start
+
+
+async def start_server(root: Path, env: dict[str, str]) -> tuple[LanguageClient, float]:
+    """A client with the server started and every diagnostic of the base in: (client, seconds to them)."""
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "flopkb", "lsp", "--root", str(root)], server_env=env
+    )
+    started = time.perf_counter()
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("neovim@v0.9.1"),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="kb")],
+        )
+    )
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return client, time.perf_counter() - started
+
+
+async def stop_server(client: LanguageClient) -> int:
+    """Shut the server down; its peak resident size in KiB."""
+    assert client._server is not None
+    status = Path(f"/proc/{client._server.pid}/status").read_text()
+    peak = int(re.search(r"VmHWM:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
+    await client.shutdown_session()
+    await client.stop()
+    return peak
+
+
+async def pull(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+    report = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    return list(report.items)
+
+
+def did_change(client: LanguageClient, uri: str, version: int, line: int, character: int, text: str) -> None:
+    position = types.Position(line=line, character=character)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[
+                types.TextDocumentContentChangePartial(range=types.Range(start=position, end=position), text=text)
+            ],
+        )
+    )
+
+
+def open_document(client: LanguageClient, path: Path) -> tuple[str, str]:
+    uri, text = path.as_uri(), path.read_text(encoding="utf-8")
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=text))
+    )
+    return uri, text
+
+
+async def session(root: Path, env: dict[str, str], keystrokes: int) -> dict[str, object]:
+    client, first = await start_server(root, env)
+    figures: dict[str, object] = {"first diagnostics (warm)": first}
+    record = next(
+        path
+        for path in sorted((root / "records/kb").rglob("*.yaml"))
+        if {"formulas:", "description: |"} <= set(path.read_text().split("\n"))
+    )
+    uri, text = open_document(client, record)
+    await pull(client, uri)
+    lines = text.split("\n")
+    at = next(index for index, line in enumerate(lines) if line.startswith("description:")) + 1  # a block scalar
+    latencies = []
+    for version in range(2, keystrokes + 2):
+        started = time.perf_counter()
+        did_change(client, uri, version, at, 2, "x")
+        await pull(client, uri)
+        latencies.append(time.perf_counter() - started)
+    figures["keystroke median"] = statistics.median(latencies)
+    figures["keystroke p90"] = statistics.quantiles(latencies, n=10)[-1]
+    formula_line = next(index for index, line in enumerate(lines) if line.strip().startswith("- id:") and index > at)
+    did_change(client, uri, keystrokes + 2, at, 2, "[[")
+    await pull(client, uri)
+    hovers, completions = [], []
+    for _ in range(10):
+        started = time.perf_counter()
+        await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line=formula_line, character=8))
+        )
+        hovers.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        await client.text_document_completion_async(
+            types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(line=at, character=4))
+        )
+        completions.append(time.perf_counter() - started)
+    figures["hover median"] = statistics.median(hovers)
+    figures["completion after [[ median"] = statistics.median(completions)
+    figures["accelerator edit -> dependents"] = await accelerator_edit(client, root)
+    figures["server peak KiB"] = await stop_server(client)
+    return figures
+
+
+async def accelerator_edit(client: LanguageClient, root: Path) -> float:
+    """Seconds from an accelerator's bandwidth given in bytes (not bytes per second) in its open buffer to the
+    diagnostics of every record that computes with it."""
+    path = root / "records/hw/acc-000.yaml"
+    uri, text = open_document(client, path)
+    await pull(client, uri)
+    lines = text.split("\n")
+    line = next(index for index, value in enumerate(lines) if "memory_bandwidth" in value) + 1
+    start = lines[line].index("TB/s")
+    before = {key: list(items) for key, items in client.diagnostics.items()}
+    started = time.perf_counter()
+    position = types.Range(
+        start=types.Position(line=line, character=start), end=types.Position(line=line, character=start + 4)
+    )
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangePartial(range=position, text="TB")],
+        )
+    )
+    await pull(client, uri)  # answered after every file's changed diagnostics were pushed
+    elapsed = time.perf_counter() - started
+    changed = [key for key, items in client.diagnostics.items() if before.get(key, []) != list(items)]
+    print(f"  accelerator edit: the diagnostics of {len(changed)} files changed", file=sys.stderr)
+    return elapsed
+
+
+async def cold_start(root: Path, env: dict[str, str]) -> tuple[float, int]:
+    client, first = await start_server(root, env)
+    return first, await stop_server(client)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument("--keystrokes", type=int, default=30)
+    parser.add_argument("--root", type=Path, default=None)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="flopkb-bench-lsp-"))
+    try:
+        root = args.root or generate(work / "kb", args.records)
+        env = environment(work / "cache")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        cold_check = check(root, env, "--no-cache")
+        check_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        if check_peak <= before:
+            print("  (the check's peak is below an earlier child's: memory ratio is a lower bound)", file=sys.stderr)
+        cold_first, _ = asyncio.run(cold_start(root, dict(env, XDG_CACHE_HOME=str(work / "no-cache"))))
+        check(root, env)  # writes the cache
+        warm_check = check(root, env)
+        figures = asyncio.run(session(root, env, args.keystrokes))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"records: {args.records}")
+    print(
+        f"cold check (--no-cache): {cold_check:.2f} s; server start -> first diagnostics, no cache: {cold_first:.2f} s "
+        f"(ratio {cold_first / cold_check:.2f})"
+    )
+    warm = float(figures.pop("first diagnostics (warm)"))  # type: ignore[arg-type]
+    print(
+        f"warm check: {warm_check:.2f} s; server start -> first diagnostics, warm cache: {warm:.2f} s "
+        f"(ratio {warm / warm_check:.2f})"
+    )
+    peak = int(figures.pop("server peak KiB"))  # type: ignore[call-overload]
+    ratio = peak / check_peak
+    print(f"memory: server peak {peak / 1024:.0f} MiB, check peak {check_peak / 1024:.0f} MiB (ratio {ratio:.2f})")
+    for name, value in figures.items():
+        print(f"{name}: {float(value) * 1000:.0f} ms")  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":
+    main()

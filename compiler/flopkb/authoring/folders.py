@@ -1,0 +1,25 @@
+"""The folder convention of `records/`: each kind's records under the plural of the kind (`flops/`, `sources/`).
+
+Nothing checks it: an id is any path. `flopkb new` warns when an id leaves its kind's folder, as an author who
+types `flopkb new flop h1` most likely meant `flops/h1`.
+"""
+
+from __future__ import annotations
+
+
+def kind_folder(kind: str) -> str:
+    """The folder under `records/` whose records are of `kind`: `flop` → `flops`."""
+    return f"{kind}s"
+
+
+def folder_warning(kind: str, record_id: str) -> str | None:
+    """Why `record_id` does not follow the convention of `kind`, with the id that would; None when it does."""
+    folder = kind_folder(kind)
+    head, _, rest = record_id.partition("/")
+    if rest and head == folder:
+        return None
+    where = f"in {head}/" if rest else "at the top of records/"
+    return (
+        f"{kind} records live in {folder}/ and {record_id} is {where}; "
+        f"to follow the convention: flopkb mv {record_id} {folder}/{rest or head}"
+    )

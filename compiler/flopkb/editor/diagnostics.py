@@ -1,0 +1,80 @@
+"""flopkb's diagnostics as LSP diagnostics: the same code, severity, message and hint, at the client's positions."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+import flopkb
+from flopkb.editor.positions import diagnostic_range, lsp_position, offset_of
+from flopkb.load.positions import LineIndex
+from flopkb.report.codes import Severity
+from flopkb.report.diagnostics import Diagnostic
+
+SOURCE = "flopkb"
+_SEVERITY = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning}
+_CODES_PAGE = Path(flopkb.__file__).resolve().parents[2] / "docs" / "codes.md"
+"""The catalogue of codes, where flopkb runs from its repository (an editable install); absent from a wheel."""
+
+
+def code_description(code: str) -> types.CodeDescription | None:
+    """A link to the code's entry in docs/codes.md, when that page is here to link to."""
+    if not _CODES_PAGE.is_file():
+        return None
+    return types.CodeDescription(href=f"{_CODES_PAGE.as_uri()}#{code}")
+
+
+def message_of(diagnostic: Diagnostic) -> str:
+    """The message, and the hint below it as `flopkb check` prints it."""
+    return f"{diagnostic.message}\nhint: {diagnostic.hint}" if diagnostic.hint else diagnostic.message
+
+
+DID_YOU_MEAN = "did you mean "
+_WORD = re.compile(r"(?:\[\[|[\"'])?([^\s\]|#,}\"']+)")
+
+
+def fixes(diagnostic: Diagnostic, text: str, encoding: str) -> dict[str, Any] | None:
+    """What a "did you mean" hint proposes, for the quick fixes (`flopkb.editor.actions`): the range of the word
+    written at the diagnostic's place, and each name the hint offers in its stead."""
+    hint = diagnostic.hint or ""
+    if not hint.startswith(DID_YOU_MEAN) or not hint.endswith("?"):
+        return None
+    start = offset_of(LineIndex(text), diagnostic.line, diagnostic.column)
+    word = _WORD.match(text, start)
+    if word is None:
+        return None
+    return {
+        "range": [
+            *_pair(lsp_position(text, word.start(1), encoding)),
+            *_pair(lsp_position(text, word.end(1), encoding)),
+        ],
+        "written": word.group(1),
+        "offered": hint.removeprefix(DID_YOU_MEAN).removesuffix("?").split(" or "),
+    }
+
+
+def _pair(position: types.Position) -> list[int]:
+    return [position.line, position.character]
+
+
+def to_lsp(
+    diagnostic: Diagnostic,
+    text: str,
+    encoding: str,
+    related: list[types.DiagnosticRelatedInformation] | None = None,
+) -> types.Diagnostic:
+    """One diagnostic of the file whose text is `text`, its range in the client's `encoding`, with its second
+    places."""
+    return types.Diagnostic(
+        range=diagnostic_range(text, diagnostic.line, diagnostic.column, encoding),
+        message=message_of(diagnostic),
+        severity=_SEVERITY[diagnostic.severity],
+        code=diagnostic.code,
+        code_description=code_description(diagnostic.code),
+        source=SOURCE,
+        related_information=related,
+        data=fixes(diagnostic, text, encoding),
+    )

@@ -1,0 +1,102 @@
+"""Hover: what flopkb knows of the thing under the cursor, from the last finished check.
+
+- on a link or ref: the target's kind, title, evidence standing and first
+  lines;
+- on a formula (any line of its item): its evaluations per accelerator with
+  units, the hardware figures with their basis, its claims and the model
+  against each measurement: the tables `flopkb eval` prints, from the same
+  code (`flopkb.formulas.eval_table.formula_table`).
+"""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from flopkb.formulas.eval_table import WIDTH, formula_table
+from flopkb.kb.entry import Entry
+from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.links.extract import Link
+from flopkb.load.models import formulas_of
+
+FIRST_LINES = 6
+"""How many lines of a target's description or statement a hover shows."""
+
+
+def entry_at(kb: KnowledgeBase, path: str) -> Entry | None:
+    return next((entry for entry in kb.entries.values() if entry.path == path), None)
+
+
+def link_at(kb: KnowledgeBase, entry: Entry, line: int, column: int) -> Link | None:
+    """The link or ref of `entry` written across flopkb's (line, column), if any."""
+    for link in kb.links.get(entry.id, []):
+        at_line, at_column = link.position
+        if at_line == line and at_column <= column < at_column + max(len(link.text), 1):
+            return link
+    return None
+
+
+def formula_at(entry: Entry, line: int) -> int | None:
+    """The index of the formula whose item holds `line`, if any."""
+    if entry.record is None or entry.source is None or not formulas_of(entry.record):
+        return None
+    source = entry.source
+    starts = [source.position(("formulas", index))[0] for index in range(len(formulas_of(entry.record)))]
+    after = [source.position((key,), key=True)[0] for key in source.data if key != "formulas"]
+    end = min((start for start in after if start > starts[0]), default=None)
+    for index in reversed(range(len(starts))):
+        if starts[index] <= line and (end is None or line < end):
+            return index
+    return None
+
+
+def eval_text(kb: KnowledgeBase, record_id: str, index: int) -> str | None:
+    """The formula's tables as `flopkb eval` prints them (without colour, at its width)."""
+    results = kb.formulas.get(record_id, [])
+    if index >= len(results):
+        return None
+    stream = io.StringIO()
+    Console(file=stream, no_color=True, highlight=False, width=WIDTH).print(formula_table(results[index], False))
+    return stream.getvalue().rstrip()
+
+
+def describe_target(kb: KnowledgeBase, record_id: str, anchor: str | None) -> str:
+    """Markdown: the record's id, kind, title, evidence standing and the first lines of its words."""
+    entry = kb.entries[record_id]
+    summary = entry.summary
+    heading = f"**{record_id}**" + (f"#{anchor}" if anchor else "") + f" · {summary.kind or 'not valid'}"
+    lines = [heading]
+    if summary.title:
+        lines.append(f"*{summary.title}*")
+    if kb.evidence is not None and record_id in kb.evidence.records:
+        lines.append(f"evidence: {kb.evidence.standing(record_id)}")
+    record = entry.record
+    words = getattr(record, "description", None) or getattr(record, "statement", None)
+    if words:
+        lines += ["", *str(words).strip().splitlines()[:FIRST_LINES]]
+    return "\n".join(lines)
+
+
+def hover_markdown(kb: KnowledgeBase, path: str, line: int, column: int) -> str | None:
+    """What a hover at flopkb's (line, column) of the file at `path` shows, as markdown; None for nothing."""
+    entry = entry_at(kb, path)
+    if entry is None:
+        return None
+    link = link_at(kb, entry, line, column)
+    if link is not None:
+        if link.resolved is None or link.resolved not in kb.entries:
+            return f"`{link.text}` resolves to no single record"
+        text = describe_target(kb, link.resolved, link.anchor)
+        if link.anchor is not None:
+            target = kb.entries[link.resolved]
+            formula_ids = target.summary.formula_ids or ()
+            if link.anchor in formula_ids:
+                table = eval_text(kb, link.resolved, formula_ids.index(link.anchor))
+                text += f"\n\n```text\n{table}\n```" if table else ""
+        return text
+    index = formula_at(entry, line)
+    if index is not None:
+        table = eval_text(kb, entry.id, index)
+        return f"```text\n{table}\n```" if table else None
+    return None

@@ -1,0 +1,395 @@
+"""`flopkb lsp`: the pygls server, wired to the checking thread (`flopkb.editor.checker`).
+
+Diagnostics are pushed (`textDocument/publishDiagnostics`) to clients that do
+not pull them, and pulled (`textDocument/diagnostic`, `workspace/diagnostic`)
+by those that do; after every check the server publishes only the files
+whose diagnostics changed (open or not), or asks a pulling client to pull
+again. Files changed on disk reach it through watched-file notifications,
+registered dynamically when the client allows it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from lsprotocol import types
+from pygls import uris
+from pygls.lsp.server import LanguageServer
+
+import flopkb
+from flopkb.authoring.fmt import format_bytes
+from flopkb.config import Config, ConfigError, load_config
+from flopkb.editor.actions import quick_fixes
+from flopkb.editor.checker import Buffer, Checked, Checker, uri_of
+from flopkb.editor.completion import complete
+from flopkb.editor.hover import hover_markdown
+from flopkb.editor.inlay import claim_hints
+from flopkb.editor.navigation import definition, document_symbols, references, target_at, workspace_symbols
+from flopkb.editor.positions import code_point_offset, diagnostic_range, lsp_position, offset_of
+from flopkb.editor.rename import plan, rename_edit
+from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.links.mv import MoveError, record_id_of
+from flopkb.load.positions import LineIndex
+
+NAME = "flopkb"
+SYMBOLS = 200
+"""At most this many workspace symbols are answered: the editor asks again as more is typed."""
+_WATCHED = ("**/*.yaml", "**/*.yml", "**/pyproject.toml")
+
+
+class FlopkbServer(LanguageServer):
+    """The language server of one knowledge base, found at `root` or at the client's workspace folder."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        super().__init__(NAME, flopkb.__version__)
+        self.given_root = root
+        self.config: Config | None = None
+        self.checker: Checker | None = None
+        self.published: dict[str, list[types.Diagnostic]] = {}
+        """The diagnostics of the last check, by root-relative path: pushed, or there to pull."""
+        self.pulled: set[str] = set()
+        """The files a workspace pull reported: reported again (empty) once their problems are gone."""
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    # where files are
+
+    def relative(self, uri: str) -> str | None:
+        """The root-relative path of a document, or None when it is not in the knowledge base."""
+        path = uris.to_fs_path(uri)
+        if path is None or self.config is None:
+            return None
+        try:
+            return Path(path).resolve().relative_to(self.config.root).as_posix()
+        except ValueError:
+            return None
+
+    def uri_of(self, rel: str) -> str:
+        """The URI of a root-relative path: the client's own for an open document."""
+        for document in self.workspace.text_documents.values():
+            if self.relative(document.uri) == rel:
+                return document.uri
+        assert self.config is not None
+        return uri_of(self.config, rel)
+
+    def buffers(self) -> dict[str, Buffer]:
+        found = {}
+        for document in self.workspace.text_documents.values():
+            rel = self.relative(document.uri)
+            if rel is not None:
+                found[rel] = Buffer(document.source, document.version or 0)
+        return found
+
+    # checking
+
+    def start(self, params: types.InitializeParams) -> None:
+        root = self.given_root or _workspace_root(params) or Path.cwd()
+        try:
+            config = load_config(root.resolve())
+        except ConfigError as error:
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"flopkb: {error}"))
+            return
+        if not config.records_path.is_dir():
+            message = f"flopkb: no {config.records}/ folder in {config.root}; start flopkb lsp in a knowledge base"
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, message))
+            return
+        self.config = config
+        encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        self.checker = Checker(config, str(encoding), self.checked)
+
+    def recheck(self, *, disk: bool = False, config_changed: bool = False) -> None:
+        if self.checker is None or self.config is None:
+            return
+        config = None
+        if config_changed:
+            try:
+                config = self.config = load_config(self.config.root)
+            except ConfigError as error:
+                self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"flopkb: {error}"))
+        self.checker.update(self.buffers(), config, disk=disk)
+
+    def checked(self, checked: Checked) -> None:
+        """Called in the checking thread: the results go out from the message loop."""
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self.publish, checked)
+
+    def publish(self, checked: Checked) -> None:
+        """Push the diagnostics of every file whose diagnostics changed; or ask a pulling client to pull again."""
+        if self.pulls:
+            if self.published != checked.diagnostics and self.refreshes:
+                self.workspace_diagnostic_refresh(None)
+            self.published = checked.diagnostics
+            return
+        for rel in sorted(self.published.keys() | checked.diagnostics.keys()):
+            diagnostics = checked.diagnostics.get(rel, [])
+            if self.published.get(rel, []) != diagnostics:
+                buffer = checked.buffers.get(rel)
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(
+                        uri=self.uri_of(rel),
+                        diagnostics=diagnostics,
+                        version=buffer.version if buffer is not None else None,
+                    )
+                )
+        self.published = checked.diagnostics
+
+    @property
+    def pulls(self) -> bool:
+        """Whether the client pulls diagnostics (then they are not pushed too: it would show them twice)."""
+        document = self.client_capabilities.text_document
+        return document is not None and document.diagnostic is not None
+
+    @property
+    def refreshes(self) -> bool:
+        workspace = self.client_capabilities.workspace
+        return bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
+
+    def location(self, checked: Checked, place: tuple[str, int, int]) -> types.Location:
+        path, line, column = place
+        text = checked.text_of(path)
+        return types.Location(uri=self.uri_of(path), range=diagnostic_range(text, line, column, self.checker_encoding))
+
+    def at(self, uri: str, position: types.Position) -> tuple[KnowledgeBase, str, int, int] | None:
+        """The last checked base, and the file and flopkb's (line, column) of a position in an open document."""
+        rel = self.relative(uri)
+        checked = self.checker.latest if self.checker is not None else None
+        if rel is None or checked is None or checked.kb is None:
+            return None
+        text = self.workspace.get_text_document(uri).source
+        line, column = LineIndex(text).position(code_point_offset(text, position, self.checker_encoding))
+        return checked.kb, rel, line, column
+
+    @property
+    def checker_encoding(self) -> str:
+        return self.checker.encoding if self.checker is not None else types.PositionEncodingKind.Utf16
+
+    async def current(self) -> Checked | None:
+        """The check of the buffers as they are now, once it is done (off the message loop)."""
+        if self.checker is None:
+            return None
+        generation = self.checker.update(self.buffers())
+        checker = self.checker
+        return await asyncio.get_running_loop().run_in_executor(None, checker.wait, generation)
+
+
+def _workspace_root(params: types.InitializeParams) -> Path | None:
+    if params.workspace_folders:
+        path = uris.to_fs_path(params.workspace_folders[0].uri)
+        return Path(path) if path else None
+    if params.root_uri:
+        path = uris.to_fs_path(params.root_uri)
+        return Path(path) if path else None
+    return Path(params.root_path) if params.root_path else None
+
+
+def make_server(root: Path | None = None) -> FlopkbServer:
+    server = FlopkbServer(root)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: FlopkbServer, params: types.InitializeParams) -> None:
+        ls.start(params)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: FlopkbServer, params: types.InitializedParams) -> None:
+        ls.loop = asyncio.get_running_loop()
+        ls.recheck()
+        watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
+        if watched and watched.dynamic_registration and ls.config is not None:
+            options = types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in _WATCHED]
+            )
+            registration = types.Registration(
+                id="flopkb-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
+            )
+            await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: FlopkbServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.recheck()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: FlopkbServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.recheck()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: FlopkbServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.recheck(disk=True)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: FlopkbServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.recheck()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_changed(ls: FlopkbServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.recheck(
+            disk=True, config_changed=any(os.path.basename(change.uri) == "pyproject.toml" for change in params.changes)
+        )
+
+    @server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(identifier=NAME, inter_file_dependencies=True, workspace_diagnostics=True),
+    )
+    async def pull(ls: FlopkbServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+        checked = await ls.current()
+        rel = ls.relative(params.text_document.uri)
+        items = checked.diagnostics.get(rel, []) if checked is not None and rel is not None else []
+        result_id = str(checked.generation) if checked is not None else None
+        return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+
+    @server.feature(types.WORKSPACE_DIAGNOSTIC)
+    async def pull_all(ls: FlopkbServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+        checked = await ls.current()
+        if checked is None:
+            return types.WorkspaceDiagnosticReport(items=[])
+        reports: list[types.WorkspaceDocumentDiagnosticReport] = []
+        for rel in sorted(ls.pulled | checked.diagnostics.keys()):
+            buffer = checked.buffers.get(rel)
+            reports.append(
+                types.WorkspaceFullDocumentDiagnosticReport(
+                    uri=ls.uri_of(rel),
+                    items=checked.diagnostics.get(rel, []),
+                    version=buffer.version if buffer is not None else None,
+                    result_id=str(checked.generation),
+                )
+            )
+        ls.pulled = set(checked.diagnostics)
+        return types.WorkspaceDiagnosticReport(items=reports)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: FlopkbServer, params: types.HoverParams) -> types.Hover | None:
+        found = ls.at(params.text_document.uri, params.position)
+        text = hover_markdown(*found) if found is not None else None
+        if text is None:
+            return None
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["[", "#", ".", " ", "/"])
+    )
+    def completion(ls: FlopkbServer, params: types.CompletionParams) -> types.CompletionList | None:
+        checked = ls.checker.latest if ls.checker is not None else None
+        if checked is None or checked.kb is None:
+            return None
+        text = ls.workspace.get_text_document(params.text_document.uri).source
+        lines = text.split("\n")
+        if params.position.line >= len(lines):
+            return None
+        line_text = lines[params.position.line]
+        offset = code_point_offset(
+            line_text, types.Position(line=0, character=params.position.character), ls.checker_encoding
+        )
+        return complete(
+            checked.kb, lines, params.position.line, line_text[:offset], params.position.character, ls.checker_encoding
+        )
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def go_to_definition(ls: FlopkbServer, params: types.DefinitionParams) -> list[types.Location] | None:
+        found = ls.at(params.text_document.uri, params.position)
+        if found is None or ls.checker is None or ls.checker.latest is None:
+            return None
+        kb, rel, line, column = found
+        line_text = ls.workspace.get_text_document(params.text_document.uri).source.split("\n")[line - 1]
+        places = definition(kb, rel, line, column, line_text)
+        return [ls.location(ls.checker.latest, place) for place in places] or None
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    def find_references(ls: FlopkbServer, params: types.ReferenceParams) -> list[types.Location] | None:
+        found = ls.at(params.text_document.uri, params.position)
+        if found is None or ls.checker is None or ls.checker.latest is None:
+            return None
+        return [ls.location(ls.checker.latest, place) for place in references(*found)] or None
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def symbols(ls: FlopkbServer, params: types.DocumentSymbolParams) -> list[types.SymbolInformation] | None:
+        rel = ls.relative(params.text_document.uri)
+        checked = ls.checker.latest if ls.checker is not None else None
+        entry = checked.entry_at(rel) if checked is not None and rel is not None else None
+        if checked is None or entry is None:
+            return None
+        return [
+            types.SymbolInformation(name=name, kind=kind, location=ls.location(checked, (entry.path, line, column)))
+            for name, kind, line, column in document_symbols(entry)
+        ]
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
+    )
+    def code_actions(ls: FlopkbServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        return quick_fixes(params.text_document.uri, list(params.context.diagnostics)) or None
+
+    @server.feature(types.TEXT_DOCUMENT_FORMATTING)
+    def formatting(ls: FlopkbServer, params: types.DocumentFormattingParams) -> list[types.TextEdit] | None:
+        """`flopkb fmt` on the buffer: the whole text replaced by its canonical form, comments kept; nothing when fmt
+        leaves the file as it is (a problem, or a form it could not keep the meaning of)."""
+        rel = ls.relative(params.text_document.uri)
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        outcome = format_bytes(document.source.encode("utf-8", errors="surrogatepass"), rel or document.path)
+        if not outcome.changed or outcome.text is None:
+            return None
+        end = lsp_position(document.source, len(document.source), ls.checker_encoding)
+        whole = types.Range(start=types.Position(line=0, character=0), end=end)
+        return [types.TextEdit(range=whole, new_text=outcome.text)]
+
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
+    def inlay_hints(ls: FlopkbServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
+        rel = ls.relative(params.text_document.uri)
+        checked = ls.checker.latest if ls.checker is not None else None
+        entry = checked.entry_at(rel) if checked is not None and rel is not None else None
+        if checked is None or checked.kb is None or entry is None:
+            return None
+        text = checked.text_of(entry.path)
+        lines = text.split("\n")
+        found = []
+        for line, label in claim_hints(checked.kb, entry):
+            end = lsp_position(text, offset_of(LineIndex(text), line, len(lines[line - 1]) + 1), ls.checker_encoding)
+            if params.range.start.line <= end.line <= params.range.end.line:
+                found.append(types.InlayHint(position=end, label=label, padding_left=True))
+        return found
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    def rename(ls: FlopkbServer, params: types.RenameParams) -> types.WorkspaceEdit:
+        found = ls.at(params.text_document.uri, params.position)
+        checked = ls.checker.latest if ls.checker is not None else None
+        old = target_at(*found) if found is not None else None
+        if checked is None or old is None:
+            raise MoveError("rename a record from its id line or from a link to it")
+        return rename_edit(checked, plan(checked, old, params.new_name), ls.checker_encoding, rename_file=True)
+
+    @server.feature(
+        types.WORKSPACE_WILL_RENAME_FILES,
+        types.FileOperationRegistrationOptions(
+            filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*.{yaml,yml}"))]
+        ),
+    )
+    def will_rename_files(ls: FlopkbServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
+        checked = ls.checker.latest if ls.checker is not None else None
+        if checked is None or ls.config is None:
+            return None
+        changes: list[types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile] = []
+        for renamed in params.files:
+            old_rel, new_rel = ls.relative(renamed.old_uri), ls.relative(renamed.new_uri)
+            entry = checked.entry_at(old_rel) if old_rel is not None else None
+            if entry is None or new_rel is None:
+                continue
+            new = record_id_of(new_rel, ls.config)
+            edit = rename_edit(checked, plan(checked, entry.id, new), ls.checker_encoding, rename_file=False)
+            changes.extend(edit.document_changes or [])
+        return types.WorkspaceEdit(document_changes=changes) if changes else None
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    def find_symbols(ls: FlopkbServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation] | None:
+        checked = ls.checker.latest if ls.checker is not None else None
+        if checked is None or checked.kb is None:
+            return None
+        return [
+            types.SymbolInformation(name=name, kind=kind, container_name=detail, location=ls.location(checked, place))
+            for name, kind, detail, place in workspace_symbols(checked.kb, params.query, SYMBOLS)
+        ]
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: FlopkbServer, params: None) -> None:
+        if ls.checker is not None:
+            ls.checker.stop()
+
+    return server

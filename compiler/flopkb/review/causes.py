@@ -1,0 +1,165 @@
+"""Which edit changed which value: the blast radius of every edit.
+
+A value of record R computed on accelerator H changed because of:
+
+- a spec of H it computes with (a `HardwareFigure` of its formula) whose
+  value or basis differs: "`memory_bandwidth` of hw/h200: 4.8 TB/s → 4.9 TB/s";
+- otherwise, the edited records among R and what R computes with
+  (`flopkb.links.memo.reached`, on either side): R's own formula, a formula
+  it borrows by `ref`, an accelerator added to its scope;
+- otherwise (the vocabulary changed: every record was evaluated again),
+  the settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from flopkb.formulas.results import FormulaResult
+from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.links.memo import reached
+from flopkb.load.models import AcceleratorRecord
+from flopkb.review.matching import Matching
+from flopkb.review.model import Cause, Place, ValueChange
+
+SETTINGS = "settings"
+
+
+class SpecChange(NamedTuple):
+    accelerator: str
+    parameter: str
+    before: str | None
+    after: str | None
+    place: Place | None
+
+
+def spec_changes(match: Matching) -> dict[tuple[str, str], SpecChange]:
+    """Every spec whose value or basis differs between the sides, by (head accelerator id, parameter)."""
+    found: dict[tuple[str, str], SpecChange] = {}
+    for record_id in match.edited():
+        before = match.base.entries[match.old(record_id)].record
+        entry = match.head.entries[record_id]
+        after = entry.record
+        if not isinstance(before, AcceleratorRecord) or not isinstance(after, AcceleratorRecord):
+            continue
+        for parameter in sorted(before.specs.keys() | after.specs.keys()):
+            was, now = before.specs.get(parameter), after.specs.get(parameter)
+            if (was and (was.value, was.basis)) == (now and (now.value, now.basis)):
+                continue
+            line = 1
+            if entry.source is not None:
+                line = entry.source.position(("specs", parameter) if now is not None else ("id",))[0]
+            found[record_id, parameter] = SpecChange(
+                record_id,
+                parameter,
+                None if was is None else _spec_text(was.value, was.basis),
+                None if now is None else _spec_text(now.value, now.basis),
+                Place(entry.path, line),
+            )
+    return found
+
+
+def _spec_text(value: object, basis: str) -> str:
+    return f"{value} ({basis})"
+
+
+class Attribution:
+    """The causes of changed values and statuses, and each cause's blast radius."""
+
+    def __init__(
+        self,
+        match: Matching,
+        changed: set[str],
+        removed: Iterable[str],
+        specs: dict[tuple[str, str], SpecChange],
+        same_settings: bool,
+    ) -> None:
+        self.match = match
+        self.changed = changed
+        """Head ids of records edited or added."""
+        self.removed = set(removed)
+        self.specs = specs
+        self.same_settings = same_settings
+        self._reaching: dict[str, tuple[str, ...]] = {}
+
+    def edits_reaching(self, record_id: str) -> tuple[str, ...]:
+        """The edited, added or removed records that `record_id` (a head id, or a removed base id) computes with,
+        itself included."""
+        found = self._reaching.get(record_id)
+        if found is None:
+            match = self.match
+            mine = {record_id} | set(reached(match.head, record_id) or ()) if record_id in match.head.entries else set()
+            old = match.old(record_id)
+            theirs = set(reached(match.base, old) or ()) | {old} if old in match.base.entries else set()
+            candidates = mine | {match.new(other) for other in theirs}
+            found = self._reaching[record_id] = tuple(
+                sorted(other for other in candidates if other in self.changed or other in self.removed)
+            )
+        return found
+
+    def of_value(
+        self, record_id: str, hardware: str | None, old: FormulaResult | None, new: FormulaResult | None
+    ) -> tuple[str, ...]:
+        """The ids of the causes of a changed value of `record_id` computed on `hardware`."""
+        causes: list[str] = []
+        if hardware is not None:
+            used = {
+                figure.parameter
+                for result, rename in ((old, self.match.new), (new, str))
+                if result is not None
+                for figure in result.figures
+                if rename(figure.accelerator) == hardware
+            }
+            causes = [
+                f"spec:{hardware}:{parameter}" for parameter in sorted(used) if (hardware, parameter) in self.specs
+            ]
+        if not causes:
+            causes = [f"record:{other}" for other in self.edits_reaching(record_id)]
+        if not causes:
+            causes = [SETTINGS if not self.same_settings else f"record:{record_id}"]
+        return tuple(causes)
+
+    def causes(self, values: Iterable[ValueChange]) -> tuple[Cause, ...]:
+        """Every cause of `values`, with its blast radius, the ones that changed most values first."""
+        counts: dict[str, int] = {}
+        records: dict[str, set[str]] = {}
+        for change in values:
+            for cause in change.causes:
+                counts[cause] = counts.get(cause, 0) + 1
+                records.setdefault(cause, set()).add(change.record)
+        found = []
+        for cause, count in counts.items():
+            touched = records[cause]
+            record, what, place = self._describe(cause)
+            found.append(Cause(cause, record, what, place, count, tuple(sorted(touched)), len(touched - self.changed)))
+        return tuple(sorted(found, key=lambda cause: (-cause.values, cause.id)))
+
+    def _describe(self, cause: str) -> tuple[str, str, Place | None]:
+        if cause == SETTINGS:
+            return "", "the vocabulary changed: every formula was evaluated again", None
+        kind, _, rest = cause.partition(":")
+        if kind == "spec":
+            record, _, parameter = rest.rpartition(":")
+            spec = self.specs[record, parameter]
+            return (
+                record,
+                f"`{parameter}` of {record}: {spec.before or '(none)'} → {spec.after or '(none)'}",
+                spec.place,
+            )
+        match = self.match
+        if rest in self.removed:
+            return rest, f"{rest} removed", record_place(match.base, rest)
+        if rest in match.old_of:
+            return rest, f"{match.old_of[rest]} renamed to {rest}", record_place(match.head, rest)
+        verb = "edited" if match.old(rest) in match.base.entries else "added"
+        return rest, f"{rest} {verb}", record_place(match.head, rest)
+
+
+def record_place(kb: KnowledgeBase, record_id: str) -> Place | None:
+    """The line of a record's id."""
+    entry = kb.entries.get(record_id)
+    if entry is None:
+        return None
+    line = entry.source.position(("id",))[0] if entry.source is not None else 1
+    return Place(entry.path, line)

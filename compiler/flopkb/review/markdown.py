@@ -1,0 +1,126 @@
+"""`flopkb diff --format markdown`: a pull-request comment or job summary.
+
+The marker line first (CI finds its one sticky comment by it), the title and
+a one-line summary, a table of what a reviewer must see first (claims,
+agreement with measurements, the edits that changed values), then every
+detail folded in `<details>`. GitHub refuses a comment of more than 65,536
+characters: rows that would pass the limit are left out, and a note at the end
+says how many, of what.
+"""
+
+from __future__ import annotations
+
+from flopkb.review.model import Report
+from flopkb.review.text import text_sections
+from flopkb.review.wording import (
+    MARKER,
+    STATUS,
+    because,
+    cause_line,
+    claim_move,
+    claim_what,
+    number,
+    relative,
+    summary,
+    title,
+    value_where,
+)
+
+LIMIT = 65_536
+_RESERVE = 1_000
+"""Kept free for the closing tags and the note on what was left out."""
+
+
+class _Budget:
+    """Lines added while they fit in the limit; what did not fit is counted by section."""
+
+    def __init__(self, limit: int) -> None:
+        self.lines: list[str] = []
+        self.size = 0
+        self.limit = limit - _RESERVE
+        self.left_out: dict[str, int] = {}
+
+    def add(self, line: str, section: str = "") -> bool:
+        if self.size + len(line) + 1 > self.limit:
+            self.left_out[section] = self.left_out.get(section, 0) + 1
+            return False
+        self.lines.append(line)
+        self.size += len(line) + 1
+        return True
+
+    def close(self, line: str) -> None:
+        """A line that must be written whatever the budget (a closing tag): the reserve pays for it."""
+        self.lines.append(line)
+        self.size += len(line) + 1
+
+
+def cell(text: str) -> str:
+    """Text safe in a table cell: no pipe, no HTML, no line break (record ids and messages come from the records)."""
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("|", "\\|")
+        .replace("\r", " ")
+        .replace("\n", " ")
+    )
+
+
+def render_markdown(report: Report, limit: int = LIMIT) -> str:
+    out = _Budget(limit)
+    out.close(MARKER)
+    out.close(f"### {cell(title(report))}")
+    out.close(f"**{cell(summary(report))}**")
+    top = _top_rows(report)
+    if top:
+        out.close("")
+        out.close("| | what | before → after | change |")
+        out.close("| --- | --- | --- | --- |")
+        for row in top:
+            out.add(row, "the table above")
+    for heading, lines in _detail_sections(report):
+        if not out.add(""):
+            out.left_out[heading] = len(lines)
+            continue
+        out.close(f"<details><summary>{cell(heading)}</summary>")
+        out.close("")
+        for line in lines:
+            out.add(line, heading)
+        out.close("")
+        out.close("</details>")
+    if out.left_out:
+        parts = ", ".join(f"{count} of {section}" for section, count in out.left_out.items())
+        out.close("")
+        out.close(
+            f"_Cut to GitHub's limit of {limit:,} characters: left out {cell(parts)} lines. "
+            "`flopkb diff --format text` (or `--format json`) shows everything._"
+        )
+    return "\n".join(out.lines) + "\n"
+
+
+def _top_rows(report: Report) -> list[str]:
+    rows = []
+    for change in (*report.claims, *report.agreement):
+        move = cell(claim_move(change))
+        note = cell(because(change.because, report.files))
+        rows.append(f"| {STATUS[change.after]} | {cell(claim_what(change))} | {move} | {note} |")
+    for cause in report.causes:
+        rows.append(f"| Δ | {cell(cause_line(cause))} | | |")
+    return rows
+
+
+def _detail_sections(report: Report) -> list[tuple[str, list[str]]]:
+    sections = []
+    if report.values:
+        rows = ["| value | before | after | change |", "| --- | --- | --- | --- |"]
+        for change in report.values:
+            rows.append(
+                f"| {cell(value_where(change))} | {cell(number(change.before, change.unit))} | "
+                f"{cell(number(change.after, change.unit))} | {relative(change.relative)} |"
+            )
+        sections.append((f"Values changed ({len(report.values)})", rows))
+    for heading, lines in text_sections(report):
+        if heading.startswith(("Claims", "Agreement", "Values")):
+            continue
+        sections.append((heading, [f"- {cell(line)}" for line in lines]))
+    return sections

@@ -1,0 +1,93 @@
+"""`flopkb diff --format text` (a terminal) and `--format json` (scripts: the schema of docs/cli.md)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from flopkb.report.reporters import printable
+from flopkb.review.model import Report
+from flopkb.review.wording import (
+    STATUS,
+    because,
+    cause_line,
+    claim_move,
+    claim_what,
+    evidence_move,
+    number,
+    relative,
+    summary,
+    title,
+    value_where,
+)
+
+_INDENT = "  "
+
+
+def render_text(report: Report) -> str:
+    return "".join(printable(line) + "\n" for line in text_lines(report))
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report.to_json(), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def text_lines(report: Report) -> Iterator[str]:
+    yield title(report)
+    yield summary(report)
+    for heading, lines in text_sections(report):
+        yield ""
+        yield heading
+        for line in lines:
+            yield _INDENT + line
+
+
+def text_sections(report: Report) -> Iterator[tuple[str, list[str]]]:
+    """(heading, lines) of every part of the report that has something, in the order a reviewer reads."""
+    for heading, changes in (("Claims", report.claims), ("Agreement with measurements", report.agreement)):
+        if changes:
+            lines = []
+            for change in changes:
+                place = f"  {change.place.path}:{change.place.line}" if change.place else ""
+                lines.append(f"{STATUS[change.after]} {claim_what(change)}: {claim_move(change)}{place}")
+                if change.because:
+                    lines.append(f"{_INDENT}{because(change.because, report.files)}")
+            yield heading, lines
+    if report.values:
+        lines = []
+        for cause in report.causes:
+            lines.append(cause_line(cause))
+            for value in report.values:
+                if cause.id in value.causes:
+                    move = f"{number(value.before, value.unit)} → {number(value.after, value.unit)}"
+                    lines.append(f"{_INDENT}{value_where(value)}: {move} {relative(value.relative)}".rstrip())
+        yield f"Values changed ({len(report.values)}), by the edit that caused them", lines
+    if report.evidence:
+        yield (
+            "Evidence",
+            [
+                f"{status.record}: {evidence_move(status)} {because(status.because, report.files)}".rstrip()
+                for status in report.evidence
+            ],
+        )
+    if report.new_diagnostics or report.fixed_diagnostics:
+        lines = [
+            *(f"+ {d.path}:{d.line}:{d.column}: {d.severity} {d.code}: {d.message}" for d in report.new_diagnostics),
+            *(f"- {d.path}:{d.line}:{d.column}: {d.severity} {d.code}: {d.message}" for d in report.fixed_diagnostics),
+        ]
+        yield f"Diagnostics: {len(report.new_diagnostics)} new, {len(report.fixed_diagnostics)} fixed", lines
+    records = report.records
+    if records.added or records.removed or records.renamed or records.edited:
+        lines = [f"added: {record_id}" for record_id in records.added]
+        lines += [f"removed: {record_id}" for record_id in records.removed]
+        lines += [f"renamed: {rename.old} → {rename.new}" for rename in records.renamed]
+        lines += [f"edited: {record_id}" for record_id in records.edited]
+        yield "Records", lines
+    links = report.links
+    if links.added or links.removed or links.new_orphans:
+        lines = [f"+ {source} → {target}" for source, target in links.added]
+        lines += [f"- {source} → {target}" for source, target in links.removed]
+        lines += [f"new orphan: {record_id}" for record_id in links.new_orphans]
+        yield "Links", lines
+    if report.pages:
+        yield f"Pages whose content may change ({len(report.pages)})", [f"records/{page}" for page in report.pages]

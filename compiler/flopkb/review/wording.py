@@ -1,0 +1,119 @@
+"""The words every format of `flopkb diff` shares: the summary line, statuses, values, causes."""
+
+from __future__ import annotations
+
+from flopkb.formulas.units import format_number
+from flopkb.review.model import Cause, ClaimChange, Commit, EvidenceChange, Report, ValueChange, summary_counts
+
+STATUS = {"ok": "✓", "mismatch": "✗", "disagrees": "≠", "unchecked": "?", None: "—"}
+MARKER = "<!-- flopkb-diff -->"
+
+
+def commit_text(commit: Commit) -> str:
+    return commit.label if commit.sha is None else f"{commit.label}@{commit.sha[:7]}"
+
+
+def title(report: Report) -> str:
+    """`flopkb diff: origin/main@1a2b3c4 → HEAD@9f8e7d6 (merge base 1a2b3c4)`."""
+    text = f"flopkb diff: {commit_text(report.named_base or report.base)} → {commit_text(report.head)}"
+    if report.named_base is not None and report.base.sha is not None:
+        text += f" (merge base {report.base.sha[:7]})"
+    if report.fell_back:
+        text += f" ({report.fell_back})"
+    return text
+
+
+def summary(report: Report) -> str:
+    """One line: what a reviewer must see first, most important first."""
+    counts = summary_counts(report)
+    parts = []
+    if counts["claims_changed"]:
+        parts.append(_plural(counts["claims_changed"], "claim") + " changed status")
+    if counts["new_disagreements"]:
+        parts.append(_plural(counts["new_disagreements"], "new disagreement") + " with a measurement")
+    elif counts["agreement_changed"]:
+        parts.append(_plural(counts["agreement_changed"], "agreement") + " with a measurement changed")
+    if counts["values_changed"]:
+        records = counts["records_with_values_changed"]
+        parts.append(
+            f"{_plural(counts['values_changed'], 'value')} changed in {_plural(records, 'record')}"
+            f" ({counts['records_with_values_changed_not_edited']} of them not edited)"
+        )
+    if counts["evidence_changed"]:
+        parts.append(_plural(counts["evidence_changed"], "evidence status") + " changed")
+    if counts["new_diagnostics"]:
+        parts.append(_plural(counts["new_diagnostics"], "new diagnostic") + f" ({counts['new_errors']} errors)")
+    if counts["fixed_diagnostics"]:
+        parts.append(f"{counts['fixed_diagnostics']} fixed")
+    for key, noun in (("records_added", "added"), ("records_removed", "removed"), ("records_renamed", "renamed")):
+        if counts[key]:
+            parts.append(f"{_plural(counts[key], 'record')} {noun}")
+    if counts["pages_changed"]:
+        parts.append(_plural(counts["pages_changed"], "page") + " may change")
+    return " · ".join(parts) if parts else "no change to records, values, claims, evidence, links or pages"
+
+
+def _plural(count: int, noun: str) -> str:
+    if count == 1:
+        return f"1 {noun}"
+    plural = noun[:-1] + "ies" if noun.endswith("y") else noun + "es" if noun.endswith("s") else noun + "s"
+    return f"{count} {plural}"
+
+
+def number(value: float | None, unit: str = "") -> str:
+    if value is None:
+        return "—"
+    text = format_number(value, 4)
+    return f"{text} {unit}" if unit and unit != "1" else text
+
+
+def relative(change: float | None) -> str:
+    if change is None:
+        return ""
+    return f"{change * 100:+.3g}%"
+
+
+def claim_what(change: ClaimChange) -> str:
+    """`flops/x#speedup expect[1] on hw/h100 (batch=64)`."""
+    text = f"{change.record}#{change.formula} expect[{change.index}]"
+    if change.hardware:
+        text += f" on {change.hardware}"
+    if change.where:
+        text += f" ({change.where})"
+    if change.measured:
+        text += f" vs {change.measured}"
+    return text
+
+
+def claim_move(change: ClaimChange) -> str:
+    """`✓ 1.02 → ✗ 1.31 (stated 1.00)`."""
+    before = f"{STATUS[change.before]} {number(change.before_value)}" if change.before else "— new"
+    after = f"{STATUS[change.after]} {number(change.after_value)}" if change.after else "— gone"
+    return f"{before} → {after} (stated {change.stated})"
+
+
+def because(ids: tuple[str, ...], files: dict[str, str]) -> str:
+    """`because records/hw/h200.yaml changed`, or ''."""
+    if not ids:
+        return ""
+    named = [files.get(record_id, record_id) for record_id in ids]
+    return f"because {', '.join(named)} changed"
+
+
+def cause_line(cause: Cause) -> str:
+    """ "`memory_bandwidth` of hw/h200: 4.8 TB/s → 4.9 TB/s → 37 values in 6 records, 5 of them not edited"."""
+    records = _plural(len(cause.records), "record")
+    return f"{cause.what} → {_plural(cause.values, 'value')} in {records}, {cause.not_edited} of them not edited"
+
+
+def value_where(change: ValueChange) -> str:
+    text = f"{change.record}#{change.formula}"
+    if change.hardware:
+        text += f" on {change.hardware}"
+    if change.point:
+        text += f" at {change.point}"
+    return text
+
+
+def evidence_move(change: EvidenceChange) -> str:
+    return f"{change.before or '—'} → {change.after or '—'}"

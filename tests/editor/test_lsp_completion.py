@@ -1,0 +1,82 @@
+"""Completion: link targets in their shortest resolving form, anchors, typed fields of the right kind, terms, hw."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from kbfixture import accelerator, write_kb
+from lsp_session import lsp_session, open_file, settled
+
+pytestmark = pytest.mark.asyncio
+
+FILES = {
+    "records/hw/nvidia/h100.yaml": accelerator("hw/nvidia/h100", memory_bandwidth="3.35 TB/s"),
+    "records/hw/amd/mi300x.yaml": accelerator("hw/amd/mi300x", memory_bandwidth="5.3 TB/s"),
+    "records/old/h100.yaml": "id: old/h100\nkind: fact\nstatement: An older note.\n",
+    "records/sources/paper.yaml": (
+        "id: sources/paper\nkind: source\ntitle: P\naliases: [the-paper]\nmeasurements:\n"
+        "  - {id: b32, quantity: gain, value: 0.2, basis: simulated, where: Figure 22}\n"
+    ),
+}
+EDITED = """\
+id: flops/decode
+kind: flop
+category: memory-bandwidth
+description: Decode streams the weights, see [[
+hardware_parameters:
+  - parameter: memory_bandwidth
+    effect: It moves.
+    basis: vendor-spec
+    values_for: [
+"""
+
+
+async def completions(lsp: object, uri: str, text: str, line: int, character: int) -> dict[str, str]:
+    """label -> inserted text of every completion at (line, character)."""
+    found = await lsp.text_document_completion_async(  # type: ignore[attr-defined]
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=character),
+        )
+    )
+    assert isinstance(found, types.CompletionList)
+    return {item.label: item.text_edit.new_text for item in found.items}
+
+
+async def test_completion_knows_targets_kinds_anchors_terms_and_parameters(tmp_path: Path) -> None:
+    root = write_kb(tmp_path, FILES)
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/flops/decode.yaml", EDITED)
+        await settled(lsp, uri)
+        lines = EDITED.split("\n")
+
+        linked = await completions(lsp, uri, EDITED, 3, len(lines[3]))
+        assert linked["hw/amd/mi300x"] == "mi300x"  # the last segment is unique
+        assert linked["hw/nvidia/h100"] == "nvidia/h100"  # 'h100' is also old/h100's
+        assert linked["the-paper"] == "the-paper"
+        assert set(linked) >= {"old/h100", "sources/paper", "flops/decode"}
+
+        typed = await completions(lsp, uri, EDITED, 8, len(lines[8]))
+        assert set(typed) == {"hw/amd/mi300x", "hw/nvidia/h100"}  # values_for takes accelerators only
+
+        terms = await completions(lsp, uri, EDITED, 2, len("category: "))
+        assert set(terms) == {"arithmetic-intensity", "memory-bandwidth"}
+        basis = await completions(lsp, uri, EDITED, 7, len("    basis: "))
+        assert "vendor-spec" in basis and "memory-bandwidth" not in basis
+
+        text = EDITED + "formulas:\n  - id: t\n    expr: hw.\n    expect:\n      - {measured: sources/paper#}\n"
+        lsp.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+        await settled(lsp, uri)
+        lines = text.split("\n")
+        parameters = await completions(lsp, uri, text, 11, len(lines[11]))
+        assert set(parameters) == {"memory_bandwidth", "memory_capacity", "peak_bf16_dense", "peak_fp8_dense"}
+        anchors = await completions(lsp, uri, text, 13, lines[13].index("}"))
+        assert anchors == {"b32": "b32"}

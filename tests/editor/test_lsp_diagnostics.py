@@ -1,0 +1,110 @@
+"""`flopkb lsp` diagnostics equal `flopkb check`: on open, on unsaved edits, across files, and it stays up."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from hostile_kb import write_hostile_kb
+from kbfixture import accelerator, write_kb
+from lsp_session import UTF8, UTF16, checked, lsp_session, open_file, pushed, record_files, settled
+from repo import REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+from generate import generate
+
+pytestmark = pytest.mark.asyncio
+
+
+def project_base(root: Path) -> Path:
+    shutil.copytree(REPO / "records", root / "records")
+    shutil.copytree(REPO / "schema", root / "schema")
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    return root
+
+
+BASES = {
+    "project": project_base,
+    "hostile": write_hostile_kb,
+    "generated": lambda root: generate(root, 120),
+}
+
+
+@pytest.mark.parametrize("encoding", [UTF16, UTF8])
+@pytest.mark.parametrize("base", sorted(BASES))
+async def test_diagnostics_pushed_on_open_equal_check(tmp_path: Path, base: str, encoding: str) -> None:
+    root = BASES[base](tmp_path / "kb")
+    expected = checked(root, encoding)
+    async with lsp_session(root, encoding=encoding) as lsp:
+        uris = [open_file(lsp, root, rel) for rel in record_files(root)]
+        await settled(lsp, uris[-1])
+        assert pushed(lsp, root) == expected
+
+
+GAIN = """\
+id: facts/gain
+kind: fact
+statement: See [[h100]] and [[sources/paper]].
+formulas:
+  - id: gain
+    expr: k / batch
+    inputs: {k: 4, batch: 32}
+    expect:
+      - {measured: sources/paper#b32}
+"""
+PAPER = """\
+id: sources/paper
+kind: source
+title: P
+aliases: [hw/h100]
+measurements:
+  - {id: a, quantity: gain, value: 0.125, basis: simulated, where: Figure 21}
+  - {id: b32, quantity: gain, value: 0.2, basis: simulated, where: Figure 22}
+"""
+
+
+async def test_a_problem_with_a_second_place_points_at_it(tmp_path: Path) -> None:
+    root = write_kb(
+        tmp_path,
+        {
+            "records/hw/h100.yaml": accelerator("hw/h100", memory_bandwidth="3.35 TB/s"),
+            "records/old/h100.yaml": accelerator("old/h100", memory_bandwidth="2 TB/s"),
+            "records/facts/gain.yaml": GAIN,
+            "records/sources/paper.yaml": PAPER,
+        },
+    )
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/facts/gain.yaml")
+        await settled(lsp, uri)
+        related = {
+            (str(item.code), rel_of(root, info.location.uri), info.location.range.start.line, info.message)
+            for items in lsp.diagnostics.values()
+            for item in items
+            for info in item.related_information or []
+        }
+    assert related == {
+        ("ambiguous-link", "records/hw/h100.yaml", 0, "'h100' matches hw/h100"),
+        ("ambiguous-link", "records/old/h100.yaml", 0, "'h100' matches old/h100"),
+        ("duplicate-id", "records/hw/h100.yaml", 0, "hw/h100 claims 'hw/h100' too"),
+        ("measurement-disagrees", "records/sources/paper.yaml", 6, "the measurement sources/paper#b32"),
+    }
+
+
+def rel_of(root: Path, uri: str) -> str:
+    return Path(uri.removeprefix("file://")).relative_to(root).as_posix()
+
+
+async def test_a_pulling_client_pulls_every_file_s_diagnostics_and_none_are_pushed(tmp_path: Path) -> None:
+    root = write_hostile_kb(tmp_path / "kb")
+    async with lsp_session(root, client="neovim@v0.11.0") as lsp:
+        open_file(lsp, root, record_files(root)[0])
+        report = await lsp.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+        assert lsp.diagnostics == {}
+        for item in report.items:
+            assert isinstance(item, types.WorkspaceFullDocumentDiagnosticReport)
+            lsp.diagnostics[item.uri] = list(item.items)
+        assert pushed(lsp, root) == checked(root, UTF16) != []

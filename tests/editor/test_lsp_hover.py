@@ -1,0 +1,126 @@
+"""Hover shows what flopkb computed: a formula's tables are `flopkb eval`'s, a link's target its kind and title."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from kbfixture import accelerator, write_kb
+from lsp_session import environment, lsp_session, open_file, settled
+
+pytestmark = pytest.mark.asyncio
+
+ALPHA = accelerator("hw/alpha", peak_bf16_dense="1000 TFLOP/s", memory_bandwidth="4 TB/s")
+BETA = accelerator("hw/beta", peak_bf16_dense="500 TFLOP/s", memory_bandwidth="2.5 TB/s")
+FACT = """\
+id: facts/f
+kind: fact
+title: Ridge points
+statement: The ridge point of [[hw/alpha]] against batch, as [[facts/g#gain]] has it.
+formulas:
+  - id: ridge
+    title: Ridge point
+    expr: hw.peak_bf16_dense / hw.memory_bandwidth * batch / (batch + k)
+    unit: FLOP/byte
+    inputs:
+      batch: [1, 32]
+      k: 4
+    hardware: [hw/alpha, hw/beta]
+    expect:
+      - where: {batch: 32}
+        hardware: hw/alpha
+        value: 222.22
+"""
+GAIN = """\
+id: facts/g
+kind: fact
+statement: A gain.
+formulas:
+  - id: gain
+    expr: k / batch
+    inputs: {k: 4, batch: 32}
+"""
+
+
+def eval_output(root: Path, record: str) -> str:
+    run = subprocess.run(
+        [sys.executable, "-m", "flopkb", "eval", "--root", str(root), record],
+        capture_output=True,
+        text=True,
+        env={**environment(), "NO_COLOR": "1"},
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+async def hover_at(lsp: object, uri: str, text: str, needle: str) -> str | None:
+    before = text[: text.index(needle)]
+    position = types.Position(line=before.count("\n"), character=len(before.rsplit("\n", 1)[-1]) + 1)
+    hovered = await lsp.text_document_hover_async(  # type: ignore[attr-defined]
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=position)
+    )
+    return hovered.contents.value if hovered is not None else None
+
+
+async def test_hover_on_a_formula_shows_what_flopkb_eval_prints(tmp_path: Path) -> None:
+    files = {"records/hw/alpha.yaml": ALPHA, "records/hw/beta.yaml": BETA, "records/facts/f.yaml": FACT}
+    root = write_kb(tmp_path, {**files, "records/facts/g.yaml": GAIN})
+    printed = eval_output(root, "facts/f")
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/facts/f.yaml")
+        await settled(lsp, uri)
+        for needle in ("id: ridge", "batch: [1, 32]", "value: 222.22"):
+            shown = await hover_at(lsp, uri, FACT, needle)
+            assert shown is not None and shown.startswith("```text\nfacts/f#ridge  Ridge point")
+            table = shown.removeprefix("```text\n").removesuffix("\n```")
+            assert table in printed
+            assert "hw/beta" in table and "177.778" in table
+        assert await hover_at(lsp, uri, FACT, "kind: fact") is None
+
+
+async def test_hover_on_a_link_shows_its_target(tmp_path: Path) -> None:
+    files = {"records/hw/alpha.yaml": ALPHA, "records/hw/beta.yaml": BETA, "records/facts/f.yaml": FACT}
+    root = write_kb(tmp_path, {**files, "records/facts/g.yaml": GAIN})
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/facts/f.yaml")
+        await settled(lsp, uri)
+        shown = await hover_at(lsp, uri, FACT, "[[hw/alpha]]")
+        assert shown is not None and shown.startswith("**hw/alpha** · accelerator")
+        anchored = await hover_at(lsp, uri, FACT, "[[facts/g#gain]]")
+        assert anchored is not None and anchored.startswith("**facts/g**#gain · fact\nevidence: ")
+        assert "A gain." in anchored
+        assert "facts/g#gain" in anchored.split("```text\n", 1)[1] and "0.125" in anchored
+
+
+PAPER = (
+    "id: sources/paper\nkind: source\ntitle: P\nmeasurements:\n"
+    "  - {id: b32, quantity: gain, value: 0.2, basis: simulated, where: Figure 22}\n"
+)
+
+
+async def test_inlay_hints_show_each_claim_as_computed(tmp_path: Path) -> None:
+    gain = GAIN + "    expect:\n      - {measured: sources/paper#b32}\n"
+    files = {"records/hw/alpha.yaml": ALPHA, "records/hw/beta.yaml": BETA, "records/facts/f.yaml": FACT}
+    root = write_kb(tmp_path, {**files, "records/facts/g.yaml": gain, "records/sources/paper.yaml": PAPER})
+    async with lsp_session(root) as lsp:
+        hints = {}
+        for rel, text in (("records/facts/f.yaml", FACT), ("records/facts/g.yaml", gain)):
+            uri = open_file(lsp, root, rel)
+            await settled(lsp, uri)
+            whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=99, character=0))
+            found = await lsp.text_document_inlay_hint_async(
+                types.InlayHintParams(text_document=types.TextDocumentIdentifier(uri=uri), range=whole)
+            )
+            lines = text.split("\n")
+            for hint in found or []:
+                assert hint.position.character == len(lines[hint.position.line])  # at the end of the claim's line
+                hints[(rel, hint.position.line)] = hint.label
+    assert hints == {
+        ("records/facts/f.yaml", 14): "= 222.222 FLOP/byte ✓",
+        ("records/facts/g.yaml", 8): "≠ model 0.125, measured 0.2 (off by 60%)",
+    }

@@ -1,0 +1,292 @@
+"""Every message names the fix in an author's words: for each, where it points and what its hint says.
+
+Each test writes the slip an author makes into a real base, checks it, and reads the one diagnostic of the slip
+as `flopkb check` prints it: its line and column, and the words of its message and hint.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flopkb.authoring.fmt import format_text
+from flopkb.load.source import parse
+from flopkb.load.tabs import replace_line_start_tabs
+from flopkb.report.diagnostics import Diagnostic
+from kbfixture import H100, accelerator, compile_kb, write_kb
+
+FLOP = """\
+id: flops/x
+kind: flop
+category: memory-bandwidth
+description: Streams [[flops/y]].
+"""
+OTHER = "id: flops/y\nkind: flop\ncategory: memory-bandwidth\ndescription: Linked from [[flops/x]].\n"
+
+
+def the_diagnostic(root: Path, files: dict[str, str], code: str) -> Diagnostic:
+    kb = compile_kb(write_kb(root, {"records/flops/y.yaml": OTHER, **files}))
+    found = [diagnostic for diagnostic in kb.diagnostics if diagnostic.code == code]
+    assert len(found) == 1, kb.diagnostics
+    return found[0]
+
+
+# A tab used for indentation
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "fmt_fixes"),
+    [
+        (FLOP + "scales_with:\n\t- {factor: batch_size, effect: grows}\n", 6, 1, True),
+        (FLOP.replace("category:", "\tcategory:"), 3, 1, False),  # one level of spaces would not parse either
+        (FLOP + "scales_with:\n  - factor: batch_size\n  \teffect: grows\n", 7, 3, False),
+    ],
+)
+def test_a_tab_that_indents_is_named_with_its_line_and_column(
+    tmp_path: Path, text: str, line: int, column: int, fmt_fixes: bool
+) -> None:
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "yaml-syntax")
+    assert (diagnostic.line, diagnostic.column) == (line, column)
+    assert diagnostic.message == f"a tab indents line {line} (at {line}:{column}); YAML indents with spaces only"
+    assert diagnostic.hint is not None and diagnostic.hint.startswith("replace the tab with spaces")
+    assert ("flopkb fmt" in diagnostic.hint) is fmt_fixes
+    formatted = format_text(text, "records/flops/x.yaml")
+    assert isinstance(formatted, str) is fmt_fixes
+    if fmt_fixes:
+        assert "\t" not in formatted
+        assert parse(formatted, "x.yaml")[0].data == parse(text.replace("\t", "  "), "x.yaml")[0].data  # type: ignore[union-attr]
+
+
+LINES = ["a: 1", "b:", "\t- 1", "\t\tc: 2", '\t"q\t"', "# \tnote", ""]
+
+
+@given(st.lists(st.sampled_from(LINES), min_size=1, max_size=8))
+def test_replacing_line_start_tabs_changes_only_the_indentation(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    replaced = replace_line_start_tabs(text)
+    assert [line.lstrip("\t") for line in lines] == [line.lstrip(" ") for line in replaced.split("\n")]
+    assert all(not line.startswith("\t") for line in replaced.split("\n"))
+
+
+# A key written twice
+
+
+def test_a_repeated_key_names_the_line_of_its_first_copy(tmp_path: Path) -> None:
+    text = FLOP + "title: One\nnotes: a\ntitle: Two\n"
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "duplicate-key")
+    assert (diagnostic.line, diagnostic.column) == (7, 1)
+    assert diagnostic.message == "the key 'title' is repeated; its first copy is on line 5"
+    assert diagnostic.hint == "keep one of the two: delete this line or line 5, or merge their values"
+
+
+# A missing field
+
+
+def test_a_missing_id_suggests_the_id_its_path_implies(tmp_path: Path) -> None:
+    text = FLOP.replace("id: flops/x\n", "")
+    diagnostic = the_diagnostic(
+        tmp_path, {"records/flops/deep/z.yaml": text.replace("[[flops/y]]", "y")}, "missing-field"
+    )
+    assert (diagnostic.path, diagnostic.line, diagnostic.column) == ("records/flops/deep/z.yaml", 1, 1)
+    assert diagnostic.message == "the field 'id' is required in the record"
+    assert diagnostic.hint == "add `id: flops/deep/z`, the id that the file's path implies"
+
+
+def test_a_missing_category_lists_the_vocabularys_categories(tmp_path: Path) -> None:
+    text = FLOP.replace("category: memory-bandwidth\n", "")
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "missing-field")
+    assert (diagnostic.line, diagnostic.column) == (1, 1)
+    assert diagnostic.message == "the field 'category' is required in the record"
+    assert diagnostic.hint == "add `category:` with one of arithmetic-intensity, memory-bandwidth"
+
+
+def test_a_missing_kind_lists_the_kinds(tmp_path: Path) -> None:
+    text = FLOP.replace("kind: flop\n", "")
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "missing-field")
+    assert diagnostic.hint == "add `kind:` with one of flop, fact, engine, accelerator, source"
+
+
+def test_a_missing_basis_of_a_measurement_lists_the_two_it_may_be(tmp_path: Path) -> None:
+    text = "id: sources/s\nkind: source\ntitle: T\nmeasurements:\n  - id: m\n    quantity: q\n    where: {}\n"
+    text += "    value: 1 s\n"
+    diagnostic = the_diagnostic(tmp_path, {"records/sources/s.yaml": text}, "missing-field")
+    assert (diagnostic.line, diagnostic.column) == (5, 5)
+    assert diagnostic.message == "the field 'basis' is required in measurements[0]"
+    assert diagnostic.hint == "add `basis:` with one of measured, simulated"
+
+
+def test_every_missing_field_of_a_mapping_is_reported(tmp_path: Path) -> None:
+    kb = compile_kb(write_kb(tmp_path, {"records/flops/x.yaml": "kind: flop\ndescription: d\n"}))
+    missing = sorted(d.message for d in kb.diagnostics if d.code == "missing-field")
+    assert missing == ["the field 'category' is required in the record", "the field 'id' is required in the record"]
+
+
+# One path style
+
+
+def test_a_place_inside_a_record_is_named_as_readers_write_it(tmp_path: Path) -> None:
+    text = FLOP + "scales_with:\n  - {factor: batch_size, effect: grows}\n  - {factor: 3, effect: grows}\n"
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
+    assert (diagnostic.line, diagnostic.column) == (7, 14)
+    assert diagnostic.message.startswith("scales_with[1].factor: ")
+
+
+# A sweep that mixes units
+
+
+def sweep_flop(bandwidths: list[str], expect: str = "") -> str:
+    shown = ", ".join(f'"{value}"' for value in bandwidths)
+    return (
+        FLOP + "formulas:\n  - id: stream\n    expr: bytes / bw\n    unit: s\n    inputs:\n"
+        f"      bytes: 10 GB\n      bw: [{shown}]\n" + expect
+    )
+
+
+_BASES = settings(max_examples=30, deadline=None)
+"""Each example checks a real base: fewer examples, no deadline."""
+
+
+@_BASES
+@given(st.integers(min_value=1, max_value=4), st.data())
+def test_a_mixed_sweep_is_reported_at_its_odd_value_wherever_it_is(size: int, data: st.DataObject) -> None:
+    odd = data.draw(st.integers(min_value=0, max_value=size), label="odd")
+    values = [f"{10 * (index + 1)} GB/s" for index in range(size)]
+    values.insert(odd, "40 GB")  # a dropped `/s`: the formula says which of the two is right, even at a tie
+    with tempfile.TemporaryDirectory() as folder:
+        diagnostic = the_diagnostic(Path(folder), {"records/flops/x.yaml": sweep_flop(values)}, "formula-unit-mismatch")
+    line = 11
+    column = 12 + sum(len(value) + 4 for value in values[:odd])
+    assert (diagnostic.line, diagnostic.column) == (line, column)
+    assert diagnostic.message == (
+        f"sweep input `bw`: 40 GB (inputs.bw[{odd}]) is [information], but `bytes / bw` needs [information] / [time]"
+    )
+    assert diagnostic.hint == f"write it in a unit of byte/s, like {values[1 if odd == 0 else 0]}"
+    assert "40 GB" not in (diagnostic.hint or "")
+
+
+def test_a_mixed_sweep_the_formula_cannot_judge_goes_by_its_majority(tmp_path: Path) -> None:
+    text = sweep_flop(["1 GB", "2 GB", "3 GB/s"]).replace("bytes / bw", "bw * 1").replace("unit: s", "unit: J")
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "formula-unit-mismatch")
+    assert diagnostic.message.startswith("sweep input `bw`: 3 GB/s (inputs.bw[2]) is [information] / [time], but ")
+    assert diagnostic.message.endswith("the sweep is [information]")
+
+
+def test_a_mixed_sweep_without_a_majority_is_reported_at_the_input(tmp_path: Path) -> None:
+    text = sweep_flop(["1 GB", "3 GB/s"]).replace("bytes / bw", "bw * 1").replace("unit: s", "unit: J")
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "formula-unit-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (11, 11)
+    assert diagnostic.message == "sweep input `bw` mixes [information] and [information] / [time]"
+    assert diagnostic.hint == "write every value of `bw` in units of one dimension, e.g. all in byte or all in byte/s"
+
+
+# A claim off by a unit prefix
+
+
+@_BASES
+@given(
+    st.floats(min_value=1e-3, max_value=1e6, allow_nan=False),
+    st.sampled_from([-3, -2, -1, 1, 2, 3]),
+)
+def test_a_claim_off_by_a_power_of_a_thousand_asks_unit_prefix(bandwidth: float, steps: int) -> None:
+    seconds = 10 / bandwidth  # 10 GB at `bandwidth` GB/s
+    stated = f"{seconds * 10.0 ** (3 * steps):.12g} s"
+    text = sweep_flop([f"{bandwidth!r} GB/s"], f"    expect:\n      - {{value: {stated}}}\n").replace('["', '"')
+    text = text.replace('"]', '"')
+    with tempfile.TemporaryDirectory() as folder:
+        diagnostic = the_diagnostic(Path(folder), {"records/flops/x.yaml": text}, "claim-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (13, 17)
+    factor = f"{10 ** (3 * abs(steps)):g}".replace("e+0", "e").replace("e+", "e")
+    assert diagnostic.message.endswith(f"× too {'large' if steps > 0 else 'small'}: unit prefix?)")
+    assert diagnostic.hint is not None and diagnostic.hint.startswith(f"a unit prefix off by a factor of {factor}? ")
+    assert diagnostic.hint.endswith(" s, or the formula or its inputs"), "the hint keeps the formula's unit"
+
+
+def test_any_other_wrong_claim_gets_the_value_with_its_unit(tmp_path: Path) -> None:
+    text = sweep_flop(["10 GB/s"], "    expect:\n      - {value: 2 s}\n").replace('["', '"').replace('"]', '"')
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "claim-mismatch")
+    assert diagnostic.message == "expect[0] states 2 s, computes 1 s (off by 100%, tolerance 1%)"
+    assert diagnostic.hint == "correct the stated value to 1 s, or the formula or its inputs"
+
+
+# Names that are not snake_case
+
+
+@given(st.lists(st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True), min_size=1, max_size=4), st.data())
+def test_a_name_written_in_words_gets_its_snake_case(words: list[str], data: st.DataObject) -> None:
+    from flopkb.load.models import SNAKE_CASE
+    from flopkb.report.hints import snake_case
+
+    separator = data.draw(st.sampled_from([" ", "-", "  ", " - ", "."]))
+    styled = [data.draw(st.sampled_from([word, word.capitalize(), word.upper()])) for word in words]
+    suggestion = snake_case(separator.join(styled))
+    assert suggestion == "_".join(words)
+    assert SNAKE_CASE.fullmatch(suggestion)
+
+
+def test_a_factor_in_words_is_answered_with_its_snake_case(tmp_path: Path) -> None:
+    text = FLOP + "scales_with:\n  - {factor: Batch Size, effect: grows}\n"
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
+    assert (diagnostic.line, diagnostic.column) == (6, 14)
+    assert diagnostic.message == "scales_with[0].factor: 'Batch Size' is not a snake_case name"
+    assert diagnostic.hint == "write it as one name: batch_size"
+
+
+def test_a_factor_in_camel_case_gets_a_did_you_mean_an_editor_can_apply(tmp_path: Path) -> None:
+    text = FLOP + "scales_with:\n  - {factor: seqLen, effect: grows}\n"
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
+    assert diagnostic.hint == "did you mean seq_len?"
+
+
+def test_an_input_named_in_words_is_renamed_not_copied(tmp_path: Path) -> None:
+    text = sweep_flop(["10 GB/s"]).replace('["', '"').replace('"]', '"').replace("bytes", "batch_bytes")
+    text = text.replace("      batch_bytes: 10 GB", "      Batch Bytes: 10 GB")
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "formula-unknown-name")
+    assert (diagnostic.line, diagnostic.column) == (7, 11)
+    assert diagnostic.hint == "rename the input `Batch Bytes` to batch_bytes"
+
+
+# A spec the formula needs
+
+
+def test_a_missing_spec_says_where_to_add_it(tmp_path: Path) -> None:
+    text = FLOP + "formulas:\n  - id: peak\n    expr: hw.peak_fp8_dense\n    unit: FLOP/s\n    hardware: [hw/h100]\n"
+    diagnostic = the_diagnostic(
+        tmp_path, {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}, "formula-missing-spec"
+    )
+    assert (diagnostic.line, diagnostic.column) == (9, 16)
+    assert diagnostic.message == "hw/h100 has no spec `peak_fp8_dense`, which the expression uses (hw.peak_fp8_dense)"
+    assert diagnostic.hint == (
+        'give hw/h100 a spec `peak_fp8_dense` in its `specs` (e.g. `peak_fp8_dense: {value: "...", basis: '
+        "vendor-spec}`), or leave it out of the formula's `hardware`"
+    )
+
+
+# Every unit hint gives an example
+
+
+def test_a_formula_in_the_wrong_unit_gets_an_example_unit(tmp_path: Path) -> None:
+    text = sweep_flop(["10 GB/s"]).replace('["', '"').replace('"]', '"').replace("unit: s", "unit: byte")
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "formula-unit-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (8, 11)
+    assert diagnostic.hint == (
+        "`bytes / bw` comes out in s: use a unit of that dimension (e.g. `unit: s`), or fix the expression"
+    )
+
+
+def test_a_claim_in_another_dimension_gets_an_example_in_the_formulas_unit(tmp_path: Path) -> None:
+    expect = "    expect:\n      - {value: 3 GB}\n"
+    text = sweep_flop(["10 GB/s"], expect).replace('["', '"').replace('"]', '"')
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "unit-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (13, 17)
+    assert diagnostic.hint == "write the value in the formula's unit, e.g. `3 s`, or as a bare number"
+
+
+def test_a_spec_in_another_dimension_gets_an_example_in_the_parameters_unit(tmp_path: Path) -> None:
+    wrong = accelerator("hw/b200", memory_bandwidth="8 TB")
+    diagnostic = the_diagnostic(tmp_path, {"records/hw/b200.yaml": wrong}, "unit-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (5, 29)
+    assert diagnostic.hint == "write the value in a unit of byte/s, e.g. `8 TB/s`"
