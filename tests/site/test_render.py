@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from flopkb.config import load_config
+from flopkb.config import Config, ConfigError, load_config
 from flopkb.site.pages.common import tag_path
 from flopkb.site.pages.graph import SPRING_LIMIT, layout
 from flopkb.site.publishing.publish import BuildError, build, source_date_epoch
@@ -414,8 +414,7 @@ def test_a_failed_build_leaves_the_old_site_and_no_debris(tmp_path: Path, monkey
     with pytest.raises(RuntimeError, match="fell over"):
         build(load_config(base), epoch=EPOCH)
     assert tree_digest(base / "build" / "site") == before
-    assert sorted(p.name for p in (base / "build").iterdir()) == [
-        "cache",
+    assert sorted(p.name for p in (base / "build").iterdir()) == [  # the caches live outside the base
         "site",
         "site-docs",
         "site-mkdocs.yml",
@@ -437,15 +436,17 @@ def test_a_new_build_replaces_the_old_one_whole(tmp_path: Path) -> None:
     build_base(base)
     assert not (base / "build/site/records/facts/b.html").exists()
     assert not (base / "build/site-docs/records/facts/b.md").exists()
-    kept = ["cache", "site", "site-docs", "site-mkdocs.yml", "site-state.json"]
+    kept = ["site", "site-docs", "site-mkdocs.yml", "site-state.json"]  # the caches live outside the base
     assert sorted(p.name for p in (base / "build").iterdir()) == kept
 
 
 @pytest.mark.parametrize("site_dir", [".", "records", "..", "schema/site/.."])
 def test_a_site_folder_that_would_replace_the_base_is_refused(tmp_path: Path, site_dir: str) -> None:
     base = write_kb(tmp_path / "kb", {"pyproject.toml": f'[tool.flopkb]\nsite_dir = "{site_dir}"\n'})
-    with pytest.raises(BuildError):
-        build(load_config(base))
+    with pytest.raises(ConfigError):  # refused with the settings, before anything is built
+        load_config(base)
+    with pytest.raises(BuildError):  # and by the build, for a configuration made otherwise
+        build(Config(root=base, site_dir=site_dir))
     done = subprocess.run(
         [sys.executable, "-m", "flopkb", "build", "--root", str(base)], capture_output=True, text=True, check=False
     )
