@@ -148,6 +148,7 @@ def content_record(rng: random.Random, index: int, count: int) -> str:
     text_field = "description" if kind == "flop" else "statement"
     parts = [
         f"id: {record_id}\nkind: {kind}\ntitle: Synthetic record {index}\ntags: [bench, g{index % 50}]\n",
+        f"aliases: [kb/moved/rec-{index:05d}]\n" if index % 10 == 5 else "",  # renamed: a redirect page on the site
         f"category: {rng.choice(['arithmetic-intensity', 'memory-bandwidth', 'kv-cache'])}\n" if kind == "flop" else "",
         f"{text_field}: |\n{paragraph_block(rng, links[:4], 180)}\n",
     ]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,6 +60,30 @@ def in_paths(path: str, filters: list[str]) -> bool:
     return not filters or any(
         path == prefix or path.startswith(prefix.rstrip("/") + "/") or prefix == "." for prefix in filters
     )
+
+
+@contextlib.contextmanager
+def writing(config: Config, *, finish_move: bool = True) -> Iterator[None]:
+    """Around a command that writes records: SIGTERM cleans up like Ctrl-C, the temporary files of killed runs are
+    removed, a move that was interrupted is finished first, and a failed write is one line with exit status 2."""
+    from flopkb.atomic import WriteError, interruptible, sweep_temporaries
+    from flopkb.links.journal import JournalError, finish, pending
+
+    with interruptible():
+        try:
+            swept = sweep_temporaries(config.records_path) + sweep_temporaries(config.root, recursive=False)
+            if swept:
+                click.echo(f"removed {len(swept)} temporary file{'s' if len(swept) > 1 else ''} of killed runs")
+            journal = pending(config) if finish_move else None
+            if journal is not None:
+                finish(config, journal)
+                click.echo(f"finished the interrupted `{journal.command}`")
+            yield
+        except (WriteError, JournalError) as error:
+            raise UsageError(str(error)) from error
+        except OSError as error:
+            where = f"{error.filename}: " if error.filename else ""
+            raise UsageError(f"{where}cannot write: {error.strerror or error}") from error
 
 
 root_option = click.option(
@@ -209,18 +234,38 @@ def graph(root: str | None, output_format: str, output: str | None) -> None:
 
 @main.command()
 @root_option
-@click.argument("old")
-@click.argument("new")
+@click.argument("old", required=False)
+@click.argument("new", required=False)
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
-def mv(root: str | None, old: str, new: str, dry_run: bool) -> None:
+@click.option("--finish", "finish_only", is_flag=True, help="Finish an interrupted move; move nothing else.")
+@click.option("--undo", is_flag=True, help="Undo an interrupted move: every file back as it was before it.")
+def mv(root: str | None, old: str | None, new: str | None, dry_run: bool, finish_only: bool, undo: bool) -> None:
     """Rename record OLD to id NEW: move its file, rewrite every link to it, keep OLD as an alias."""
+    from flopkb.links.journal import pending
+    from flopkb.links.journal import undo as undo_move
     from flopkb.links.mv import MoveError, move
 
     config = open_config(root)
-    try:
-        plan = move(config, old, new, dry_run=dry_run)
-    except MoveError as error:
-        raise UsageError(str(error)) from error
+    if finish_only or undo:
+        if old or new or dry_run or (finish_only and undo):
+            raise UsageError("--finish and --undo take no ids, and not each other")
+        with writing(config, finish_move=finish_only):
+            journal = pending(config)
+            if journal is None:
+                click.echo("no move was interrupted: nothing to do")
+            elif undo:
+                kept = undo_move(config, journal)
+                click.echo(f"undid the interrupted `{journal.command}`: every file is as it was before it")
+                for path in kept:
+                    click.echo(f"  except {path}: saved since the move began, so left as it is")
+        return
+    if old is None or new is None:
+        raise UsageError("give the record to move and its new id: flopkb mv OLD NEW")
+    with writing(config, finish_move=not dry_run):
+        try:
+            plan = move(config, old, new, dry_run=dry_run)
+        except MoveError as error:
+            raise UsageError(str(error)) from error
     verb = "would move" if dry_run else "moved"
     click.echo(f"{verb} {plan.old_path} -> {plan.new_path}")
     for path, count in sorted(plan.rewritten.items()):
@@ -274,17 +319,18 @@ def new(root: str | None, kind: str, record_id: str) -> None:
     vocabulary, _ = load_vocabulary(config)
     if vocabulary is None:
         raise UsageError(f"{config.schema}/vocabulary.yaml cannot be used; flopkb check says why")
-    try:
-        made = new_record(config, kind, record_id, vocabulary)
-    except ScaffoldError as error:
-        raise UsageError(str(error)) from error
+    with writing(config):
+        try:
+            made = new_record(config, kind, record_id, vocabulary)
+        except ScaffoldError as error:
+            raise UsageError(str(error)) from error
     click.echo(f"wrote {made.path.relative_to(config.root).as_posix()}")
     misplaced = folder_warning(kind, record_id)
     if misplaced:
         click.echo(f"warning: {misplaced}", err=True)
     click.echo(
-        f"now write: {', '.join(made.to_fill)} (the template holds placeholders); "
-        "check warns 'orphan' until another record links to it"
+        f"now write: {', '.join(made.to_fill)} (the template holds placeholders: check warns 'placeholder', "
+        "and the record is a draft, until they are replaced); check warns 'orphan' until another record links to it"
     )
     if not made.schema.is_file():
         click.echo(f"run flopkb schema, so that editors find {made.schema.relative_to(config.root).as_posix()}")
@@ -301,19 +347,26 @@ def new(root: str | None, kind: str, record_id: str) -> None:
 )
 def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
     """Rewrite records in canonical form, every word and comment kept (see docs/authoring.md)."""
+    from flopkb.atomic import LeftAlone
     from flopkb.authoring.fmt import format_file, write
     from flopkb.pipeline.compile import record_files
     from flopkb.report.reporters import Summary, report
 
     config = open_config(root)
     filters = relative_filters(config, paths)
-    files, unlisted = record_files(config)
-    outcomes = [format_file(config.root, rel) for rel in files if in_paths(rel, filters)]
-    changed = [outcome for outcome in outcomes if outcome.changed]
-    for outcome in changed:
-        if not check_only:
-            write(config.root, outcome)
-        click.echo(f"{'would reformat' if check_only else 'reformatted'}: {outcome.path}")
+    with writing(config) if not check_only else contextlib.nullcontext():
+        files, unlisted = record_files(config)
+        outcomes = [format_file(config.root, rel) for rel in files if in_paths(rel, filters)]
+        changed = [outcome for outcome in outcomes if outcome.changed]
+        for outcome in changed:
+            try:
+                if not check_only:
+                    write(config.root, outcome)
+            except LeftAlone as refusal:
+                outcome.refusal = str(refusal).removeprefix(f"{config.root / outcome.path}: ")
+                continue
+            click.echo(f"{'would reformat' if check_only else 'reformatted'}: {outcome.path}")
+    changed = [outcome for outcome in changed if not outcome.refusal]
     for outcome in outcomes:
         if outcome.refusal:
             click.echo(f"left as it is: {outcome.path}: {outcome.refusal}")
@@ -412,6 +465,13 @@ def eval_command(root: str | None, record: str, hardware: str | None, settings: 
     sys.exit(EXIT_PROBLEMS if outcome.errors else EXIT_OK)
 
 
+NO_SITE_URL = (
+    "flopkb build: warning: no site URL ([tool.flopkb.site] url): pages have no canonical URL, and a host that"
+    " answers a missing URL deep in the site with 404.html cannot style it; set it to the address the site is"
+    " published at"
+)
+
+
 @main.command()
 @root_option
 @format_option
@@ -450,6 +510,8 @@ def build(root: str | None, output_format: str, strict: bool, use_cache: bool | 
         click.echo(f"mkdocs: {warning}", file=sys.stderr)
     for link in outcome.left_out:
         click.echo(f"flopkb build: {link}: not published, a symlink out of site/ (or to a folder)", file=sys.stderr)
+    if not config.site.url:
+        click.echo(NO_SITE_URL, file=sys.stderr)
     shown = os.path.relpath(outcome.site_dir, Path.cwd()) if outcome.site_dir else ""
     times = ", ".join(f"{phase} {seconds:.1f} s" for phase, seconds in outcome.timings.items())
     click.echo(f"built {outcome.pages} pages into {shown} ({times})", file=status)

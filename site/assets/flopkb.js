@@ -50,6 +50,7 @@
       return;
     }
     var nodes = root.querySelectorAll(".arithmatex");
+    var displayed = [];
     for (var i = 0; i < nodes.length; i++) {
       var el = nodes[i];
       if (el.getAttribute("data-math") === "done") continue;
@@ -70,10 +71,30 @@
           output: "htmlAndMathml"
         });
         el.setAttribute("data-math", "done");
+        if (display) displayed.push(el);
       } catch (err) {
         el.setAttribute("data-math", "error");
         console.error("flopkb: cannot typeset formula", tex, err);
       }
+    }
+    // Measured once KaTeX's fonts are in: before, the formula has the width of a fallback font.
+    var fit = function () { displayed.forEach(fitWidth); };
+    if (document.fonts && document.fonts.ready) document.fonts.ready.then(fit); else fit();
+  }
+
+  /* A display formula wider than its column is set smaller, down to
+   * MIN_MATH_SCALE of its size (what is still wider scrolls sideways): a
+   * long formula reads whole on a phone rather than cut at the edge. */
+  var MIN_MATH_SCALE = 0.6;
+  function fitWidth(el) {
+    el.style.fontSize = "";
+    var full = parseFloat(getComputedStyle(el).fontSize);
+    var size = full;
+    // Text does not scale quite linearly (rounding, fixed spacing): a few steps.
+    for (var step = 0; step < 4 && el.clientWidth && el.scrollWidth > el.clientWidth + 1; step++) {
+      size = Math.max(full * MIN_MATH_SCALE, size * el.clientWidth / el.scrollWidth - 0.25);
+      el.style.fontSize = size.toFixed(2) + "px";
+      if (size <= full * MIN_MATH_SCALE) break;
     }
   }
 

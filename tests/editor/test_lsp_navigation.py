@@ -65,3 +65,19 @@ async def test_definition_references_and_symbols(tmp_path: Path) -> None:
             ("facts/f", 0),
             ("facts/f#ridge", 5),
         ]
+
+
+async def test_workspace_symbols_find_records_aliases_and_formulas(tmp_path: Path) -> None:
+    files = {"records/hw/alpha.yaml": ALPHA.replace("kind: accelerator\n", "kind: accelerator\naliases: [gpu-a]\n")}
+    root = write_kb(tmp_path, {**files, "records/hw/beta.yaml": BETA, "records/facts/f.yaml": FACT})
+    async with lsp_session(root) as lsp:
+        await settled(lsp, open_file(lsp, root, "records/facts/f.yaml"))
+        found = await lsp.workspace_symbol_async(types.WorkspaceSymbolParams(query="ridge"))
+        assert [(symbol.name, symbol.container_name) for symbol in found or []] == [  # type: ignore[union-attr]
+            ("facts/f", "Ridge points"),
+            ("facts/f#ridge", "formulas"),
+        ]
+        found = await lsp.workspace_symbol_async(types.WorkspaceSymbolParams(query="GPU"))
+        assert [(symbol.name, places([symbol.location], root)) for symbol in found or []] == [  # type: ignore[union-attr, list-item]
+            ("gpu-a", [("records/hw/alpha.yaml", 0)])
+        ]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import math
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -265,3 +267,21 @@ def test_any_line_chart_parses_or_refuses(points, log_x, log_y) -> None:
         return
     parse(svg)
     assert "nan" not in svg.lower().replace("nanosecond", "") and "inf" not in svg
+
+
+def test_each_accelerator_has_one_colour_on_every_chart_of_the_site(project_site) -> None:
+    """On every chart with a legend, an accelerator's line is drawn in the same colour and dash."""
+    accelerators = {
+        entry.record.title for entry in project_site.outcome.kb.entries.values() if entry.record.kind == "accelerator"
+    }
+    entry = re.compile(
+        r'<title>([^<]*?)(?: — [^<]*)?</title>\s*<line x1="0" y1="6" x2="22" y2="6" stroke="([^"]+)"([^/]*)/>'
+    )
+    styles: dict[str, set[tuple[str, str]]] = {}
+    for chart in (project_site.site / "charts").rglob("*.svg"):
+        for name, colour, dash in entry.findall(html.unescape(chart.read_text(encoding="utf-8"))):
+            if name in accelerators:
+                styles.setdefault(name, set()).add((colour, dash.strip()))
+    assert len(styles) >= 3
+    assert {name: found for name, found in styles.items() if len(found) > 1} == {}
+    assert len({next(iter(found)) for found in styles.values()}) == len(styles)  # and no two share one

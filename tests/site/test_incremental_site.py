@@ -16,6 +16,7 @@ from flopkb.pipeline.cache import FileCache
 from flopkb.site.publishing.publish import BuildOutcome, build
 from flopkb.site.publishing.search import BUNDLE
 from flopkb.site.publishing.serve import Server
+from flopkb.site.publishing.serve_http import INDEX_ENTRY
 from kbfixture import write_kb
 
 EPOCH = 1_700_000_000
@@ -140,10 +141,11 @@ def test_an_unchanged_base_renders_and_converts_nothing(tmp_path: Path) -> None:
     assert listing.stat().st_ino != kept and "Renamed" in listing.read_text()
 
 
-def test_serve_shows_a_rebuild_before_its_search_index_and_then_is_the_full_build(
+def test_serve_indexes_for_search_only_when_asked_and_then_is_the_full_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Serve's rebuilds change the site in place and index it after; then it is what a full build writes."""
+    """Serve's rebuilds change the site in place and leave its index alone until a search asks for it
+    (no pagefind run per save); then the site is what a full build writes."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
     model = {record_id: dict(fields) for record_id, fields in START.items()}
     root = write_kb(tmp_path / "kb", records(model))
@@ -151,8 +153,8 @@ def test_serve_shows_a_rebuild_before_its_search_index_and_then_is_the_full_buil
     site = server.site_dir
     try:
         assert server.rebuild()
-        server.search.wait(120)
-        assert not server.search.pending
+        server.search.wait(120)  # a site without an index is indexed at once, for the search box's scripts
+        assert not server.search.pending and (site / BUNDLE / INDEX_ENTRY).is_file()
         folder = site.stat().st_ino
         for edit in [("prose", "flops/f", "beta"), ("title", "hw/a1", "Renamed"), ("add", "facts/n1", "[[flops/f]]")]:
             index = tree(site / BUNDLE)
@@ -162,16 +164,17 @@ def test_serve_shows_a_rebuild_before_its_search_index_and_then_is_the_full_buil
                 if before.get(rel) != text:
                     (root / rel).write_text(text)
             assert server.rebuild()
-            # The new pages are there at once, with the previous index (whole) until the new one is written.
+            server.search.wait(60)  # (no indexing to wait for: a save starts none)
+            # The new pages are there at once, and the previous index (whole) is kept.
             assert server.search.pending and tree(site / BUNDLE) == index
-            server.search.wait(120)
+            server.search.ensure(site, 120)  # a reader's first search
             assert not server.search.pending and tree(site / BUNDLE) != index
         assert "beta" in (site / "records/flops/f.html").read_text()
         assert site.stat().st_ino == folder  # changed in place, not swapped
         (root / "records/facts/n1.yaml").unlink()
         apply(model, ("remove", "facts/n1", ""))
         assert server.rebuild()
-        server.search.wait(120)
+        server.search.ensure(site, 120)
     finally:
         server.stop()
     fresh = write_kb(tmp_path / "fresh", records(model))

@@ -16,7 +16,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from flopkb.config import load_config
+from flopkb.config import Config, ConfigError, load_config
+from flopkb.site.pages.common import tag_path
 from flopkb.site.pages.graph import SPRING_LIMIT, layout
 from flopkb.site.publishing.publish import BuildError, build, source_date_epoch
 from html_safety import scan_site
@@ -413,8 +414,7 @@ def test_a_failed_build_leaves_the_old_site_and_no_debris(tmp_path: Path, monkey
     with pytest.raises(RuntimeError, match="fell over"):
         build(load_config(base), epoch=EPOCH)
     assert tree_digest(base / "build" / "site") == before
-    assert sorted(p.name for p in (base / "build").iterdir()) == [
-        "cache",
+    assert sorted(p.name for p in (base / "build").iterdir()) == [  # the caches live outside the base
         "site",
         "site-docs",
         "site-mkdocs.yml",
@@ -436,15 +436,17 @@ def test_a_new_build_replaces_the_old_one_whole(tmp_path: Path) -> None:
     build_base(base)
     assert not (base / "build/site/records/facts/b.html").exists()
     assert not (base / "build/site-docs/records/facts/b.md").exists()
-    kept = ["cache", "site", "site-docs", "site-mkdocs.yml", "site-state.json"]
+    kept = ["site", "site-docs", "site-mkdocs.yml", "site-state.json"]  # the caches live outside the base
     assert sorted(p.name for p in (base / "build").iterdir()) == kept
 
 
 @pytest.mark.parametrize("site_dir", [".", "records", "..", "schema/site/.."])
 def test_a_site_folder_that_would_replace_the_base_is_refused(tmp_path: Path, site_dir: str) -> None:
     base = write_kb(tmp_path / "kb", {"pyproject.toml": f'[tool.flopkb]\nsite_dir = "{site_dir}"\n'})
-    with pytest.raises(BuildError):
-        build(load_config(base))
+    with pytest.raises(ConfigError):  # refused with the settings, before anything is built
+        load_config(base)
+    with pytest.raises(BuildError):  # and by the build, for a configuration made otherwise
+        build(Config(root=base, site_dir=site_dir))
     done = subprocess.run(
         [sys.executable, "-m", "flopkb", "build", "--root", str(base)], capture_output=True, text=True, check=False
     )
@@ -573,11 +575,14 @@ def test_debt_inherited_through_a_formula_is_shown_and_traced(tmp_path: Path) ->
     evidence = fact.split('id="Evidence"', 1)[1].split('id="Referenced-by"', 1)[0]
     assert 'href="#ridge"' in evidence
     assert 'href="../../records/hw/acc.html#specs.memory_bandwidth"' in evidence
+    # Readers see what a figure is, not its data path.
+    assert "<code>memory_bandwidth spec</code>" in evidence and "<code>specs." not in evidence
     accelerator = built.html("records/hw/acc.html")
     assert "flopkb-status--own-debt" in accelerator
     assert "1 other record rests on it" in accelerator
     page = built.html("evidence.html")
     assert 'href="records/hw/acc.html#specs.memory_bandwidth"' in page
+    assert "<code>memory_bandwidth spec</code>" in page and "<code>specs." not in page
     assert page.split('id="Resting"', 1)[1].count("records/facts/ridge.html") >= 1
     assert "250 FLOP/byte" in fact
 
@@ -601,3 +606,66 @@ def test_the_home_tab_reads_the_site_name_once(project_site: BuiltSite) -> None:
     assert f"<title>{name}</title>" in home
     assert f"<title>{name} - {name}</title>" not in home
     assert f"<title>Compare accelerators - {name}</title>" in project_site.html("accelerators/compare.html")
+
+
+def test_build_warns_without_a_site_url_and_pages_carry_description_canonical_and_edit_links(tmp_path: Path) -> None:
+    statement = "Decode reads every weight once per step. Batching shares that read."
+    base = write_kb(tmp_path / "kb", {"records/facts/a.yaml": f"id: facts/a\nkind: fact\nstatement: {statement}\n"})
+    command = [sys.executable, "-m", "flopkb", "build", "--root", str(base)]
+    bare = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert "no site URL ([tool.flopkb.site] url)" in bare.stderr
+    page = (base / "build" / "site" / "records" / "facts" / "a.html").read_text(encoding="utf-8")
+    assert '<meta name="description" content="Fact: Decode reads every weight once per step.">' in page
+    assert '<meta property="og:description" content="Fact: Decode reads every weight once per step.">' in page
+    assert 'rel="canonical"' not in page and "edit this record" not in page
+    (base / "pyproject.toml").write_text(
+        '[tool.flopkb.site]\nurl = "https://example.org/kb/"\nrepo_url = "https://github.com/example/kb"\n',
+        encoding="utf-8",
+    )
+    configured = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert "no site URL" not in configured.stderr
+    page = (base / "build" / "site" / "records" / "facts" / "a.html").read_text(encoding="utf-8")
+    assert '<link rel="canonical" href="https://example.org/kb/records/facts/a.html">' in page
+    assert '<meta property="og:url" content="https://example.org/kb/records/facts/a.html">' in page
+    assert (
+        '<a href="https://github.com/example/kb/edit/HEAD/records/facts/a.yaml" rel="noopener noreferrer">'
+        "edit this record</a>"
+    ) in page
+
+
+def test_every_tag_links_to_its_page_which_lists_its_records(project_site: BuiltSite) -> None:
+    tagged: dict[str, set[str]] = {}
+    for record_id, entry in project_site.outcome.kb.entries.items():
+        for tag in entry.record.tags:
+            tagged.setdefault(tag, set()).add(record_id)
+    assert tagged
+    index = project_site.html("tags/index.html")
+    for tag, ids in tagged.items():
+        page_rel = tag_path(tag)[:-3] + ".html"
+        assert f'href="../{page_rel}"' in index
+        listed = set(re.findall(r'<code class="flopkb-id">(.*?)</code>', project_site.html(page_rel)))
+        assert {text.replace("<wbr>", "") for text in listed} == ids
+    record_id = next(iter(sorted(tagged[sorted(tagged)[0]])))
+    page = project_site.html(f"records/{record_id}.html")
+    assert f'href="{"../" * record_id.count("/") + "../"}{tag_path(sorted(tagged)[0])[:-3]}.html"' in page
+
+
+def test_categories_without_records_are_not_offered(project_site: BuiltSite) -> None:
+    kb = project_site.outcome.kb
+    used = {entry.record.category for entry in kb.entries.values() if entry.record.kind == "flop"}
+    empty = set(kb.vocabulary.categories) - used
+    assert used and empty
+    home = project_site.html("index.html")
+    for term in empty:
+        assert f">{term}</a>" not in home
+    for term in used:
+        assert f">{term}</a>" in home
+
+
+def test_table_cells_and_terms_are_apart_for_search(project_site: BuiltSite) -> None:
+    """Search indexes a page's text: cells and terms written edge to edge would read as one word in its excerpts
+    ("expressionk / batchunit")."""
+    glued = re.compile(r"</(td|th|dd|dt)><(td|th|dd|dt)\b")
+    pages = [path for path in project_site.site.rglob("*.html") if "data-pagefind-body" in path.read_text()]
+    assert len(pages) > 20
+    assert [str(path) for path in pages if glued.search(path.read_text(encoding="utf-8"))] == []

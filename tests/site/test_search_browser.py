@@ -72,9 +72,12 @@ def test_404_page_works_under_a_sub_path(generated_site: BuiltSite, serve_dir, p
     page_log.assert_clean()
 
 
-def test_opened_from_disk_everything_but_search_works(generated_site: BuiltSite, browser) -> None:
+def test_opened_from_disk_everything_works_and_search_finds_records_by_title_id_and_alias(
+    generated_site: BuiltSite, browser
+) -> None:
     """From file:// (`build/site/index.html` opened in a browser): styles, scripts and links work; the search box
-    says how to serve the site instead of failing. Nothing outside the site folder is fetched."""
+    finds records by title, id and alias (and says full text needs the site served). Nothing outside the site
+    folder is fetched."""
     site = generated_site.site.resolve().as_uri() + "/"
     outside: list[str] = []
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -95,7 +98,18 @@ def test_opened_from_disk_everything_but_search_works(generated_site: BuiltSite,
         page.goto(site + "records/kb/g23/rec-00123.html")
         page.wait_for_load_state("load")
         assert page.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky"
-        assert "flopkb serve" in page.locator(".flopkb-search").inner_text()
+        search = page.locator(".flopkb-search__input")
+        for query, found in (
+            ("synthetic record 123", "Synthetic record 123"),  # title
+            ("g23/rec-00123", "Synthetic record 123"),  # id
+            ("moved/rec-00125", "Synthetic record 125"),  # alias
+        ):
+            search.fill(query)
+            first = page.locator(".flopkb-search__results a").first
+            first.wait_for()
+            assert first.inner_text() == found, query
+        assert "flopkb serve" in page.locator(".flopkb-search__results").inner_text()
+        search.fill("")
         link = page.locator("article a[href$='.html']").filter(has_text="Synthetic record").first
         target = str(link.get_attribute("href")).rsplit("/", 1)[-1]
         link.click()

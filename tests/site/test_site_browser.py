@@ -269,6 +269,28 @@ def test_serve_rebuilds_on_a_change_and_the_page_reloads(served, page) -> None:
     assert "edited while serving" in (server.site_dir / RIDGE).read_text(encoding="utf-8")
 
 
+def test_a_search_after_a_save_finds_the_saved_words(served, page) -> None:
+    """Saves do not index the site; the first search after one does, and waits for it: it finds what was saved."""
+    base, server, url = served
+    server.search.wait(120)  # the first build's index
+    record = base / "records/facts/ridge-point.yaml"
+    text = record.read_text(encoding="utf-8")
+    changed = text.replace(
+        'title: "Ridge point and the batch at which decode turns compute-bound"', 'title: "Ridge point zanzibarword"'
+    )
+    assert changed != text
+    version = server.state.snapshot()["version"]
+    record.write_text(changed, encoding="utf-8")
+    _wait_for_state(url, lambda state: state["version"] > version)
+    assert server.search.pending  # the save did not index
+    page.goto(url)
+    page.wait_for_selector(".pagefind-ui__search-input")
+    page.set_default_timeout(60_000)
+    results = search(page, "zanzibarword")
+    assert "Ridge point zanzibarword" in results.first.inner_text()
+    assert not server.search.pending
+
+
 def test_serve_keeps_the_last_good_site_while_the_base_has_errors(served, page) -> None:
     base, server, url = served
     page.goto(url + RIDGE)

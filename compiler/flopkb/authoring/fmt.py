@@ -22,7 +22,10 @@ The canonical form (docs/authoring.md shows it):
 ruamel.yaml's round-trip mode rebuilds the text: it keeps quoting, block
 scalars, number spellings. Each result is checked before it is written: the
 data must parse equal to the original and every comment must still be there,
-or the file is left as it is and reported.
+or the file is left as it is and reported. A file is replaced only if it still
+holds the bytes that were formatted (an author's save made while fmt ran is
+kept), never when it is read-only, and through its link when it is a symlink
+(`flopkb.atomic`).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from ruamel.yaml.scalarstring import (
     ScalarString,
 )
 
-from flopkb.atomic import write_atomically
+from flopkb.atomic import replace_if_unchanged
 from flopkb.authoring.comments import Comments, attach, comment_texts, detach
 from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.models import MODELS, RefTo, field_order, is_url
@@ -72,7 +75,10 @@ class Outcome:
     text: str | None
     problems: list[Diagnostic] = field(default_factory=list)
     refusal: str | None = None
-    """Why a file that parses was left as it is: formatting would have changed its meaning."""
+    """Why a file that parses was left as it is: formatting would have changed its meaning, or the file changed
+    since it was read, or it is read-only."""
+    raw: bytes = b""
+    """The file's bytes as read: it is replaced only if it still holds them."""
 
     @property
     def changed(self) -> bool:
@@ -97,20 +103,23 @@ def format_bytes(raw: bytes, rel: str) -> Outcome:
     text = decode(raw, rel)
     original = raw.decode("utf-8", errors="replace")
     if isinstance(text, Diagnostic):
-        return Outcome(rel, original, None, [text])
+        return Outcome(rel, original, None, [text], raw=raw)
     try:
         formatted = format_text(text, rel)
     except _Unsafe as refusal:
-        return Outcome(rel, original, None, refusal=str(refusal))
+        return Outcome(rel, original, None, refusal=str(refusal), raw=raw)
     if isinstance(formatted, list):
-        return Outcome(rel, original, None, formatted)
-    return Outcome(rel, original, (_BOM if original.startswith(_BOM) else "") + formatted)
+        return Outcome(rel, original, None, formatted, raw=raw)
+    return Outcome(rel, original, (_BOM if original.startswith(_BOM) else "") + formatted, raw=raw)
 
 
 def write(root: Path, outcome: Outcome) -> None:
-    """Replace the file with its formatted text, atomically."""
+    """Replace the file with its formatted text, atomically, unless it changed since it was read.
+
+    `flopkb.atomic.LeftAlone` when the file was left alone, `WriteError` when it cannot be written.
+    """
     assert outcome.text is not None
-    write_atomically(root / outcome.path, outcome.text.encode("utf-8"))
+    replace_if_unchanged(root / outcome.path, outcome.raw, outcome.text.encode("utf-8"), root)
 
 
 def format_text(text: str, path: str) -> str | list[Diagnostic]:

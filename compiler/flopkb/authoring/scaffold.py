@@ -17,6 +17,7 @@ from pathlib import Path
 import jinja2
 import yaml
 
+from flopkb.atomic import create_atomically
 from flopkb.authoring.schema import schema_file
 from flopkb.config import Config
 from flopkb.load.models import KINDS, MODELS, id_problem
@@ -72,8 +73,10 @@ def new_record(config: Config, kind: str, record_id: str, vocabulary: Vocabulary
     schema = config.root / config.schema / schema_file(kind)
     text = render(kind, record_id, Path(os.path.relpath(schema, path.parent)).as_posix(), vocabulary)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("x", encoding="utf-8", newline="\n") as stream:
-        stream.write(text)
+    try:
+        create_atomically(path, text.encode("utf-8"))  # whole or not at all: a full disk leaves nothing behind
+    except FileExistsError as error:
+        raise ScaffoldError(f"{path.relative_to(config.root).as_posix()} already exists") from error
     required = [
         name for name, field in MODELS[kind].model_fields.items() if field.is_required() and name not in ("id", "kind")
     ]

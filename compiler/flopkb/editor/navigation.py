@@ -6,7 +6,9 @@
 - references: from a record's `id` line or any link to it, every link and
   ref that resolves to it, in every record (what the site's "Referenced by"
   lists);
-- document symbols: the record's id, its formulas and its measurements.
+- document symbols: the record's id, its formulas and its measurements;
+- workspace symbols: every record (by id or title), alias, formula and
+  measurement whose name holds what is typed.
 """
 
 from __future__ import annotations
@@ -105,3 +107,27 @@ def document_symbols(entry: Entry) -> list[tuple[str, types.SymbolKind, int, int
         kind = types.SymbolKind.Function if field == "formulas" else types.SymbolKind.Constant
         symbols.append((f"{entry.id}#{anchor}", kind, *entry.source.position((field, index, "id"))))
     return symbols
+
+
+def workspace_symbols(kb: KnowledgeBase, query: str, limit: int) -> list[tuple[str, types.SymbolKind, str, Place]]:
+    """(name, kind, detail, place) of the records, aliases, formulas and measurements whose name or title holds
+    `query` (case-insensitive), at most `limit`."""
+    wanted = query.lower()
+    found: list[tuple[str, types.SymbolKind, str, Place]] = []
+    for record_id in sorted(kb.entries):
+        entry = kb.entries[record_id]
+        summary = entry.summary
+        named = [(record_id, types.SymbolKind.File, summary.title or "", _id_place(entry))]
+        named += [
+            (alias, types.SymbolKind.File, f"alias of {record_id}", _id_place(entry)) for alias in summary.aliases
+        ]
+        for field, anchor, _ in _anchors(entry):
+            at = _anchor_place(entry, anchor)
+            kind = types.SymbolKind.Function if field == "formulas" else types.SymbolKind.Constant
+            named += [(f"{record_id}#{anchor}", kind, field, at)] if at else []
+        for symbol in named:
+            if wanted in symbol[0].lower() or wanted in symbol[2].lower():
+                found.append(symbol)
+                if len(found) >= limit:
+                    return found
+    return found

@@ -26,12 +26,16 @@ from flopkb.editor.checker import Buffer, Checked, Checker, uri_of
 from flopkb.editor.completion import complete
 from flopkb.editor.hover import hover_markdown
 from flopkb.editor.inlay import claim_hints
-from flopkb.editor.navigation import definition, document_symbols, references
+from flopkb.editor.navigation import definition, document_symbols, references, target_at, workspace_symbols
 from flopkb.editor.positions import code_point_offset, diagnostic_range, lsp_position, offset_of
+from flopkb.editor.rename import plan, rename_edit
 from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.links.mv import MoveError, record_id_of
 from flopkb.load.positions import LineIndex
 
 NAME = "flopkb"
+SYMBOLS = 200
+"""At most this many workspace symbols are answered: the editor asks again as more is typed."""
 _WATCHED = ("**/*.yaml", "**/*.yml", "**/pyproject.toml")
 
 
@@ -342,6 +346,46 @@ def make_server(root: Path | None = None) -> FlopkbServer:
             if params.range.start.line <= end.line <= params.range.end.line:
                 found.append(types.InlayHint(position=end, label=label, padding_left=True))
         return found
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    def rename(ls: FlopkbServer, params: types.RenameParams) -> types.WorkspaceEdit:
+        found = ls.at(params.text_document.uri, params.position)
+        checked = ls.checker.latest if ls.checker is not None else None
+        old = target_at(*found) if found is not None else None
+        if checked is None or old is None:
+            raise MoveError("rename a record from its id line or from a link to it")
+        return rename_edit(checked, plan(checked, old, params.new_name), ls.checker_encoding, rename_file=True)
+
+    @server.feature(
+        types.WORKSPACE_WILL_RENAME_FILES,
+        types.FileOperationRegistrationOptions(
+            filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*.{yaml,yml}"))]
+        ),
+    )
+    def will_rename_files(ls: FlopkbServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
+        checked = ls.checker.latest if ls.checker is not None else None
+        if checked is None or ls.config is None:
+            return None
+        changes: list[types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile] = []
+        for renamed in params.files:
+            old_rel, new_rel = ls.relative(renamed.old_uri), ls.relative(renamed.new_uri)
+            entry = checked.entry_at(old_rel) if old_rel is not None else None
+            if entry is None or new_rel is None:
+                continue
+            new = record_id_of(new_rel, ls.config)
+            edit = rename_edit(checked, plan(checked, entry.id, new), ls.checker_encoding, rename_file=False)
+            changes.extend(edit.document_changes or [])
+        return types.WorkspaceEdit(document_changes=changes) if changes else None
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    def find_symbols(ls: FlopkbServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation] | None:
+        checked = ls.checker.latest if ls.checker is not None else None
+        if checked is None or checked.kb is None:
+            return None
+        return [
+            types.SymbolInformation(name=name, kind=kind, container_name=detail, location=ls.location(checked, place))
+            for name, kind, detail, place in workspace_symbols(checked.kb, params.query, SYMBOLS)
+        ]
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: FlopkbServer, params: None) -> None:

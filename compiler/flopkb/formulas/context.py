@@ -3,18 +3,22 @@
 `Evaluator` holds, for one run of the formula stage (or one `flopkb eval`
 what-if), every lookup that more than one formula makes: definitions
 (`flopkb.formulas.definitions`), parsed expressions, quantities, units,
-accelerator specs and source measurements, each read once. `FormulaReporter`
-turns a problem of one formula into a diagnostic at its place in the file.
+accelerator specs and source measurements, each read once; the evaluations of
+each distinct (expression, unit, inputs, accelerators), so that a formula
+borrowed by many `ref`s is computed once; and the work done, which is bounded
+per record (`RECORD_VALUE_LIMIT` values, refs included) and per base
+(`BASE_VALUE_LIMIT`). `FormulaReporter` turns a problem of one formula into a
+diagnostic at its place in the file.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable, Hashable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from flopkb.formulas.definitions import Definition, Definitions, Located
-from flopkb.formulas.evaluate import QuantityLike
+from flopkb.formulas.evaluate import BASE_VALUE_LIMIT, RECORD_VALUE_LIMIT, QuantityLike
 from flopkb.formulas.expr import Expr, ExprSyntaxError, parse
 from flopkb.formulas.measurements import SourceMeasurements, read_measurements
 from flopkb.formulas.positions import expression_position
@@ -48,6 +52,13 @@ class Evaluator:
         self._units: dict[str, Unit | QuantityError] = {}
         self._specs: dict[str, AcceleratorSpecs | None] = {}
         self._measurements: dict[str, SourceMeasurements | None] = {}
+        self.evaluated: dict[Hashable, Any] = {}
+        """What `_FormulaRun.evaluate_all` computed, by (expression, unit, inputs, accelerators)."""
+        self.values: dict[str, int] = {}
+        """How many values each record's formulas have computed (borrowed ones included)."""
+        self.total_values = 0
+        self.over_base_limit: set[str] = set()
+        """Records a formula of which was refused for the base's limit: their problems depend on the other records."""
 
     @property
     def what_if(self) -> bool:
@@ -88,6 +99,22 @@ class Evaluator:
     def unit_problem(self, unit: str) -> QuantityError | None:
         found = _parsed_once(self._units, unit, parse_unit, QuantityError)
         return found if isinstance(found, QuantityError) else None
+
+    def charge(self, record_id: str, count: int) -> str | None:
+        """Count `count` more values for the record `record_id`; or, when that is more than the record's or the
+        base's limit allows, count nothing and say why."""
+        record = self.values.get(record_id, 0) + count
+        if record > RECORD_VALUE_LIMIT:
+            return (
+                f"the record's formulas would compute {record:,} values in all, refs included; "
+                f"the limit is {RECORD_VALUE_LIMIT:,} a record"
+            )
+        if self.total_values + count > BASE_VALUE_LIMIT:
+            self.over_base_limit.add(record_id)
+            return f"the knowledge base's formulas would compute more than {BASE_VALUE_LIMIT:,} values in all"
+        self.values[record_id] = record
+        self.total_values += count
+        return None
 
     def scope(self, located: Located, definition: Definition) -> tuple[list[str], str, dict[str, int]]:
         return hardware_scope(self.resolver, located, definition, self.hardware_override)

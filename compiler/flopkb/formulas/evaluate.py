@@ -56,6 +56,10 @@ if TYPE_CHECKING:
     from flopkb.formulas.units import Quantity
 
 SWEEP_LIMIT = 10_000
+RECORD_VALUE_LIMIT = 100_000
+"""The values a record's formulas may compute in all, borrowed (`ref`) formulas included."""
+BASE_VALUE_LIMIT = 2_000_000
+"""The values every formula of a base may compute in all."""
 EXPONENT_LIMIT = 1024.0
 
 QuantityLike = Union["Quantity", float, int]
@@ -137,6 +141,17 @@ def evaluate_point(
     if expr.hw_params_used and hw is None:
         raise _no_accelerator(expr)
     return _evaluate(expr, unit, values, [(None, hw or {})])[0].value
+
+
+def value_count(expr: Expr, inputs: Mapping[str, object], accelerators: int, also_swept: Sequence[str] = ()) -> int:
+    """How many values `evaluate_formula` would compute: sweep points times accelerators (0 for a sweep over the
+    limit, which is refused before anything is computed)."""
+    points = math.prod(
+        len(value)
+        for name, value in inputs.items()
+        if isinstance(value, list) and (name in expr.inputs_used or name in also_swept)
+    )
+    return 0 if points > SWEEP_LIMIT else points * (max(accelerators, 1) if expr.hw_params_used else 1)
 
 
 def evaluate_over(

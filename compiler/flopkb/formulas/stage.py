@@ -36,13 +36,13 @@ the site, the evidence page and `flopkb eval`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from flopkb.formulas.claims import ClaimChecker
 from flopkb.formulas.context import Evaluator, FormulaReporter
 from flopkb.formulas.definitions import Definition
-from flopkb.formulas.evaluate import Evaluation, FormulaProblem, Scope, evaluate_formula
+from flopkb.formulas.evaluate import Evaluation, FormulaProblem, Scope, evaluate_formula, value_count
 from flopkb.formulas.expr import Expr, ExprSyntaxError, HwParam, walk
 from flopkb.formulas.positions import expression_position
 from flopkb.formulas.regime import Condition, holds_at, mark
@@ -107,7 +107,7 @@ class _FormulaRun(FormulaReporter):
         inputs = self.read_inputs(definition, written)
         if not unit_ok or inputs is None or not self.check_parameters(expr, definition):
             return self.finish(fields)
-        evaluations, figures, failed = self.evaluate_all(expr, definition, inputs, swept, scope, origin, items)
+        evaluations, figures, failed = self.evaluate_all(expr, definition, inputs, written, swept, scope, origin, items)
         if condition is not None and evaluations:
             evaluations = self.mark_regime(condition, definition, inputs, swept, evaluations)
         fields["valid_when"] = condition
@@ -246,31 +246,61 @@ class _FormulaRun(FormulaReporter):
         expr: Expr,
         definition: Definition,
         inputs: dict[str, Any],
+        written: dict[str, RawValue],
         swept: tuple[str, ...],
         scope: list[str],
         origin: str,
         items: dict[str, int],
     ) -> tuple[list[Evaluation], list[HardwareFigure], set[str | None]]:
-        """Evaluations on each accelerator in scope (once without `hw.`), the figures used, the ones that failed."""
+        """Evaluations on each accelerator in scope (once without `hw.`), the figures used, the ones that failed.
+
+        Counted against the record's and the base's limits first (a `formula-error` when over); computed once
+        per distinct expression, unit, inputs and accelerators, however many formulas borrow it."""
         ev = self.ev
-        unit = definition.unit
+        refusal = ev.charge(self.key[0], value_count(expr, inputs, len(scope), swept))
+        if refusal is not None:
+            self.report(
+                "formula-error",
+                self.at_definition(),
+                refusal,
+                "sweep fewer points, or borrow (ref) fewer formulas with large sweeps in one record",
+            )
+            return [], [], {None, *scope}
+        key = _evaluation_key(definition, written, swept, scope)
+        found = ev.evaluated.get(key) if key is not None else None
+        if found is None:
+            found = self.compute(expr, definition.unit, inputs, swept, scope)
+            if key is not None:
+                ev.evaluated[key] = found
+        evaluations, figures, failed, problems = found
+        for problem, accelerator in problems:
+            self.problem(problem, definition, origin, accelerator, items)
+        return list(evaluations), list(figures), set(failed)
+
+    def compute(
+        self, expr: Expr, unit: str, inputs: dict[str, Any], swept: tuple[str, ...], scope: list[str]
+    ) -> tuple[list[Evaluation], list[HardwareFigure], set[str | None], list[tuple[FormulaProblem, str | None]]]:
+        """`evaluate_all`'s work: the evaluations, figures, failed accelerators, and the problems met (with the
+        accelerator each is about), to be reported by every formula that borrows this computation."""
+        ev = self.ev
         evaluations: list[Evaluation] = []
         figures: list[HardwareFigure] = []
         failed: set[str | None] = set()
+        problems: list[tuple[FormulaProblem, str | None]] = []
         if not expr.hw_params_used:
             try:
                 evaluations.extend(evaluate_formula(expr, unit, inputs, also_swept=swept))
             except FormulaProblem as problem:
                 failed.add(None)
-                self.problem(problem, definition, origin, None, items)
-            return evaluations, figures, failed
+                problems.append((problem, None))
+            return evaluations, figures, failed, problems
         if not scope:
             failed.add(None)
             try:
                 evaluate_formula(expr, unit, inputs, {}, swept)
             except FormulaProblem as problem:
-                self.problem(problem, definition, origin, None, items)
-            return evaluations, figures, failed
+                problems.append((problem, None))
+            return evaluations, figures, failed, problems
         used = sorted(expr.hw_params_used)
         usable: dict[str, AcceleratorSpecs] = {}
         for accelerator in scope:
@@ -299,13 +329,13 @@ class _FormulaRun(FormulaReporter):
                 for accelerator, specs in usable.items()
                 for param in used
             )
-            return evaluations, figures, failed
+            return evaluations, figures, failed, problems
         for accelerator, specs in usable.items():
             try:
                 evaluations.extend(evaluate_formula(expr, unit, inputs, {accelerator: specs.values}, swept))
             except FormulaProblem as problem:
                 failed.add(accelerator)
-                self.problem(problem, definition, origin, accelerator, items)
+                problems.append((problem, accelerator))
                 if problem.code not in ("formula-missing-spec", "formula-error"):
                     failed.update(scope)
                     break
@@ -313,7 +343,7 @@ class _FormulaRun(FormulaReporter):
             for param in used:
                 figure = specs.figures[param]
                 figures.append(HardwareFigure(accelerator, param, figure.text, figure.basis, figure.sources))
-        return evaluations, figures, failed
+        return evaluations, figures, failed, problems
 
     def problem(
         self,
@@ -342,6 +372,19 @@ class _FormulaRun(FormulaReporter):
         self.report(code, position, problem.message, problem.hint)
 
     # Claims ------------------------------------------------------------------
+
+
+def _evaluation_key(
+    definition: Definition, written: dict[str, RawValue], swept: tuple[str, ...], scope: list[str]
+) -> Hashable | None:
+    """What an evaluation depends on (within one `Evaluator`), or None when an input cannot be a key."""
+    inputs = tuple((name, tuple(value) if isinstance(value, list) else value) for name, value in written.items())
+    key = (definition.expr, definition.unit, inputs, swept, tuple(scope))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 # ---------------------------------------------------------------------------
@@ -377,39 +420,40 @@ def evaluate_entry(evaluator: Evaluator, entry: Entry) -> list[FormulaResult]:
     return [_FormulaRun(evaluator, located).run() for located in evaluator.definitions.formulas(entry.id).values()]
 
 
-MEMO = "formulas"
-"""`Entry.derived` key of a record's formula problems: (dependency key, problems, whether a ref chain hit a cycle)."""
+MEMO = "formula-problems"
+"""`Entry.derived` key of a record's formula problems: (dependency key, problems, whether they depend on other
+records than its dependencies: a ref chain that hit a cycle, or the base's limit of work; the values computed)."""
 
 
 def _evaluate(
-    kb: KnowledgeBase, entries: list[Entry]
-) -> tuple[FormulaResults, dict[str, tuple[list[Diagnostic], bool]]]:
-    """The formulas of `entries` evaluated in order, and per entry its problems and whether it hit a cycle."""
+    kb: KnowledgeBase, entries: list[Entry], charged: int = 0
+) -> tuple[FormulaResults, dict[str, tuple[list[Diagnostic], bool, int]]]:
+    """The formulas of `entries` evaluated in order, after `charged` values counted against the base's limit; per
+    entry its problems, whether they depend on more than its dependencies, and how many values it computed."""
     evaluator = Evaluator(kb)
+    evaluator.total_values = charged
     results: dict[str, list[FormulaResult]] = {}
-    problems: dict[str, tuple[list[Diagnostic], bool]] = {}
+    problems: dict[str, tuple[list[Diagnostic], bool, int]] = {}
     for entry in entries:
         reported = len(evaluator.definitions.cycles)
         found = results[entry.id] = evaluate_entry(evaluator, entry)
         mine = [problem for result in found for problem in result.problems]
         mine.extend(_repeated_ids(entry))
         mine.extend(evaluator.definitions.cycles[reported:])
-        problems[entry.id] = (
-            mine,
-            any(
-                (entry.id, formula_id) in evaluator.definitions.cyclic
-                for formula_id in evaluator.definitions.formulas(entry.id)
-            ),
+        cyclic = any(
+            (entry.id, formula_id) in evaluator.definitions.cyclic
+            for formula_id in evaluator.definitions.formulas(entry.id)
         )
+        problems[entry.id] = (mine, cyclic or entry.id in evaluator.over_base_limit, evaluator.values.get(entry.id, 0))
     return results, problems
 
 
-def _remember(kb: KnowledgeBase, problems: dict[str, tuple[list[Diagnostic], bool]]) -> None:
-    for record_id, (mine, cyclic) in problems.items():
+def _remember(kb: KnowledgeBase, problems: dict[str, tuple[list[Diagnostic], bool, int]]) -> None:
+    for record_id, (mine, unkeyed, values) in problems.items():
         entry = kb.entries[record_id]
         key = dependency_key(kb, record_id) if entry.digest is not None else None
         if key is not None:
-            entry.derived[MEMO] = (key, tuple(mine), cyclic)
+            entry.derived[MEMO] = (key, tuple(mine), unkeyed, values)
 
 
 def check_formulas(kb: KnowledgeBase) -> Iterator[Diagnostic]:
@@ -424,17 +468,20 @@ def check_formulas(kb: KnowledgeBase) -> Iterator[Diagnostic]:
     depends on the order of evaluation: a record whose refs reach a cycle has
     no dependency key, so it is always evaluated (in order, as in a cold run),
     and should evaluating only some records still run into a cycle, the whole
-    base is evaluated instead.
+    base is evaluated instead. The base's limit of work is the same: the values
+    the kept records computed are counted first, and a record refused for that
+    limit makes the whole base evaluated in order.
     """
     entries = list(_formula_entries(kb))
-    kept: dict[str, tuple[Diagnostic, ...]] = {}
+    kept: dict[str, tuple[tuple[Diagnostic, ...], int]] = {}
     for entry in entries:
         memo = entry.derived.get(MEMO)
         if memo is not None and not memo[2] and memo[0] == dependency_key(kb, entry.id):
-            kept[entry.id] = memo[1]
+            kept[entry.id] = (memo[1], memo[3])
     if kept:
-        _, fresh = _evaluate(kb, [entry for entry in entries if entry.id not in kept])
-        if not any(cyclic for _, cyclic in fresh.values()):
+        charged = sum(values for _, values in kept.values())
+        _, fresh = _evaluate(kb, [entry for entry in entries if entry.id not in kept], charged)
+        if not any(unkeyed for _, unkeyed, _ in fresh.values()):
             _remember(kb, fresh)
             evaluator = Evaluator(kb)
             kb.formulas = LaterResults(
@@ -442,14 +489,14 @@ def check_formulas(kb: KnowledgeBase) -> Iterator[Diagnostic]:
             )
             return iter(
                 [
-                    *(problem for mine in kept.values() for problem in mine),
-                    *(problem for mine, _ in fresh.values() for problem in mine),
+                    *(problem for mine, _ in kept.values() for problem in mine),
+                    *(problem for mine, _, _ in fresh.values() for problem in mine),
                 ]
             )
     results, fresh = _evaluate(kb, entries)
     _remember(kb, fresh)
     kb.formulas = results
-    return iter([problem for mine, _ in fresh.values() for problem in mine])
+    return iter([problem for mine, _, _ in fresh.values() for problem in mine])
 
 
 def evaluate_record(

@@ -76,12 +76,18 @@ class KnowledgeBase:
         if callable(self._edges):
             self._edges = self._edges()
         if self._edges is None:
-            self._edges = {
-                record_id: found
-                for record_id, group in self.links.items()
-                if (found := edges_of([link.origin for link in group], [link.resolved for link in group]))
-            }
+            self._edges = {record_id: found for record_id in self.links if (found := self._edges_from_links(record_id))}
         return self._edges
+
+    def edges_of(self, record_id: str) -> tuple[Edge, ...]:
+        """One record's edges (as in `edges`), without building every record's when they come from its links."""
+        if self._edges is None:
+            return self._edges_from_links(record_id)
+        return self.edges.get(record_id, ())
+
+    def _edges_from_links(self, record_id: str) -> tuple[Edge, ...]:
+        group = self.links.get(record_id, [])
+        return edges_of([link.origin for link in group], [link.resolved for link in group])
 
     def records(self) -> Iterator[Record]:
         return (entry.record for entry in self.entries.values() if entry.record is not None)

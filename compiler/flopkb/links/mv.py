@@ -16,12 +16,13 @@ The move is planned in full before anything is written:
 
 Edits are made at the positions the loader and `flopkb.links.extract` found, never
 by re-serialising YAML: comments, quoting, key order and line endings are
-kept. Files are written atomically (a temporary file, then a rename).
+kept. The move is a transaction (`flopkb.links.journal`): every file's bytes before and after are written
+down before the first write, each file is replaced only if it still holds what was read, and a move that
+cannot be completed (a save meanwhile, a full disk) is undone; a killed one is finished by the next command.
 """
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import itertools
 import re
@@ -30,12 +31,14 @@ from pathlib import Path
 
 import yaml
 
-from flopkb.atomic import write_atomically
+from flopkb.atomic import WriteError
 from flopkb.config import Config
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import Link
+from flopkb.links.journal import FileChange, Journal, JournalError, begin, finish, undo
 from flopkb.links.resolve import check_links
 from flopkb.links.resolver import ID, SUFFIX, Resolver
+from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.models import id_problem
 from flopkb.load.source import Source
 from flopkb.pipeline.compile import compile_knowledge_base
@@ -57,6 +60,8 @@ class MovePlan:
     new_path: str
     texts: dict[str, str] = field(default_factory=dict)
     """New text of every changed file, by its root-relative path (the moved file under `new_path`)."""
+    originals: dict[str, str] = field(default_factory=dict)
+    """The text each new text was made from, under the same key."""
     rewritten: dict[str, int] = field(default_factory=dict)
     """How many links were rewritten, by root-relative path of the file that holds them (the moved file as
     `new_path`)."""
@@ -81,6 +86,8 @@ def record_id_of(argument: str, config: Config) -> str:
 def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
     """Every edit of the move, computed from a knowledge base compiled with at least `check_links`."""
     resolver = Resolver.of(kb)
+    if old not in kb.entries and resolver.aliases.get(old) == new:
+        raise MoveError(f"'{old}' is moved already: it is an alias of {new}")
     if old not in kb.entries:
         close = resolver.closest(old)
         raise MoveError(f"no record has the id '{old}'" + (f" (did you mean {' or '.join(close)}?)" if close else ""))
@@ -90,6 +97,13 @@ def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
     if new == old:
         raise MoveError(f"'{old}' already has that id")
     if new in kb.entries:
+        taken = kb.entries[new].source
+        if taken is not None and old in (taken.data.get("aliases") or ()):
+            raise MoveError(
+                f"'{new}' is already the id of {kb.entries[new].path}, which lists '{old}' as an alias: "
+                f"a move made by hand or by an older flopkb stopped half way; if {kb.entries[old].path} is the "
+                "stale copy, remove it"
+            )
         raise MoveError(f"'{new}' is already the id of {kb.entries[new].path}")
     owner = resolver.aliases.get(new)
     if owner is not None and owner != old:
@@ -140,23 +154,51 @@ def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
         plan.alias_added = True
     for path, changes in edits.items():
         text = _apply(sources[path].text, changes, path)
-        plan.texts[new_path if path == entry.path else path] = text
+        key = new_path if path == entry.path else path
+        plan.texts[key] = text
+        plan.originals[key] = sources[path].text
     return plan
 
 
 def write_move(config: Config, plan: MovePlan) -> None:
-    """Write every changed file (atomically, BOM kept), then remove the old file."""
-    root = config.root
+    """Make the move as a transaction: journal first, then every file (BOM kept), the old file removed last.
+
+    A file changed since it was read, or a write that fails, undoes what was written; `MoveError` says so.
+    """
+    journal = _journal(config, plan)
+    begin(config, journal)
+    try:
+        finish(config, journal)
+    except (JournalError, WriteError) as problem:
+        try:
+            undo(config, journal)  # the file edited meanwhile keeps its save
+        except (JournalError, WriteError) as second:
+            raise MoveError(
+                f"{problem}; undoing it failed too ({second}): `flopkb mv --finish` finishes the move, "
+                "`flopkb mv --undo` undoes it"
+            ) from problem
+        raise MoveError(f"{problem}; the move was undone, every file is as it was") from problem
+
+
+def _journal(config: Config, plan: MovePlan) -> Journal:
+    """The journal of `plan`, with each file's bytes as they are now, which must be what the plan was made from."""
+    writes = []
+    removed = None
     for path, text in sorted(plan.texts.items()):
-        original = root / (plan.old_path if path == plan.new_path else path)
-        bom = original.read_bytes().startswith(codecs.BOM_UTF8)
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(target, (("\ufeff" if bom else "") + text).encode("utf-8"))
-    old_file = root / plan.old_path
-    if old_file.exists() and plan.old_path != plan.new_path:
-        old_file.unlink()
-        _remove_empty_parents(old_file.parent, config.records_path)
+        original = plan.old_path if path == plan.new_path else path
+        try:
+            before = read_bytes(str(config.root / original))
+        except Unreadable as error:
+            raise MoveError(f"{original}: {error}") from error
+        if before.decode("utf-8", errors="replace").removeprefix("\ufeff") != plan.originals[path]:
+            raise MoveError(f"{original} changed while the move was planned; run flopkb mv again")
+        after = (("\ufeff" if before.startswith(b"\xef\xbb\xbf") else "") + text).encode("utf-8")
+        if path == plan.new_path:
+            writes.append(FileChange(path, None, after))
+            removed = FileChange(original, before, None)
+        else:
+            writes.append(FileChange(path, before, after))
+    return Journal(plan.old, plan.new, (*writes, *([removed] if removed else [])))
 
 
 def move(config: Config, old: str, new: str, *, dry_run: bool = False) -> MovePlan:
@@ -325,14 +367,3 @@ def _apply(text: str, edits: list[tuple[int, int, str]], path: str) -> str:
         position = end
     parts.append(text[position:])
     return "".join(parts)
-
-
-def _remove_empty_parents(folder: Path, stop: Path) -> None:
-    stop = stop.resolve()
-    folder = folder.resolve()
-    while folder != stop and stop in folder.parents:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent

@@ -44,11 +44,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import groupby
+from types import SimpleNamespace
 from typing import Any, NamedTuple
 
-from markdown_it import MarkdownIt
+from markdown_it import MarkdownIt, helpers
 from markdown_it.common.utils import MD_TRIM_CHARS, escapeHtml
-from markdown_it.helpers import parseLinkLabel
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
@@ -331,6 +331,59 @@ def _delimiter_runs(rule: InlineRule) -> InlineRule:
     return recorded
 
 
+_FAILED_LABELS = "_flopkb_failed_labels"
+"""The attribute of a `StateInline` holding the starts of link labels known not to close: {(start, disableNested):
+posMax}, and under the key None the position of the text's last `]`."""
+
+
+def _parse_link_label(state: StateInline, start: int, disableNested: bool = False) -> int:
+    """markdown-it's `parseLinkLabel`, in linear time over a text with many `[` that never close.
+
+    markdown-it tries a label at every `[`, and each try scans to the end of the paragraph when no `]`
+    closes it: 600 KB of `[[a|` took minutes. A scan from `start` that fails passes later starts `q` as
+    plain-text `[`; the scan from `q` would see the same tokens (markdown-it caches them by position)
+    with its level offset by the level `start`'s scan had at `q`, so it fails too unless a `]` before the
+    end of the scan brings that level below it. Those starts are remembered, and answered without a scan
+    (a scan ended by a nested link, with `disableNested`, only for that mode). No label closes after the
+    text's last `]`.
+    """
+    failed: dict[tuple[int, bool] | None, int] = getattr(state, _FAILED_LABELS, None) or {None: state.src.rfind("]")}
+    setattr(state, _FAILED_LABELS, failed)
+    if failed[None] <= start or state.posMax in (failed.get((start, disableNested)), failed.get((start, False))):
+        return -1
+    old = state.pos
+    state.pos = start + 1
+    level = 1
+    opened: list[tuple[int, int]] = []  # (position, level after it) of each plain-text `[`
+    closed: list[tuple[int, int]] = []  # (position, level after it) of each `]`
+    while state.pos < state.posMax:
+        marker = state.src[state.pos]
+        if marker == "]":
+            level -= 1
+            closed.append((state.pos, level))
+            if level == 0:
+                end = state.pos
+                state.pos = old
+                return end
+        before = state.pos
+        state.md.inline.skipToken(state)
+        if marker == "[":
+            if before == state.pos - 1:
+                level += 1
+                opened.append((before, level))
+            elif disableNested:
+                break
+    aborted = state.pos < state.posMax
+    state.pos = old
+    lowest = state.posMax + 1  # the lowest level after each `]` that follows, walking back
+    for position, after in reversed(opened):
+        while closed and closed[-1][0] > position:
+            lowest = min(lowest, closed.pop()[1])
+        if lowest >= after:
+            failed[(position, aborted)] = state.posMax
+    return -1
+
+
 def _shortcut_before_wikilink(rule: InlineRule) -> InlineRule:
     """The link rule, reading `[text][[...` as CommonMark does: a shortcut reference, then the rest.
 
@@ -342,7 +395,7 @@ def _shortcut_before_wikilink(rule: InlineRule) -> InlineRule:
     def link(state: StateInline, silent: bool) -> bool:
         if rule(state, silent):
             return True
-        end = parseLinkLabel(state, state.pos, True) if state.src.startswith("[", state.pos) else -1
+        end = _parse_link_label(state, state.pos, True) if state.src.startswith("[", state.pos) else -1
         if end < 0 or not state.src.startswith("[[", end + 1):
             return False
         limit, state.posMax = state.posMax, end + 1
@@ -374,6 +427,11 @@ def _markdown() -> MarkdownIt:
     md.inline.ruler.at("link", _shortcut_before_wikilink(link.fn))
     md.inline.ruler.before("link", "wikilink", _wikilink)
     md.add_render_rule("wikilink", _render_wikilink)
+    md.helpers = SimpleNamespace(  # type: ignore[assignment]
+        parseLinkLabel=_parse_link_label,
+        parseLinkDestination=helpers.parseLinkDestination,
+        parseLinkTitle=helpers.parseLinkTitle,
+    )
     return md
 
 

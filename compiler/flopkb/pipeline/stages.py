@@ -7,6 +7,7 @@ from flopkb.formulas.specs import check_specs
 from flopkb.formulas.stage import check_formulas
 from flopkb.kb.knowledge_base import Stage
 from flopkb.links.evidence import check_evidence
+from flopkb.links.journal import check_unfinished_move
 from flopkb.links.orphans import check_graph
 from flopkb.links.resolve import check_links
 
@@ -18,4 +19,5 @@ FORMULA_STAGES: tuple[Stage, ...] = (check_specs, check_measurements, check_form
 """Accelerator specs checked against their parameters' dimensions, source measurements read; every formula evaluated
 and every claim re-computed (`kb.formulas`)."""
 
-CHECK_STAGES: tuple[Stage, ...] = (*LINK_STAGES, *FORMULA_STAGES)
+CHECK_STAGES: tuple[Stage, ...] = (check_unfinished_move, *LINK_STAGES, *FORMULA_STAGES)
+"""A move left unfinished (`flopkb.links.journal`), then the link and formula stages."""

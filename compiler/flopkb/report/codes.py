@@ -78,6 +78,17 @@ _CATALOGUE = [
         "until it is fixed, the file's other problems may be unreported.",
     ),
     Code(
+        "unfinished-move",
+        E,
+        "A `flopkb mv` was interrupted: its journal, `.flopkb-mv.json`, is still there.",
+        "A move rewrites several files; killed half way, it would leave links dangling, or the record both "
+        "under its old and its new path. It writes its plan down first, so that it can always be finished or "
+        "undone, and `check` says so until it is.",
+        ".flopkb-mv.json:1:1: error unfinished-move: `flopkb mv facts/a facts/b` was interrupted",
+        "Run `flopkb mv --finish` (the next `mv`, `fmt` or `new` does it too), or `flopkb mv --undo` to put "
+        "every file back. A record edited since the move began is never overwritten: the message names it.",
+    ),
+    Code(
         "missing-field",
         E,
         "A required field is absent.",

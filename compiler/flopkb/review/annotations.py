@@ -30,6 +30,8 @@ def _annotation(level: str, place: Place | None, message: str) -> Iterator[str]:
 
 def _annotations(report: Report) -> Iterator[str]:
     for change in (*report.claims, *report.agreement):
+        if change.after is None:
+            continue  # gone: its place is a line of the base's file, not of the head's
         level = "warning" if change.regressed else "notice"
         reason = because(change.because, report.files)
         message = f"{STATUS[change.after]} {claim_what(change)}: {claim_move(change)}" + (

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from flopkb.formulas.results import FormulaResult
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.memo import dependency_key
+from flopkb.links.resolver import Resolver
 from flopkb.load.models import Record, formulas_of
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.review.causes import Attribution, record_place, spec_changes
@@ -268,10 +269,16 @@ def _line(diagnostic: Diagnostic) -> DiagnosticLine:
 
 
 def _link_changes(match: Matching) -> LinkChanges:
-    before = {(source, edge[0]) for source, edges in match.base.edges.items() for edge in edges}
-    if match.renamed:
-        before = {(match.new(source), match.new(target)) for source, target in before}
-    after = {(source, edge[0]) for source, edges in match.head.edges.items() for edge in edges}
+    """Edges added and removed, and new orphans. While no id or alias changed and nothing was renamed, every link
+    resolves as it did, so only the edited, added and removed records' edges can differ."""
+    if match.renamed or Resolver.of(match.base).signature != Resolver.of(match.head).signature:
+        before = {(match.new(source), edge[0]) for source, edges in match.base.edges.items() for edge in edges}
+        before = {(source, match.new(target)) for source, target in before}
+        after = {(source, edge[0]) for source, edges in match.head.edges.items() for edge in edges}
+    else:
+        touched = [*match.edited(), *match.added(), *match.removed()]
+        before = {(source, edge[0]) for source in touched for edge in match.base.edges_of(source)}
+        after = {(source, edge[0]) for source in touched for edge in match.head.edges_of(source)}
     orphans_before = {match.new(record_id) for record_id in _orphans(match.base)}
     return LinkChanges(
         added=tuple(sorted(after - before)),

@@ -27,10 +27,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any, cast
 
 from flopkb.kb.knowledge_base import KnowledgeBase
-from flopkb.links.memo import reached
+from flopkb.links.memo import dependency_key, reached
 from flopkb.review.matching import Matching
 from flopkb.review.model import LinkChanges
-from flopkb.site.incremental.keys import face, fingerprint
+from flopkb.site.incremental.keys import face
 from flopkb.site.pages.common import Site
 
 
@@ -38,13 +38,7 @@ def changed_pages(match: Matching, links: LinkChanges) -> tuple[str, ...]:
     """Head ids of the records whose page may differ, and the removed records (their page is gone), sorted."""
     removed = match.removed()
     base, head = _KeyView(match.base), _KeyView(match.head)
-    moved = {
-        record_id
-        for record_id in match.head.entries
-        if match.old(record_id) not in match.base.entries
-        or head.fingerprint(record_id) is None
-        or head.fingerprint(record_id) != base.fingerprint(match.old(record_id))
-    }
+    moved = {record_id for record_id in match.head.entries if _moved(match, record_id)}
     pages = moved | set(removed)
     for record_id in moved:
         pages.update(reached(match.head, record_id) or ())
@@ -61,6 +55,17 @@ def changed_pages(match: Matching, links: LinkChanges) -> tuple[str, ...]:
     return tuple(sorted(pages & (match.head.entries.keys() | set(removed))))
 
 
+def _moved(match: Matching, record_id: str) -> bool:
+    """Whether the record's fingerprint (`flopkb.site.incremental.keys.fingerprint`: its digest and dependency key)
+    differs, or is not known; compared as the keys themselves, not their digests."""
+    old = match.old(record_id)
+    before, after = match.base.entries.get(old), match.head.entries[record_id]
+    if before is None or before.digest is None or after.digest is None:
+        return True
+    key = dependency_key(match.head, record_id)
+    return key is None or key != dependency_key(match.base, old)
+
+
 def _ends(edges: Iterable[tuple[str, str]]) -> Iterator[str]:
     for source, target in edges:
         yield source
@@ -68,17 +73,14 @@ def _ends(edges: Iterable[tuple[str, str]]) -> Iterator[str]:
 
 
 class _KeyView:
-    """What the page keys read of one base: fingerprints and faces (`flopkb.site.incremental.keys`, which read a
-    site's `kb` and `cache` only: no `Site` is built, so neither is the networkx graph), and neighbours from the
-    graph's edges."""
+    """What the page keys read of one base: faces (`flopkb.site.incremental.keys.face`, which reads a site's `kb`
+    and `cache` only: no `Site` is built, so neither is the networkx graph), and neighbours from the graph's
+    edges."""
 
     def __init__(self, kb: KnowledgeBase) -> None:
         self.kb = kb
         self.cache: dict[str, Any] = {}
         self._linked_from: dict[str, set[str]] | None = None
-
-    def fingerprint(self, record_id: str) -> str | None:
-        return fingerprint(cast(Site, self), record_id)
 
     def face(self, record_id: str) -> str:
         return face(cast(Site, self), record_id)

@@ -38,6 +38,7 @@ from flopkb.site.pages.graph import render_graph_page
 from flopkb.site.pages.hardware import render_compare_page
 from flopkb.site.pages.index import render_index_pages
 from flopkb.site.pages.records import render_records
+from flopkb.site.pages.titles import TITLES, titles_script
 from flopkb.site.publishing.mkdocs import SITE_ROOT
 
 if TYPE_CHECKING:
@@ -142,6 +143,7 @@ def render_docs(
         render_compare_page(site)
         render_graph_page(site)
         result.nav = render_index_pages(site, with_changes=render_recent_changes(site))
+        site.write(TITLES, titles_script(site))
         if pool is not None and shares is not None:
             rendered = {}
             for files, digests in shares.get():

@@ -24,7 +24,8 @@ _ROW = 38
 
 @dataclass(frozen=True, slots=True)
 class MeasuredMark:
-    """A measurement at (x, y); `label` names it in the legend, `title` is its tooltip; `series` is its line."""
+    """A measurement at (x, y); `label` names it in the legend, `title` is its tooltip; `series` is the style of its
+    line (`flopkb.site.charts.svg.style_of`)."""
 
     x: float
     y: float

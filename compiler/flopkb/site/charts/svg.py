@@ -61,6 +61,8 @@ class RooflineSeries:
     peak_flops: float
     bandwidth: float
     href: str | None = None
+    style: int | None = None
+    """Its colour and dash (`style_of`): one per accelerator across the site; None: its place in the chart."""
 
     @property
     def ridge(self) -> float:
@@ -74,6 +76,8 @@ class LineSeries:
 
     name: str
     points: list[tuple[float, float]] = field(default_factory=list)
+    style: int | None = None
+    """Its colour and dash (`style_of`): one per accelerator across the site; None: its place in the chart."""
 
 
 class Overlay(Protocol):
@@ -220,6 +224,11 @@ def _open_svg(out: list[str], cid: str, height: float, frame: _Frame, title: str
     out.append(f'<text class="chart-title" fill="{INK}" font-size="{_TITLE_SIZE}" font-weight="600">{lines}</text>')
 
 
+def style_of(series: RooflineSeries | LineSeries, place: int) -> int:
+    """The style a series is drawn in: its own, else its place in the chart."""
+    return series.style if series.style is not None else place
+
+
 def _style(i: int) -> tuple[str, str]:
     colour = PALETTE[i % len(PALETTE)]
     dash = DASHES[(i // len(PALETTE)) % len(DASHES)]
@@ -236,8 +245,9 @@ def _legend_entry(
     *,
     marker: bool,
     row: float,
+    style: int,
 ) -> None:
-    colour, dash = _style(i)
+    colour, dash = _style(style)
     y = frame.top + 6 + i * row
     body = [
         f'<g transform="translate({_LEG_X} {_f(y)})">',
@@ -290,7 +300,7 @@ def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
         bw = _finite_positive(s.bandwidth, f"bandwidth of {s.name!r}")
         if s.href is not None:
             _safe_href(s.href)
-        items.append(RooflineSeries(str(s.name), peak, bw, s.href))
+        items.append(RooflineSeries(str(s.name), peak, bw, s.href, s.style))
     items.sort(key=lambda s: (s.name, s.peak_flops, s.bandwidth, s.href or ""))
 
     ridges = [s.ridge for s in items]
@@ -336,8 +346,9 @@ def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
         bounds=Box(frame.left + 2, frame.top + 2, frame.right - 2, frame.bottom - 2),
         obstacles=[Box(x - 6, y - 6, x + 6, y + 6) for x, y in ridge_points],
     )
+    styles = [style_of(s, i) for i, s in enumerate(items)]
     for i, s in enumerate(items):
-        colour, dash = _style(i)
+        colour, dash = _style(styles[i])
         # The slope enters the plot at xlo unless it is below ylo there.
         x_start = max(xlo, ylo / s.bandwidth)
         pts = [(xa(x_start), ya(s.bandwidth * x_start)), ridge_points[i], (xa(xhi), ya(s.peak_flops))]
@@ -361,7 +372,7 @@ def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
     # Labels after every roof, so that no line is drawn over one.
     out.append('<g class="ridge-labels">')
     for i, label in enumerate(labels):
-        colour = _style(i)[0]
+        colour = _style(styles[i])[0]
         if label.leader is not None:
             x1, y1, x2, y2 = label.leader
             out.append(
@@ -379,7 +390,7 @@ def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
             f"{format_si(s.peak_flops, 'FLOP/s')} · {format_si(s.bandwidth, 'B/s')}",
             f"ridge {_sig(s.ridge)} FLOP/byte",
         )
-        _legend_entry(out, frame, i, s.name, detail, s.href, marker=True, row=_LEG_ROW)
+        _legend_entry(out, frame, i, s.name, detail, s.href, marker=True, row=_LEG_ROW, style=styles[i])
     return _close(out)
 
 
@@ -410,6 +421,7 @@ def line_chart_svg(
     plottable point.
     """
     cleaned: list[tuple[str, list[tuple[float, float]]]] = []
+    styles = [style_of(s, i) for i, s in enumerate(series)]
     for s in series:
         pts = []
         for x, y in s.points:
@@ -473,7 +485,7 @@ def line_chart_svg(
         f'width="{_f(frame.width + 12)}" height="{_PH + 12}"/></clipPath>'
     )
     for i, (name, pts) in enumerate(cleaned):
-        colour, dash = _style(i)
+        colour, dash = _style(styles[i])
         out.append(f'<g class="line" data-series="{i}" clip-path="url(#{cid}-clip)">')
         out.append(f"<title>{_text(name)}</title>")
         if len(pts) > 1:
@@ -492,7 +504,7 @@ def line_chart_svg(
         out.append("</g>")
     if legend:
         for i, (name, pts) in enumerate(cleaned):
-            _legend_entry(out, frame, i, name, (), None, marker=len(pts) <= 40, row=_LEG_ROW_LINE)
+            _legend_entry(out, frame, i, name, (), None, marker=len(pts) <= 40, row=_LEG_ROW_LINE, style=styles[i])
     if overlay is not None:
         overlay.draw(out, xa, ya, frame.top + 6 + len(cleaned) * _LEG_ROW_LINE)
     return _close(out)

@@ -355,9 +355,20 @@ class Site:
         entry = self.entries.get(record_id)
         return entry.record if entry is not None else None
 
-    def repo_file_url(self, path: str) -> str | None:
+    def accelerator_style(self, record_id: str | None) -> int | None:
+        """The chart style (colour and dash) of an accelerator, the same on every chart of the site: its place among
+        the base's accelerators by id (ids are in every page's key); None for anything else."""
+        styles: dict[str, int] | None = self.cache.get("accelerator styles")
+        if styles is None:
+            ids = sorted(record_id for record_id, kind in self.kinds.items() if kind == "accelerator")
+            styles = self.cache["accelerator styles"] = {record_id: place for place, record_id in enumerate(ids)}
+        return styles.get(record_id) if record_id is not None else None
+
+    def repo_file_url(self, path: str, action: str = "blob") -> str | None:
+        """A file's page in the repository (`repo_url`), or its editor with `action="edit"` (GitHub's and GitLab's
+        URL form); None without a repository URL."""
         repo = self.config.site.repo_url
-        url = safe_url(repo.rstrip("/") + "/blob/HEAD/" + path) if repo else None
+        url = safe_url(f"{repo.rstrip('/')}/{action}/HEAD/{path}") if repo else None
         return url if url and url.startswith(("http://", "https://")) else None
 
 
@@ -378,6 +389,18 @@ def record_path(record_id: str) -> str:
 
 def html_path(rel: str) -> str:
     return rel[:-3] + ".html" if rel.endswith(".md") else rel
+
+
+TAGS_INDEX = "tags/index.md"
+
+
+def tag_path(tag: str) -> str:
+    """A tag's page in the docs folder, from the tag alone (so a page linking to it depends on nothing else): the
+    tag itself when it is a safe file name, else its safe form and a digest of it."""
+    word = css_word(tag)
+    if word != tag or word == "index":
+        word = f"{word}-{hashlib.blake2b(tag.encode(), digest_size=4).hexdigest()}"
+    return f"tags/{word}.md"
 
 
 def category_paths(categories: Iterable[str], entries: dict[str, Any]) -> dict[str, str]:
@@ -501,6 +524,16 @@ def author_list(authors: Sequence[str]) -> str | None:
     if len(names) > 6:
         return ", ".join(names[:3]) + " et al."
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def figure_words(path: tuple[Any, ...], parameter: str | None = None, record: Any = None) -> str:
+    """What readers call a figure or a claim (not its data path): `memory_bandwidth spec`, `hardware row 1
+    (memory_bandwidth)`, a formula's id."""
+    if path[0] == "specs":
+        return f"{path[1]} spec"
+    if path[0] == "hardware_parameters" and len(path) > 1 and isinstance(path[1], int):
+        return f"hardware row {path[1] + 1}" + (f" ({parameter})" if parameter else "")
+    return debt_anchor(path, record)
 
 
 def debt_anchor(path: tuple[Any, ...], record: Any = None) -> str:

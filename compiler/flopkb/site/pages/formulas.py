@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from flopkb.formulas.units import (
@@ -55,6 +55,8 @@ HARDWARE_FROM = {
     "default": "the record's hardware (affected_by_hardware and every row's values_for)",
     "none": "",
 }
+CLAIM_CODES = frozenset({"measurement-disagrees", "claim-mismatch", "claim-out-of-regime"})
+"""Problems of a formula's claims, which its claims list shows: not reasons it was not evaluated."""
 CLAIM_WORDS = {
     "ok": "checked",
     "mismatch": "does not match",
@@ -215,7 +217,7 @@ def formula_view(site: Site, page: Page, record_id: str, formula: Any, result: F
         )
     view.claims = [claim_view(page, claim, result.unit) for claim in result.claims]
     view.measured = measured_rows(page, result)
-    view.problems = [problem.message for problem in result.problems]
+    view.problems = [problem.message for problem in result.problems if problem.code not in CLAIM_CODES]
     return view
 
 
@@ -324,17 +326,22 @@ def _measured_overlay(
     pinned: dict[str, str],
     series_of: Any,
     series: list[Any],
+    styles: list[int | None],
     log_x: bool,
     log_y: bool,
 ) -> MeasuredOverlay | None:
-    """The measurements the formula's claims name, where they fall on the chart (None when none does)."""
+    """The measurements the formula's claims name, where they fall on the chart (None when none does), each in the
+    style of its line (`styles`, by line: None is the line's place)."""
     if not any(claim.measurement is not None for claim in result.claims):
         return None
 
     def claim_series(claim: Claim) -> Any:
         return series_of(claim.hardware, claim.where)
 
-    marks = measured_marks(result, x_name, lambda value: _magnitude(value, like), pinned, claim_series, series)
+    marks = [
+        mark if mark.series is None or styles[mark.series] is None else replace(mark, series=styles[mark.series])
+        for mark in measured_marks(result, x_name, lambda value: _magnitude(value, like), pinned, claim_series, series)
+    ]
     return MeasuredOverlay(marks, log_x=log_x, log_y=log_y) if marks else None
 
 
@@ -397,7 +404,8 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
     ys = [y for points in lines.values() for _, y in points]
     log_x = min(xs) > 0 and max(xs) / min(xs) >= 50
     log_y = min(ys) > 0 and max(ys) / min(ys) >= 100
-    measured = _measured_overlay(result, x_name, like, pinned_keys, series_of, list(names), log_x, log_y)
+    styles = [site.accelerator_style(key) if result.hardware else None for key in lines]
+    measured = _measured_overlay(result, x_name, like, pinned_keys, series_of, list(names), styles, log_x, log_y)
     regime = RegimeOverlay(outside, str(result.valid_when)) if outside else None
     found = [overlay for overlay in (measured, regime) if overlay is not None]
     overlay = Overlays(*found) if found else None
@@ -407,7 +415,10 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
     quantity = quantity_name(result)
     try:
         svg = line_chart_svg(
-            [LineSeries(str(names[key]), points) for key, points in lines.items()],
+            [
+                LineSeries(str(names[key]), points, style)
+                for (key, points), style in zip(lines.items(), styles, strict=True)
+            ],
             x_label=f"{x_name} ({x_unit})" if x_unit else x_name,
             y_label=quantity if unit in ("", "1") else f"{quantity} ({unit})",
             title=title,

@@ -241,7 +241,9 @@ def render_compare_page(site: Site) -> None:
                 ridge_cells.append(None)
                 continue
             values[record_id] = peak
-            series.append(RooflineSeries(site.titles[record_id], peak, bandwidth))
+            series.append(
+                RooflineSeries(site.titles[record_id], peak, bandwidth, style=site.accelerator_style(record_id))
+            )
             ridge_cells.append(format_number(peak / bandwidth, 4))
         if not series:
             continue

@@ -1,4 +1,5 @@
-"""The index pages: home, one index per kind and per category, evidence debt, diagnostic codes; and the nav.
+"""The index pages: home, one index per kind, per category and per tag, the tag index, evidence debt, diagnostic
+codes; and the nav.
 
 Records stay out of the nav (Material renders the whole nav into every page:
 a nav of every record makes the build quadratic); readers reach them from
@@ -15,7 +16,16 @@ from typing import TYPE_CHECKING, Any
 from flopkb.links.debt import NO_SOURCES, STANDING_MEANINGS, STANDINGS
 from flopkb.report.codes_doc import render_codes_markdown
 from flopkb.site.pages.changes import CHANGES_PAGE
-from flopkb.site.pages.common import KIND_ORDER, KIND_TITLES, author_list, debt_anchor, record_path
+from flopkb.site.pages.common import (
+    KIND_ORDER,
+    KIND_TITLES,
+    TAGS_INDEX,
+    author_list,
+    debt_anchor,
+    figure_words,
+    record_path,
+    tag_path,
+)
 from flopkb.site.pages.graph import GRAPH_PAGE
 from flopkb.site.pages.hardware import COMPARE_PAGE
 from flopkb.site.pages.measurements import disagreement_list
@@ -53,6 +63,14 @@ def _by_category(site: Site) -> dict[str, list[str]]:
     return {term: _sorted_ids(site, ids) for term, ids in groups.items()}
 
 
+def _by_tag(site: Site) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for record_id in site.kinds:
+        for tag in dict.fromkeys(_own(site, record_id)[2]):
+            groups.setdefault(tag, []).append(record_id)
+    return {tag: _sorted_ids(site, groups[tag]) for tag in sorted(groups)}
+
+
 def _status(site: Site, record_id: str) -> str:
     """The record's standing (`flopkb.links.debt.STANDINGS`): what badges say of its evidence."""
     evidence = site.kb.evidence
@@ -84,7 +102,7 @@ def _row(site: Site, page: Page, record_id: str) -> dict[str, Any]:
         "detail": detail,
         "detail_href": page.url(site.category_paths[category]) if category in site.category_paths else None,
         "status": _status(site, record_id),
-        "tags": list(tags),
+        "tags": [{"name": tag, "href": page.url(tag_path(tag))} for tag in tags],
     }
 
 
@@ -115,12 +133,16 @@ def _detail(record: Any) -> Any:
     return detail
 
 
-def nav(site: Site, with_changes: bool = False) -> list[Any]:
+def nav(site: Site, by_category: dict[str, list[str]], tagged: bool, with_changes: bool = False) -> list[Any]:
+    """The nav: kinds, the categories that have records (an empty one is not offered), the tag index, the site-wide
+    pages (with the Recent changes page when there is one)."""
     kinds = [{KIND_TITLES[kind]: kind_page(kind)} for kind in KIND_ORDER]
-    categories = [{html.escape(term): path} for term, path in site.category_paths.items()]
+    categories = [{html.escape(term): path} for term, path in site.category_paths.items() if by_category[term]]
     items: list[Any] = [{"Home": HOME}, {"Kinds": kinds}]
     if categories:
         items.append({"Categories": categories})
+    if tagged:
+        items.append({"Tags": TAGS_INDEX})
     items += [
         {"Compare accelerators": COMPARE_PAGE},
         {"Link graph": GRAPH_PAGE},
@@ -164,9 +186,30 @@ def render_index_pages(site: Site, with_changes: bool = False) -> list[Any]:
             description=descriptions.get(term, ""),
             rows=[_row(site, page, record_id) for record_id in by_category[term]],
         )
+    by_tag = _by_tag(site)
+    render_tag_pages(site, by_tag)
     render_evidence(site)
-    site.write(CODES, render_codes_markdown())
-    return nav(site, with_changes)
+    # A page of its own in the tabs: a sidebar would hold only itself and squeeze its tables.
+    site.write(CODES, "---\nhide:\n  - navigation\n---\n\n" + render_codes_markdown())
+    return nav(site, by_category, bool(by_tag), with_changes)
+
+
+def render_tag_pages(site: Site, by_tag: dict[str, list[str]]) -> None:
+    """A page per tag listing its records, and the index of every tag with its count."""
+    if not by_tag:
+        return
+    counts = [(tag, len(ids)) for tag, ids in by_tag.items()]
+    if not site.keep(_listing_key(site, "tags", counts, ids=[]), TAGS_INDEX):
+        page = site.page(TAGS_INDEX)
+        tags = [{"name": tag, "count": count, "href": page.url(tag_path(tag))} for tag, count in counts]
+        site.render("pages/tags.md.j2", TAGS_INDEX, page=page, root=page.root, tags=tags)
+    for tag, ids in by_tag.items():
+        rel = tag_path(tag)
+        if site.keep(_listing_key(site, "tag", tag, ids=ids), rel):
+            continue
+        page = site.page(rel)
+        rows = [_row(site, page, record_id) for record_id in ids]
+        site.render("pages/tag.md.j2", rel, page=page, root=page.root, tag=tag, rows=rows, index=page.url(TAGS_INDEX))
 
 
 def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str, list[str]]) -> None:
@@ -186,6 +229,7 @@ def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str
             "href": page.url(rel),
         }
         for term, rel in site.category_paths.items()
+        if by_category[term]
     ]
     lists = {
         kind: [_row(site, page, record_id) for record_id in by_kind.get(kind, [])]
@@ -276,7 +320,7 @@ def render_evidence(site: Site) -> None:
             items.append(
                 {
                     "figure": page.link(item.record, debt_anchor(item.path)),
-                    "label": item.label,
+                    "label": figure_words(item.path, item.parameter),
                     "what": "spec" if item.what == "spec" else "hardware row",
                     "parameter": item.parameter,
                     "dependents": [

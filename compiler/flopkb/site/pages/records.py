@@ -15,11 +15,23 @@ from markupsafe import Markup
 
 from flopkb.links.debt import NO_SOURCES, STANDING_MEANINGS
 from flopkb.load.models import AcceleratorRecord, EngineRecord, FactRecord, FlopRecord, SourceRecord
-from flopkb.site.pages.common import Page, Site, debt_anchor, fragment, front_matter_title, json_for_script, record_path
+from flopkb.site.pages.common import (
+    Page,
+    Site,
+    debt_anchor,
+    figure_words,
+    fragment,
+    front_matter_title,
+    json_for_script,
+    record_path,
+    tag_path,
+)
 from flopkb.site.pages.errata import errata_by_field, frame_quotes, mark_quotes, notes_html
 from flopkb.site.pages.formulas import formula_views
 from flopkb.site.pages.hardware import accelerator_context
 from flopkb.site.pages.measurements import disagreement_notice, measurement_rows
+from flopkb.site.pages.previews import description, page_accelerators, preview_path, preview_script
+from flopkb.site.pages.redirects import redirect_html, redirect_path, redirected_aliases
 from flopkb.site.sanitize import safe_url
 
 if TYPE_CHECKING:
@@ -77,7 +89,8 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
         "front_title": front_matter_title(title),
         "source_path": entry.path,
         "source_url": site.repo_file_url(entry.path),
-        "tags": list(record.tags),
+        "edit_url": site.repo_file_url(entry.path, "edit"),
+        "tags": [{"name": tag, "href": page.url(tag_path(tag))} for tag in record.tags],
         "aliases": list(record.aliases),
         "notes": prose(record.notes, "notes"),
         "sources": page.citations(record.sources),
@@ -87,6 +100,7 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
         "neighbourhood": neighbourhood_json(site, page, entry.id),
         "kind_index": page.url(f"kinds/{record.kind}.md"),
         "disagreements": [],
+        "page_accelerators": page_accelerators(site, entry.id, record.kind),
     }
     kind = record.kind
     if isinstance(record, FlopRecord):
@@ -135,6 +149,7 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
     if kind in ("flop", "fact"):
         context["formulas"] = formula_views(site, page, entry)
         context["disagreements"] = disagreement_notice(page, site.kb.formulas.get(entry.id, ()))
+    context["front_description"] = front_matter_title(description(context))
     return context
 
 
@@ -168,7 +183,7 @@ def evidence_view(site: Site, page: Page, record_id: str) -> dict[str, Any]:
     record = site.record(record_id)
     own = [
         {
-            "label": item.label,
+            "label": figure_words(item.path, item.parameter),
             "href": "#" + fragment(debt_anchor(item.path)),
             "dependents": [page.link(other) for other in evidence.dependents.get(item, ()) if other in site.entries],
         }
@@ -177,16 +192,16 @@ def evidence_view(site: Site, page: Page, record_id: str) -> dict[str, Any]:
     inherited = [
         {
             "figure": page.link(debt.item.record, debt_anchor(debt.item.path)),
-            "label": debt.item.label,
+            "label": figure_words(debt.item.path, debt.item.parameter),
             "via": [page.link(other) for other in debt.via[:-1] if other in site.entries],
-            "claim": debt_anchor(debt.claim, record),
+            "claim": figure_words(debt.claim, None, record),
             "claim_href": "#" + fragment(debt_anchor(debt.claim, record)),
         }
         for debt in status.inherited
     ]
     simulated = [
         {
-            "claim": debt_anchor(found.claim, record),
+            "claim": figure_words(found.claim, None, record),
             "claim_href": "#" + fragment(debt_anchor(found.claim, record)),
             "measurement": page.link(found.source, found.measurement),
             "where": found.where,
@@ -275,13 +290,16 @@ def neighbourhood_json(site: Site, page: Page, record_id: str) -> Markup | None:
 
 
 def render_records(site: Site, ids: Iterable[str]) -> dict[str, list[str]]:
-    """Render these records' pages (and their charts); return the files of each."""
+    """Render these records' pages (and their charts, link previews and alias redirects); return the files of each."""
     written = site.result.written
     files = {}
     for record_id in ids:
         entry = site.entries[record_id]
         start = len(written)
         context = record_context(site, entry)
-        site.render(f"record/{entry.record.kind}.md.j2", record_path(record_id), **context)  # type: ignore[union-attr]
+        site.render(f"record/{context['kind']}.md.j2", record_path(record_id), **context)
+        site.write(preview_path(record_id), preview_script(site, record_id, context))
+        for alias in redirected_aliases(site, record_id):
+            site.write(redirect_path(alias), redirect_html(site, alias, record_id))
         files[record_id] = written[start:]
     return files

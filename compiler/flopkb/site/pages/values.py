@@ -9,6 +9,7 @@ from typing import Any
 from flopkb.formulas.units import QuantityError, format_number, format_quantity, parse_unit, registry
 
 DIGITS = 4
+MAX_DIGITS = 12
 
 
 @functools.lru_cache(maxsize=512)
@@ -24,13 +25,21 @@ def _unit(unit: str) -> Any:
     return parsed
 
 
+def digits_apart_from_one(value: float) -> int:
+    """`DIGITS`, or more when a ratio that is not 1 would read "1" (a speedup of 1.0003125 is not "1")."""
+    digits = DIGITS
+    while value != 1 and digits < MAX_DIGITS and float(format_number(value, digits)) == 1:
+        digits += 1
+    return digits
+
+
 def show_value(value: float, unit: str) -> str:
     """A computed value in its formula's unit, compactly: `295.3 FLOP/byte`, `26.8 TB/s`, `0.35`."""
     if not math.isfinite(value):
         return str(value)
     parsed = _unit(unit)
     if parsed is None:
-        return format_number(value, DIGITS)
+        return format_number(value, digits_apart_from_one(value))
     return format_quantity(registry().Quantity(value, parsed), DIGITS)
 
 

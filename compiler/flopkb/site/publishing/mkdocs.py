@@ -109,6 +109,7 @@ EXTRA_JAVASCRIPT = [
     "assets/vendor/katex/katex.min.js",
     "assets/vendor/cytoscape/cytoscape.min.js",
     "assets/flopkb.js",
+    "assets/flopkb-previews.js",
 ]
 
 THEME_FEATURES = [

@@ -20,14 +20,19 @@
   the built site never contains it. When a rebuild is refused (the base has
   errors), the old site stays up and the pages show the diagnostics in a
   banner until the next good build.
-- Search catches up: a rebuild does not wait for pagefind (25 s at 10,000
-  records). The new site takes the previous site's index (`build(...,
-  search=False)`), is swapped in and shown at once; then `BackgroundIndex`
-  indexes it in a subprocess at low priority, into a folder beside the site,
-  and swaps the new `pagefind/` in when it is complete (the page is not
-  reloaded). The next save stops an indexing still running: its site is
-  indexed instead. Once indexed, the site is the one `flopkb build` writes,
-  byte for byte.
+- Search is indexed when a reader searches: pagefind has no incremental mode
+  and re-indexing the whole site took 25 s of CPU at 10,000 records, after
+  every save. A rebuild does not run it: the new site takes the previous
+  site's index (`build(..., search=False)`) and marks it out of date; the
+  first request for the index's entry file (a reader's first search since
+  the save) indexes the site in a subprocess, into a folder beside it, swaps
+  the new `pagefind/` in and only then answers, so a search never reads an
+  index older than the pages. A site with no index yet (the first build) is
+  indexed at once, in the background. Once indexed, the site is the one
+  `flopkb build` writes, byte for byte.
+- Memory stays flat: each rebuild ends with a full collection, after its
+  pages are served (the previous base is cyclic garbage, which the next
+  loading would otherwise freeze for good).
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from flopkb.site.publishing.publish import BuildError, build, remove_folder, site_paths, site_root_of, swap_in
 from flopkb.site.publishing.search import BUNDLE, SearchIndexError, index_command
-from flopkb.site.publishing.serve_http import VERSION_PATH, Listener, handler
+from flopkb.site.publishing.serve_http import INDEX_ENTRY, VERSION_PATH, Listener, handler
 
 __all__ = ["VERSION_PATH", "BackgroundIndex", "ServeError", "Server", "run"]
 
@@ -61,26 +66,66 @@ def _discard_later(folder: Path) -> None:
     threading.Thread(target=remove_folder, args=(folder,), name="flopkb-discard", daemon=True).start()
 
 
+SEARCH_WAIT = 300.0
+"""Seconds a reader's first search after a save waits for the index (pagefind takes about 25 s at 10,000 records)."""
+
+
 class BackgroundIndex:
-    """Indexes the served site for search in the background; `cancel()` stops an indexing still running."""
+    """The served site's search index, written by pagefind in a subprocess when a reader asks for it.
+
+    A rebuild marks the index out of date (`stale`); the first search after it
+    (`ensure`, on the request for the index's entry file) indexes the site and
+    waits for it. A site with no index at all (the first build) is indexed at
+    once, in the background, so that the search box has its scripts.
+    """
 
     def __init__(self, say: Callable[[str], None]) -> None:
         self.say = say
         self._lock = threading.Lock()
+        self._control = threading.Lock()
+        """Held to start or stop an indexing (rebuilds and readers' requests come from different threads)."""
         self._thread: threading.Thread | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._cancelled = threading.Event()
         self.pending = False
-        """A site was swapped in whose index is not written yet."""
+        """The served site's pages are newer than its index."""
 
     def start(self, site_dir: Path) -> None:
-        self.cancel()
+        with self._control:
+            self._start(site_dir)
+
+    def _start(self, site_dir: Path) -> None:
+        self._cancel()
         self._cancelled.clear()
         self.pending = True
         self._thread = threading.Thread(target=self._run, args=(site_dir,), name="flopkb-search", daemon=True)
         self._thread.start()
 
+    def stale(self, site_dir: Path) -> None:
+        """The site's pages changed: index it when a reader searches (at once if it has no index yet)."""
+        with self._control:
+            self._cancel()
+            self.pending = True
+            if not (site_dir / BUNDLE / INDEX_ENTRY).is_file():
+                self._start(site_dir)
+
+    def ensure(self, site_dir: Path, timeout: float) -> None:
+        """Bring the index up to date if it is not, and wait (up to `timeout` seconds) for it to be."""
+        deadline = time.monotonic() + timeout
+        while self.pending and time.monotonic() < deadline:
+            with self._control:
+                if self.pending and (self._thread is None or not self._thread.is_alive()):
+                    self.say("search: indexing the site for the first search since it changed")
+                    self._start(site_dir)
+                thread = self._thread
+            if thread is not None:
+                thread.join(max(0.0, deadline - time.monotonic()))
+
     def cancel(self) -> None:
+        with self._control:
+            self._cancel()
+
+    def _cancel(self) -> None:
         with self._lock:
             self._cancelled.set()
             if self._process is not None:
@@ -89,15 +134,11 @@ class BackgroundIndex:
             self._thread.join()
             self._thread = None
 
-    def resume(self, site_dir: Path) -> None:
-        """Index the site again if the last indexing was stopped before it was done."""
-        if self.pending:
-            self.start(site_dir)
-
     def wait(self, timeout: float | None = None) -> None:
         """Wait for the indexing under way, if any, to end."""
-        if self._thread is not None:
-            self._thread.join(timeout)
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
 
     def _run(self, site_dir: Path) -> None:
         start = time.perf_counter()
@@ -200,51 +241,61 @@ class Server:
 
     def rebuild(self) -> bool:
         """Build once; True when a new site was swapped in."""
+        with self._build_lock:
+            try:
+                return self._build()
+            finally:
+                # The previous base is now cyclic garbage (and so is a refused one), which the next loading
+                # would freeze out of the collector's reach for good (`pipeline.compile._bulk_allocation`):
+                # a server's memory grew by a base a save. Collected here, after the new pages are served.
+                gc.collect()
+
+    def _build(self) -> bool:
         from flopkb.pipeline.compile import load_entries
         from flopkb.report.reporters import Summary, report
 
-        with self._build_lock:
-            start = time.perf_counter()
-            self.search.cancel()
-            try:
-                outcome = build(
-                    self.config,
-                    load=self.cache or load_entries,
-                    discard=_discard_later,
-                    search=False,
-                    update=self._pages,
-                    graph=self._graph,
-                )
-            except Exception as error:
-                message = f"the build failed: {type(error).__name__}: {error}"
-                self.state.set("failed", message)
-                self._say(message)
-                self.search.resume(self.site_dir)
-                return False
-            finally:
-                if self.cache is not None:
-                    self.cache.save()
-            kb = outcome.kb
-            text = io.StringIO()
-            if kb.diagnostics:
-                report(kb.diagnostics, Summary.of(kb.diagnostics, records=len(kb.entries)), "text", text, color=False)
-            gc.unfreeze()  # loading froze what it allocated; let the previous base be collected
-            if outcome.refused:
-                message = (
-                    "flopkb serve: the knowledge base has errors; still serving the last good build\n\n"
-                    + text.getvalue()
-                )
-                self.state.set("refused", message)
-                self._say(message)
-                self.search.resume(self.site_dir)
-                return False
-            self._graph = kb.graph
-            self.state.set("ok", "", bump=True)
-            self._say(f"{text.getvalue()}built {outcome.pages} pages in {time.perf_counter() - start:.1f} s")
-            self.search.start(self.site_dir)
-            if self.on_build is not None:
-                self.on_build(self.state.snapshot()["version"])
-            return True
+        start = time.perf_counter()
+        self.search.cancel()
+        try:
+            outcome = build(
+                self.config,
+                load=self.cache or load_entries,
+                discard=_discard_later,
+                search=False,
+                update=self._pages,
+                graph=self._graph,
+            )
+        except Exception as error:
+            message = f"the build failed: {type(error).__name__}: {error}"
+            self.state.set("failed", message)
+            self._say(message)
+            return False
+        finally:
+            if self.cache is not None:
+                self.cache.save()
+        kb = outcome.kb
+        text = io.StringIO()
+        if kb.diagnostics:
+            report(kb.diagnostics, Summary.of(kb.diagnostics, records=len(kb.entries)), "text", text, color=False)
+        gc.unfreeze()  # loading froze what it allocated; let the previous base be collected
+        if outcome.refused:
+            message = (
+                "flopkb serve: the knowledge base has errors; still serving the last good build\n\n" + text.getvalue()
+            )
+            self.state.set("refused", message)
+            self._say(message)
+            return False
+        self._graph = kb.graph
+        self.state.set("ok", "", bump=True)
+        self._say(f"{text.getvalue()}built {outcome.pages} pages in {time.perf_counter() - start:.1f} s")
+        self.search.stale(self.site_dir)
+        if self.on_build is not None:
+            self.on_build(self.state.snapshot()["version"])
+        return True
+
+    def _search_asked(self) -> None:
+        """A reader starts a search: the index they get is the served site's (indexed now if a save changed it)."""
+        self.search.ensure(self.site_dir, SEARCH_WAIT)
 
     def _say(self, text: str) -> None:
         if text:
@@ -277,7 +328,8 @@ class Server:
         while that build runs is missed: it triggers the next one.
         """
         try:
-            self._httpd = Listener(("127.0.0.1", self.port), handler(self.site_dir, self.state.snapshot, self._pages))
+            answer = handler(self.site_dir, self.state.snapshot, self._pages, self._search_asked)
+            self._httpd = Listener(("127.0.0.1", self.port), answer)
         except OSError as error:
             raise ServeError(
                 f"cannot listen on 127.0.0.1:{self.port}: {error.strerror}; pass another --port"

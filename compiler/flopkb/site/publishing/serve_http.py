@@ -41,7 +41,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from flopkb.site.publishing.search import BUNDLE
+
 __all__ = [
+    "INDEX_ENTRY",
     "MAX_PATH",
     "RELOAD_SCRIPT",
     "VERSION_PATH",
@@ -56,6 +59,8 @@ __all__ = [
 ]
 
 VERSION_PATH = "/__flopkb__/version"
+#: The file of the search index that pagefind's script fetches first, when a reader starts a search.
+INDEX_ENTRY = "pagefind-entry.json"
 POLL_MS = 200
 
 RELOAD_SCRIPT = (
@@ -162,9 +167,18 @@ class Listener(http.server.ThreadingHTTPServer):
 
 
 def handler(
-    site_dir: Path, version: Callable[[], dict[str, Any]], pages: threading.Lock
+    site_dir: Path,
+    version: Callable[[], dict[str, Any]],
+    pages: threading.Lock,
+    before_search: Callable[[], None] | None = None,
 ) -> type[http.server.BaseHTTPRequestHandler]:
-    """The request handler of a site folder; `pages` is held while a page is read (`build(..., update=pages)`)."""
+    """The request handler of a site folder.
+
+    `pages` is held while a page is read (`build(..., update=pages)`);
+    `before_search` is called before the search index's entry file is sent
+    (the server brings the index up to date there).
+    """
+    search_entry = f"/{BUNDLE}/{INDEX_ENTRY}"
 
     class Handler(http.server.SimpleHTTPRequestHandler):  # for its content types; it never lists nor translates
         answered = False
@@ -203,9 +217,12 @@ def handler(
             if not host_allowed(self.headers.get("Host"), str(address[0]) if isinstance(address, tuple) else ""):
                 self.send_error(421, "flopkb serve answers requests for localhost only")
                 return
-            if urlsplit(self.path).path == VERSION_PATH:
+            path = urlsplit(self.path).path
+            if path == VERSION_PATH:
                 self._send(200, "application/json", json.dumps(version()).encode("utf-8"), body)
                 return
+            if path == search_entry and before_search is not None:
+                before_search()
             try:
                 found = resolve(site_dir, self.path)
             except BadRequest as error:
