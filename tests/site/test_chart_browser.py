@@ -1,0 +1,30 @@
+"""The project's charts in a real browser, at a desktop and a phone width: what a reader sees of each chart."""
+
+from __future__ import annotations
+
+import pytest
+
+from site_fixtures import BuiltSite
+
+SPEEDUP = "records/flops/sd-speedup-vs-batch-roofline.html"
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_x_axis_ends_near_the_last_point(project_site: BuiltSite, serve_dir, page, page_log, shot, width) -> None:
+    """No empty stretch of axis beyond the data: the last batch size sits near the plot's right edge."""
+    page.set_viewport_size({"width": width, "height": 900})
+    base = serve_dir(project_site.site)
+    page.goto(base + SPEEDUP)
+    page.wait_for_selector("article h1")
+    img = page.locator('[data-formula="speedup-vs-batch"] .flopkb-chart img')
+    img.scroll_into_view_if_needed()
+    assert img.is_visible()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img.element_handle())
+    shot(page, f"chart-speedup-{width}", full_page=False)
+    page_log.assert_clean()
+    page.goto(base + "records/flops/" + img.get_attribute("src"))
+    frame = page.locator("rect.plot-frame").bounding_box()
+    points = [box for box in (c.bounding_box() for c in page.locator("circle:has(title)").all()) if box]
+    assert frame is not None and points
+    right = max(box["x"] + box["width"] / 2 for box in points)
+    assert frame["x"] + frame["width"] - right <= 0.1 * frame["width"]
