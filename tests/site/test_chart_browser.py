@@ -28,3 +28,29 @@ def test_the_x_axis_ends_near_the_last_point(project_site: BuiltSite, serve_dir,
     assert frame is not None and points
     right = max(box["x"] + box["width"] / 2 for box in points)
     assert frame["x"] + frame["width"] - right <= 0.1 * frame["width"]
+
+
+
+def test_a_phone_never_scrolls_any_page_sideways(project_site: BuiltSite, serve_dir, page, page_log) -> None:
+    """At 390 px no page of the site is wider than the screen: a wide table scrolls inside its own box."""
+    page.set_viewport_size({"width": 390, "height": 900})
+    base = serve_dir(project_site.site)
+    pages = sorted(path.relative_to(project_site.site).as_posix() for path in project_site.site.rglob("*.html"))
+    assert len(pages) > 50
+    for rel in pages:
+        page.goto(base + rel)
+        page.wait_for_load_state("load")
+        width, screen = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+        assert width <= screen, f"{rel}: the page scrolls sideways ({width} px on a {screen} px screen)"
+    page.goto(base + SPEEDUP)
+    page.wait_for_selector("article h1")
+    page.wait_for_load_state("networkidle")
+    scrolling = page.evaluate("""() => [...document.querySelectorAll('article table')].filter(table => {
+        for (let box = table.parentElement; box && box.tagName !== 'ARTICLE'; box = box.parentElement) {
+            const overflow = getComputedStyle(box).overflowX;
+            if (overflow === 'auto' || overflow === 'scroll') return box.scrollWidth > box.clientWidth;
+        }
+        return false;
+    }).length""")
+    assert scrolling > 0  # a table wider than the phone, in a box of its own that scrolls
+    page_log.assert_clean()
