@@ -30,7 +30,6 @@ def test_the_x_axis_ends_near_the_last_point(project_site: BuiltSite, serve_dir,
     assert frame["x"] + frame["width"] - right <= 0.1 * frame["width"]
 
 
-
 def test_a_phone_never_scrolls_any_page_sideways(project_site: BuiltSite, serve_dir, page, page_log) -> None:
     """At 390 px no page of the site is wider than the screen: a wide table scrolls inside its own box."""
     page.set_viewport_size({"width": 390, "height": 900})
