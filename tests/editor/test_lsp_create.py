@@ -95,3 +95,11 @@ async def test_a_file_already_on_disk_is_never_offered(tmp_path: Path) -> None:
         (root / "records/notes/gamma.yml").write_text("# the author's words, not yet a record\n", encoding="utf-8")
         assert await actions_for(lsp, uri, dangling) == []  # the check has not seen it: the disk has
         assert (root / "records/notes/gamma.yml").read_text(encoding="utf-8").startswith("# the author's words")
+
+
+async def test_a_client_that_cannot_create_files_is_not_offered_it(tmp_path: Path) -> None:
+    root = write_kb(tmp_path, {"records/hw/alpha.yaml": accelerator("hw/alpha", memory_bandwidth="4 TB/s")})
+    async with lsp_session(root, client="emacs@v29.1") as lsp:  # eglot: no resource operations in workspace edits
+        uri = open_file(lsp, root, "records/flops/decode.yaml", DANGLING)
+        (dangling,) = [item for item in await settled(lsp, uri) if item.code == "dangling-ref"]
+        assert await actions_for(lsp, uri, dangling) == []

@@ -146,6 +146,14 @@ class FlopkbServer(LanguageServer):
         workspace = self.client_capabilities.workspace
         return bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
 
+    @property
+    def creates_files(self) -> bool:
+        """Whether the client applies a workspace edit that creates a file (else "create the record" is not
+        offered: the client would fail on it)."""
+        workspace = self.client_capabilities.workspace
+        edits = workspace.workspace_edit if workspace is not None else None
+        return edits is not None and types.ResourceOperationKind.Create in (edits.resource_operations or ())
+
     def location(self, checked: Checked, place: tuple[str, int, int]) -> types.Location:
         path, line, column = place
         text = checked.text_of(path)
@@ -320,7 +328,7 @@ def make_server(root: Path | None = None) -> FlopkbServer:
         actions = quick_fixes(params.text_document.uri, list(params.context.diagnostics))
         rel = ls.relative(params.text_document.uri)
         checked = ls.checker.latest if ls.checker is not None else None
-        if checked is not None and ls.config is not None and rel is not None:
+        if checked is not None and ls.config is not None and rel is not None and ls.creates_files:
             diagnostics = list(params.context.diagnostics)
             actions += create_actions(checked, ls.config, rel, diagnostics, ls.checker_encoding)
         return actions or None
