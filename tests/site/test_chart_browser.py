@@ -10,8 +10,10 @@ SPEEDUP = "records/flops/sd-speedup-vs-batch-roofline.html"
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_the_x_axis_ends_near_the_last_point(project_site: BuiltSite, serve_dir, page, page_log, shot, width) -> None:
-    """No empty stretch of axis beyond the data: the last batch size sits near the plot's right edge."""
+def test_the_axes_end_near_the_points_and_the_y_label_is_short(
+    project_site: BuiltSite, serve_dir, page, page_log, shot, width
+) -> None:
+    """No empty stretch of axis beyond the data (the last batch near the plot's right edge); a short y label."""
     page.set_viewport_size({"width": width, "height": 900})
     base = serve_dir(project_site.site)
     page.goto(base + SPEEDUP)
@@ -28,6 +30,10 @@ def test_the_x_axis_ends_near_the_last_point(project_site: BuiltSite, serve_dir,
     assert frame is not None and points
     right = max(box["x"] + box["width"] / 2 for box in points)
     assert frame["x"] + frame["width"] - right <= 0.1 * frame["width"]
+    # The y axis names the quantity in a few words; the formula itself stays in the title above the plot.
+    assert page.locator("text[transform^=rotate]").all_text_contents() == ["Speculative speedup"]
+    title = " ".join(page.locator("text.chart-title").all_text_contents())
+    assert "S(B) = a * T_base(B)" in title
 
 
 def test_a_phone_never_scrolls_any_page_sideways(project_site: BuiltSite, serve_dir, page, page_log) -> None:
