@@ -199,8 +199,12 @@ class GitTree:
                 if rel.endswith(RECORD_SUFFIXES) and mode in _REGULAR and oid not in self._known
             )
         )
+        # --buffer: git writes in large chunks instead of flushing after each object (all the ids are known).
         process = subprocess.Popen(
-            ["git", "cat-file", "--batch"], cwd=self.repository, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            ["git", "cat-file", "--batch", "--buffer"],
+            cwd=self.repository,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
         )
         assert process.stdin is not None and process.stdout is not None
         stdin, stdout = process.stdin, process.stdout
