@@ -199,3 +199,23 @@ def test_known_blobs_and_a_pickled_tree_are_read_on_demand_with_the_same_bytes(t
     finally:
         for tree in (everything, known, copied):
             tree.close()
+
+
+def test_a_blob_is_read_from_the_work_tree_only_where_the_file_there_is_that_blob(tmp_path: Path) -> None:
+    """A file of the work tree is taken for a blob only when it hashes to the blob's object id: an edited file, a
+    symbolic link in its place, a folder, or a missing file all give the commit's bytes."""
+    files = {f"records/facts/{name}.yaml": FACT.replace("facts/a", f"facts/{name}") for name in "abcde"}
+    write_kb(tmp_path, files)
+    commit = _commit_all(tmp_path)
+    (tmp_path / "records/facts/a.yaml").write_text(FACT.replace("Decode", "Prefill"), encoding="utf-8")
+    (tmp_path / "records/facts/b.yaml").unlink()
+    (tmp_path / "records/facts/b.yaml").symlink_to("a.yaml")
+    (tmp_path / "records/facts/c.yaml").unlink()
+    (tmp_path / "records/facts/c.yaml").mkdir()
+    (tmp_path / "records/facts/d.yaml").unlink()
+    tree = GitTree(tmp_path, commit)
+    try:
+        for rel, text in files.items():
+            assert tree.read(rel) == text.encode()
+    finally:
+        tree.close()
