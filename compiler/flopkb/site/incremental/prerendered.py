@@ -118,7 +118,10 @@ class Heading:
     text: str
     """As written: HTML (character references kept)."""
     id: str | None
-    """The `{: #id }`, if the heading has one."""
+    """The `{: #id }`, if the heading has one (`\\_` read as `_`)."""
+    id_escaped: bool = False
+    """Whether the id was written with a backslash escape: python-markdown's toc then holds it, while it makes the
+    other headings' ids unique, in its escaped form, which no slug can equal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +190,9 @@ def split_page(markdown_text: str, form: PageForm) -> Split | None:
             match = _HEADING.match(source, position)
             if match is None:
                 return None
-            parts.append(Heading(len(match[1]), match[2], match[3] and match[3].replace("\\_", "_")))
+            written = match[3]
+            escaped = written is not None and "\\" in written
+            parts.append(Heading(len(match[1]), match[2], written and written.replace("\\_", "_"), escaped))
             position = match.end()
         elif char == "<":
             stop = _block_end(source, position, form.block_level, anchors)
@@ -265,7 +270,7 @@ class Rendered:
 def render_parts(parts: list[Heading | str], form: PageForm) -> Rendered:
     """What python-markdown makes of these parts: headings with ids (toc's, unique across the page, or their
     own) and permalinks, blocks as they are, one per line."""
-    used = {part.id for part in parts if isinstance(part, Heading) and part.id is not None}
+    used = {part.id for part in parts if isinstance(part, Heading) and part.id is not None and not part.id_escaped}
     counters: dict[str, int] = {}
     pieces: list[str] = []
     tokens: list[Any] = []
