@@ -34,6 +34,7 @@ compare ratios measured together, not seconds of different runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -119,7 +120,12 @@ class Served:
 
 
 def _children(pid: int) -> list[str]:
-    return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    """The running children of every thread of `pid` (pagefind is started by the server's search thread)."""
+    found: list[str] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            found += (task / "children").read_text().split()
+    return found
 
 
 def _until(url: str, text: str, timeout: float = 600) -> float:

@@ -329,8 +329,8 @@ def new(root: str | None, kind: str, record_id: str) -> None:
     if misplaced:
         click.echo(f"warning: {misplaced}", err=True)
     click.echo(
-        f"now write: {', '.join(made.to_fill)} (the template holds placeholders); "
-        "check warns 'orphan' until another record links to it"
+        f"now write: {', '.join(made.to_fill)} (the template holds placeholders: check warns 'placeholder', "
+        "and the record is a draft, until they are replaced); check warns 'orphan' until another record links to it"
     )
     if not made.schema.is_file():
         click.echo(f"run flopkb schema, so that editors find {made.schema.relative_to(config.root).as_posix()}")

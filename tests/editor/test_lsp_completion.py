@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
+from flopkb.formulas.units import parse_quantity
 from kbfixture import accelerator, write_kb
 from lsp_session import lsp_session, open_file, settled
 
@@ -80,3 +81,62 @@ async def test_completion_knows_targets_kinds_anchors_terms_and_parameters(tmp_p
         assert set(parameters) == {"memory_bandwidth", "memory_capacity", "peak_bf16_dense", "peak_fp8_dense"}
         anchors = await completions(lsp, uri, text, 13, lines[13].index("}"))
         assert anchors == {"b32": "b32"}
+
+
+TYPING_UNITS = """\
+id: hw/gamma
+kind: accelerator
+vendor: V
+specs:
+  memory_bandwidth: {value: "4 T
+  memory_capacity: {value: 80 G, basis: derived}
+"""
+FORMULA_UNIT = """\
+id: facts/ridge
+kind: fact
+statement: A ridge.
+formulas:
+  - id: ridge
+    expr: 1000 / k
+    inputs: {k: 4, batch: [1, 3
+    unit: FLOP/
+"""
+
+
+async def test_units_are_completed_from_the_unit_registry_where_a_unit_goes(tmp_path: Path) -> None:
+    root = write_kb(tmp_path, FILES)
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/hw/gamma.yaml", TYPING_UNITS)
+        await settled(lsp, uri)
+        after_number = await completions(lsp, uri, TYPING_UNITS, 4, len(TYPING_UNITS.split("\n")[4]))
+        in_flow = await completions(lsp, uri, TYPING_UNITS, 5, len("  memory_capacity: {value: 80 G"))
+        other = open_file(lsp, root, "records/facts/ridge.yaml", FORMULA_UNIT)
+        await settled(lsp, other)
+        lines = FORMULA_UNIT.split("\n")
+        in_unit_field = await completions(lsp, other, FORMULA_UNIT, 7, len(lines[7]))
+        in_a_list_of_numbers = await completions(lsp, other, FORMULA_UNIT, 6, len(lines[6]))
+
+    assert after_number == in_flow == in_unit_field
+    assert {"TB", "GiB", "TFLOP", "s", "ms", "W", "%", "token"} <= after_number.keys()
+    assert in_a_list_of_numbers == {}
+    for name in after_number:  # every name offered is one `check` reads, with the dimension its detail gives
+        assert parse_quantity(f"4 {name}").magnitude == 4
+
+
+async def test_a_completed_unit_replaces_what_was_typed_of_it(tmp_path: Path) -> None:
+    root = write_kb(tmp_path, FILES)
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/hw/gamma.yaml", TYPING_UNITS)
+        await settled(lsp, uri)
+        found = await lsp.text_document_completion_async(
+            types.CompletionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line=4, character=len(TYPING_UNITS.split("\n")[4])),
+            )
+        )
+    assert isinstance(found, types.CompletionList)
+    (terabyte,) = [item for item in found.items if item.label == "TB"]
+    assert terabyte.detail == "terabyte · [information]"
+    assert isinstance(terabyte.text_edit, types.TextEdit)
+    end = len(TYPING_UNITS.split("\n")[4])
+    assert (terabyte.text_edit.range.start.character, terabyte.text_edit.range.end.character) == (end - 1, end)

@@ -108,3 +108,44 @@ async def test_a_pulling_client_pulls_every_file_s_diagnostics_and_none_are_push
             assert isinstance(item, types.WorkspaceFullDocumentDiagnosticReport)
             lsp.diagnostics[item.uri] = list(item.items)
         assert pushed(lsp, root) == checked(root, UTF16) != []
+
+
+RIDGE = """\
+id: facts/ridge
+kind: fact
+statement: The ridge point of [[hw/alpha]].
+formulas:
+  - id: ridge
+    expr: hw.peak_bf16_dense / hw.memory_bandwidth
+    unit: FLOP/byte
+    hardware: [hw/alpha]
+  - id: stream
+    expr: hw.memory_bandwidth * t
+    unit: byte
+    inputs: {t: 1 s}
+    hardware: [hw/alpha]
+"""
+
+
+async def test_an_unverified_figure_points_at_the_claims_that_compute_with_it(tmp_path: Path) -> None:
+    alpha = accelerator("hw/alpha", basis="unverified", peak_bf16_dense="1000 TFLOP/s", memory_bandwidth="4 TB/s")
+    root = write_kb(tmp_path, {"records/hw/alpha.yaml": alpha, "records/facts/ridge.yaml": RIDGE})
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/hw/alpha.yaml")
+        unverified = {
+            item.range.start.line: item for item in await settled(lsp, uri) if item.code == "unverified-basis"
+        }
+    related = {
+        line: [
+            (rel_of(root, info.location.uri), info.location.range.start.line, info.message)
+            for info in item.related_information or []
+        ]
+        for line, item in unverified.items()
+    }
+    assert related == {
+        4: [("records/facts/ridge.yaml", 4, "facts/ridge#ridge computes with hw/alpha specs.peak_bf16_dense")],
+        5: [
+            ("records/facts/ridge.yaml", 4, "facts/ridge#ridge computes with hw/alpha specs.memory_bandwidth"),
+            ("records/facts/ridge.yaml", 8, "facts/ridge#stream computes with hw/alpha specs.memory_bandwidth"),
+        ],
+    }

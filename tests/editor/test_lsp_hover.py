@@ -124,3 +124,33 @@ async def test_inlay_hints_show_each_claim_as_computed(tmp_path: Path) -> None:
         ("records/facts/f.yaml", 14): "= 222.222 FLOP/byte ✓",
         ("records/facts/g.yaml", 8): "≠ model 0.125, measured 0.2 (off by 60%)",
     }
+
+
+GAMMA = accelerator("hw/gamma", peak_bf16_dense="200 TFLOP/s", memory_bandwidth="8 TB")  # a bandwidth that is no rate
+
+
+async def test_hover_on_a_hardware_parameter_shows_it_on_every_accelerator_as_eval_does(tmp_path: Path) -> None:
+    files = {"records/hw/alpha.yaml": ALPHA, "records/hw/beta.yaml": BETA, "records/facts/f.yaml": FACT}
+    root = write_kb(tmp_path, {**files, "records/facts/g.yaml": GAIN, "records/hw/gamma.yaml": GAMMA})
+    printed = eval_output(root, "facts/f")
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/facts/f.yaml")
+        await settled(lsp, uri)
+        in_expression = await hover_at(lsp, uri, FACT, "hw.memory_bandwidth")
+        spec = open_file(lsp, root, "records/hw/beta.yaml")
+        await settled(lsp, spec)
+        on_spec = await hover_at(lsp, spec, BETA, "memory_bandwidth:")
+        on_other_spec = await hover_at(lsp, spec, BETA, "peak_bf16_dense:")
+    assert in_expression is not None and in_expression == on_spec
+    heading, _, *rows = in_expression.split("\n")
+    assert heading == "**hw.memory_bandwidth** · byte/s: Peak memory bandwidth."
+    assert rows == [
+        "- hw/alpha: 4 TB/s (derived)",
+        "- hw/beta: 2.5 TB/s (derived)",
+        "- hw/gamma: its value fails the spec check; no formula computes with it",
+    ]
+    for row in rows[:2]:  # the figure and basis `flopkb eval` prints beside each evaluation on that accelerator
+        accelerator, figure = row.removeprefix("- ").split(": ")
+        assert any(accelerator in line and figure in line for line in printed.splitlines())
+    assert on_other_spec is not None and on_other_spec.startswith("**hw.peak_bf16_dense**")
+    assert "- hw/gamma: 200 TFLOP/s (derived)" in on_other_spec.split("\n")

@@ -215,7 +215,7 @@ MUTANTS = [
         "flopkb/authoring/fmt.py",
         "fits = column + width <= FLOW_WIDTH",
         "fits = width <= FLOW_WIDTH",
-        ("tests/authoring/test_fmt.py",),
+        ("tests/authoring/test_fmt.py", "tests/authoring/test_fmt_cost.py"),
         "a flow list allowed past 100 columns",
     ),
     Mutant(
@@ -256,7 +256,7 @@ MUTANTS = [
         "flopkb/cli.py",
         "return EXIT_PROBLEMS if Severity.ERROR in severities or (strict and severities) else EXIT_OK",
         "return EXIT_PROBLEMS if Severity.ERROR in severities or strict else EXIT_OK",
-        ("tests/test_cli.py",),
+        ("tests/test_cli.py", "tests/test_exit_status.py"),
         "--strict failing a base without warnings",
     ),
     Mutant(

@@ -68,7 +68,7 @@ def test_no_two_texts_of_a_roofline_chart_overlap(project_site: BuiltSite, serve
     charts = chart_sources(page)
     open_page(page, base, H100)
     charts += chart_sources(page)
-    assert len(charts) == 3
+    assert len(charts) >= 3  # the comparison's charts (one per parameter the accelerators share) and a roofline
     for src in charts:
         page.goto(src)
         texts = page.evaluate(BOXES, "text")
@@ -277,7 +277,7 @@ def test_meta_chips_read_as_separate_words_and_titles_read_as_words(
     base = serve_dir(project_site.site)
     open_page(page, base, "records/flops/sd-batch-dilution-problem.html")
     meta = page.locator(".flopkb-meta").inner_text()
-    assert "arithmetic-intensity · has unverified figures · " in meta
+    assert "arithmetic-intensity · unverified figures · " in meta
     assert meta.endswith("flops/sd-batch-dilution-problem")
     # The record has no title: its heading is its id's last segment, as words.
     assert page.locator("article h1").inner_text().rstrip("¶").strip() == "Sd batch dilution problem"

@@ -65,13 +65,13 @@ def new_record(config: Config, kind: str, record_id: str, vocabulary: Vocabulary
     problem = id_problem(record_id)
     if problem:
         raise ScaffoldError(f"'{record_id}' is not a valid id: {problem}")
-    existing = [config.records_path / f"{record_id}{suffix}" for suffix in RECORD_SUFFIXES]
+    existing = new_record_path(config, record_id)
     for path in existing:
         if path.exists():
             raise ScaffoldError(f"{path.relative_to(config.root).as_posix()} already exists")
     path = existing[0]
     schema = config.root / config.schema / schema_file(kind)
-    text = render(kind, record_id, Path(os.path.relpath(schema, path.parent)).as_posix(), vocabulary)
+    text = render_new(config, kind, record_id, path, vocabulary)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         create_atomically(path, text.encode("utf-8"))  # whole or not at all: a full disk leaves nothing behind
@@ -81,6 +81,17 @@ def new_record(config: Config, kind: str, record_id: str, vocabulary: Vocabulary
         name for name, field in MODELS[kind].model_fields.items() if field.is_required() and name not in ("id", "kind")
     ]
     return Scaffolded(path, required, schema)
+
+
+def new_record_path(config: Config, record_id: str) -> list[Path]:
+    """The files a record of `record_id` may be: the first is the one `new` writes; none may exist."""
+    return [config.records_path / f"{record_id}{suffix}" for suffix in RECORD_SUFFIXES]
+
+
+def render_new(config: Config, kind: str, record_id: str, path: Path, vocabulary: Vocabulary) -> str:
+    """The text `new` writes at `path` for a record of `kind`: its first line names the kind's schema."""
+    schema = config.root / config.schema / schema_file(kind)
+    return render(kind, record_id, Path(os.path.relpath(schema, path.parent)).as_posix(), vocabulary)
 
 
 def render(kind: str, record_id: str, schema: str, vocabulary: Vocabulary) -> str:

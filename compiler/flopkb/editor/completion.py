@@ -10,7 +10,9 @@
   takes them;
 - in a field that takes a vocabulary term (`category`, `parameter`,
   `basis`): the terms of schema/vocabulary.yaml as the last check read it;
-- after `hw.`: the vocabulary's hardware parameters, with their units.
+- after `hw.`: the vocabulary's hardware parameters, with their units;
+- in a `unit:` field and after a quantity's number: the units of the unit
+  registry (`flopkb.editor.unit_names`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from lsprotocol import types
 
 from flopkb.authoring.schema import _TERMS
 from flopkb.editor.positions import units
+from flopkb.editor.unit_names import unit_names, unit_typed
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import ref_fields
 from flopkb.links.resolver import Resolver
@@ -179,6 +182,13 @@ def complete(
                 for name, parameter in sorted(kb.vocabulary.parameters.items())
             ]
         field = _field_of(lines, line, before)
+        unit = unit_typed(before, field)
+        if unit is not None:
+            width = typed_units_of(unit)
+            return [
+                _item(name, types.CompletionItemKind.Unit, detail, name, width, line, character)
+                for name, detail in unit_names()
+            ]
         if field is None:
             return []
         name, typed = field

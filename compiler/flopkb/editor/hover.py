@@ -5,7 +5,9 @@
 - on a formula (any line of its item): its evaluations per accelerator with
   units, the hardware figures with their basis, its claims and the model
   against each measurement: the tables `flopkb eval` prints, from the same
-  code (`flopkb.formulas.eval_table.formula_table`).
+  code (`flopkb.formulas.eval_table.formula_table`);
+- on `hw.name` in an expression or on a spec of an accelerator: its value on
+  each accelerator, with the basis (`flopkb.editor.spec_hover`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import io
 
 from rich.console import Console
 
+from flopkb.editor.spec_hover import parameter_hover
 from flopkb.formulas.eval_table import WIDTH, formula_table
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase
@@ -95,6 +98,9 @@ def hover_markdown(kb: KnowledgeBase, path: str, line: int, column: int) -> str 
                 table = eval_text(kb, link.resolved, formula_ids.index(link.anchor))
                 text += f"\n\n```text\n{table}\n```" if table else ""
         return text
+    shown = parameter_hover(kb, entry, line, column)
+    if shown is not None:
+        return shown
     index = formula_at(entry, line)
     if index is not None:
         table = eval_text(kb, entry.id, index)

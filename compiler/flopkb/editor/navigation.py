@@ -13,18 +13,15 @@
 
 from __future__ import annotations
 
-import re
-
 from lsprotocol import types
 
 from flopkb.editor.hover import entry_at, link_at
+from flopkb.editor.spec_hover import hw_parameter_at
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase
 
 Place = tuple[str, int, int]
 """(path, line, column) in flopkb's positions."""
-
-_HW_NAME = re.compile(r"\bhw\.(\w+)")
 
 
 def _id_place(entry: Entry) -> Place:
@@ -72,10 +69,8 @@ def definition(kb: KnowledgeBase, path: str, line: int, column: int, line_text: 
         target = kb.entries[link.resolved]
         anchored = _anchor_place(target, link.anchor) if link.anchor else None
         return [anchored or _id_place(target)]
-    for match in _HW_NAME.finditer(line_text):
-        if match.start() < column <= match.end() + 1:
-            return _specs(kb, match.group(1))
-    return []
+    parameter = hw_parameter_at(line_text, column)
+    return _specs(kb, parameter) if parameter is not None else []
 
 
 def _specs(kb: KnowledgeBase, parameter: str) -> list[Place]:

@@ -2,7 +2,9 @@
 
 - `ambiguous-link`: the `id` of each record the target matches;
 - `duplicate-id`: the file that already has the id;
-- `measurement-disagrees`: the measurement in its source that the claim disagrees with.
+- `measurement-disagrees`: the measurement in its source that the claim disagrees with;
+- `unverified-basis`: each claim (a row or formula of another record) that computes with the unverified figure,
+  as the evidence stage traced it (`kb.evidence`): where the debt goes.
 
 They are read from the compiled base (its links, resolver and sources) at
 the diagnostic's place, never from its words.
@@ -30,6 +32,8 @@ def related_places(kb: KnowledgeBase, diagnostic: Diagnostic) -> list[Place]:
         return list(_owner(kb, diagnostic))
     if diagnostic.code == "measurement-disagrees":
         return list(_measurements(kb, diagnostic))
+    if diagnostic.code == "unverified-basis":
+        return list(_resting_on(kb, diagnostic))
     return []
 
 
@@ -86,3 +90,34 @@ def _measurements(kb: KnowledgeBase, diagnostic: Diagnostic) -> Iterator[Place]:
             if measurement.id == link.anchor:
                 line, column = source.source.position(("measurements", index))
                 yield source.path, line, column, f"the measurement {link.resolved}#{link.anchor}"
+
+
+def _resting_on(kb: KnowledgeBase, diagnostic: Diagnostic) -> Iterator[Place]:
+    if kb.evidence is None:
+        return
+    where = (diagnostic.path, diagnostic.line, diagnostic.column)
+    item = next((item for item in kb.evidence.debt if (item.file, item.line, item.column) == where), None)
+    if item is None:
+        return
+    for record_id in kb.evidence.dependents.get(item, ()):
+        user = kb.entries.get(record_id)
+        if user is None or user.source is None:
+            continue
+        for debt in kb.evidence.of(record_id).inherited:
+            if debt.item == item:
+                line, column = user.source.position(debt.claim)
+                yield (
+                    user.path,
+                    line,
+                    column,
+                    f"{_claim_name(user, debt.claim)} computes with {item.record} {item.label}",
+                )
+
+
+def _claim_name(entry: Entry, claim: tuple[str | int, ...]) -> str:
+    """`facts/ridge#ridge` for a formula, `flops/x hardware_parameters[0]` for a row."""
+    field, index = claim[0], claim[1]
+    formula_ids = entry.summary.formula_ids or ()
+    if field == "formulas" and isinstance(index, int) and index < len(formula_ids):
+        return f"{entry.id}#{formula_ids[index]}"
+    return f"{entry.id} {field}[{index}]"

@@ -24,6 +24,7 @@ from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.actions import quick_fixes
 from flopkb.editor.checker import Buffer, Checked, Checker, uri_of
 from flopkb.editor.completion import complete
+from flopkb.editor.create import create_actions
 from flopkb.editor.hover import hover_markdown
 from flopkb.editor.inlay import claim_hints
 from flopkb.editor.navigation import definition, document_symbols, references, target_at, workspace_symbols
@@ -144,6 +145,14 @@ class FlopkbServer(LanguageServer):
     def refreshes(self) -> bool:
         workspace = self.client_capabilities.workspace
         return bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
+
+    @property
+    def creates_files(self) -> bool:
+        """Whether the client applies a workspace edit that creates a file (else "create the record" is not
+        offered: the client would fail on it)."""
+        workspace = self.client_capabilities.workspace
+        edits = workspace.workspace_edit if workspace is not None else None
+        return edits is not None and types.ResourceOperationKind.Create in (edits.resource_operations or ())
 
     def location(self, checked: Checked, place: tuple[str, int, int]) -> types.Location:
         path, line, column = place
@@ -316,7 +325,13 @@ def make_server(root: Path | None = None) -> FlopkbServer:
         types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
     )
     def code_actions(ls: FlopkbServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
-        return quick_fixes(params.text_document.uri, list(params.context.diagnostics)) or None
+        actions = quick_fixes(params.text_document.uri, list(params.context.diagnostics))
+        rel = ls.relative(params.text_document.uri)
+        checked = ls.checker.latest if ls.checker is not None else None
+        if checked is not None and ls.config is not None and rel is not None and ls.creates_files:
+            diagnostics = list(params.context.diagnostics)
+            actions += create_actions(checked, ls.config, rel, diagnostics, ls.checker_encoding)
+        return actions or None
 
     @server.feature(types.TEXT_DOCUMENT_FORMATTING)
     def formatting(ls: FlopkbServer, params: types.DocumentFormattingParams) -> list[types.TextEdit] | None:

@@ -123,19 +123,27 @@ def _children(node: Node) -> tuple[Node, ...]:
 
 def parse(source: str) -> Expr:
     """Parse `source` under the formula grammar, or raise ExprSyntaxError."""
+    text, shift = parsable_text(source, "expression", "an expression")
+    converter = _Converter(text, shift)
+    root = converter.convert(converter.parse(), depth=1)
+    return Expr(root, source, frozenset(converter.names), frozenset(converter.params))
+
+
+def parsable_text(source: object, name: str, subject: str) -> tuple[str, int]:
+    """`source` ready for the grammar's parser: the text from its first non-blank character, and how many characters
+    into `source` that is; ExprSyntaxError (naming it `name`, or `subject` as a sentence's subject) when it is no
+    parsable text."""
     if not isinstance(source, str):
-        raise ExprSyntaxError(f"an expression is text, not {type(source).__name__}", 0)
+        raise ExprSyntaxError(f"{subject} is text, not {type(source).__name__}", 0)
     if len(source) > MAX_LENGTH:
-        raise ExprSyntaxError(f"expression longer than {MAX_LENGTH} characters", MAX_LENGTH)
+        raise ExprSyntaxError(f"{name} longer than {MAX_LENGTH} characters", MAX_LENGTH)
     # Line breaks and tabs become spaces one for one, so offsets stay those of `source`.
     flat = source.translate({ord("\n"): " ", ord("\r"): " ", ord("\t"): " "})
     check_bracket_depth(flat)
     text = flat.lstrip(" ")
     if not text.strip():
-        raise ExprSyntaxError("empty expression", 0)
-    converter = _Converter(text, shift=len(flat) - len(text))
-    root = converter.convert(converter.parse(), depth=1)
-    return Expr(root, source, frozenset(converter.names), frozenset(converter.params))
+        raise ExprSyntaxError(f"empty {name}", 0)
+    return text, len(flat) - len(text)
 
 
 def check_bracket_depth(text: str) -> None:

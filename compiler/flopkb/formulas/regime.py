@@ -17,16 +17,14 @@ from dataclasses import dataclass
 
 from flopkb.formulas.evaluate import Evaluation, QuantityLike, Scope, evaluate_over
 from flopkb.formulas.expr import (
-    MAX_LENGTH,
     BinOp,
     Expr,
-    ExprSyntaxError,
     HwParam,
     Name,
     Node,
-    check_bracket_depth,
     expression_converter,
     node_text,
+    parsable_text,
     walk,
 )
 
@@ -79,16 +77,8 @@ class Condition:
 
 def parse_condition(source: str) -> Condition:
     """Parse a `valid_when`, or raise ExprSyntaxError (offset: the column in `source`)."""
-    if not isinstance(source, str):
-        raise ExprSyntaxError(f"valid_when is text, not {type(source).__name__}", 0)
-    if len(source) > MAX_LENGTH:
-        raise ExprSyntaxError(f"valid_when longer than {MAX_LENGTH} characters", MAX_LENGTH)
-    flat = source.translate({ord("\n"): " ", ord("\r"): " ", ord("\t"): " "})
-    check_bracket_depth(flat)
-    text = flat.lstrip(" ")
-    if not text.strip():
-        raise ExprSyntaxError("empty valid_when", 0)
-    converter = expression_converter(text, shift=len(flat) - len(text))
+    text, shift = parsable_text(source, "valid_when", "valid_when")
+    converter = expression_converter(text, shift)
     tree = converter.parse()
     parts = tree.values if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And) else [tree]
     comparisons: list[Comparison] = []

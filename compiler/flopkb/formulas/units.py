@@ -103,6 +103,11 @@ def _reads(units: pint.UnitRegistry, text: str) -> bool:
     return True
 
 
+def defined_units() -> pint.UnitRegistry:
+    """A new registry of units.txt alone: the shared one also holds the (prefixed) units it has read."""
+    return _import_pint().UnitRegistry(str(_DEFINITIONS), cache_folder=None)
+
+
 @functools.cache
 def quantity_pattern() -> str:
     """A regular expression (for JSON Schema, ECMA-262 and Python alike) of the quantities flopkb reads:
@@ -110,8 +115,7 @@ def quantity_pattern() -> str:
     prefix, and a plural `s` where pint reads one), `1` and `%`, one-digit powers, `*`, `/` and parentheses
     (whose balance a regular expression cannot check). Derived from units.txt, so that an editor flags a misspelt
     unit (`"10 GBytes"`) as `check` does."""
-    pint = _import_pint()
-    fresh = pint.UnitRegistry(str(_DEFINITIONS), cache_folder=None)  # the shared one also holds units it has read
+    fresh = defined_units()
 
     def alternatives(names: set[str]) -> str:
         return "|".join(sorted(map(re.escape, names - {"", "_"}), key=lambda name: (-len(name), name)))

@@ -71,7 +71,7 @@ def placeholder_sentences(folder: Path = TEMPLATES) -> tuple[str, ...]:
         example = "\n".join(_EXAMPLE_LINE.sub("", line, count=1) for line in text.splitlines() if line.startswith("# "))
         for part in (text, example):
             try:
-                data = yaml.load(part, Loader=yaml.CSafeLoader)
+                data = yaml.load(part, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
             except yaml.YAMLError:
                 continue
             found.update(_prose_values(data, None))

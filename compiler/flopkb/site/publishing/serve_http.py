@@ -14,9 +14,8 @@ the site and the base's diagnostics, so it answers as little as it can:
 - Only files inside the site folder are sent: a symlink that leads out of it
   is not followed (404), and a folder is never listed (its `index.html`, or
   404).
-- A missing file gets 404 with the site's own `404.html`, given a
-  `<base href="/">` so that its relative URLs resolve from the site's root
-  whatever the depth of the missing URL.
+- A missing file gets 404 with the site's own `404.html` (which finds the
+  site's root itself, at any depth: `flopkb.site.publishing.notfound`).
 - HEAD gets the headers GET would get, Content-Length included.
 - The listen backlog holds a burst of connections (`Listener`): each is
   answered, none left to the client's retry timer.
@@ -51,7 +50,6 @@ __all__ = [
     "BadRequest",
     "Found",
     "Listener",
-    "add_base",
     "handler",
     "host_allowed",
     "inject",
@@ -141,15 +139,6 @@ def _inside(root: str, path: str) -> str | None:
     """`path` with its symlinks resolved, if that is inside `root`."""
     real = os.path.realpath(path)
     return real if real == root or real.startswith(root + os.sep) else None
-
-
-def add_base(page: bytes) -> bytes:
-    """The page with `<base href="/">` first in its head (unless it has a base): relative URLs from the site's root."""
-    if re.search(rb"<base[\s>]", page, re.IGNORECASE):
-        return page
-    found = re.search(rb"<head[^>]*>", page, re.IGNORECASE)
-    at = found.end() if found else 0
-    return page[:at] + b'<base href="/">' + page[at:]
 
 
 def inject(page: bytes) -> bytes:
@@ -250,7 +239,7 @@ def handler(
             except OSError:
                 self.send_error(404)
                 return
-            self._send(404, "text/html; charset=utf-8", inject(add_base(page)), body)
+            self._send(404, "text/html; charset=utf-8", inject(page), body)
 
         def _send(self, status: int, content_type: str, content: bytes, body: bool) -> None:
             self.send_response(status)
