@@ -1,6 +1,6 @@
 """Benchmark `flopkb diff` against a cold `flopkb check` on a fresh clone of a generated base, with no cache.
 
-    python benchmarks/bench_diff.py [--records 10000] [--repeat 3]
+    python benchmarks/bench_diff.py [--records 10000] [--repeat 3] [--before OTHER/compiler]
 
 A repository is made of a generated base (`generate.py`) and two commits on
 top of it: one changes an accelerator's spec (`memory_bandwidth` of
@@ -16,12 +16,15 @@ A diff compiles two sides from git objects through one load cache, so a blob
 unchanged between them is parsed once: it should cost about one check, not
 two (targets: spec <= 1.3x, prose <= 1.1x of the cold check). Prints the best
 wall and CPU times of each and the ratios; on a loaded machine the CPU ratio is
-the steadier one.
+the steadier one. With `--before PATH` (the `compiler/` folder of another
+checkout of flopkb), that flopkb runs the same three commands, alternating
+with this one in the same run, and its ratios are printed too.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -58,27 +61,36 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--before", help="the compiler/ folder of another flopkb checkout, measured side by side")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="flopkb-bench-diff-"))
     origin, clone = scratch / "origin", scratch / "clone"
     make_repository(origin, args.records)
     subprocess.run(["git", "clone", "-q", str(origin), str(clone)], check=True)
     flopkb = [sys.executable, "-m", "flopkb"]
-    runs: dict[str, list[tuple[float, float]]] = {"cold check": [], "spec": [], "prose": []}
+    commands = {
+        "cold check": ["check", "--root", str(clone), "--no-cache", "--format", "json"],
+        "spec": ["diff", "--root", str(clone), "HEAD~2..HEAD~1", "--format", "json"],
+        "prose": ["diff", "--root", str(clone), "HEAD~1..HEAD", "--format", "json"],
+    }
+    variants = {"after": os.environ.get("PYTHONPATH", "")} | ({"before": args.before} if args.before else {})
+    runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for _ in range(args.repeat):
-        runs["cold check"].append(timed([*flopkb, "check", "--root", str(clone), "--no-cache", "--format", "json"]))
-        runs["spec"].append(timed([*flopkb, "diff", "--root", str(clone), "HEAD~2..HEAD~1", "--format", "json"]))
-        runs["prose"].append(timed([*flopkb, "diff", "--root", str(clone), "HEAD~1..HEAD", "--format", "json"]))
-        assert not (clone / "build").exists(), "a diff writes no cache"
-    cold, cold_cpu = best(runs["cold check"])
+        for variant, path in variants.items():
+            os.environ["PYTHONPATH"] = path
+            for name, command in commands.items():
+                runs.setdefault((variant, name), []).append(timed([*flopkb, *command]))
+            assert not (clone / "build").exists(), "a diff writes no cache"
     print(f"records: {args.records}")
-    print(f"flopkb check, cold (--no-cache): {cold:.2f} s wall, {cold_cpu:.2f} s CPU")
-    for name, target in (("spec", 1.3), ("prose", 1.1)):
-        wall, cpu = best(runs[name])
-        print(
-            f"flopkb diff, {name:5}: {wall:.2f} s wall ({wall / cold:.2f}x), {cpu:.2f} s CPU ({cpu / cold_cpu:.2f}x) "
-            f"(target <= {target}x)"
-        )
+    for variant in variants:
+        cold, cold_cpu = best(runs[variant, "cold check"])
+        print(f"{variant}: flopkb check, cold (--no-cache): {cold:.2f} s wall, {cold_cpu:.2f} s CPU")
+        for name, target in (("spec", 1.3), ("prose", 1.1)):
+            wall, cpu = best(runs[variant, name])
+            print(
+                f"{variant}: flopkb diff, {name:5}: {wall:.2f} s wall ({wall / cold:.2f}x), {cpu:.2f} s CPU"
+                f" ({cpu / cold_cpu:.2f}x) (target <= {target}x)"
+            )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import pickle
 import shutil
 import subprocess
 from pathlib import Path
@@ -167,3 +168,54 @@ def test_an_unknown_revision_is_a_git_error_in_gits_words(tmp_path: Path) -> Non
     _commit_all(tmp_path)
     with pytest.raises(GitError, match=r"no-such-revision|Not a valid object name"):
         GitTree(tmp_path, "no-such-revision")
+
+
+def test_a_blobs_stat_is_its_object_id_so_an_unchanged_file_keeps_its_stat_across_commits(tmp_path: Path) -> None:
+    write_kb(tmp_path, {"records/facts/a.yaml": FACT, "records/hw/h100.yaml": H100})
+    first = GitTree(tmp_path, _commit_all(tmp_path))
+    write_kb(tmp_path, {"records/facts/a.yaml": FACT.replace("Decode", "Decoding")})
+    second = GitTree(tmp_path, _commit_all(tmp_path))
+    try:
+        assert first.stat("records/hw/h100.yaml") == second.stat("records/hw/h100.yaml")
+        assert first.stat("records/facts/a.yaml") != second.stat("records/facts/a.yaml")
+        with pytest.raises(FileNotFoundError):
+            first.stat("records/facts/b.yaml")
+    finally:
+        first.close()
+        second.close()
+
+
+def test_known_blobs_and_a_pickled_tree_are_read_on_demand_with_the_same_bytes(tmp_path: Path) -> None:
+    """A tree skips, in its one pass, the blobs its reader knows, and a worker process's copy reads blob by blob:
+    both still give every file's bytes."""
+    write_kb(tmp_path, {"records/facts/a.yaml": FACT, "records/hw/h100.yaml": H100})
+    commit = _commit_all(tmp_path)
+    everything = GitTree(tmp_path, commit)
+    known = GitTree(tmp_path, commit, known=frozenset(everything.oids))
+    copied = pickle.loads(pickle.dumps(everything))
+    try:
+        for rel in everything.walk("records")[0]:
+            assert known.read(rel) == copied.read(rel) == everything.read(rel) == (tmp_path / rel).read_bytes()
+    finally:
+        for tree in (everything, known, copied):
+            tree.close()
+
+
+def test_a_blob_is_read_from_the_work_tree_only_where_the_file_there_is_that_blob(tmp_path: Path) -> None:
+    """A file of the work tree is taken for a blob only when it hashes to the blob's object id: an edited file, a
+    symbolic link in its place, a folder, or a missing file all give the commit's bytes."""
+    files = {f"records/facts/{name}.yaml": FACT.replace("facts/a", f"facts/{name}") for name in "abcde"}
+    write_kb(tmp_path, files)
+    commit = _commit_all(tmp_path)
+    (tmp_path / "records/facts/a.yaml").write_text(FACT.replace("Decode", "Prefill"), encoding="utf-8")
+    (tmp_path / "records/facts/b.yaml").unlink()
+    (tmp_path / "records/facts/b.yaml").symlink_to("a.yaml")
+    (tmp_path / "records/facts/c.yaml").unlink()
+    (tmp_path / "records/facts/c.yaml").mkdir()
+    (tmp_path / "records/facts/d.yaml").unlink()
+    tree = GitTree(tmp_path, commit)
+    try:
+        for rel, text in files.items():
+            assert tree.read(rel) == text.encode()
+    finally:
+        tree.close()

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import search
+from browser import require_playwright, search
 from flopkb.config import load_config
 from flopkb.site.publishing.serve import VERSION_PATH, Server
 from repo import REPO
@@ -287,7 +287,8 @@ def test_a_search_after_a_save_finds_the_saved_words(served, page) -> None:
     page.wait_for_selector(".pagefind-ui__search-input")
     page.set_default_timeout(60_000)
     results = search(page, "zanzibarword")
-    assert "Ridge point zanzibarword" in results.first.inner_text()
+    # pagefind shows results as the word is typed: wait for those of the whole word (a prefix may match other pages)
+    require_playwright().expect(results.first).to_contain_text("Ridge point zanzibarword", timeout=60_000)
     assert not server.search.pending
 
 

@@ -8,8 +8,9 @@ same rules (regular files only, never more than the size limit):
 - `WorkTree`: the files on disk (`flopkb check`, `build`, `serve`);
 - `Overlay`: another source with some files' bytes replaced or added, as an
   editor's unsaved buffers lie over the disk (`flopkb lsp`);
-- `GitTree`: the files of a commit, read through one long-lived
-  `git cat-file --batch` process, without a checkout (`flopkb diff`).
+- `GitTree`: the files of a commit, read from git objects in one pipelined
+  `git cat-file --batch` pass, without a checkout (`flopkb diff`); a file's
+  stat is its blob's object id.
 
 Everything downstream, the load cache included (it is keyed by the content's
 digest), is the same whichever source the files came from.
@@ -17,8 +18,10 @@ digest), is the same whichever source the files came from.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Protocol
@@ -42,8 +45,8 @@ class FileSource(Protocol):
     def exists(self, rel: str) -> bool: ...
 
     def stat(self, rel: str) -> os.stat_result | None:
-        """The file's stat on disk, when its bytes are the disk's; None when only reading the bytes tells (a buffer,
-        a blob). `OSError` when the file is not on disk."""
+        """The file's stat on disk, when its bytes are the disk's (a blob's: its object id, see `GitTree`); None when
+        only reading the bytes tells (a buffer). `OSError` when the file is not there."""
         ...
 
 
@@ -94,9 +97,7 @@ class Overlay:
         if buffer is None:
             return self.base.read(rel)
         if len(buffer) > MAX_FILE_BYTES:
-            raise Unreadable(
-                f"the file has more than {MAX_FILE_BYTES:,} bytes; records are limited to {MAX_FILE_BYTES:,}"
-            )
+            raise _too_large()
         return buffer
 
     def exists(self, rel: str) -> bool:
@@ -113,16 +114,30 @@ class GitError(Exception):
 class GitTree:
     """The files of one commit's tree, under `prefix` (the base's root inside the repository), read from git objects.
 
-    The tree is listed once; blobs are read on demand through one
-    `git cat-file --batch` process, started when first needed (and again in a
-    worker process that received this source pickled).
+    The tree is listed once. The first read takes every record file's blob
+    at once: from the work tree's file at its path when that file's bytes
+    hash to the blob's object id (as `git hash-object` would: then they are
+    the blob, and reading a file costs a fraction of git inflating it from a
+    pack), the others through one pipelined `git cat-file --batch` pass
+    (object ids written by a thread while the contents stream back): one
+    round trip per file would cost most of a large base's load. The blobs are
+    kept until the tree is closed. A blob whose object id is in `known` is not fetched: its
+    reader has it already (see `stat`), and reads it, if ever, on demand. A
+    worker process that received this source pickled reads on demand only.
+
+    A file's stat is its blob's object id, so a load cache that saw the same
+    blob (in another commit of the same repository) takes it back without
+    reading it, as it trusts an unchanged stat on disk.
     """
 
-    def __init__(self, repository: Path, commit: str, prefix: str = "") -> None:
+    def __init__(self, repository: Path, commit: str, prefix: str = "", known: frozenset[str] = frozenset()) -> None:
         self.repository = repository
         self.commit = commit
         self.prefix = prefix.strip("/")
         self._blobs = _list_tree(repository, commit, self.prefix)
+        self._known = known
+        self._fetched: dict[str, bytes | Unreadable] | None = None
+        """The blobs read in one pass, by object id (None until the first read)."""
         self._reader: _BlobReader | None = None
 
     def __getstate__(self) -> dict[str, object]:
@@ -130,7 +145,12 @@ class GitTree:
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
-        self._reader = None
+        self._known, self._fetched, self._reader = frozenset(), {}, None
+
+    @property
+    def oids(self) -> set[str]:
+        """The object ids of every blob in the tree."""
+        return {oid for _, oid in self._blobs.values()}
 
     def walk(self, folder: str) -> tuple[list[str], list[tuple[str, str]]]:
         prefix = f"{folder.rstrip('/')}/"
@@ -143,8 +163,15 @@ class GitTree:
         mode, oid = blob
         if mode == "120000":
             raise Unreadable("a symbolic link is not a record file; records are regular files")
-        if mode not in ("100644", "100755"):
+        if mode not in _REGULAR:
             raise Unreadable("a submodule is not a record file; records are regular files")
+        if self._fetched is None:
+            self._fetched = self._fetch_all()
+        found = self._fetched.get(oid)
+        if isinstance(found, Unreadable):
+            raise found
+        if found is not None:
+            return found
         if self._reader is None:
             self._reader = _BlobReader(self.repository)
         return self._reader.read(oid)
@@ -153,12 +180,78 @@ class GitTree:
         return rel in self._blobs
 
     def stat(self, rel: str) -> os.stat_result | None:
-        return None
+        blob = self._blobs.get(rel)
+        if blob is None:
+            raise FileNotFoundError(rel)
+        # (mode, inode, device, links, uid, gid, size, atime, mtime, ctime): the 160-bit object id as the inode,
+        # which no file on disk has; times of 0 are old enough to be trusted.
+        fields = (0o100644, int(blob[1], 16), 0, 1, 0, 0, 0, 0, 0, 0)
+        return os.stat_result(fields, {"st_mtime_ns": 0, "st_ctime_ns": 0})
 
     def close(self) -> None:
+        self._fetched = None
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+
+    def _fetch_all(self) -> dict[str, bytes | Unreadable]:
+        """Every record file's blob not `known`, by object id: from the work tree where its file is the blob, the
+        others read in one pipelined pass."""
+        wanted = {
+            rel: oid
+            for rel, (mode, oid) in self._blobs.items()
+            if rel.endswith(RECORD_SUFFIXES) and mode in _REGULAR and oid not in self._known
+        }
+        fetched: dict[str, bytes | Unreadable] = {}
+        top = f"{self.repository}/{self.prefix}/" if self.prefix else f"{self.repository}/"
+        for rel, oid in wanted.items():
+            try:
+                raw = read_bytes(top + rel)
+            except Unreadable:
+                continue
+            if _object_id(raw, len(oid)) == oid:
+                fetched[oid] = raw
+        oids = [oid for oid in dict.fromkeys(wanted.values()) if oid not in fetched]
+        if not oids:
+            return fetched
+        # --buffer: git writes in large chunks instead of flushing after each object (all the ids are known).
+        process = subprocess.Popen(
+            ["git", "cat-file", "--batch", "--buffer"],
+            cwd=self.repository,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        stdin, stdout = process.stdin, process.stdout
+
+        def write() -> None:
+            with stdin:
+                stdin.write("".join(f"{oid}\n" for oid in oids).encode())
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        try:
+            for oid in oids:
+                try:
+                    fetched[oid] = _next_blob(stdout, oid)
+                except Unreadable as why:
+                    fetched[oid] = why
+        finally:
+            stdout.close()
+            writer.join()
+            process.wait()
+        return fetched
+
+
+_REGULAR = ("100644", "100755")
+
+
+def _object_id(raw: bytes, length: int) -> str:
+    """The object id git gives a blob of these bytes: SHA-1, or SHA-256 in a repository of 64-digit ids."""
+    digest = hashlib.sha256() if length == 64 else hashlib.sha1()
+    digest.update(b"blob %d\0" % len(raw))
+    digest.update(raw)
+    return digest.hexdigest()
 
 
 def _too_large() -> Unreadable:
@@ -205,18 +298,7 @@ class _BlobReader:
         stdin, stdout = self._pipes()
         stdin.write(f"{oid}\n".encode())
         stdin.flush()
-        header = stdout.readline().decode().split()
-        if len(header) != 3:
-            raise Unreadable(f"git has no object {oid}")
-        size = int(header[2])
-        if size > MAX_FILE_BYTES:
-            _discard(stdout, size + 1)
-            raise Unreadable(
-                f"the file has more than {MAX_FILE_BYTES:,} bytes; records are limited to {MAX_FILE_BYTES:,}"
-            )
-        content = stdout.read(size)
-        stdout.read(1)  # the newline after each object
-        return content
+        return _next_blob(stdout, oid)
 
     def _pipes(self) -> tuple[IO[bytes], IO[bytes]]:
         assert self._process.stdin is not None and self._process.stdout is not None
@@ -227,6 +309,20 @@ class _BlobReader:
         stdin.close()
         stdout.close()
         self._process.wait()
+
+
+def _next_blob(stdout: IO[bytes], oid: str) -> bytes:
+    """The next object `git cat-file --batch` writes; `Unreadable` when git has none, or it is over the limit."""
+    header = stdout.readline().decode().split()
+    if len(header) != 3:
+        raise Unreadable(f"git has no object {oid}")
+    size = int(header[2])
+    if size > MAX_FILE_BYTES:
+        _discard(stdout, size + 1)
+        raise _too_large()
+    content = stdout.read(size)
+    stdout.read(1)  # the newline after each object
+    return content
 
 
 def _discard(stream: IO[bytes], size: int) -> None:

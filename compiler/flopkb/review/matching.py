@@ -20,6 +20,14 @@ class Matching:
                     self.renamed[alias] = record_id
                     break
         self.old_of = {new: old for old, new in self.renamed.items()}
+        self._added = sorted(record_id for record_id in head.entries if self.old(record_id) not in base.entries)
+        self._removed = sorted(record_id for record_id in base.entries if self.new(record_id) not in head.entries)
+        self._edited = sorted(
+            record_id
+            for record_id, entry in head.entries.items()
+            if (before := base.entries.get(self.old(record_id))) is not None
+            and (entry.digest is None or before.digest != entry.digest)
+        )
 
     def new(self, base_id: str) -> str:
         return self.renamed.get(base_id, base_id)
@@ -28,16 +36,11 @@ class Matching:
         return self.old_of.get(head_id, head_id)
 
     def added(self) -> list[str]:
-        return sorted(record_id for record_id in self.head.entries if self.old(record_id) not in self.base.entries)
+        return self._added
 
     def removed(self) -> list[str]:
-        return sorted(record_id for record_id in self.base.entries if self.new(record_id) not in self.head.entries)
+        return self._removed
 
     def edited(self) -> list[str]:
         """Head ids whose base record exists and whose bytes differ (renamed ones included)."""
-        found = []
-        for record_id, entry in self.head.entries.items():
-            before = self.base.entries.get(self.old(record_id))
-            if before is not None and (entry.digest is None or before.digest != entry.digest):
-                found.append(record_id)
-        return sorted(found)
+        return self._edited

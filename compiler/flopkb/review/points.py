@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 
-from flopkb.formulas.eval_table import show
 from flopkb.formulas.evaluate import QuantityLike
 from flopkb.formulas.results import FormulaResult
+from flopkb.formulas.units import format_value
 
 Where = tuple[str | None, tuple[tuple[str, str], ...]]
 """(accelerator id, the sweep point's inputs as exact text): equal on both sides when the point is the same."""
@@ -29,8 +29,10 @@ def evaluations_of(result: FormulaResult | None, rename: Callable[[str], str]) -
 
 
 def point_text(point: Iterable[tuple[str, QuantityLike | str]]) -> str:
-    """`B=1, T=2 TB`: a sweep point (or a claim's pinned inputs) as `flopkb eval` shows inputs; '' for none."""
-    return ", ".join(f"{name}={show(value)}" for name, value in point)
+    """`B=1, T=2 TB`: a sweep point (or a claim's pinned inputs) as `flopkb eval` shows inputs; '' for none.
+
+    (`format_value`, as `flopkb.formulas.eval_table.show` does, without importing its terminal tables.)"""
+    return ", ".join(f"{name}={value if isinstance(value, str) else format_value(value)}" for name, value in point)
 
 
 NOISE = 1e-9

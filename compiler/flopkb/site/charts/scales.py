@@ -110,10 +110,27 @@ def _decades(lo: float, hi: float) -> tuple[float, float]:
     return 10.0**a, 10.0**b
 
 
+def _log_span(lo: float, hi: float) -> tuple[float, float]:
+    """Widen [lo, hi] to the nearest minor ticks (m x 10^k), so a log axis ends near its data.
+
+    Falls back to whole decades (`_decades`) when the tight range would hold
+    fewer than two powers of ten, the labelled ticks.
+    """
+    a = math.floor(math.log10(lo) + 1e-9)
+    b = math.floor(math.log10(hi) - 1e-9)
+    low = math.floor(lo / 10.0**a + 1e-9) * 10.0**a
+    high = math.ceil(hi / 10.0**b - 1e-9) * 10.0**b
+    if math.ceil(math.log10(low) - 1e-9) + 1 > math.floor(math.log10(high) + 1e-9):
+        return _decades(lo, hi)
+    return low, high
+
+
 def _log_ticks(lo: float, hi: float) -> tuple[list[float], list[float]]:
-    a, b = round(math.log10(lo)), round(math.log10(hi))
-    major = [10.0**k for k in range(a, b + 1)]
-    minor = [m * 10.0**k for k in range(a, b) for m in range(2, 10)]
+    """Powers of ten (labelled) and the m x 10^k in between, within [lo, hi]."""
+    a, b = math.floor(math.log10(lo) + 1e-9), math.ceil(math.log10(hi) - 1e-9)
+    inside = lo * (1 - 1e-9), hi * (1 + 1e-9)
+    major = [10.0**k for k in range(a, b + 1) if inside[0] <= 10.0**k <= inside[1]]
+    minor = [m * 10.0**k for k in range(a, b) for m in range(2, 10) if inside[0] <= m * 10.0**k <= inside[1]]
     return major, minor
 
 

@@ -33,6 +33,7 @@ from flopkb.site.charts.scales import (
     _finite_positive,
     _linear_range,
     _linear_ticks,
+    _log_span,
     _log_ticks,
     _safe_href,
     _sig,
@@ -184,7 +185,7 @@ def _grid_and_axes(
         out.append(f'<line x1="{_f(x0)}" y1="{y}" x2="{_f(x1)}" y2="{y}"/>')
     out.append("</g>")
     out.append(
-        f'<rect x="{_f(x0)}" y="{_f(y1)}" width="{_f(frame.width)}" height="{_f(_PH)}" '
+        f'<rect class="plot-frame" x="{_f(x0)}" y="{_f(y1)}" width="{_f(frame.width)}" height="{_f(_PH)}" '
         f'fill="none" stroke="{MUTED}" stroke-width="1"/>'
     )
     out.append(f'<g fill="{MUTED}" font-size="{_TICK_SIZE}" text-anchor="middle">')
@@ -442,7 +443,7 @@ def line_chart_svg(
     xs = [p[0] for p in allpts]
     ys = [p[1] for p in allpts]
     if log_x:
-        xlo, xhi = _decades(min(xs), max(xs))
+        xlo, xhi = _log_span(min(xs), max(xs))
         xmaj, xminor = _log_ticks(xlo, xhi)
         xticks = [(v, _tick_label(v)) for v in xmaj]
     else:

@@ -145,7 +145,7 @@ def _shown(site: Site, record_id: str) -> str:
     what its links resolve to (the base key), alone."""
     entry = site.kb.entries[record_id]
     record = entry.record
-    shown: list[object] = [entry.summary, site.kb.edges.get(record_id, ())]
+    shown: list[object] = [entry.summary, site.kb.edges_of(record_id)]
     if record is None:
         shown.append(entry.digest)
     else:

@@ -22,6 +22,7 @@ view a template renders:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -345,12 +346,19 @@ def _measured_overlay(
     return MeasuredOverlay(marks, log_x=log_x, log_y=log_y) if marks else None
 
 
+_DEFINED_SYMBOL = re.compile(r"^(.+?\S) +[A-Z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*(?:\([^()]*\))? = ")
+"""A title that names a symbol and defines it: "Speculative speedup S(B) = a * T_base(B) / ..."."""
+
+
 def quantity_name(result: FormulaResult) -> str:
     """What a formula computes, for a chart's y axis: its title up to the first ": " (what follows is usually the
-    expression: "Speedup of a speculative step: S = a * T_base / T_spec"), or its id without a title."""
+    expression: "Speedup of a speculative step: S = a * T_base / T_spec"), or the words before a symbol's
+    definition ("Speculative speedup S(B) = ..." -> "Speculative speedup"), or its id without a title."""
     if not result.title:
         return result.id
-    return result.title.split(": ", 1)[0].strip() or result.title
+    name = result.title.split(": ", 1)[0].strip() or result.title
+    defined = _DEFINED_SYMBOL.match(name)
+    return defined.group(1) if defined else name
 
 
 def chart_path(record_id: str, name: str) -> str:

@@ -286,9 +286,9 @@ class Server:
             self._say(message)
             return False
         self._graph = kb.graph
+        self.search.stale(self.site_dir)  # before the new version shows: a reader who sees it searches the new pages
         self.state.set("ok", "", bump=True)
         self._say(f"{text.getvalue()}built {outcome.pages} pages in {time.perf_counter() - start:.1f} s")
-        self.search.stale(self.site_dir)
         if self.on_build is not None:
             self.on_build(self.state.snapshot()["version"])
         return True

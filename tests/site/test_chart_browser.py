@@ -1,0 +1,61 @@
+"""The project's charts in a real browser, at a desktop and a phone width: what a reader sees of each chart."""
+
+from __future__ import annotations
+
+import pytest
+
+from site_fixtures import BuiltSite
+
+SPEEDUP = "records/flops/sd-speedup-vs-batch-roofline.html"
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_axes_end_near_the_points_and_the_y_label_is_short(
+    project_site: BuiltSite, serve_dir, page, page_log, shot, width
+) -> None:
+    """No empty stretch of axis beyond the data (the last batch near the plot's right edge); a short y label."""
+    page.set_viewport_size({"width": width, "height": 900})
+    base = serve_dir(project_site.site)
+    page.goto(base + SPEEDUP)
+    page.wait_for_selector("article h1")
+    img = page.locator('[data-formula="speedup-vs-batch"] .flopkb-chart img')
+    img.scroll_into_view_if_needed()
+    assert img.is_visible()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img.element_handle())
+    shot(page, f"chart-speedup-{width}", full_page=False)
+    page_log.assert_clean()
+    page.goto(base + "records/flops/" + img.get_attribute("src"))
+    frame = page.locator("rect.plot-frame").bounding_box()
+    points = [box for box in (c.bounding_box() for c in page.locator("circle:has(title)").all()) if box]
+    assert frame is not None and points
+    right = max(box["x"] + box["width"] / 2 for box in points)
+    assert frame["x"] + frame["width"] - right <= 0.1 * frame["width"]
+    # The y axis names the quantity in a few words; the formula itself stays in the title above the plot.
+    assert page.locator("text[transform^=rotate]").all_text_contents() == ["Speculative speedup"]
+    title = " ".join(page.locator("text.chart-title").all_text_contents())
+    assert "S(B) = a * T_base(B)" in title
+
+
+def test_a_phone_never_scrolls_any_page_sideways(project_site: BuiltSite, serve_dir, page, page_log) -> None:
+    """At 390 px no page of the site is wider than the screen: a wide table scrolls inside its own box."""
+    page.set_viewport_size({"width": 390, "height": 900})
+    base = serve_dir(project_site.site)
+    pages = sorted(path.relative_to(project_site.site).as_posix() for path in project_site.site.rglob("*.html"))
+    assert len(pages) > 50
+    for rel in pages:
+        page.goto(base + rel)
+        page.wait_for_load_state("load")
+        width, screen = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+        assert width <= screen, f"{rel}: the page scrolls sideways ({width} px on a {screen} px screen)"
+    page.goto(base + SPEEDUP)
+    page.wait_for_selector("article h1")
+    page.wait_for_load_state("networkidle")
+    scrolling = page.evaluate("""() => [...document.querySelectorAll('article table')].filter(table => {
+        for (let box = table.parentElement; box && box.tagName !== 'ARTICLE'; box = box.parentElement) {
+            const overflow = getComputedStyle(box).overflowX;
+            if (overflow === 'auto' || overflow === 'scroll') return box.scrollWidth > box.clientWidth;
+        }
+        return false;
+    }).length""")
+    assert scrolling > 0  # a table wider than the phone, in a box of its own that scrolls
+    page_log.assert_clean()
