@@ -10,7 +10,8 @@ buffers. Each finished check is handed to `on_checked` with every file's
 diagnostics, converted to the client's positions; what loading and the
 stages derived is kept for the next check (the load cache in memory), so a
 keystroke reloads the edited buffer alone and the stages redo only what
-depends on it.
+depends on it. The bases of earlier checks are collected once typing
+pauses, or every few checks.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base, stamp_severities
 from flopkb.pipeline.stages import CHECK_STAGES
 from flopkb.report.diagnostics import Diagnostic, internal_error
+
+IDLE_SECONDS = 0.5
+"""The previous checks' bases are collected once no edit came for this long after a check ..."""
+UNCOLLECTED_CHECKS = 4
+"""... or after this many checks (a base is kept by each until then)."""
 
 
 @dataclass(frozen=True)
@@ -129,14 +135,24 @@ class Checker:
             self._changed.notify_all()
 
     def _run(self) -> None:
+        uncollected = 0
         while True:
             with self._changed:
-                self._changed.wait_for(lambda: self._generation > self._done or self._stopping)
+                edited = self._changed.wait_for(
+                    lambda: self._generation > self._done or self._stopping, IDLE_SECONDS if uncollected else None
+                )
+            if not edited or uncollected >= UNCOLLECTED_CHECKS:
+                _collect_previous_bases()
+                uncollected = 0
+            if not edited:
+                continue
+            with self._changed:
                 if self._stopping:
                     self._cache.save()
                     return
                 generation, buffers, config, cache = self._generation, self._buffers, self.config, self._cache
             checked = self._check(generation, config, cache, buffers)
+            uncollected += 1
             with self._changed:
                 if checked is None or generation != self._generation or self._stopping:
                     continue  # superseded: the newer buffers are checked next
@@ -185,6 +201,15 @@ class Checker:
             ]
             lsp = to_lsp(diagnostic, checked.text_of(diagnostic.path), self.encoding, related or None)
             checked.diagnostics.setdefault(diagnostic.path, []).append(lsp)
+
+
+def _collect_previous_bases() -> None:
+    """The bases of the checks before the last are cyclic garbage, which the next check's loading would freeze out of
+    the collector's reach for good (`pipeline.compile._bulk_allocation`): the server grew by a base a keystroke.
+
+    A full collection takes as long as a keystroke's check, so it runs when typing pauses (or every few checks).
+    """
+    gc.collect()
 
 
 def uri_of(config: Config, rel: str) -> str:

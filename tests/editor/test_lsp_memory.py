@@ -1,0 +1,40 @@
+"""The server keeps the bases of its last few checks, not one per keystroke: the earlier ones are collected every few
+checks while typing goes on."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+from flopkb.config import load_config
+from flopkb.editor.checker import UNCOLLECTED_CHECKS, Buffer, Checker
+from flopkb.kb.knowledge_base import KnowledgeBase
+from kbfixture import H100, write_kb
+
+
+def bases_alive(root: Path) -> int:
+    """The bases of the knowledge base at `root` the process holds (other tests' servers run in it too)."""
+    return sum(isinstance(thing, KnowledgeBase) and thing.config.root == root for thing in gc.get_objects())
+
+
+def type_a_character(checker: Checker, version: int) -> int:
+    """The version of the buffer the check after typing checked (no reference to that check is kept)."""
+    typed = H100 + "#" * version + "\n"
+    checked = checker.wait(checker.update({"records/hw/h100.yaml": Buffer(typed, version)}))
+    assert checked is not None
+    return checked.buffers["records/hw/h100.yaml"].version
+
+
+def test_the_bases_of_earlier_checks_are_collected(tmp_path: Path) -> None:
+    root = write_kb(tmp_path, {"records/hw/h100.yaml": H100})
+    config = load_config(root)
+    checker = Checker(config, "utf-16", lambda checked: None)
+    try:
+        checker.wait(checker.update({}))
+        alive = []
+        for version in range(1, 3 * UNCOLLECTED_CHECKS):
+            assert type_a_character(checker, version) == version
+            alive.append(bases_alive(config.root))
+        assert min(alive) >= 1 and max(alive) <= UNCOLLECTED_CHECKS + 1, alive
+    finally:
+        checker.stop()
