@@ -17,7 +17,7 @@ from typing import Any
 
 from flopkb.links.debt import NEEDS_SOURCES, ErratumItem
 from flopkb.load.models import erratum_field_path
-from flopkb.load.source import Source
+from flopkb.load.source import Path, Source
 from flopkb.report.diagnostics import Diagnostic, make
 
 
@@ -36,6 +36,19 @@ def field_text(data: Any, path: tuple[str | int, ...]) -> str | None:
         else:
             return None
     return data if isinstance(data, str) else None
+
+
+def missing_source(source: Source, basis_at: Path, where: str, basis: str, otherwise: str) -> Diagnostic:
+    """`missing-source` on the basis at `basis_at` of a figure or erratum (`where`) that gives no sources."""
+    line, column = source.position(basis_at)
+    return make(
+        "missing-source",
+        source.path,
+        line,
+        column,
+        f"{where}: the basis '{basis}' needs sources, and there are none",
+        f"add sources: a source record or an http(s) URL; or set the basis to {otherwise}",
+    )
 
 
 def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[ErratumItem, ...], list[Diagnostic]]:
@@ -75,17 +88,7 @@ def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[Err
         else:
             found = True
         if erratum.basis in NEEDS_SOURCES and not erratum.sources:
-            line, column = source.position((*here, "basis"))
-            problems.append(
-                make(
-                    "missing-source",
-                    source.path,
-                    line,
-                    column,
-                    f"errata[{index}]: the basis '{erratum.basis}' needs sources, and there are none",
-                    "add sources: a source record or an http(s) URL; or set the basis to derived",
-                )
-            )
+            problems.append(missing_source(source, (*here, "basis"), f"errata[{index}]", erratum.basis, "derived"))
         line, column = source.position((*here, "quote"))
         items.append(
             ErratumItem(

@@ -68,7 +68,7 @@ from flopkb.links.debt import (
     RecordEvidence,
     SimulatedClaim,
 )
-from flopkb.links.errata import check_errata
+from flopkb.links.errata import check_errata, missing_source
 from flopkb.links.memo import dependency_key
 from flopkb.links.resolver import Resolver
 from flopkb.load.models import Formula, SourceRecord, formulas_of
@@ -232,18 +232,8 @@ def _own_figures(record_id: str, entry: Any) -> OwnEvidence:
             line, column = source.position((*path, "basis"))
             items.append(DebtItem(record_id, path, parameter, what, source.path, line, column))
         elif basis in NEEDS_SOURCES and not sources:
-            line, column = source.position((*path, "basis"))
             where = f"specs.{parameter}" if what == SPEC else f"{path[0]}[{path[1]}] ({parameter})"
-            problems.append(
-                make(
-                    "missing-source",
-                    source.path,
-                    line,
-                    column,
-                    f"{where}: the basis '{basis}' needs sources, and there are none",
-                    "add sources: a source record or an http(s) URL; or set the basis to unverified",
-                )
-            )
+            problems.append(missing_source(source, (*path, "basis"), where, basis, "unverified"))
 
     fields = record.__dict__  # pydantic keeps field values here; a missing field is a missing key, not an exception
     rows = fields.get("hardware_parameters")
