@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 from pathlib import Path
 
 import networkx as nx
+import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flopkb.cli import main
 from flopkb.links.debt import DISAGREES, DRAFT, HAS_ERRATA, NO_SOURCES, SOURCED, UNVERIFIED_FIGURES
 from kbfixture import H100 as ACC
 from kbfixture import compile_kb, located, write_kb
+from random_kb import initial
 
 FLOP = """\
 id: flops/a
@@ -237,3 +242,17 @@ def test_every_node_carries_the_standing_its_badge_shows(tmp_path: Path) -> None
     assert all(nodes[record_id]["evidence"] == kb.evidence.standing(record_id) for record_id in kb.entries)
     exported = json.loads(CliRunner().invoke(main, ["graph", "--root", str(tmp_path)]).output)
     assert {node["id"]: node["evidence"] for node in exported["nodes"]}["facts/disagrees"] == DISAGREES
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_on_any_base_each_node_carries_the_standing_its_badge_shows(
+    tmp_path_factory: pytest.TempPathFactory, seed: int
+) -> None:
+    root = write_kb(tmp_path_factory.mktemp("kb"), initial(random.Random(seed)))
+    kb = compile_kb(root)
+    assert kb.graph is not None and kb.evidence is not None
+    expected = {record_id: kb.evidence.standing(record_id) for record_id in kb.entries}
+    assert {record_id: kb.graph.graph.nodes[record_id]["evidence"] for record_id in kb.entries} == expected
+    exported = json.loads(CliRunner().invoke(main, ["graph", "--root", str(root)]).output)
+    assert {node["id"]: node["evidence"] for node in exported["nodes"]} == expected
