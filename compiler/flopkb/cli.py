@@ -220,10 +220,11 @@ def exit_status(diagnostics: Iterable[Diagnostic], strict: bool) -> int:
 def graph(root: str | None, output_format: str, output: str | None) -> None:
     """Write the link graph of records: every wikilink and typed ref as an edge."""
     from flopkb.pipeline.compile import compile_knowledge_base
-    from flopkb.pipeline.stages import LINK_STAGES
+    from flopkb.pipeline.stages import FORMULA_STAGES, LINK_STAGES
 
     config = open_config(root)
-    kb = compile_knowledge_base(config, LINK_STAGES)
+    # the formula stage too: a node's standing (its badge's word) reads disagreements with measurements
+    kb = compile_knowledge_base(config, (*LINK_STAGES, *FORMULA_STAGES))
     assert kb.graph is not None
     text = kb.graph.export(output_format)
     if output is None:

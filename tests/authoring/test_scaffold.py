@@ -144,3 +144,23 @@ def test_an_id_outside_its_kinds_folder_is_written_with_a_warning_that_says_how_
 @pytest.mark.parametrize("kind", KINDS)
 def test_an_id_in_its_kinds_folder_gets_no_warning(kb_root: Path, kind: str) -> None:
     assert "warning" not in new(kb_root, kind, f"{kind}s/deep/ok").stderr
+
+
+def _formulas_example_uncommented(text: str) -> str:
+    """The template's commented `formulas:` example, uncommented in place (the other optional fields stay comments)."""
+    lines = text.split("\n")
+    start = lines.index("# formulas:")
+    end = next(index for index in range(start + 1, len(lines)) if not lines[index].startswith("#  "))
+    return "\n".join([*lines[:start], *(line[2:] for line in lines[start:end]), *lines[end:]])
+
+
+@pytest.mark.parametrize("kind", ["fact", "flop"])
+def test_the_commented_formulas_example_holds_a_claim_that_checks(kb_root: Path, kind: str) -> None:
+    assert new(kb_root, kind, f"{kind}s/with-formula").exit_code == 0
+    path = kb_root / f"records/{kind}s/with-formula.yaml"
+    path.write_text(_formulas_example_uncommented(path.read_text(encoding="utf-8")), encoding="utf-8")
+    kb = compile_kb(kb_root)
+    [result] = kb.formulas[f"{kind}s/with-formula"]
+    assert result.valid_when is not None
+    assert [(claim.status, claim.computed) for claim in result.claims] == [("ok", 0.5)]
+    assert {d.code for d in kb.diagnostics} == {"orphan", "placeholder"}

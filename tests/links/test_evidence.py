@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flopkb.links.debt import INHERITED_DEBT, OWN_DEBT, VERIFIED
+from flopkb.links.debt import INHERITED_DEBT, NO_SOURCES, OWN_DEBT, VERIFIED
 from flopkb.links.evidence import formula_scope
 from kbfixture import accelerator, compile_kb, located, write_kb
 
@@ -227,8 +227,10 @@ def test_formula_scope(tmp_path: Path) -> None:
     assert formula_scope(kb, "flops/d", flop.formulas[0]) == (["hw/h100"], ())
 
 
-def test_evidence_status_reaches_the_graph(tmp_path: Path) -> None:
+def test_inherited_debt_reaches_the_graph_as_the_standing_its_badge_shows(tmp_path: Path) -> None:
     kb = compile_kb(write_kb(tmp_path, FILES))
-    assert kb.graph is not None
-    assert kb.graph.graph.nodes["facts/s"]["evidence"] == INHERITED_DEBT
-    assert kb.graph.graph.nodes["hw/b200"]["evidence"] == VERIFIED
+    assert kb.graph is not None and kb.evidence is not None
+    assert kb.evidence.of("facts/s").status == INHERITED_DEBT
+    assert kb.graph.graph.nodes["facts/s"]["evidence"] == NO_SOURCES  # it cites nothing: worse than its debt
+    for record_id in kb.entries:
+        assert kb.graph.graph.nodes[record_id]["evidence"] == kb.evidence.standing(record_id)

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 from pathlib import Path
 
 import networkx as nx
+import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flopkb.cli import main
+from flopkb.links.debt import DISAGREES, DRAFT, HAS_ERRATA, NO_SOURCES, SOURCED, UNVERIFIED_FIGURES
 from kbfixture import H100 as ACC
 from kbfixture import compile_kb, located, write_kb
+from random_kb import initial
 
 FLOP = """\
 id: flops/a
@@ -96,7 +102,7 @@ def test_edges_are_typed_by_origin(tmp_path: Path) -> None:
         "title": "h100",
         "path": "records/hw/h100.yaml",
         "broken": False,
-        "evidence": "verified",
+        "evidence": "no-sources",  # what its badge says: the fixture cites nothing
     }
 
 
@@ -194,3 +200,59 @@ def test_graph_command_formats_and_output_file(tmp_path: Path) -> None:
     result = runner.invoke(main, ["graph", "--root", str(tmp_path), "--format", "graphml"])
     assert result.exit_code == 0 and "<graphml" in result.output
     assert runner.invoke(main, ["graph", "--root", str(tmp_path), "--format", "png"]).exit_code == 2
+
+
+STANDINGS = {
+    "records/src/paper.yaml": (
+        "id: src/paper\nkind: source\ntitle: P\nurl: https://example.org/p\n"
+        "measurements:\n  - {id: m, quantity: q, value: 2, basis: measured, where: Table 1}\n"
+    ),
+    "records/facts/disagrees.yaml": (
+        "id: facts/disagrees\nkind: fact\nstatement: One, says [[src/paper]].\nsources: [src/paper]\n"
+        "formulas:\n  - id: g\n    expr: '1'\n    expect:\n      - measured: src/paper#m\n"
+    ),
+    "records/facts/draft.yaml": "id: facts/draft\nkind: fact\nstatement: Replace this sentence with the fact.\n",
+    "records/facts/bare.yaml": "id: facts/bare\nkind: fact\nstatement: See [[facts/draft]] and [[flops/debt]].\n",
+    "records/facts/errata.yaml": (
+        "id: facts/errata\nkind: fact\nstatement: It is 4x, see [[facts/bare]].\nsources: [src/paper]\n"
+        "errata:\n  - {field: statement, quote: It is 4x, correction: It is 5x., basis: derived}\n"
+    ),
+    "records/flops/debt.yaml": (
+        "id: flops/debt\nkind: flop\ncategory: memory-bandwidth\ndescription: D [[facts/errata]].\n"
+        "sources: [src/paper]\nhardware_parameters:\n  - parameter: memory_bandwidth\n    effect: E.\n"
+        "    basis: unverified\n    values_for: [hw/h100]\n"
+    ),
+    "records/hw/h100.yaml": ACC,
+}
+
+
+def test_every_node_carries_the_standing_its_badge_shows(tmp_path: Path) -> None:
+    kb = compile_kb(write_kb(tmp_path, STANDINGS))
+    assert kb.graph is not None and kb.evidence is not None
+    nodes = kb.graph.graph.nodes
+    assert {record_id: nodes[record_id]["evidence"] for record_id in kb.entries} == {
+        "src/paper": SOURCED,
+        "facts/disagrees": DISAGREES,
+        "facts/draft": DRAFT,
+        "facts/bare": NO_SOURCES,
+        "facts/errata": HAS_ERRATA,
+        "flops/debt": UNVERIFIED_FIGURES,
+        "hw/h100": NO_SOURCES,
+    }
+    assert all(nodes[record_id]["evidence"] == kb.evidence.standing(record_id) for record_id in kb.entries)
+    exported = json.loads(CliRunner().invoke(main, ["graph", "--root", str(tmp_path)]).output)
+    assert {node["id"]: node["evidence"] for node in exported["nodes"]}["facts/disagrees"] == DISAGREES
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_on_any_base_each_node_carries_the_standing_its_badge_shows(
+    tmp_path_factory: pytest.TempPathFactory, seed: int
+) -> None:
+    root = write_kb(tmp_path_factory.mktemp("kb"), initial(random.Random(seed)))
+    kb = compile_kb(root)
+    assert kb.graph is not None and kb.evidence is not None
+    expected = {record_id: kb.evidence.standing(record_id) for record_id in kb.entries}
+    assert {record_id: kb.graph.graph.nodes[record_id]["evidence"] for record_id in kb.entries} == expected
+    exported = json.loads(CliRunner().invoke(main, ["graph", "--root", str(root)]).output)
+    assert {node["id"]: node["evidence"] for node in exported["nodes"]} == expected

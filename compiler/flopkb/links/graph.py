@@ -12,7 +12,8 @@ The graph is built once, on first use, with two bulk calls
 give, kept by the load cache: the links themselves are not built);
 checking needs only orphans, which come from the links directly (so `flopkb
 check` never imports networkx: that import alone is about 0.2 s). Nodes
-carry each record's evidence status (`evidence`) when it has been computed. Exports are
+carry each record's standing (`evidence`: `flopkb.links.debt.Evidence.standing`, what its badge says) when
+evidence has been computed; the standing reads disagreements, so the graph is built after the formula stage. Exports are
 deterministic: nodes and edges sorted, attributes in a fixed order.
 """
 
@@ -244,7 +245,7 @@ def _node_attributes(entry: Entry, evidence: Evidence | None) -> dict[str, Any]:
             "broken": True,
         }
     if evidence is not None:
-        attributes["evidence"] = evidence.of(entry.id).status
+        attributes["evidence"] = evidence.standing(entry.id)  # what the record's badge says
     return attributes
 
 
