@@ -121,9 +121,10 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
                 if entry.digest is not None:
                     if stars:
                         derived[EMPHASIS] = tuple(stars)
-                    derived[MEMO] = pickle.dumps(written_links(found), protocol=pickle.HIGHEST_PROTOCOL)
+                    written = written_links(found)
+                    derived[MEMO] = pickle.dumps(written, protocol=pickle.HIGHEST_PROTOCOL)
                     derived[RESOLVED] = _resolution(
-                        signature, record_id, [link[1:10] for link in found], [link.resolved for link in found], kind_of
+                        signature, record_id, written, [link.resolved for link in found], kind_of
                     )
                 continue
             # an unchanged file whose links may now resolve elsewhere: resolve them again, as written
