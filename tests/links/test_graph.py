@@ -8,8 +8,11 @@ from pathlib import Path
 
 import networkx as nx
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from flopkb.cli import main
+from flopkb.links.cached import edges_of
 from kbfixture import H100 as ACC
 from kbfixture import compile_kb, located, write_kb
 
@@ -194,3 +197,24 @@ def test_graph_command_formats_and_output_file(tmp_path: Path) -> None:
     result = runner.invoke(main, ["graph", "--root", str(tmp_path), "--format", "graphml"])
     assert result.exit_code == 0 and "<graphml" in result.output
     assert runner.invoke(main, ["graph", "--root", str(tmp_path), "--format", "png"]).exit_code == 2
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["body", "sources", "ref", "values_for"]), st.sampled_from(["a", "b", "c", None]))
+    )
+)
+def test_a_records_edges_are_its_links_grouped_by_target(links: list[tuple[str, str | None]]) -> None:
+    """One edge per target reached, in the order first reached: the sorted distinct origins of its links, and how many
+    links reach it."""
+    origins, targets = [origin for origin, _ in links], [target for _, target in links]
+    reached = list(dict.fromkeys(target for target in targets if target is not None))
+    expected = tuple(
+        (
+            target,
+            tuple(sorted({origin for origin, to in links if to == target})),
+            sum(1 for _, to in links if to == target),
+        )
+        for target in reached
+    )
+    assert edges_of(origins, targets) == expected
