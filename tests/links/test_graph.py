@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flopkb.cli import main
+from flopkb.links.cached import edges_of
 from flopkb.links.debt import DISAGREES, DRAFT, HAS_ERRATA, NO_SOURCES, SOURCED, UNVERIFIED_FIGURES
 from kbfixture import H100 as ACC
 from kbfixture import compile_kb, located, write_kb
@@ -256,3 +257,24 @@ def test_on_any_base_each_node_carries_the_standing_its_badge_shows(
     assert {record_id: kb.graph.graph.nodes[record_id]["evidence"] for record_id in kb.entries} == expected
     exported = json.loads(CliRunner().invoke(main, ["graph", "--root", str(root)]).output)
     assert {node["id"]: node["evidence"] for node in exported["nodes"]} == expected
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["body", "sources", "ref", "values_for"]), st.sampled_from(["a", "b", "c", None]))
+    )
+)
+def test_a_records_edges_are_its_links_grouped_by_target(links: list[tuple[str, str | None]]) -> None:
+    """One edge per target reached, in the order first reached: the sorted distinct origins of its links, and how many
+    links reach it."""
+    origins, targets = [origin for origin, _ in links], [target for _, target in links]
+    reached = list(dict.fromkeys(target for target in targets if target is not None))
+    expected = tuple(
+        (
+            target,
+            tuple(sorted({origin for origin, to in links if to == target})),
+            sum(1 for _, to in links if to == target),
+        )
+        for target in reached
+    )
+    assert edges_of(origins, targets) == expected

@@ -121,9 +121,10 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
                 if entry.digest is not None:
                     if stars:
                         derived[EMPHASIS] = tuple(stars)
-                    derived[MEMO] = pickle.dumps(written_links(found), protocol=pickle.HIGHEST_PROTOCOL)
+                    written = written_links(found)
+                    derived[MEMO] = pickle.dumps(written, protocol=pickle.HIGHEST_PROTOCOL)
                     derived[RESOLVED] = _resolution(
-                        signature, record_id, [link[1:10] for link in found], [link.resolved for link in found], kind_of
+                        signature, record_id, written, [link.resolved for link in found], kind_of
                     )
                 continue
             # an unchanged file whose links may now resolve elsewhere: resolve them again, as written
@@ -174,8 +175,17 @@ def edges_of(origins: list[str], targets: list[str | None]) -> tuple[Edge, ...]:
     found: dict[str, list[str]] = {}
     for origin, target in zip(origins, targets, strict=True):
         if target is not None:
-            found.setdefault(target, []).append(origin)
-    return tuple((target, tuple(sorted(set(group))), len(group)) for target, group in found.items())
+            group = found.get(target)
+            if group is None:
+                found[target] = [origin]
+            else:
+                group.append(origin)
+    # most targets are reached by one link, whose origin needs no set nor sort (every record's edges are built on a
+    # first run with the load cache, and on the first side of a diff)
+    return tuple(
+        (target, (group[0],) if len(group) == 1 else tuple(sorted(set(group))), len(group))
+        for target, group in found.items()
+    )
 
 
 def written_links(found: list[Link]) -> tuple[tuple[Any, ...], ...]:

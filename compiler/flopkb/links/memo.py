@@ -49,6 +49,30 @@ def dependency_key(kb: KnowledgeBase, record_id: str) -> Key | None:
     return keys.get(record_id)
 
 
+def carry_keys(previous: KnowledgeBase, kb: KnowledgeBase) -> None:
+    """Give `kb` (before its stages run) the keys `previous`, another version of the same base, has computed and that
+    cannot differ in `kb`: those of the records whose file, and every file their key reaches, have the same digest,
+    while every id, kind and alias is the same (the resolver's signature), so that every reference resolves as it
+    did. Two sides of a diff compute each key once, not twice; the others are computed when asked for, as ever."""
+    before: _Keys | None = previous.dependency_keys
+    if before is None or before.signature != Resolver.of(kb).signature:
+        return
+    entries, old = kb.entries, previous.entries
+    changed = {
+        record_id
+        for record_id, entry in entries.items()
+        if entry.digest is None or (was := old.get(record_id)) is None or was.digest != entry.digest
+    }
+    keys = _Keys(kb)
+    for record_id, key in before.keys.items():
+        if key is not None and record_id not in changed:
+            reaches = before.reached[record_id]
+            if reaches.isdisjoint(changed):
+                keys.keys[record_id] = key
+                keys.reached[record_id] = reaches
+    kb.dependency_keys = keys
+
+
 def reached(kb: KnowledgeBase, record_id: str) -> frozenset[str] | None:
     """The other records `record_id`'s dependency key is made of (what it computes with, through chains of formula
     refs), or None when it has no key."""

@@ -123,7 +123,9 @@ class GitTree:
     round trip per file would cost most of a large base's load. The blobs are
     kept until the tree is closed. A blob whose object id is in `known` is not fetched: its
     reader has it already (see `stat`), and reads it, if ever, on demand. A
-    worker process that received this source pickled reads on demand only.
+    worker process that received this source pickled reads on demand only. A
+    blob read on demand is also taken from the work tree's file when that is
+    the blob, else asked of git.
 
     A file's stat is its blob's object id, so a load cache that saw the same
     blob (in another commit of the same repository) takes it back without
@@ -172,6 +174,9 @@ class GitTree:
             raise found
         if found is not None:
             return found
+        raw = self._from_work_tree(rel, oid)
+        if raw is not None:
+            return raw
         if self._reader is None:
             self._reader = _BlobReader(self.repository)
         return self._reader.read(oid)
@@ -194,6 +199,14 @@ class GitTree:
             self._reader.close()
             self._reader = None
 
+    def _from_work_tree(self, rel: str, oid: str) -> bytes | None:
+        """The bytes of the work tree's file at `rel` when they are the blob `oid` (they hash to it), else None."""
+        try:
+            raw = read_bytes(f"{self.repository}/{self.prefix}/{rel}" if self.prefix else f"{self.repository}/{rel}")
+        except Unreadable:
+            return None
+        return raw if _object_id(raw, len(oid)) == oid else None
+
     def _fetch_all(self) -> dict[str, bytes | Unreadable]:
         """Every record file's blob not `known`, by object id: from the work tree where its file is the blob, the
         others read in one pipelined pass."""
@@ -203,13 +216,9 @@ class GitTree:
             if rel.endswith(RECORD_SUFFIXES) and mode in _REGULAR and oid not in self._known
         }
         fetched: dict[str, bytes | Unreadable] = {}
-        top = f"{self.repository}/{self.prefix}/" if self.prefix else f"{self.repository}/"
         for rel, oid in wanted.items():
-            try:
-                raw = read_bytes(top + rel)
-            except Unreadable:
-                continue
-            if _object_id(raw, len(oid)) == oid:
+            raw = self._from_work_tree(rel, oid)
+            if raw is not None:
                 fetched[oid] = raw
         oids = [oid for oid in dict.fromkeys(wanted.values()) if oid not in fetched]
         if not oids:

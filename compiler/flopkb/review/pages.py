@@ -24,14 +24,16 @@ out the same: a key is a bound, not a rendering.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.memo import dependency_key, reached
 from flopkb.review.matching import Matching
 from flopkb.review.model import LinkChanges
 from flopkb.site.incremental.keys import face
-from flopkb.site.pages.common import Site
+
+if TYPE_CHECKING:
+    from flopkb.site.pages.common import Site
 
 
 def changed_pages(match: Matching, links: LinkChanges) -> tuple[str, ...]:
@@ -83,7 +85,7 @@ class _KeyView:
         self._linked_from: dict[str, set[str]] | None = None
 
     def face(self, record_id: str) -> str:
-        return face(cast(Site, self), record_id)
+        return face(cast("Site", self), record_id)
 
     def neighbours(self, record_id: str) -> set[str]:
         if self._linked_from is None:

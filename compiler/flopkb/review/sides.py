@@ -4,7 +4,8 @@ A commit is read from git objects (`flopkb.load.sources.GitTree`: no checkout, t
 tree is compiled where it is, with its own load cache read from disk (and never written: a diff leaves the cache as
 `check` left it). Both sides go through the same `FileCache`, so a file whose bytes are the same on both sides is
 parsed once, and what the stages derived from it (links, evidence, formula problems, kept with dependency keys) is
-reused. Both sides are read with the work tree's `[tool.flopkb]` settings.
+reused; so are the dependency keys the previous side computed that cannot differ (`flopkb.links.memo.carry_keys`).
+Both sides are read with the work tree's `[tool.flopkb]` settings.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 
 from flopkb.config import Config
-from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.kb.knowledge_base import KnowledgeBase, Stage
+from flopkb.links.memo import carry_keys
 from flopkb.load.sources import GitTree
 from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
+from flopkb.report.diagnostics import Diagnostic
 from flopkb.review.git import Comparison, Git, Revision
 
 
@@ -36,21 +39,36 @@ class SideCompiler:
         self.cache = FileCache(config)
         self._seen: set[str] = set()
         self._trees = ExitStack()
+        self._last: KnowledgeBase | None = None
 
     def compile(self, revision: Revision) -> Side:
+        stages: tuple[Stage, ...] = CHECK_STAGES
+        if self._last is not None:
+            self.cache.keep_derived()  # what the stages derived last time, for this side's
+            stages = (_carried_from(self._last), *CHECK_STAGES)
         if revision.sha is None:
-            kb = compile_knowledge_base(self.config, CHECK_STAGES, self.cache)
+            kb = compile_knowledge_base(self.config, stages, self.cache)
         else:
             git = self.git
             tree = GitTree(git.top, revision.sha, git.prefix, known=frozenset(self._seen))
             self._trees.callback(tree.close)
             self._seen.update(tree.oids)
-            kb = compile_knowledge_base(replace(self.config, files=tree), CHECK_STAGES, self.cache)
-        self.cache.keep_derived()
+            kb = compile_knowledge_base(replace(self.config, files=tree), stages, self.cache)
+        self._last = kb
         return Side(revision, kb)
 
     def close(self) -> None:
         self._trees.close()
+
+
+def _carried_from(previous: KnowledgeBase) -> Stage:
+    """A first stage that gives the knowledge base the dependency keys of `previous` that cannot differ."""
+
+    def carry_dependency_keys(kb: KnowledgeBase) -> tuple[Diagnostic, ...]:
+        carry_keys(previous, kb)
+        return ()
+
+    return carry_dependency_keys
 
 
 @contextmanager

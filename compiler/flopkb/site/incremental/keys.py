@@ -47,12 +47,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flopkb.links.memo import dependency_key, reached
 from flopkb.load.models import SourceRecord, formulas_of, measurements_of
 from flopkb.pipeline.cache import cache_key
 from flopkb.site.incremental.state import BuildState, PageKeys
-from flopkb.site.pages.common import Site
+
+if TYPE_CHECKING:  # not imported to run: `flopkb diff` reads faces without the site's templates and sanitizer
+    from flopkb.site.pages.common import Site
 
 
 def base_key(site: Site, template_dirs: Sequence[Path]) -> str:
