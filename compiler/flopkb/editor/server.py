@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from lsprotocol import types
@@ -97,7 +99,7 @@ class FlopkbServer(LanguageServer):
             return
         self.config = config
         encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
-        self.checker = Checker(config, str(encoding), self.checked)
+        self.checker = Checker(config, str(encoding), self.checked, self.on_loop)
 
     def recheck(self, *, disk: bool = False, config_changed: bool = False) -> None:
         if self.checker is None or self.config is None:
@@ -115,15 +117,26 @@ class FlopkbServer(LanguageServer):
         if self.loop is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self.publish, checked)
 
+    def on_loop(self, function: Callable[[], None]) -> None:
+        """Run `function` on the message loop, between two messages (at once before the loop runs)."""
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(function)
+        else:
+            function()
+
     def publish(self, checked: Checked) -> None:
-        """Push the diagnostics of every file whose diagnostics changed; or ask a pulling client to pull again."""
+        """Push the diagnostics of every file whose diagnostics changed, of those the check tells; or ask a pulling
+        client to pull again."""
+        told = checked.diagnostics
+        if checked.files is not None:
+            told = {**{rel: items for rel, items in self.published.items() if rel not in checked.files}, **told}
         if self.pulls:
-            if self.published != checked.diagnostics and self.refreshes:
+            if self.published != told and self.refreshes:
                 self.workspace_diagnostic_refresh(None)
-            self.published = checked.diagnostics
+            self.published = told
             return
-        for rel in sorted(self.published.keys() | checked.diagnostics.keys()):
-            diagnostics = checked.diagnostics.get(rel, [])
+        for rel in sorted(self.published.keys() | told.keys()):
+            diagnostics = told.get(rel, [])
             if self.published.get(rel, []) != diagnostics:
                 buffer = checked.buffers.get(rel)
                 self.text_document_publish_diagnostics(
@@ -133,7 +146,7 @@ class FlopkbServer(LanguageServer):
                         version=buffer.version if buffer is not None else None,
                     )
                 )
-        self.published = checked.diagnostics
+        self.published = told
 
     @property
     def pulls(self) -> bool:
@@ -173,13 +186,13 @@ class FlopkbServer(LanguageServer):
     def checker_encoding(self) -> str:
         return self.checker.encoding if self.checker is not None else types.PositionEncodingKind.Utf16
 
-    async def current(self) -> Checked | None:
-        """The check of the buffers as they are now, once it is done (off the message loop)."""
+    async def current(self, rel: str | None = None) -> Checked | None:
+        """The check of the buffers as they are now, once it is done (off the message loop); for the diagnostics of
+        the file `rel` alone, the check of its edited buffer first when it tells them."""
         if self.checker is None:
             return None
         generation = self.checker.update(self.buffers())
-        checker = self.checker
-        return await asyncio.get_running_loop().run_in_executor(None, checker.wait, generation)
+        return await asyncio.get_running_loop().run_in_executor(None, partial(self.checker.wait, generation, rel=rel))
 
 
 def _workspace_root(params: types.InitializeParams) -> Path | None:
@@ -240,8 +253,8 @@ def make_server(root: Path | None = None) -> FlopkbServer:
         types.DiagnosticOptions(identifier=NAME, inter_file_dependencies=True, workspace_diagnostics=True),
     )
     async def pull(ls: FlopkbServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
-        checked = await ls.current()
         rel = ls.relative(params.text_document.uri)
+        checked = await ls.current(rel)
         items = checked.diagnostics.get(rel, []) if checked is not None and rel is not None else []
         result_id = str(checked.generation) if checked is not None else None
         return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
