@@ -322,9 +322,17 @@ class FileCache:
     def _rebuild(
         self, config: Config, vocabulary: Vocabulary | None, rel: str, stored: _Loaded, derived: dict[str, Any]
     ) -> Entry:
-        """The entry of an unchanged file: its text, data and model are read when first asked for."""
+        """The entry of an unchanged file: its text, data and model are read when first asked for; its source is the
+        last run's, with the positions found in it, when that run read the same bytes."""
         later = _Later(self, config, vocabulary, rel, stored)
-        source = Source.deferred(rel, later) if stored.model is not None else None
+        previous = self._entries.get(rel)
+        source = (
+            None
+            if stored.model is None
+            else previous.source
+            if previous is not None and previous.digest == stored.digest and previous.source is not None
+            else Source.deferred(rel, later)
+        )
         return Entry.deferred(
             expected_id(rel, config.records), rel, source, later, stored.summary, stored.digest, dict(derived)
         )
