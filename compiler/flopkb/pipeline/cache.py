@@ -205,12 +205,13 @@ class FileCache:
                         (b"", b""),
                     )
             else:
-                stored = loaded[rel] = kept[rel]
-                derived = self._derived[rel] = (
-                    stored.derived
-                    if isinstance(stored.derived, dict)
-                    else self._unpickled(rel, stored.derived, stored.digests[1]) or {}
-                )
+                stored = kept[rel]
+                if not isinstance(stored.derived, dict):  # unpickled once: the next runs share its values
+                    unpickled = self._unpickled(rel, stored.derived, stored.digests[1]) or {}
+                    stored = stored._replace(derived=unpickled, digests=(stored.digests[0], b""))
+                assert isinstance(stored.derived, dict)
+                loaded[rel] = stored
+                derived = self._derived[rel] = stored.derived
                 entry, diagnostics = self._rebuild(config, vocabulary, rel, stored, derived), list(stored.diagnostics)
             results.append((entry, diagnostics))
         self._dirty.update(map(shard_of, stale))
