@@ -36,6 +36,7 @@ from pygls import uris
 
 from flopkb.config import Config
 from flopkb.editor.diagnostics import to_lsp
+from flopkb.editor.disk import Remembered
 from flopkb.editor.focus import focused_check
 from flopkb.editor.positions import diagnostic_range
 from flopkb.editor.related import related_places
@@ -106,7 +107,9 @@ class Checker:
     """The checking threads of one server: `update` the buffers, get each finished check in `on_checked`.
 
     `on_loop` runs a function where nothing reads the latest check's base (the server's message loop, which answers
-    from it; by default, at once): there, the base a newer check replaced is released.
+    from it; by default, at once): there, the base a newer check replaced is released. `told_of_disk`: every change
+    of a file on disk is told (`update(disk=True, changed=...)`), so the disk is not walked and stat-ed every check
+    (`flopkb.editor.disk`).
     """
 
     def __init__(
@@ -115,8 +118,11 @@ class Checker:
         encoding: str,
         on_checked: Callable[[Checked], None],
         on_loop: Callable[[Callable[[], None]], None] = _at_once,
+        *,
+        told_of_disk: bool = False,
     ) -> None:
-        self.config = config
+        self._told_of_disk = told_of_disk
+        self.config = self._remembering(config)
         self.encoding = encoding
         self.latest: Checked | None = None
         """The latest full check."""
@@ -143,21 +149,33 @@ class Checker:
         for thread in self._threads:
             thread.start()
 
-    def update(self, buffers: dict[str, Buffer], config: Config | None = None, *, disk: bool = False) -> int:
+    def update(
+        self,
+        buffers: dict[str, Buffer],
+        config: Config | None = None,
+        *,
+        disk: bool = False,
+        changed: Iterable[str] | None = None,
+    ) -> int:
         """The generation of the check of these buffers and configuration: a new one when they changed, or when files
-        on disk did (`disk`)."""
+        on disk did (`disk`: those at `changed`, root-relative, or any when None)."""
         with self._changed:
-            if buffers == self._buffers and config in (None, self.config) and not disk and self._generation > 0:
+            if buffers == self._buffers and config is None and not disk and self._generation > 0:
                 return self._generation
             self._buffers = dict(buffers)
             self._generation += 1
-            if config is not None and config != self.config:
-                self.config, self._cache = config, FileCache(config)
+            if config is not None:
+                self.config, self._cache = self._remembering(config), FileCache(config)
                 disk = True
             if disk:
                 self._disk_from = self._generation
+                if isinstance(self.config.files, Remembered):
+                    self.config.files.forget(changed)
             self._changed.notify_all()
             return self._generation
+
+    def _remembering(self, config: Config) -> Config:
+        return replace(config, files=Remembered(config.files)) if self._told_of_disk else config
 
     def wait(
         self, generation: int | None = None, timeout: float | None = None, rel: str | None = None

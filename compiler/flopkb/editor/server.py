@@ -39,6 +39,7 @@ from flopkb.load.positions import LineIndex
 NAME = "flopkb"
 SYMBOLS = 200
 """At most this many workspace symbols are answered: the editor asks again as more is typed."""
+RESCAN = "flopkb.rescan"
 _WATCHED = ("**/*.yaml", "**/*.yml", "**/pyproject.toml")
 
 
@@ -99,9 +100,10 @@ class FlopkbServer(LanguageServer):
             return
         self.config = config
         encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
-        self.checker = Checker(config, str(encoding), self.checked, self.on_loop)
+        self.checker = Checker(config, str(encoding), self.checked, self.on_loop, told_of_disk=self.watches_files)
 
-    def recheck(self, *, disk: bool = False, config_changed: bool = False) -> None:
+    def recheck(self, *, disk: bool = False, changed: list[str] | None = None, config_changed: bool = False) -> None:
+        """Check again: the buffers, and when `disk`, the files on disk at `changed` (document URIs; None: any)."""
         if self.checker is None or self.config is None:
             return
         config = None
@@ -110,7 +112,15 @@ class FlopkbServer(LanguageServer):
                 config = self.config = load_config(self.config.root)
             except ConfigError as error:
                 self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"flopkb: {error}"))
-        self.checker.update(self.buffers(), config, disk=disk)
+        paths = None if changed is None else [rel for rel in map(self.relative, changed) if rel is not None]
+        self.checker.update(self.buffers(), config, disk=disk, changed=paths)
+
+    @property
+    def watches_files(self) -> bool:
+        """Whether the client watches files for the server (then every change on disk is told)."""
+        workspace = self.client_capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace is not None else None
+        return bool(watched and watched.dynamic_registration)
 
     def checked(self, checked: Checked) -> None:
         """Called in the checking thread: the results go out from the message loop."""
@@ -216,8 +226,7 @@ def make_server(root: Path | None = None) -> FlopkbServer:
     async def initialized(ls: FlopkbServer, params: types.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
         ls.recheck()
-        watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
-        if watched and watched.dynamic_registration and ls.config is not None:
+        if ls.watches_files and ls.config is not None:
             options = types.DidChangeWatchedFilesRegistrationOptions(
                 watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in _WATCHED]
             )
@@ -236,7 +245,7 @@ def make_server(root: Path | None = None) -> FlopkbServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: FlopkbServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.recheck(disk=True)
+        ls.recheck(disk=True, changed=[params.text_document.uri])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: FlopkbServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -245,8 +254,15 @@ def make_server(root: Path | None = None) -> FlopkbServer:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched_changed(ls: FlopkbServer, params: types.DidChangeWatchedFilesParams) -> None:
         ls.recheck(
-            disk=True, config_changed=any(os.path.basename(change.uri) == "pyproject.toml" for change in params.changes)
+            disk=True,
+            changed=[change.uri for change in params.changes],
+            config_changed=any(os.path.basename(change.uri) == "pyproject.toml" for change in params.changes),
         )
+
+    @server.command(RESCAN)
+    def rescan(ls: FlopkbServer, *arguments: object) -> None:
+        """Read the disk again (files the editor did not tell of: changed while it was not watching)."""
+        ls.recheck(disk=True)
 
     @server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
