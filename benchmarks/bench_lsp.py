@@ -19,7 +19,9 @@ One run of this script measures, against baselines taken in the same run
   (a workspace pull, answered after the full check has pushed them);
 - memory: the server's peak resident size (VmHWM) against `flopkb check`'s.
 
-The client is pytest-lsp's, over stdio, as in the tests.
+The client is pytest-lsp's, over stdio, as in the tests, with Neovim 0.9's
+capabilities and file watching (the server then trusts the editor to tell
+what changed on disk: `flopkb.editor.disk`).
 """
 
 from __future__ import annotations
@@ -71,9 +73,15 @@ async def start_server(root: Path, env: dict[str, str]) -> tuple[LanguageClient,
     started = time.perf_counter()
     client = await config.start()
     assert isinstance(client, LanguageClient)
+    client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)  # the watchers: granted
+    capabilities = client_capabilities("neovim@v0.9.1")
+    assert capabilities.workspace is not None
+    capabilities.workspace.did_change_watched_files = types.DidChangeWatchedFilesClientCapabilities(
+        dynamic_registration=True  # an editor that watches files (as VS Code does): the server trusts it
+    )
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=client_capabilities("neovim@v0.9.1"),
+            capabilities=capabilities,
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="kb")],
         )
     )
