@@ -24,11 +24,11 @@ full collections that took seconds at 10,000 records while typing.
 
 from __future__ import annotations
 
+import functools
 import gc
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from functools import partial
 from pathlib import Path
 
 from lsprotocol import types
@@ -218,7 +218,7 @@ class Checker:
                 self._done = generation
                 self._changed.notify_all()
             if retired is not None and retired.kb is not None:
-                self._on_loop(partial(self._retire, retired.kb))
+                self._on_loop(functools.partial(self._retire, retired.kb))
 
     def _retire(self, kb: KnowledgeBase) -> None:
         with self._changed:
@@ -330,7 +330,13 @@ def _overlaid(config: Config, buffers: dict[str, Buffer]) -> Config:
 
 def uri_of(config: Config, rel: str) -> str:
     """The URI of a root-relative path."""
-    path = str(config.root / rel)
+    return _uri(config.root, rel)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _uri(root: Path, rel: str) -> str:
+    """Kept: a check converts hundreds of related places a keystroke, and quoting a path is slow."""
+    path = str(root / rel)
     return uris.from_fs_path(path) or Path(path).as_uri()
 
 

@@ -50,6 +50,7 @@ the verdict is the one `--no-cache` gives, and `notes` says what was dropped.
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import io
@@ -434,9 +435,18 @@ def cache_key(config: Config, vocabulary: Vocabulary | None) -> bytes:
     ):
         key.update(part.encode())
         key.update(b"\0")
-    for path in _code_files():
-        key.update(path.read_bytes())
+    key.update(_code_digest())
     return key.digest()
+
+
+@functools.cache
+def _code_digest() -> bytes:
+    """The digest of flopkb's code, once a process: the code it runs is the code it imported (a server checks on
+    every keystroke, and hashing every module each time cost tens of milliseconds)."""
+    digest = hashlib.blake2b(digest_size=20)
+    for path in _code_files():
+        digest.update(path.read_bytes())
+    return digest.digest()
 
 
 def _code_files() -> Iterator[Path]:
