@@ -198,7 +198,6 @@ async def test_files_changed_on_disk_come_in_through_watched_file_notifications(
         assert [registration.method for registration in registered] == [types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
 
 
-
 @pytest.mark.asyncio
 async def test_a_watching_editor_is_trusted_for_changes_on_disk_and_a_rescan_reads_the_disk(tmp_path: Path) -> None:
     """With file watching, no check walks the records folder or stats every file: a file changed behind the editor's

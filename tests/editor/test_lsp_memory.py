@@ -14,6 +14,7 @@ from kbfixture import H100, write_kb
 
 def bases_alive(root: Path) -> int:
     """The bases of the knowledge base at `root` the process holds (other tests' servers run in it too)."""
+    gc.unfreeze()  # the stages freeze what they allocated, out of `get_objects`' view: counted too
     return sum(isinstance(thing, KnowledgeBase) and thing.config.root == root for thing in gc.get_objects())
 
 
@@ -37,7 +38,8 @@ def test_the_bases_of_earlier_checks_are_freed_without_a_collection(tmp_path: Pa
         for version in range(1, 12):
             assert type_a_character(checker, version) == version
             alive.append(bases_alive(config.root))
-        assert min(alive) >= 1 and max(alive) <= 2, alive
+        # the latest, and while the edited buffer's check runs, the base it reads and its own
+        assert min(alive) >= 1 and max(alive) <= 3, alive
     finally:
         checker.stop()
         gc.enable()
