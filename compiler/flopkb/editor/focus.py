@@ -79,10 +79,7 @@ def _read_by(base: KnowledgeBase, entry: Entry, resolver: Resolver) -> set[str] 
             wanted.add(alias)
         if alias in resolver.aliases:
             wanted.add(resolver.aliases[alias])
-    referencer = next(
-        (other for other, edges in base.edges.items() if other != entry.id and any(e[0] == entry.id for e in edges)),
-        None,
-    )
+    referencer = _referencer(base, entry.id, resolver.signature)
     if referencer is not None:
         wanted.add(referencer)
     unread = [key for key in wanted if key != entry.id]
@@ -98,3 +95,20 @@ def _read_by(base: KnowledgeBase, entry: Entry, resolver: Resolver) -> set[str] 
                 wanted.add(resolved)
                 unread.append(resolved)
     return wanted
+
+
+def _referencer(base: KnowledgeBase, record_id: str, signature: bytes) -> str | None:
+    """A record that links to `record_id` in `base` (what tells it is no orphan), or None when none does.
+
+    Found in what the link stage kept of each file (`RESOLVED`), stopping at the first: the base's whole edges
+    (`KnowledgeBase.edges`) cost a keystroke up to 0.3 s the first time a new base was asked for them.
+    """
+    if base.referenced is not None and record_id not in base.referenced:
+        return None
+    for other, entry in base.entries.items():
+        kept = entry.derived.get(RESOLVED)
+        if other != record_id and kept is not None and kept[0] == signature and record_id in kept[1]:
+            return other
+    edges = base.edges.items()
+    linking = (other for other, found in edges if other != record_id and record_id in {e[0] for e in found})
+    return next(linking, None)
