@@ -78,12 +78,11 @@ def open_file(lsp: LanguageClient, root: Path, rel: str, text: str | None = None
 
 
 async def settled(lsp: LanguageClient, uri: str) -> list[types.Diagnostic]:
-    """The diagnostics of `uri` once the server has checked everything sent so far (pushed ones are in before)."""
-    report = await lsp.text_document_diagnostic_async(
-        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
-    )
-    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
-    return report.items
+    """The diagnostics of `uri` once the server has checked everything sent so far (pushed ones are in before): a
+    workspace pull, answered after the full check (a document pull may be answered by the check of the edited buffer
+    first)."""
+    report = await lsp.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+    return [item for found in report.items if found.uri == uri for item in found.items]
 
 
 def pushed(lsp: LanguageClient, root: Path) -> list[Seen]:

@@ -198,6 +198,32 @@ async def test_files_changed_on_disk_come_in_through_watched_file_notifications(
         assert [registration.method for registration in registered] == [types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
 
 
+@pytest.mark.asyncio
+async def test_a_watching_editor_is_trusted_for_changes_on_disk_and_a_rescan_reads_the_disk(tmp_path: Path) -> None:
+    """With file watching, no check walks the records folder or stats every file: a file changed behind the editor's
+    back is seen on `flopkb.rescan`."""
+    root = write_kb(tmp_path, {"records/hw/h100.yaml": accelerator("hw/h100", memory_bandwidth="3.35 TB/s")})
+    async with lsp_session(root, watch=True) as lsp:
+        uri = open_file(lsp, root, "records/hw/h100.yaml")
+        await settled(lsp, uri)
+        before = pushed(lsp, root)
+        (root / "records/facts").mkdir()
+        (root / "records/facts/traffic.yaml").write_text(CLAIM.replace("hw/h100", "hw/h200"), encoding="utf-8")
+        lsp.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=accelerator("hw/h100"))],
+            )
+        )
+        await settled(lsp, uri)
+        assert "dangling-ref" not in {item[3] for item in pushed(lsp, root)}, before
+        await lsp.workspace_execute_command_async(types.ExecuteCommandParams(command="flopkb.rescan"))
+        await settled(lsp, uri)
+        (root / "records/hw/h100.yaml").write_text(accelerator("hw/h100"), encoding="utf-8")
+        assert "dangling-ref" in {item[3] for item in pushed(lsp, root)}
+        assert pushed(lsp, root) == checked(root, UTF16)
+
+
 HOSTILE_BUFFERS = {
     "too large": "id: hw/h100\nkind: accelerator\nvendor: V\ndescription: " + "é" * 600_000 + "\n",
     "deep": "id: hw/h100\nkind: accelerator\nx: " + "[" * 5000 + "]" * 5000 + "\n",

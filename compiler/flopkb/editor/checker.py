@@ -1,21 +1,30 @@
-"""Checks in a thread of their own: the whole pipeline over the files on disk with the open buffers laid over them.
+"""Checks in threads of their own: the edited buffer first, then the whole pipeline over the files on disk with the
+open buffers laid over them.
 
 The message loop never waits for a check: an edit records the buffers and
-wakes the checking thread, which compiles the base read through an
-`Overlay` of the buffers over the work tree (`flopkb.load.sources`): a
-buffer is loaded as its file would be, a new record's buffer is a file of
-the base, and the load cache keys it by its digest like any file. A check that an edit supersedes stops before its
-next stage and its result is dropped; the thread then checks the newest
-buffers. Each finished check is handed to `on_checked` with every file's
-diagnostics, converted to the client's positions; what loading and the
-stages derived is kept for the next check (the load cache in memory), so a
-keystroke reloads the edited buffer alone and the stages redo only what
-depends on it. The bases of earlier checks are collected once typing
-pauses, or every few checks.
+wakes two threads. The first checks the edited buffer alone against the
+latest full check (`flopkb.editor.focus`: the pipeline's stages over the
+records its file's diagnostics read) and hands its file's diagnostics out at
+once. The second compiles the whole base, read through an `Overlay` of the
+buffers over the work tree (`flopkb.load.sources`): a buffer is loaded as its
+file would be, a new record's buffer is a file of the base, and the load
+cache keys it by its digest like any file; that check brings every other
+file's diagnostics up to date (the records that compute with the edited
+one). A check that an edit supersedes stops before its next stage and its
+result is dropped; the thread then checks the newest buffers. Each finished
+check is handed to `on_checked` with its files' diagnostics, converted to the
+client's positions; what loading and the stages derived is kept for the next
+check (the load cache in memory), so a keystroke reloads the edited buffer
+alone and the stages redo only what depends on it.
+
+A base that a newer full check replaces is released (`KnowledgeBase.release`)
+once nothing reads it: its cycles broken, it is freed at once, without the
+full collections that took seconds at 10,000 records while typing.
 """
 
 from __future__ import annotations
 
+import functools
 import gc
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -27,6 +36,8 @@ from pygls import uris
 
 from flopkb.config import Config
 from flopkb.editor.diagnostics import to_lsp
+from flopkb.editor.disk import Remembered
+from flopkb.editor.focus import focused_check
 from flopkb.editor.positions import diagnostic_range
 from flopkb.editor.related import related_places
 from flopkb.kb.entry import Entry
@@ -38,11 +49,6 @@ from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base, stamp_severities
 from flopkb.pipeline.stages import CHECK_STAGES
 from flopkb.report.diagnostics import Diagnostic, internal_error
-
-IDLE_SECONDS = 0.5
-"""The previous checks' bases are collected once no edit came for this long after a check ..."""
-UNCOLLECTED_CHECKS = 4
-"""... or after this many checks (a base is kept by each until then)."""
 
 
 @dataclass(frozen=True)
@@ -62,11 +68,14 @@ class Checked:
     buffers: dict[str, Buffer]
     """The buffers it checked, by root-relative path."""
     kb: KnowledgeBase | None
-    """The compiled base (None when the check failed)."""
+    """The compiled base (None when the check failed, and for the check of an edited buffer first)."""
     diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
     """Every file's diagnostics, by root-relative path, in the client's positions."""
     texts: dict[str, str] = field(default_factory=dict)
     """The text each file's diagnostics were placed in."""
+    files: frozenset[str] | None = None
+    """The files whose diagnostics it tells: None for every file (a full check); the edited file for the check of an
+    edited buffer first."""
 
     entries_by_path: dict[str, Entry] = field(default_factory=dict)
 
@@ -90,42 +99,98 @@ class Checked:
         return text
 
 
-class Checker:
-    """The checking thread of one server: `update` the buffers, get each finished check in `on_checked`."""
+def _at_once(release: Callable[[], None]) -> None:
+    release()
 
-    def __init__(self, config: Config, encoding: str, on_checked: Callable[[Checked], None]) -> None:
-        self.config = config
+
+class Checker:
+    """The checking threads of one server: `update` the buffers, get each finished check in `on_checked`.
+
+    `on_loop` runs a function where nothing reads the latest check's base (the server's message loop, which answers
+    from it; by default, at once): there, the base a newer check replaced is released. `told_of_disk`: every change
+    of a file on disk is told (`update(disk=True, changed=...)`), so the disk is not walked and stat-ed every check
+    (`flopkb.editor.disk`).
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        encoding: str,
+        on_checked: Callable[[Checked], None],
+        on_loop: Callable[[Callable[[], None]], None] = _at_once,
+        *,
+        told_of_disk: bool = False,
+    ) -> None:
+        self._told_of_disk = told_of_disk
+        self.config = self._remembering(config)
         self.encoding = encoding
         self.latest: Checked | None = None
+        """The latest full check."""
+        self.preview: Checked | None = None
+        """The latest check of an edited buffer first (`flopkb.editor.focus`): its file's diagnostics only."""
         self._on_checked = on_checked
+        self._on_loop = on_loop
         self._cache = FileCache(config)
         self._buffers: dict[str, Buffer] = {}
         self._generation = 0
         self._done = -1
+        self._previewed = 0
+        self._disk_from = 0
+        """The first generation whose check read the files on disk (and the configuration) as they are now."""
+        self._in_use: KnowledgeBase | None = None
+        """The base the check of an edited buffer reads; released after it when it was retired meanwhile."""
+        self._retired: list[KnowledgeBase] = []
         self._stopping = False
         self._changed = threading.Condition()
-        self._thread = threading.Thread(target=self._run, name="flopkb-check", daemon=True)
-        self._thread.start()
+        self._threads = [
+            threading.Thread(target=self._run, name="flopkb-check", daemon=True),
+            threading.Thread(target=self._run_first, name="flopkb-check-first", daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
 
-    def update(self, buffers: dict[str, Buffer], config: Config | None = None, *, disk: bool = False) -> int:
+    def update(
+        self,
+        buffers: dict[str, Buffer],
+        config: Config | None = None,
+        *,
+        disk: bool = False,
+        changed: Iterable[str] | None = None,
+    ) -> int:
         """The generation of the check of these buffers and configuration: a new one when they changed, or when files
-        on disk did (`disk`)."""
+        on disk did (`disk`: those at `changed`, root-relative, or any when None)."""
         with self._changed:
-            if buffers == self._buffers and config in (None, self.config) and not disk and self._generation > 0:
+            if buffers == self._buffers and config is None and not disk and self._generation > 0:
                 return self._generation
             self._buffers = dict(buffers)
-            if config is not None and config != self.config:
-                self.config, self._cache = config, FileCache(config)
             self._generation += 1
+            if config is not None:
+                self.config, self._cache = self._remembering(config), FileCache(config)
+                disk = True
+            if disk:
+                self._disk_from = self._generation
+                if isinstance(self.config.files, Remembered):
+                    self.config.files.forget(changed)
             self._changed.notify_all()
             return self._generation
 
-    def wait(self, generation: int | None = None, timeout: float | None = None) -> Checked | None:
-        """The finished check of `generation` (default: the newest requested) or a later one, once it is done."""
+    def _remembering(self, config: Config) -> Config:
+        return replace(config, files=Remembered(config.files)) if self._told_of_disk else config
+
+    def wait(
+        self, generation: int | None = None, timeout: float | None = None, rel: str | None = None
+    ) -> Checked | None:
+        """The finished check of `generation` (default: the newest requested) or a later one, once it is done; when
+        only the file `rel`'s diagnostics are wanted, the check of the edited buffer first, if it told them."""
         with self._changed:
             wanted = self._generation if generation is None else generation
-            self._changed.wait_for(lambda: self._done >= wanted or self._stopping, timeout)
-            return self.latest
+
+            def told() -> bool:
+                first = self.preview
+                return first is not None and first.generation >= wanted and rel in (first.files or ())
+
+            self._changed.wait_for(lambda: self._done >= wanted or self._stopping or told(), timeout)
+            return self.preview if self._done < wanted and told() else self.latest
 
     def stop(self) -> None:
         """Stop checking at the next stage; the thread writes the load cache for the next run, and ends."""
@@ -135,41 +200,95 @@ class Checker:
             self._changed.notify_all()
 
     def _run(self) -> None:
-        uncollected = 0
         while True:
             with self._changed:
-                edited = self._changed.wait_for(
-                    lambda: self._generation > self._done or self._stopping, IDLE_SECONDS if uncollected else None
-                )
-            if not edited or uncollected >= UNCOLLECTED_CHECKS:
-                _collect_previous_bases()
-                uncollected = 0
-            if not edited:
-                continue
-            with self._changed:
+                self._changed.wait_for(lambda: self._generation > self._done or self._stopping)
                 if self._stopping:
                     self._cache.save()
                     return
                 generation, buffers, config, cache = self._generation, self._buffers, self.config, self._cache
             checked = self._check(generation, config, cache, buffers)
-            uncollected += 1
             with self._changed:
                 if checked is None or generation != self._generation or self._stopping:
+                    if checked is not None and checked.kb is not None:
+                        checked.kb.release()  # seen by no one
                     continue  # superseded: the newer buffers are checked next
-                self.latest = checked
+                retired, self.latest = self.latest, checked
                 self._on_checked(checked)  # before waiters are woken: what is pushed goes out before what they answer
                 self._done = generation
                 self._changed.notify_all()
+            if retired is not None and retired.kb is not None:
+                self._on_loop(functools.partial(self._retire, retired.kb))
+
+    def _retire(self, kb: KnowledgeBase) -> None:
+        with self._changed:
+            if kb is self._in_use:
+                self._retired.append(kb)  # released once the check of the edited buffer is done with it
+                return
+        kb.release()
+
+    def _run_first(self) -> None:
+        """Check each edited buffer first, against the latest full check, while the next full check runs."""
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: self._generation > self._previewed or self._stopping)
+                if self._stopping:
+                    return
+                generation = self._previewed = self._generation
+                base, buffers, config = self.latest, self._buffers, self.config
+                if base is None or base.kb is None or base.generation < self._disk_from:
+                    continue
+                self._in_use = base.kb
+            checked = self._check_first(generation, config, base, buffers)
+            with self._changed:
+                self._in_use = None
+                retired, self._retired = self._retired, []
+                if checked is not None and generation == self._generation and self._done < generation:
+                    self.preview = checked
+                    self._on_checked(checked)
+                    self._changed.notify_all()
+            for kb in retired:
+                kb.release()
+
+    def _check_first(
+        self, generation: int, config: Config, base: Checked, buffers: dict[str, Buffer]
+    ) -> Checked | None:
+        """The check of the edited buffer, when it alone differs from the buffers of `base`; None otherwise, or when
+        only a full check tells (`flopkb.editor.focus`; the full check reports whatever fails here)."""
+        assert base.kb is not None
+        edited = [
+            rel
+            for rel in buffers.keys() | base.buffers.keys()
+            if rel not in buffers or rel not in base.buffers or buffers[rel].text != base.buffers[rel].text
+        ]
+        if len(edited) != 1 or edited[0] not in buffers:
+            return None
+        rel = edited[0]
+        over = _overlaid(config, buffers)
+        kb: KnowledgeBase | None = None
+        try:
+            kb = focused_check(base.kb, over, rel, CHECK_STAGES)
+            if kb is None:
+                return None
+            checked = Checked(over, generation, buffers, kb, files=frozenset([rel]))
+            checked.diagnostics[rel] = []
+            self._convert(checked, kb.diagnostics)
+            checked.kb = None
+            return checked
+        except Exception:  # flopkb's bug: the full check that follows reports it
+            return None
+        finally:
+            if kb is not None:
+                kb.release()
 
     def _check(self, generation: int, config: Config, cache: FileCache, buffers: dict[str, Buffer]) -> Checked | None:
-        texts = {rel: buffer.text for rel, buffer in buffers.items()}
         try:
-            encoded = {rel: text.encode("utf-8", errors="surrogatepass") for rel, text in texts.items()}
-            over = replace(config, files=Overlay(config.files, encoded))
+            over = _overlaid(config, buffers)
             stages = self._until_superseded(CHECK_STAGES, generation)
             kb = compile_knowledge_base(over, stages, cache)
-            gc.unfreeze()  # loading froze what it allocated; let the previous checks' bases be collected
+            gc.unfreeze()  # loading froze what it allocated; what the process held before is not kept frozen
             if generation != self._generation:
+                kb.release()
                 return None
             cache.keep_derived()
             checked = Checked(over, generation, buffers, kb)
@@ -203,18 +322,21 @@ class Checker:
             checked.diagnostics.setdefault(diagnostic.path, []).append(lsp)
 
 
-def _collect_previous_bases() -> None:
-    """The bases of the checks before the last are cyclic garbage, which the next check's loading would freeze out of
-    the collector's reach for good (`pipeline.compile._bulk_allocation`): the server grew by a base a keystroke.
-
-    A full collection takes as long as a keystroke's check, so it runs when typing pauses (or every few checks).
-    """
-    gc.collect()
+def _overlaid(config: Config, buffers: dict[str, Buffer]) -> Config:
+    """The configuration whose files are the work tree's with the buffers laid over them."""
+    encoded = {rel: buffer.text.encode("utf-8", errors="surrogatepass") for rel, buffer in buffers.items()}
+    return replace(config, files=Overlay(config.files, encoded))
 
 
 def uri_of(config: Config, rel: str) -> str:
     """The URI of a root-relative path."""
-    path = str(config.root / rel)
+    return _uri(config.root, rel)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _uri(root: Path, rel: str) -> str:
+    """Kept: a check converts hundreds of related places a keystroke, and quoting a path is slow."""
+    path = str(root / rel)
     return uris.from_fs_path(path) or Path(path).as_uri()
 
 

@@ -77,7 +77,7 @@ def _dangling_at(checked: Checked, rel: str, record_id: str, start: types.Positi
     assert checked.kb is not None
     resolver = Resolver.of(checked.kb)
     text = checked.text_of(rel)
-    for link in checked.kb.links.get(record_id, []):
+    for link in checked.kb.links_of(record_id):
         if link.resolved is not None or id_problem(link.target) or resolver.resolve(link.target).candidates:
             continue
         if diagnostic_range(text, *link.position, encoding).start == start:

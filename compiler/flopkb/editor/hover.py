@@ -33,7 +33,7 @@ def entry_at(kb: KnowledgeBase, path: str) -> Entry | None:
 
 def link_at(kb: KnowledgeBase, entry: Entry, line: int, column: int) -> Link | None:
     """The link or ref of `entry` written across flopkb's (line, column), if any."""
-    for link in kb.links.get(entry.id, []):
+    for link in kb.links_of(entry.id):
         at_line, at_column = link.position
         if at_line == line and at_column <= column < at_column + max(len(link.text), 1):
             return link

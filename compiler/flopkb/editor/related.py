@@ -51,7 +51,7 @@ def _candidates(kb: KnowledgeBase, diagnostic: Diagnostic) -> Iterator[Place]:
     if entry is None:
         return
     resolver = Resolver.of(kb)
-    for link in kb.links.get(entry.id, []):
+    for link in kb.links_of(entry.id):
         if link.position == (diagnostic.line, diagnostic.column):
             for candidate in resolver.resolve(link.target).candidates:
                 if candidate in kb.entries:
@@ -80,7 +80,7 @@ def _measurements(kb: KnowledgeBase, diagnostic: Diagnostic) -> Iterator[Place]:
     entry = _entry_at(kb, diagnostic.path)
     if entry is None:
         return
-    for link in kb.links.get(entry.id, []):
+    for link in kb.links_of(entry.id):
         if link.position[0] != diagnostic.line or link.anchor is None or link.resolved not in kb.entries:
             continue
         source = kb.entries[link.resolved]

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from lsprotocol import types
@@ -37,6 +39,7 @@ from flopkb.load.positions import LineIndex
 NAME = "flopkb"
 SYMBOLS = 200
 """At most this many workspace symbols are answered: the editor asks again as more is typed."""
+RESCAN = "flopkb.rescan"
 _WATCHED = ("**/*.yaml", "**/*.yml", "**/pyproject.toml")
 
 
@@ -97,9 +100,10 @@ class FlopkbServer(LanguageServer):
             return
         self.config = config
         encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
-        self.checker = Checker(config, str(encoding), self.checked)
+        self.checker = Checker(config, str(encoding), self.checked, self.on_loop, told_of_disk=self.watches_files)
 
-    def recheck(self, *, disk: bool = False, config_changed: bool = False) -> None:
+    def recheck(self, *, disk: bool = False, changed: list[str] | None = None, config_changed: bool = False) -> None:
+        """Check again: the buffers, and when `disk`, the files on disk at `changed` (document URIs; None: any)."""
         if self.checker is None or self.config is None:
             return
         config = None
@@ -108,22 +112,41 @@ class FlopkbServer(LanguageServer):
                 config = self.config = load_config(self.config.root)
             except ConfigError as error:
                 self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"flopkb: {error}"))
-        self.checker.update(self.buffers(), config, disk=disk)
+        paths = None if changed is None else [rel for rel in map(self.relative, changed) if rel is not None]
+        self.checker.update(self.buffers(), config, disk=disk, changed=paths)
+
+    @property
+    def watches_files(self) -> bool:
+        """Whether the client watches files for the server (then every change on disk is told)."""
+        workspace = self.client_capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace is not None else None
+        return bool(watched and watched.dynamic_registration)
 
     def checked(self, checked: Checked) -> None:
         """Called in the checking thread: the results go out from the message loop."""
         if self.loop is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self.publish, checked)
 
+    def on_loop(self, function: Callable[[], None]) -> None:
+        """Run `function` on the message loop, between two messages (at once before the loop runs)."""
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(function)
+        else:
+            function()
+
     def publish(self, checked: Checked) -> None:
-        """Push the diagnostics of every file whose diagnostics changed; or ask a pulling client to pull again."""
+        """Push the diagnostics of every file whose diagnostics changed, of those the check tells; or ask a pulling
+        client to pull again."""
+        told = checked.diagnostics
+        if checked.files is not None:
+            told = {**{rel: items for rel, items in self.published.items() if rel not in checked.files}, **told}
         if self.pulls:
-            if self.published != checked.diagnostics and self.refreshes:
+            if self.published != told and self.refreshes:
                 self.workspace_diagnostic_refresh(None)
-            self.published = checked.diagnostics
+            self.published = told
             return
-        for rel in sorted(self.published.keys() | checked.diagnostics.keys()):
-            diagnostics = checked.diagnostics.get(rel, [])
+        for rel in sorted(self.published.keys() | told.keys()):
+            diagnostics = told.get(rel, [])
             if self.published.get(rel, []) != diagnostics:
                 buffer = checked.buffers.get(rel)
                 self.text_document_publish_diagnostics(
@@ -133,7 +156,7 @@ class FlopkbServer(LanguageServer):
                         version=buffer.version if buffer is not None else None,
                     )
                 )
-        self.published = checked.diagnostics
+        self.published = told
 
     @property
     def pulls(self) -> bool:
@@ -173,13 +196,13 @@ class FlopkbServer(LanguageServer):
     def checker_encoding(self) -> str:
         return self.checker.encoding if self.checker is not None else types.PositionEncodingKind.Utf16
 
-    async def current(self) -> Checked | None:
-        """The check of the buffers as they are now, once it is done (off the message loop)."""
+    async def current(self, rel: str | None = None) -> Checked | None:
+        """The check of the buffers as they are now, once it is done (off the message loop); for the diagnostics of
+        the file `rel` alone, the check of its edited buffer first when it tells them."""
         if self.checker is None:
             return None
         generation = self.checker.update(self.buffers())
-        checker = self.checker
-        return await asyncio.get_running_loop().run_in_executor(None, checker.wait, generation)
+        return await asyncio.get_running_loop().run_in_executor(None, partial(self.checker.wait, generation, rel=rel))
 
 
 def _workspace_root(params: types.InitializeParams) -> Path | None:
@@ -203,8 +226,7 @@ def make_server(root: Path | None = None) -> FlopkbServer:
     async def initialized(ls: FlopkbServer, params: types.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
         ls.recheck()
-        watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
-        if watched and watched.dynamic_registration and ls.config is not None:
+        if ls.watches_files and ls.config is not None:
             options = types.DidChangeWatchedFilesRegistrationOptions(
                 watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in _WATCHED]
             )
@@ -223,7 +245,7 @@ def make_server(root: Path | None = None) -> FlopkbServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: FlopkbServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.recheck(disk=True)
+        ls.recheck(disk=True, changed=[params.text_document.uri])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: FlopkbServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -232,16 +254,23 @@ def make_server(root: Path | None = None) -> FlopkbServer:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched_changed(ls: FlopkbServer, params: types.DidChangeWatchedFilesParams) -> None:
         ls.recheck(
-            disk=True, config_changed=any(os.path.basename(change.uri) == "pyproject.toml" for change in params.changes)
+            disk=True,
+            changed=[change.uri for change in params.changes],
+            config_changed=any(os.path.basename(change.uri) == "pyproject.toml" for change in params.changes),
         )
+
+    @server.command(RESCAN)
+    def rescan(ls: FlopkbServer, *arguments: object) -> None:
+        """Read the disk again (files the editor did not tell of: changed while it was not watching)."""
+        ls.recheck(disk=True)
 
     @server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
         types.DiagnosticOptions(identifier=NAME, inter_file_dependencies=True, workspace_diagnostics=True),
     )
     async def pull(ls: FlopkbServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
-        checked = await ls.current()
         rel = ls.relative(params.text_document.uri)
+        checked = await ls.current(rel)
         items = checked.diagnostics.get(rel, []) if checked is not None and rel is not None else []
         result_id = str(checked.generation) if checked is not None else None
         return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)

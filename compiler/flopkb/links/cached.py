@@ -63,17 +63,19 @@ class Linked(NamedTuple):
         """Every entry's links (as `extract_all` finds them), building the deferred ones."""
         result: dict[str, list[Link]] = {}
         for record_id, entry in entries.items():
-            if entry.source is None:
-                continue
-            if record_id in self.deferred:
-                found = _resolved(
-                    record_id, entry.source, unwritten(pickle.loads(entry.derived[MEMO]), entry.source), resolve, {}, []
-                )
-            else:
-                found = self.built.get(record_id, [])
+            found = self.links_of(record_id, entry, resolve)
             if found:
                 result[record_id] = found
         return result
+
+    def links_of(self, record_id: str, entry: Any, resolve: Resolve) -> list[Link]:
+        """One entry's links, built when deferred."""
+        if entry.source is None:
+            return []
+        if record_id in self.deferred:
+            written = unwritten(pickle.loads(entry.derived[MEMO]), entry.source)
+            return _resolved(record_id, entry.source, written, resolve, {}, [])
+        return self.built.get(record_id, [])
 
 
 def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:

@@ -59,7 +59,11 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
             gc.enable()
     kb.referenced = linked.referenced
     if linked.deferred:
-        kb.links_later(lambda: linked.links(kb.entries, resolver.target), lambda: linked.edges(kb.entries))
+        kb.links_later(
+            lambda: linked.links(kb.entries, resolver.target),
+            lambda: linked.edges(kb.entries),
+            lambda record_id: linked.links_of(record_id, kb.entries[record_id], resolver.target),
+        )
     else:
         kb.links = linked.links(kb.entries, resolver.target)
     yield from linked.emphasis

@@ -19,6 +19,7 @@ are computed with rapidfuzz only for targets that resolve to nothing.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections.abc import Iterable
 from typing import NamedTuple, Protocol
@@ -116,6 +117,15 @@ class Resolver:
             for alias in listed:
                 aliases.setdefault(alias, record_id)
         return cls(entries, aliases, kinds, entries)
+
+    def with_entries(self, entries: dict[str, Entry]) -> Resolver:
+        """This index over other entries of the same ids, kinds and aliases (one file's new text: the same
+        `signature`), sharing what it built and resolved; only anchors are read from `entries`."""
+        shared = copy.copy(self)
+        shared.entries = entries
+        shared._suffixes = self.suffixes
+        shared._signature = self.signature
+        return shared
 
     @classmethod
     def of(cls, kb: Indexed) -> Resolver:

@@ -50,6 +50,7 @@ the verdict is the one `--no-cache` gives, and `notes` says what was dropped.
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import io
@@ -205,12 +206,13 @@ class FileCache:
                         (b"", b""),
                     )
             else:
-                stored = loaded[rel] = kept[rel]
-                derived = self._derived[rel] = (
-                    stored.derived
-                    if isinstance(stored.derived, dict)
-                    else self._unpickled(rel, stored.derived, stored.digests[1]) or {}
-                )
+                stored = kept[rel]
+                if not isinstance(stored.derived, dict):  # unpickled once: the next runs share its values
+                    unpickled = self._unpickled(rel, stored.derived, stored.digests[1]) or {}
+                    stored = stored._replace(derived=unpickled, digests=(stored.digests[0], b""))
+                assert isinstance(stored.derived, dict)
+                loaded[rel] = stored
+                derived = self._derived[rel] = stored.derived
                 entry, diagnostics = self._rebuild(config, vocabulary, rel, stored, derived), list(stored.diagnostics)
             results.append((entry, diagnostics))
         self._dirty.update(map(shard_of, stale))
@@ -322,9 +324,17 @@ class FileCache:
     def _rebuild(
         self, config: Config, vocabulary: Vocabulary | None, rel: str, stored: _Loaded, derived: dict[str, Any]
     ) -> Entry:
-        """The entry of an unchanged file: its text, data and model are read when first asked for."""
+        """The entry of an unchanged file: its text, data and model are read when first asked for; its source is the
+        last run's, with the positions found in it, when that run read the same bytes."""
         later = _Later(self, config, vocabulary, rel, stored)
-        source = Source.deferred(rel, later) if stored.model is not None else None
+        previous = self._entries.get(rel)
+        source = (
+            None
+            if stored.model is None
+            else previous.source
+            if previous is not None and previous.digest == stored.digest and previous.source is not None
+            else Source.deferred(rel, later)
+        )
         return Entry.deferred(
             expected_id(rel, config.records), rel, source, later, stored.summary, stored.digest, dict(derived)
         )
@@ -425,9 +435,18 @@ def cache_key(config: Config, vocabulary: Vocabulary | None) -> bytes:
     ):
         key.update(part.encode())
         key.update(b"\0")
-    for path in _code_files():
-        key.update(path.read_bytes())
+    key.update(_code_digest())
     return key.digest()
+
+
+@functools.cache
+def _code_digest() -> bytes:
+    """The digest of flopkb's code, once a process: the code it runs is the code it imported (a server checks on
+    every keystroke, and hashing every module each time cost tens of milliseconds)."""
+    digest = hashlib.blake2b(digest_size=20)
+    for path in _code_files():
+        digest.update(path.read_bytes())
+    return digest.digest()
 
 
 def _code_files() -> Iterator[Path]:

@@ -218,6 +218,14 @@ def load_knowledge_base(config: Config, load: EntryLoader = load_entries) -> Kno
                 )
                 continue
             entries[entry.id] = entry
+    return knowledge_base_of(config, vocabulary, entries, diagnostics)
+
+
+def knowledge_base_of(
+    config: Config, vocabulary: Vocabulary | None, entries: dict[str, Entry], diagnostics: list[Diagnostic]
+) -> KnowledgeBase:
+    """The knowledge base of loaded entries (in the order of their files) and their load diagnostics, with those of
+    aliases that two entries claim."""
     kb = KnowledgeBase(config, vocabulary, entries, diagnostics)
     kb.diagnostics.extend(_alias_diagnostics(kb))
     return kb
@@ -257,10 +265,14 @@ def compile_knowledge_base(
     config: Config, stages: Iterable[Stage] = (), load: EntryLoader = load_entries
 ) -> KnowledgeBase:
     """Load every record, run the checking stages, and return the knowledge base with its sorted diagnostics."""
-    kb = load_knowledge_base(config, load)
+    return run_stages(load_knowledge_base(config, load), stages)
+
+
+def run_stages(kb: KnowledgeBase, stages: Iterable[Stage]) -> KnowledgeBase:
+    """Run the checking stages over a loaded base, and sort its diagnostics with their configured severities."""
     for stage in stages:
         kb.diagnostics.extend(run_stage(stage, kb))
-    kb.diagnostics = stamp_severities(kb.diagnostics, config)
+    kb.diagnostics = stamp_severities(kb.diagnostics, kb.config)
     return kb
 
 

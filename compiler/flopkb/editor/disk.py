@@ -1,0 +1,66 @@
+"""The files on disk as the server last saw them: no walk of the records folder and no stat of every file a keystroke.
+
+An editor that watches files tells the server which files changed on disk
+(`workspace/didChangeWatchedFiles`, a save), so the listing of the records
+folder and each file's stat are taken once and kept until it says so
+(`forget`), or until a rescan is asked for (`forget` of everything: the
+`flopkb.rescan` command). The load cache compares the kept stat with the one
+it stored, as it would the disk's (`flopkb.pipeline.cache`). Without file
+watching, the server reads the disk itself every check (`WorkTree`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable
+
+from flopkb.load.sources import FileSource
+
+
+class Remembered:
+    """A `FileSource` over `files` whose walks and stats are kept until forgotten."""
+
+    def __init__(self, files: FileSource) -> None:
+        self.files = files
+        self._walks: dict[str, tuple[list[str], list[tuple[str, str]]]] = {}
+        self._stats: dict[str, os.stat_result] = {}
+        self._forgotten = 0
+        """Counts `forget`s: a stat taken while one ran is not kept (it may be from before the change)."""
+        self._lock = threading.Lock()
+
+    def walk(self, folder: str) -> tuple[list[str], list[tuple[str, str]]]:
+        with self._lock:
+            found, forgotten = self._walks.get(folder), self._forgotten
+        if found is None:
+            found = self.files.walk(folder)
+            with self._lock:
+                if forgotten == self._forgotten:
+                    self._walks[folder] = found
+        return list(found[0]), list(found[1])
+
+    def read(self, rel: str) -> bytes:
+        return self.files.read(rel)
+
+    def exists(self, rel: str) -> bool:
+        return self.files.exists(rel)
+
+    def stat(self, rel: str) -> os.stat_result | None:
+        with self._lock:
+            found, forgotten = self._stats.get(rel), self._forgotten
+        if found is None:
+            found = self.files.stat(rel)  # OSError when the file is not there: not kept
+            with self._lock:
+                if found is not None and forgotten == self._forgotten:
+                    self._stats[rel] = found
+        return found
+
+    def forget(self, changed: Iterable[str] | None = None) -> None:
+        """The files at `changed` (root-relative; None: every file) may have changed, been created or removed."""
+        with self._lock:
+            self._forgotten += 1
+            self._walks.clear()
+            if changed is None:
+                self._stats.clear()
+            for rel in changed or ():
+                self._stats.pop(rel, None)

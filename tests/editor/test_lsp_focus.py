@@ -1,0 +1,93 @@
+"""The edited buffer checked first (`flopkb.editor.focus`) tells its file's diagnostics exactly as a full check of the
+same texts does: whatever the base and whatever is typed into one of its files."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, event, given, note, settings
+from hypothesis import strategies as st
+
+from flopkb.config import Config, load_config
+from flopkb.editor.focus import focused_check
+from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.load.sources import Overlay
+from flopkb.pipeline.cache import FileCache
+from flopkb.pipeline.compile import compile_knowledge_base
+from flopkb.pipeline.stages import CHECK_STAGES
+from flopkb.report.diagnostics import Diagnostic
+from kbfixture import write_kb
+from random_kb import initial, render
+
+INSERTS = ["", "x", " ", "\n", "[[", "]]", "[[hw/a1]]", "[[a2#x]]", "hw/a2", "#", ": ", "- ", "é", "value: 3 GB", '"']
+
+
+def overlaid(config: Config, rel: str, text: str) -> Config:
+    return replace(config, files=Overlay(config.files, {rel: text.encode("utf-8", errors="surrogatepass")}))
+
+
+def base_of(config: Config, warm: bool) -> KnowledgeBase:
+    """The base a server holds: its first check (every file loaded), or a later one (files taken from the cache)."""
+    cache = FileCache(config)
+    kb = compile_knowledge_base(config, CHECK_STAGES, cache)
+    if warm:
+        cache.keep_derived()
+        kb.release()
+        kb = compile_knowledge_base(config, CHECK_STAGES, cache)
+    return kb
+
+
+def full(config: Config, rel: str) -> list[Diagnostic]:
+    diagnostics = compile_knowledge_base(config, CHECK_STAGES).diagnostics
+    return [diagnostic for diagnostic in diagnostics if diagnostic.path == rel]
+
+
+edit = st.one_of(
+    st.tuples(st.just("type"), st.floats(0, 1), st.integers(0, 30), st.sampled_from(INSERTS)),
+    st.tuples(st.just("rewrite"), st.integers(0, 2**16)),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**16), which=st.integers(0, 100), warm=st.booleans(), edits=st.lists(edit, max_size=6))
+def test_the_edited_buffer_s_diagnostics_equal_a_full_check_s(
+    tmp_path_factory: pytest.TempPathFactory, seed: int, which: int, warm: bool, edits: list[tuple]
+) -> None:
+    root = write_kb(tmp_path_factory.mktemp("focus"), initial(random.Random(seed)))
+    config = load_config(root)
+    base = base_of(config, warm)
+    files = sorted(entry.path for entry in base.entries.values())
+    rel = files[which % len(files)]
+    text = (root / rel).read_text(encoding="utf-8")
+    for step in edits:
+        if step[0] == "type":
+            _, where, length, new = step
+            start = round(where * len(text))
+            text = text[:start] + new + text[start + length :]
+        else:
+            text = render(random.Random(step[1]), rel)
+        note(f"{rel}:\n{text}")
+        over = overlaid(config, rel, text)
+        focused = focused_check(base, over, rel, CHECK_STAGES)
+        event("left to the full check" if focused is None else "checked first")
+        if focused is not None:
+            assert focused.diagnostics == full(over, rel)
+            focused.release()
+
+
+def test_typing_into_a_description_is_checked_first_with_its_problems(tmp_path: Path) -> None:
+    """The common case is covered (not left to the full check), and what it tells is not trivially empty."""
+    root = write_kb(tmp_path, initial(random.Random(3)))
+    config = load_config(root)
+    base = base_of(config, warm=True)
+    rel = "records/flops/p1.yaml"
+    text = (root / rel).read_text(encoding="utf-8").replace("description: ", "description: See [[hw/nowhere]]. ", 1)
+    over = overlaid(config, rel, text)
+    focused = focused_check(base, over, rel, CHECK_STAGES)
+    assert focused is not None
+    assert "dangling-link" in {diagnostic.code for diagnostic in focused.diagnostics}
+    assert focused.diagnostics == full(over, rel)
+    assert len(focused.entries) < len(base.entries)
