@@ -10,8 +10,8 @@
  *
  * Graphs: <div class="flopkb-graph" data-graph="URL"> fetches URL (relative to
  * the page), or data-graph="#some-id" reads the JSON text of the element with
- * that id (e.g. <script type="application/json" id="some-id">, which also works
- * from file://). The JSON:
+ * that id (a hidden <div>, which also works from file://; not a <script>, which
+ * Material's instant navigation would run as JavaScript). The JSON:
  *   { "nodes":  [{"id": "...", "label": "...", "kind": "flop", "href": "...",
  *                 "x": 0, "y": 0}],            // label, kind, href, x/y optional
  *     "edges":  [{"source": "...", "target": "...", "kind": "..."}],
@@ -280,9 +280,28 @@
 
     // A handful of nodes would otherwise be blown up to fill the box.
     var cap = small ? 1.3 : 1.6;
-    if (cy.zoom() > cap) {
-      cy.zoom(cap);
-      cy.center();
+    function frame() {
+      cy.fit(undefined, 24);
+      if (cy.zoom() > cap) {
+        cy.zoom(cap);
+        cy.center();
+      }
+    }
+    frame();
+    // The box can change size after the graph is drawn (the page's styles applied late, a phone turned): the
+    // graph is fitted to it again, until the reader zooms or pans it.
+    var moved = false;
+    ["wheel", "pointerdown", "touchstart"].forEach(function (name) {
+      el.addEventListener(name, function () { moved = true; }, { passive: true });
+    });
+    if (window.ResizeObserver) {
+      var size = [el.clientWidth, el.clientHeight];
+      new ResizeObserver(function () {
+        if (size[0] === el.clientWidth && size[1] === el.clientHeight) return;
+        size = [el.clientWidth, el.clientHeight];
+        cy.resize();
+        if (!moved) frame();
+      }).observe(el);
     }
 
     fitLabels(cy, view, LABEL_WIDTH);
@@ -425,9 +444,24 @@
     return Promise.all(jobs);
   }
 
+  /* After an instant navigation the previous page's graphs are gone from the document: let them go. */
+  function forgetGone() {
+    window.flopkbGraphs = window.flopkbGraphs.filter(function (cy) {
+      if (document.body.contains(cy.container())) return true;
+      cy.destroy();
+      return false;
+    });
+    if (window.flopkbGraph && window.flopkbGraphs.indexOf(window.flopkbGraph) < 0) {
+      window.flopkbGraph = window.flopkbGraphs[window.flopkbGraphs.length - 1];
+    }
+  }
+
   function init(root) {
+    forgetGone();
     renderMath(root);
     flopkb.ready = initGraphs(root);
+    // Which page this script last set up (a test waits for it after a link swapped a page in).
+    document.documentElement.setAttribute("data-flopkb-page", location.pathname);
     return flopkb.ready;
   }
 
