@@ -18,7 +18,7 @@ LABELS = """() => {
         if (a.x1 < b.x2 - 1 && b.x1 < a.x2 - 1 && a.y1 < b.y2 - 1 && b.y1 < a.y2 - 1) overlaps++;
     }
     return {top: ranked.slice(0, 5).map(n => [n.id(), n.degree(), !n.hasClass('flopkb-nolabel')]),
-            shown: boxes.length, overlaps: overlaps};
+            shown: boxes.length, overlaps: overlaps, view: [cy.zoom(), cy.width(), cy.height()]};
 }"""
 
 
@@ -29,10 +29,12 @@ def test_the_most_linked_records_keep_their_labels(
     page.set_viewport_size({"width": width, "height": 900})
     page.goto(serve_dir(project_site.site) + "graph.html")
     page.wait_for_selector('.flopkb-graph[data-state="ready"]')
+    page.wait_for_load_state("networkidle")  # the page's styles in: the graph fitted to its box, labels placed
+    page.wait_for_timeout(300)
     found = page.evaluate(LABELS)
     shot(page, f"graph-labels-{width}", full_page=False)
     hidden = [node for node, _degree, labelled in found["top"] if not labelled]
-    assert not hidden, f"the most linked records without a label: {hidden} ({found['top']})"
+    assert not hidden, f"the most linked records without a label: {hidden} ({found})"
     assert found["overlaps"] == 0
     assert found["shown"] >= 5
     page_log.assert_clean()
