@@ -115,3 +115,36 @@ def test_series_that_lie_on_each_other_all_show_and_measured_points_are_on_top(
     })""")
     assert on_top and all(on_top)
     page_log.assert_clean()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_on_a_phone_the_legend_is_below_the_plot(
+    project_site: BuiltSite, serve_dir, page, page_log, shot, width
+) -> None:
+    """Charts scale to their column; below 600 px the page shows the narrow drawing, whose legend is under the plot
+    (the wide one's column beside the plot would be cut to unreadable text)."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(serve_dir(project_site.site) + SPEEDUP)
+    img = page.locator('[data-formula="speedup-vs-batch"] .flopkb-chart img')
+    img.scroll_into_view_if_needed()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img.element_handle())
+    column = page.locator("article").bounding_box()
+    box = img.bounding_box()
+    assert column is not None and box is not None and box["width"] <= column["width"] + 1
+    source = img.evaluate("img => img.currentSrc")
+    assert ("/charts/_narrow/" in source) == (width < 600)
+    shot(page, f"chart-legend-{width}", full_page=False)
+    page.goto(source)
+    frame = page.locator("rect.plot-frame").bounding_box()
+    legend = [
+        b
+        for b in (e.bounding_box() for e in page.locator("g.legend-mark, g[transform^=translate]:has(title)").all())
+        if b
+    ]
+    assert frame is not None and legend
+    if width < 600:
+        assert all(b["y"] > frame["y"] + frame["height"] for b in legend)  # under the plot
+        assert page.evaluate("document.documentElement.viewBox.baseVal.width") < 500
+    else:
+        assert all(b["x"] > frame["x"] + frame["width"] for b in legend)  # beside it
+    page_log.assert_clean()
