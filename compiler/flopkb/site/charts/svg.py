@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from flopkb.site.charts.layout import Box, fit_text, place_labels, text_width, wrap_text
+from flopkb.site.charts.layout import NARROW, WIDE, Box, Layout, fit_text, place_labels, text_width, wrap_text
 from flopkb.site.charts.scales import (
     _Axis,
     _chart_id,
@@ -42,6 +42,7 @@ from flopkb.site.charts.scales import (
     _y_range,
     format_si,
 )
+from flopkb.site.charts.series import NEST, mark, over_each_other, runs
 
 __all__ = [
     "NARROW",
@@ -119,29 +120,6 @@ _TITLE_SIZE = 15
 _TITLE_LINE = 19
 _TICK_SIZE = 12  # the smallest text of a chart; the site never shows a chart below 11/12 of its size
 _LABEL_SIZE = 13  # axis labels
-
-
-@dataclass(frozen=True, slots=True)
-class Layout:
-    """A chart's width, and where its legend goes: a column right of the plot, or rows below it (`NARROW`, for a
-    phone's column, where the wide chart's text would be too small to read)."""
-
-    width: int
-    legend_below: bool
-
-    @property
-    def legend_x(self) -> float:
-        """The left edge of the legend's entries."""
-        return 16 if self.legend_below else 544
-
-    @property
-    def legend_text(self) -> float:
-        """The width of a legend entry's text."""
-        return self.width - self.legend_x - 30 - 12
-
-
-WIDE = Layout(780, legend_below=False)
-NARROW = Layout(420, legend_below=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,50 +244,6 @@ def _style(i: int) -> tuple[str, str]:
     return colour, (f' stroke-dasharray="{dash}"' if dash else "")
 
 
-MARKS = ("circle", "square", "triangle", "diamond", "triangle-down")
-"""The shape of a series' point markers, by its style: series that share a colour family or lie on each other
-still differ by their marks."""
-_COINCIDE = 3.0
-"""Pixels: points of two series nearer than this at the same x lie on each other."""
-_NEST = 2.0
-"""Pixels: how much wider a line, and larger a mark, is drawn for each series drawn over it there."""
-
-
-def _mark(style: int, px: float, py: float, r: float, colour: str, title: str = "") -> str:
-    """A series' point marker (its shape: `MARKS`) of radius about `r`, hollow, centred at (px, py), with `title`
-    (escaped) as its tooltip."""
-    shape = MARKS[style % len(MARKS)]
-    paint = f'data-shape="{shape}" fill="#ffffff" stroke="{colour}" stroke-width="2"'
-    if shape == "circle":
-        tag, where = "circle", f'cx="{_f(px)}" cy="{_f(py)}" r="{_f(r)}"'
-    elif shape == "square":
-        a = r * 0.9
-        tag, where = "rect", f'x="{_f(px - a)}" y="{_f(py - a)}" width="{_f(2 * a)}" height="{_f(2 * a)}"'
-    else:
-        corners = {
-            "triangle": ((0, -1.25), (1.1, 0.75), (-1.1, 0.75)),
-            "diamond": ((0, -1.25), (1.2, 0), (0, 1.25), (-1.2, 0)),
-            "triangle-down": ((0, 1.25), (1.1, -0.75), (-1.1, -0.75)),
-        }[shape]
-        tag, where = "path", 'd="M' + " L".join(f"{_f(px + dx * r)} {_f(py + dy * r)}" for dx, dy in corners) + ' Z"'
-    if not title:
-        return f"<{tag} {where} {paint}/>"
-    return f"<{tag} {where} {paint}><title>{_text(title)}</title></{tag}>"
-
-
-def _over(pixels: Sequence[Sequence[tuple[float, float]]]) -> list[list[frozenset[int]]]:
-    """For each point of each series (in pixels), the series drawn after it that have a point on it
-    (`_COINCIDE`): a line or mark with others over it is drawn wider, so that it shows around them."""
-    at: dict[float, list[tuple[int, float]]] = {}
-    for i, points in enumerate(pixels):
-        for px, py in points:
-            at.setdefault(round(px, 1), []).append((i, py))
-    return [
-        [frozenset(j for j, qy in at[round(px, 1)] if j > i and abs(qy - py) < _COINCIDE) for px, py in points]
-        for i, points in enumerate(pixels)
-    ]
-
-
 def _legend_entry(
     out: list[str],
     frame: _Frame,
@@ -331,7 +265,7 @@ def _legend_entry(
         f'<line x1="0" y1="6" x2="22" y2="6" stroke="{colour}" stroke-width="3"{dash}/>',
     ]
     if marker:
-        body.append(_mark(style, 11, 6, 3.5, colour))
+        body.append(mark(style, 11, 6, 3.5, colour))
     body.append(
         f'<text x="30" y="10" fill="{INK}" font-size="13" font-weight="600">'
         f"{_text(fit_text(name, 13, text, bold=True))}</text>"
@@ -564,12 +498,12 @@ def line_chart_svg(
     # Series lying on each other (the same values on several accelerators): the first drawn is the widest there, each
     # later one narrower over it, so that every series shows (distinct marks as well).
     pixels = [[(xa(x), ya(y)) for x, y in pts] for _, pts in cleaned]
-    over = _over(pixels)
+    over = over_each_other(pixels)
     for i, (name, _pts) in enumerate(cleaned):
         colour, dash = _style(styles[i])
         out.append(f'<g class="line" data-series="{i}" clip-path="url(#{cid}-clip)">')
         out.append(f"<title>{_text(name)}</title>")
-        for width, run in _runs(pixels[i], over[i]):
+        for width, run in runs(pixels[i], over[i]):
             d = "M" + " L".join(f"{_f(px)} {_f(py)}" for px, py in run)
             out.append(
                 f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="{_f(width)}" '
@@ -585,7 +519,7 @@ def line_chart_svg(
         out.append(f"<title>{_text(name)}</title>")
         for (x, y), (px, py), above in zip(pts, pixels[i], over[i], strict=True):
             title = f"{name}: {_sig(x, 4)}, {_sig(y, 4)}"
-            out.append(_mark(styles[i], px, py, 3.5 + _NEST * len(above), colour, title))
+            out.append(mark(styles[i], px, py, 3.5 + NEST * len(above), colour, title))
         out.append("</g>")
     if legend:
         for i, (name, pts) in enumerate(cleaned):
@@ -594,21 +528,6 @@ def line_chart_svg(
         top = frame.legend_top + len(cleaned) * _LEG_ROW_LINE
         overlay.draw(out, xa, ya, Box(layout.legend_x, top, layout.legend_x + layout.legend_text + 42, top))
     return _close(out)
-
-
-def _runs(
-    points: Sequence[tuple[float, float]], over: Sequence[frozenset[int]]
-) -> list[tuple[float, list[tuple[float, float]]]]:
-    """A series' line as runs of segments of one width: 2.5 px, and `_NEST` more for each series that lies on the
-    segment (on both its ends)."""
-    runs: list[tuple[float, list[tuple[float, float]]]] = []
-    for k in range(1, len(points)):
-        width = 2.5 + _NEST * len(over[k - 1] & over[k])
-        if runs and runs[-1][0] == width:
-            runs[-1][1].append(points[k])
-        else:
-            runs.append((width, [points[k - 1], points[k]]))
-    return runs
 
 
 def _axis_break(out: list[str], frame: _Frame) -> None:
