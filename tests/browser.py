@@ -249,6 +249,15 @@ def screenshot(page: object, name: str, *, full_page: bool = True, directory: st
     return path
 
 
+def arrive(page: object, url: str) -> None:
+    """Wait for a followed link's page (`url`, a glob as for `wait_for_url`) to be in place and set up by flopkb's
+    script: with instant navigation the address changes before the page is swapped in."""
+    page.wait_for_url(url)  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => document.documentElement.getAttribute('data-flopkb-page') === location.pathname"
+    )
+
+
 def search(page: object, query: str) -> object:
     """Type `query` into the site's search box (pagefind's); return the results' locator once one is shown."""
     box = page.locator(".pagefind-ui__search-input")  # type: ignore[attr-defined]

@@ -182,7 +182,9 @@
     var found = linkOf(event);
     if (!found) { if (card && !card.contains(event.target)) hide(); return; }
     if (current === found.link) return;  // second tap: follow the link
+    // Nor may instant navigation follow it (Material listens on <body>, below this capturing listener).
     event.preventDefault();
+    event.stopPropagation();
     show(found.link, found.to);
   }, true);
   document.addEventListener("keydown", function (event) {

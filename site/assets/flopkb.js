@@ -10,8 +10,8 @@
  *
  * Graphs: <div class="flopkb-graph" data-graph="URL"> fetches URL (relative to
  * the page), or data-graph="#some-id" reads the JSON text of the element with
- * that id (e.g. <script type="application/json" id="some-id">, which also works
- * from file://). The JSON:
+ * that id (a hidden <div>, which also works from file://; not a <script>, which
+ * Material's instant navigation would run as JavaScript). The JSON:
  *   { "nodes":  [{"id": "...", "label": "...", "kind": "flop", "href": "...",
  *                 "x": 0, "y": 0}],            // label, kind, href, x/y optional
  *     "edges":  [{"source": "...", "target": "...", "kind": "..."}],
@@ -235,7 +235,9 @@
     var colours = themeColours(el);
     var fg = colours.fg, bg = colours.bg, line = colours.line;
     var small = el.classList.contains("flopkb-graph--small");
-    var LABEL_SIZE = small ? 11 : 10, FOCUS_SIZE = 12, LABEL_WIDTH = 140;
+    // Labels are cut to a quarter of a narrow box (a phone's), so that the most linked records find room.
+    var LABEL_SIZE = small ? 11 : 10, FOCUS_SIZE = 12;
+    var LABEL_WIDTH = Math.round(Math.min(140, Math.max(80, el.clientWidth / 4)));
     // Label sizes in screen pixels: style functions read the zoom that fitLabels() last applied.
     var view = { zoom: 1 };
     function onScreen(px) { return function () { return px / view.zoom; }; }
@@ -263,6 +265,20 @@
           "width": 24, "height": 24, "font-weight": "bold", "font-size": onScreen(FOCUS_SIZE),
           "border-width": 3, "border-color": fg } },
         { selector: "node.flopkb-nolabel", style: { "text-opacity": 0, "text-background-opacity": 0 } },
+        { selector: "node.flopkb-hub", style: { "z-index": 10 } },
+        { selector: "node.flopkb-label-above", style: { "text-valign": "top", "text-margin-y": onScreen(-4) } },
+        { selector: "node.flopkb-label-right", style: {
+          "text-valign": "center", "text-halign": "right", "text-margin-y": 0, "text-margin-x": onScreen(4) } },
+        { selector: "node.flopkb-label-left", style: {
+          "text-valign": "center", "text-halign": "left", "text-margin-y": 0, "text-margin-x": onScreen(-4) } },
+        { selector: "node.flopkb-label-below-right", style: {
+          "text-halign": "right", "text-margin-x": onScreen(4), "text-margin-y": onScreen(4) } },
+        { selector: "node.flopkb-label-above-right", style: {
+          "text-valign": "top", "text-halign": "right", "text-margin-x": onScreen(4), "text-margin-y": onScreen(-4) } },
+        { selector: "node.flopkb-label-below-left", style: {
+          "text-halign": "left", "text-margin-x": onScreen(-4), "text-margin-y": onScreen(4) } },
+        { selector: "node.flopkb-label-above-left", style: {
+          "text-valign": "top", "text-halign": "left", "text-margin-x": onScreen(-4), "text-margin-y": onScreen(-4) } },
         { selector: "edge", style: {
           "width": 1.2, "line-color": line, "curve-style": edges > 2000 ? "haystack" : "bezier",
           "target-arrow-shape": edges > 2000 ? "none" : "triangle", "target-arrow-color": line,
@@ -280,9 +296,29 @@
 
     // A handful of nodes would otherwise be blown up to fill the box.
     var cap = small ? 1.3 : 1.6;
-    if (cy.zoom() > cap) {
-      cy.zoom(cap);
-      cy.center();
+    function capZoom() {
+      if (cy.zoom() > cap) {
+        cy.zoom(cap);
+        cy.center();
+      }
+    }
+    capZoom();
+    // The box can change size after the graph is drawn (a phone turned): the graph is fitted to it again, until
+    // the reader zooms or pans it.
+    var moved = false;
+    ["wheel", "pointerdown", "touchstart"].forEach(function (name) {
+      el.addEventListener(name, function () { moved = true; }, { passive: true });
+    });
+    if (window.ResizeObserver) {
+      var size = [el.clientWidth, el.clientHeight];
+      new ResizeObserver(function () {
+        if (size[0] === el.clientWidth && size[1] === el.clientHeight) return;
+        size = [el.clientWidth, el.clientHeight];
+        cy.resize();
+        if (moved) return;
+        cy.fit(undefined, 24);
+        capZoom();
+      }).observe(el);
     }
 
     fitLabels(cy, view, LABEL_WIDTH);
@@ -329,8 +365,14 @@
 
   /* Labels keep their size on screen whatever the zoom (the style's sizes divide by `view.zoom`), and only those
    * that overlap no label already shown and no other record's dot are drawn: the focus first, then by number of
-   * links, then by id (the same labels on every load). Zooming in makes room, so more labels show; hovering shows
-   * any record's full title. Only records in view are weighed, so that a big graph stays quick to pan. */
+   * links, then by id (the same labels on every load). The most linked records in view (`hubCount`) matter most
+   * and sit among the most dots: their labels may cover other records' dots (drawn above them), never another
+   * label, and go beside or above their dot where below has no room. Zooming in makes room, so more labels show; hovering shows any record's full title. Only records in
+   * view are weighed, so that a big graph stays quick to pan. */
+  function hubCount(count) { return Math.max(5, Math.round(Math.sqrt(count))); }
+  var PLACES = ["flopkb-label-above", "flopkb-label-right", "flopkb-label-left", "flopkb-label-below-right",
+                "flopkb-label-above-right", "flopkb-label-below-left", "flopkb-label-above-left"];
+
   function fitLabels(cy, view, labelWidth) {
     if (view.zoom !== cy.zoom()) {
       view.zoom = cy.zoom();
@@ -341,7 +383,7 @@
       var p = n.renderedPosition();
       return p.x > -labelWidth && p.x < w + labelWidth && p.y > -40 && p.y < h + 40;
     });
-    cy.nodes().addClass("flopkb-nolabel");
+    cy.nodes().addClass("flopkb-nolabel").removeClass(PLACES.join(" "));
     inView.removeClass("flopkb-nolabel");
     function cells(b, visit) {
       for (var i = Math.floor(b.x1 / cell); i <= Math.floor(b.x2 / cell); i++) {
@@ -352,20 +394,23 @@
       return true;
     }
     function put(b) { cells(b, function (k) { (grid[k] = grid[k] || []).push(b); }); }
-    function free(b) {
+    function free(b, overDots) {
       return cells(b, function (k) {
         var list = grid[k] || [];
         for (var i = 0; i < list.length; i++) {
           var o = list[i];
+          if (overDots && o.dot) continue;
           if (b.x1 < o.x2 && o.x1 < b.x2 && b.y1 < o.y2 && o.y1 < b.y2 && o.owner !== b.owner) return false;
         }
       });
     }
-    var boxes = inView.map(function (n) {
+    function labelBox(n) {
       var b = n.renderedBoundingBox({ includeNodes: false, includeLabels: true, includeOverlays: false });
+      return { x1: b.x1 - 1, y1: b.y1 - 1, x2: b.x2 + 1, y2: b.y2 + 1, owner: n.id() };
+    }
+    var boxes = inView.map(function (n) {
       var d = n.renderedBoundingBox({ includeNodes: true, includeLabels: false, includeOverlays: false });
-      return { node: n, label: { x1: b.x1 - 1, y1: b.y1 - 1, x2: b.x2 + 1, y2: b.y2 + 1, owner: n.id() },
-               dot: { x1: d.x1, y1: d.y1, x2: d.x2, y2: d.y2, owner: n.id() } };
+      return { node: n, label: labelBox(n), dot: { x1: d.x1, y1: d.y1, x2: d.x2, y2: d.y2, owner: n.id(), dot: true } };
     });
     boxes.forEach(function (b) { put(b.dot); });
     boxes.sort(function (a, b) {
@@ -375,9 +420,26 @@
       if (da !== db) return db - da;
       return a.node.id() < b.node.id() ? -1 : a.node.id() > b.node.id() ? 1 : 0;
     });
+    var hubs = boxes.slice(0, hubCount(boxes.length)), rest = boxes.slice(hubs.length);
+    cy.nodes().removeClass("flopkb-hub");
+    // A hub's label goes below its dot or, where that has no room, at the first of PLACES that has (measured
+    // there: one record at a time, so only for the few hubs).
+    hubs.forEach(function (b) {
+      for (var i = 0; i <= PLACES.length; i++) {
+        if (i > 0) b.node.removeClass(PLACES.join(" ")).addClass(PLACES[i - 1]);
+        var box = i > 0 ? labelBox(b.node) : b.label;
+        if (box.x2 - box.x1 > 2 && free(box, true)) {
+          put(box);
+          shown++;
+          b.node.addClass("flopkb-hub");
+          return;
+        }
+      }
+      b.node.removeClass(PLACES.join(" ")).addClass("flopkb-nolabel");
+    });
     cy.batch(function () {
-      boxes.forEach(function (b) {
-        if (b.label.x2 > b.label.x1 && free(b.label)) { put(b.label); shown++; }
+      rest.forEach(function (b) {
+        if (b.label.x2 - b.label.x1 > 2 && free(b.label, false)) { put(b.label); shown++; }
         else b.node.addClass("flopkb-nolabel");
       });
     });
@@ -403,6 +465,13 @@
     });
   }
 
+  /* Graphs are drawn once the page's styles are in (its first load's "load" event; at once on a page swapped in by
+   * instant navigation): before, the graph's box has not its size yet. */
+  var pageLoaded = new Promise(function (done) {
+    if (document.readyState === "complete") done();
+    else window.addEventListener("load", function () { done(); }, { once: true });
+  });
+
   function initGraphs(root) {
     var els = root.querySelectorAll(".flopkb-graph[data-graph]:not([data-state])");
     var jobs = [];
@@ -414,7 +483,8 @@
           return;
         }
         el.setAttribute("data-state", "loading");
-        jobs.push(loadGraphData(el).then(function (r) {
+        jobs.push(Promise.all([loadGraphData(el), pageLoaded]).then(function (all) {
+          var r = all[0];
           return drawGraph(el, r.data, r.base);
         }).catch(function (err) {
           el.setAttribute("data-state", "error");
@@ -425,9 +495,24 @@
     return Promise.all(jobs);
   }
 
+  /* After an instant navigation the previous page's graphs are gone from the document: let them go. */
+  function forgetGone() {
+    window.flopkbGraphs = window.flopkbGraphs.filter(function (cy) {
+      if (document.body.contains(cy.container())) return true;
+      cy.destroy();
+      return false;
+    });
+    if (window.flopkbGraph && window.flopkbGraphs.indexOf(window.flopkbGraph) < 0) {
+      window.flopkbGraph = window.flopkbGraphs[window.flopkbGraphs.length - 1];
+    }
+  }
+
   function init(root) {
+    forgetGone();
     renderMath(root);
     flopkb.ready = initGraphs(root);
+    // Which page this script last set up (a test waits for it after a link swapped a page in).
+    document.documentElement.setAttribute("data-flopkb-page", location.pathname);
     return flopkb.ready;
   }
 

@@ -38,7 +38,9 @@ def test_each_erratum_marks_the_quoted_words_and_its_correction_stands_beside_th
             # the marker follows the quoted words at once, and links to the correction
             ref = page.locator(f"mark#erratum-{item.number} + sup.flopkb-erratum-ref a")
             assert ref.inner_text() == str(item.number)
-            assert ref.get_attribute("href") == f"#erratum-note-{item.number}"
+            assert str(ref.get_attribute("href")).endswith(
+                f"#erratum-note-{item.number}"
+            )  # absolute: instant navigation
             # the correction is below the marked words, in the same column, before the next section
             note_box = note.bounding_box()
             assert note_box["y"] > mark_box["y"]

@@ -188,7 +188,7 @@ def test_evidence_status_and_debt(project_site: BuiltSite) -> None:
 
 def test_neighbourhood_graph_is_small_inline_json(project_site: BuiltSite) -> None:
     html = project_site.html("records/facts/ridge-point.html")
-    found = re.search(r'<script type="application/json" id="flopkb-neighbourhood">(.*?)</script>', html, re.DOTALL)
+    found = re.search(r'<div class="flopkb-data" id="flopkb-neighbourhood" hidden[^>]*>(.*?)</div>', html, re.DOTALL)
     assert found
     data = json.loads(found.group(1))
     assert data["focus"] == "facts/ridge-point"
@@ -334,9 +334,9 @@ def test_hostile_site_settings_are_shown_as_written(hostile_site: BuiltSite) -> 
     assert record.attributes["logo title"] == SITE_NAME
 
 
-def test_hostile_json_cannot_close_its_script(hostile_site: BuiltSite) -> None:
+def test_hostile_json_cannot_close_its_element(hostile_site: BuiltSite) -> None:
     html = hostile_site.html("records/facts/plain.html")
-    data = re.search(r'id="flopkb-neighbourhood">(.*?)</script>', html, re.DOTALL)
+    data = re.search(r'id="flopkb-neighbourhood"[^>]*>(.*?)</div>', html, re.DOTALL)
     assert data and "</" not in data.group(1) and "\\u003c/script\\u003e" in data.group(1)
 
 
@@ -515,7 +515,7 @@ def test_neighbourhoods_stay_small_on_a_hub(tmp_path: Path) -> None:
         files[f"records/facts/f{i:02d}.yaml"] = f"id: facts/f{i:02d}\nkind: fact\nstatement: Runs on [[hw/acc]].\n"
     built = build_base(write_kb(tmp_path / "kb", files))
     html = built.html("records/hw/acc.html")
-    data = json.loads(re.search(r'id="flopkb-neighbourhood">(.*?)</script>', html, re.DOTALL).group(1))
+    data = json.loads(re.search(r'id="flopkb-neighbourhood"[^>]*>(.*?)</div>', html, re.DOTALL).group(1))
     assert len(data["nodes"]) == 25 and data["more"] == 36
     assert html.count("mentions it") == 60  # every backlink is listed (folded)
     assert '<details class="flopkb-backlinks"><summary>60 records link here</summary>' in html

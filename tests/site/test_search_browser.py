@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import REPO, Served, search, serve_directory
+from browser import REPO, Served, arrive, search, serve_directory
 from site_fixtures import BuiltSite, build_base
 
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -55,7 +55,7 @@ def test_first_search_finds_the_record_and_fetches_a_small_part_of_the_index(
             f" whole index {whole:,} B"
         )
         first.click()
-        page.wait_for_url("**/records/kb/g23/rec-00123.html")
+        arrive(page, "**/records/kb/g23/rec-00123.html")
         assert page.locator("article h1").inner_text().rstrip("¶").strip() == "Synthetic record 123"
     page_log.assert_clean()
 

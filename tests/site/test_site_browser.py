@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import require_playwright, search
+from browser import arrive, require_playwright, search
 from flopkb.config import load_config
 from flopkb.site.publishing.serve import VERSION_PATH, Server
 from repo import REPO
@@ -73,7 +73,7 @@ def test_home_page(project_site: BuiltSite, serve_dir, page, page_log, shot) -> 
     assert "Accelerators" in cards.all_inner_texts()[3]
     shot(page, "site-home")
     page.locator(".md-tabs__link", has_text="Evidence").click()
-    page.wait_for_url("**/evidence.html")
+    arrive(page, "**/evidence.html")
     page.wait_for_selector("article h1")
     shot(page, "site-evidence")
     page_log.assert_clean()
@@ -83,12 +83,12 @@ def test_following_a_wikilink_and_a_formula_anchor(project_site: BuiltSite, serv
     base = serve_dir(project_site.site)
     open_page(page, base, RIDGE)
     page.locator(".flopkb-lead a", has_text="NVIDIA H100 SXM").first.click()
-    page.wait_for_url("**/" + H100)
+    arrive(page, "**/" + H100)
     assert h1(page) == "NVIDIA H100 SXM"
     # [[...#formula]]: the "defined in" link of a formula that reuses another lands on that formula.
     open_page(page, base, "records/flops/sd-batch-dilution-problem.html")
     page.locator('[data-formula="ai-at-batch"] dd a').first.click()
-    page.wait_for_url("**/speculative-decoding-bandwidth-trade-at-batch.html#speculative-ai")
+    arrive(page, "**/speculative-decoding-bandwidth-trade-at-batch.html#speculative-ai")
     page.wait_for_function("""() => { const r = document.getElementById('speculative-ai').getBoundingClientRect();
                                       return r.top >= 0 && r.top < window.innerHeight; }""")
     page_log.assert_clean()
@@ -102,7 +102,7 @@ def test_search_finds_a_record(project_site: BuiltSite, serve_dir, page, page_lo
     hit.first.wait_for()
     shot(page, "site-search", full_page=False)
     hit.first.locator("a.pagefind-ui__result-link").first.click()
-    page.wait_for_url("**/" + RIDGE + "*")
+    arrive(page, "**/" + RIDGE + "*")
     # Formulas are searchable by their expression.
     search(page, "peak_bf16_dense").filter(has_text="Ridge point").first.wait_for()
     page_log.assert_clean()
@@ -162,7 +162,7 @@ def test_graph_page_shows_every_record(project_site: BuiltSite, serve_dir, page,
         return {x: box.left + p.x, y: box.top + p.y};
     }""")
     page.mouse.click(position["x"], position["y"])
-    page.wait_for_url("**/" + RIDGE)
+    arrive(page, "**/" + RIDGE)
     page_log.assert_clean()
 
 
@@ -328,13 +328,13 @@ def test_measured_points_over_the_chart_and_the_disagreement_notice(
     assert table.is_visible()
     assert "relative error" in table.inner_text() and "disagrees" in table.inner_text()
     shot(page, "site-measured-notice")
-    chart = page.locator('[data-formula="speedup-vs-batch"] .flopkb-chart img').get_attribute("src")
+    chart = page.locator('[data-formula="speedup-vs-batch"] .flopkb-chart img').evaluate("img => img.src")
     notice.locator("a", has_text="Table 3").first.click()  # the measurement's row on the source's page
-    page.wait_for_url("**/eagle3-2025.html#sglang-eagle3-throughput-gain-bs*")
+    arrive(page, "**/eagle3-2025.html#sglang-eagle3-throughput-gain-bs*")
     row = page.locator(f"tr#{page.url.rsplit('#', 1)[1]}")
     assert row.is_visible() and "Table 3" in row.inner_text()
     page_log.assert_clean()
-    page.goto(base + "records/flops/" + chart)  # the chart itself: the points are in its SVG
+    page.goto(chart)  # the chart itself: the points are in its SVG
     marks = page.locator(".mark--measured")
     assert marks.count() == 2
     for index in range(2):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from browser import arrive
 from site_fixtures import BuiltSite, build_base, copy_project_base
 
 ROOFLINE = "records/flops/sd-speedup-vs-batch-roofline.html"
@@ -120,7 +121,7 @@ def test_on_touch_a_first_tap_previews_and_a_second_follows(project_site: BuiltS
         preview(page).wait_for(state="visible")
         assert page.url == url
         link.tap()
-        page.wait_for_url("**/fct-spec-decoding-cost-model-break-even.html#speedup")
+        arrive(page, "**/fct-spec-decoding-cost-model-break-even.html#speedup")
     finally:
         context.close()
 
@@ -142,7 +143,7 @@ def moved_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
 def test_the_old_url_of_a_renamed_record_lands_on_it(moved_site: BuiltSite, serve_dir, page, width: int) -> None:
     base = serve_dir(moved_site.site)
     open_page(page, base + "records/facts/ridge-point.html", width)
-    page.wait_for_url("**/records/facts/ridge-point-and-decode-batch.html")
+    arrive(page, "**/records/facts/ridge-point-and-decode-batch.html")
     assert (
         page.locator("h1").first.text_content().rstrip("¶")
         == moved_site.outcome.kb.entries["facts/ridge-point-and-decode-batch"].record.title

@@ -37,6 +37,7 @@ from flopkb.site.pages.common import RenderResult, Site, environment, template_d
 from flopkb.site.pages.graph import render_graph_page
 from flopkb.site.pages.hardware import render_compare_page
 from flopkb.site.pages.index import render_index_pages
+from flopkb.site.pages.last_changed import LastChange, last_changes
 from flopkb.site.pages.records import render_records
 from flopkb.site.pages.titles import TITLES, titles_script
 from flopkb.site.publishing.mkdocs import SITE_ROOT
@@ -52,15 +53,16 @@ PARALLEL_FROM = 2000
 """Bases of at least this many records render their record pages in worker processes."""
 MAX_RENDER_WORKERS = 4
 
-_FORKED: tuple[KnowledgeBase, Path, jinja2.Environment] | None = None
+_FORKED: tuple[KnowledgeBase, Path, jinja2.Environment, dict[str, LastChange] | None] | None = None
 """What a forked worker renders from: set in the parent just before the fork, inherited by the workers."""
 
 
 def _render_share(ids: list[str]) -> tuple[dict[str, list[str]], dict[str, str]]:
     """In a worker: render these records' pages (and their charts); return each one's files, and their digests."""
     assert _FORKED is not None
-    kb, docs_dir, env = _FORKED
+    kb, docs_dir, env, changes = _FORKED
     site = Site(kb, docs_dir, env)
+    site.changes = changes
     try:
         files = render_records(site, ids)
     finally:
@@ -106,6 +108,7 @@ def render_docs(
     dirs = template_dirs(root, site_root)
     env = environment(dirs)
     site = Site(kb, Path(docs_dir), env)
+    site.changes = last_changes(kb.config)
     site.docs_dir.mkdir(parents=True, exist_ok=True)
     result = site.result
     base = result.base = base_key(site, dirs)
@@ -134,7 +137,7 @@ def render_docs(
         # starts its writer threads. Each page's bytes do not depend on which process wrote it.
         import multiprocessing
 
-        _FORKED = (kb, site.docs_dir, env)
+        _FORKED = (kb, site.docs_dir, env, site.changes)
         pool = multiprocessing.get_context("fork").Pool(workers)
         shares = pool.map_async(_render_share, [todo[start::workers] for start in range(workers)])
     try:

@@ -1,4 +1,5 @@
-"""Text on the charts: how wide it is, titles wrapped to fit, and labels placed where they overlap nothing.
+"""Text on the charts: how wide it is, titles wrapped to fit, and labels placed where they overlap nothing; and the
+two widths a chart is drawn at (`Layout`: `WIDE`, `NARROW`, the legend beside the plot or below it).
 
 Charts are static SVG, so text is measured here, at build time, without a
 browser. Widths are those of DejaVu Sans (its advance widths, in thousandths of
@@ -13,7 +14,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Box", "Label", "fit_text", "place_labels", "text_box", "text_width", "wrap_text"]
+__all__ = [
+    "NARROW",
+    "WIDE",
+    "Box",
+    "Label",
+    "Layout",
+    "fit_text",
+    "place_labels",
+    "text_box",
+    "text_width",
+    "wrap_text",
+]
 
 # DejaVu Sans, characters 32 (space) to 126 (~).
 _REGULAR = (
@@ -163,3 +175,26 @@ def _leader(px: float, py: float, box: Box) -> tuple[float, float, float, float]
     dx, dy = x - px, box.y0 - py
     length = max((dx * dx + dy * dy) ** 0.5, 1e-9)
     return (px + dx / length * 6, py + dy / length * 6, x, box.y0)
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """A chart's width, and where its legend goes: a column right of the plot, or rows below it (`NARROW`, for a
+    phone's column, where the wide chart's text would be too small to read)."""
+
+    width: int
+    legend_below: bool
+
+    @property
+    def legend_x(self) -> float:
+        """The left edge of the legend's entries."""
+        return 16 if self.legend_below else 544
+
+    @property
+    def legend_text(self) -> float:
+        """The width of a legend entry's text."""
+        return self.width - self.legend_x - 30 - 12
+
+
+WIDE = Layout(780, legend_below=False)
+NARROW = Layout(420, legend_below=True)

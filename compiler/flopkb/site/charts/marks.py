@@ -14,9 +14,9 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from flopkb.site.charts.layout import fit_text
+from flopkb.site.charts.layout import Box, fit_text
 from flopkb.site.charts.scales import _f, _text
-from flopkb.site.charts.svg import _LEG_TEXT, _LEG_X, INK, MUTED, _style
+from flopkb.site.charts.svg import INK, MUTED, _style
 
 _ROW = 38
 """Legend row of a measurement: its basis, then its sources and places."""
@@ -56,9 +56,7 @@ class MeasuredOverlay:
         self.rows = list(rows.values())
         self.legend_height = len(self.rows) * _ROW
 
-    def draw(
-        self, out: list[str], xa: Callable[[float], float], ya: Callable[[float], float], legend_top: float
-    ) -> None:
+    def draw(self, out: list[str], xa: Callable[[float], float], ya: Callable[[float], float], legend: Box) -> None:
         if not self.marks:
             return
         out.append('<g class="measured">')
@@ -70,13 +68,12 @@ class MeasuredOverlay:
         out.append("</g>")
         for k, (mark, labels) in enumerate(self.rows):
             detail = "; ".join(labels)
-            out.append(f'<g class="legend-mark" transform="translate({_LEG_X} {_f(legend_top + k * _ROW)})">')
+            out.append(f'<g class="legend-mark" transform="translate({_f(legend.x0)} {_f(legend.y0 + k * _ROW)})">')
             out.append(f"<title>{_text(mark.basis)}: {_text(detail)}</title>")
             out.append(_shape(mark, 11, 6))
             out.append(f'<text x="30" y="10" fill="{INK}" font-size="13" font-weight="600">{_text(mark.basis)}</text>')
-            out.append(
-                f'<text x="30" y="26" fill="{MUTED}" font-size="12">{_text(fit_text(detail, 12, _LEG_TEXT))}</text>'
-            )
+            shown = fit_text(detail, 12, legend.x1 - legend.x0 - 42)
+            out.append(f'<text x="30" y="26" fill="{MUTED}" font-size="12">{_text(shown)}</text>')
             out.append("</g>")
 
 
@@ -88,21 +85,19 @@ class RegimeOverlay:
         self.condition = condition
         self.legend_height = _ROW if self.points else 0
 
-    def draw(
-        self, out: list[str], xa: Callable[[float], float], ya: Callable[[float], float], legend_top: float
-    ) -> None:
+    def draw(self, out: list[str], xa: Callable[[float], float], ya: Callable[[float], float], legend: Box) -> None:
         if not self.points:
             return
         out.append('<g class="outside-regime">')
         out.append(f"<title>outside the model's regime: valid_when {_text(self.condition)} does not hold</title>")
         out.extend(_ring(xa(x), ya(y)) for x, y in self.points)
         out.append("</g>")
-        out.append(f'<g class="legend-mark" transform="translate({_LEG_X} {_f(legend_top)})">')
+        out.append(f'<g class="legend-mark" transform="translate({_f(legend.x0)} {_f(legend.y0)})">')
         out.append(_ring(11, 6))
         out.append(
             f'<text x="30" y="10" fill="{INK}" font-size="13" font-weight="600">outside the model\'s regime</text>'
         )
-        detail = fit_text(f"valid_when {self.condition} does not hold", 12, _LEG_TEXT)
+        detail = fit_text(f"valid_when {self.condition} does not hold", 12, legend.x1 - legend.x0 - 42)
         out.append(f'<text x="30" y="26" fill="{MUTED}" font-size="12">{_text(detail)}</text>')
         out.append("</g>")
 
@@ -115,12 +110,11 @@ class Overlays:
         self.points = [point for overlay in overlays for point in overlay.points]
         self.legend_height = sum(overlay.legend_height for overlay in overlays)
 
-    def draw(
-        self, out: list[str], xa: Callable[[float], float], ya: Callable[[float], float], legend_top: float
-    ) -> None:
+    def draw(self, out: list[str], xa: Callable[[float], float], ya: Callable[[float], float], legend: Box) -> None:
         for overlay in self.overlays:
-            overlay.draw(out, xa, ya, legend_top)
-            legend_top += overlay.legend_height
+            overlay.draw(out, xa, ya, legend)
+            top = legend.y0 + overlay.legend_height
+            legend = Box(legend.x0, top, legend.x1, top)
 
 
 def _ring(px: float, py: float) -> str:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from flopkb.site.charts.layout import Box, fit_text, place_labels, text_width, wrap_text
+from flopkb.site.charts.layout import NARROW, WIDE, Box, Layout, fit_text, place_labels, text_width, wrap_text
 from flopkb.site.charts.scales import (
     _Axis,
     _chart_id,
@@ -42,8 +42,12 @@ from flopkb.site.charts.scales import (
     _y_range,
     format_si,
 )
+from flopkb.site.charts.series import NEST, mark, over_each_other, runs
 
 __all__ = [
+    "NARROW",
+    "WIDE",
+    "Layout",
     "LineSeries",
     "Overlay",
     "RooflineSeries",
@@ -91,9 +95,8 @@ class Overlay(Protocol):
     @property
     def legend_height(self) -> float: ...
 
-    def draw(
-        self, out: list[str], xa: Callable[[float], float], ya: Callable[[float], float], legend_top: float
-    ) -> None: ...
+    def draw(self, out: list[str], xa: Callable[[float], float], ya: Callable[[float], float], legend: Box) -> None:
+        """Draw; the legend rows go from `legend`'s top left corner, their text at most its width less 42."""
 
 
 # ---------------------------------------------------------------------------
@@ -109,11 +112,8 @@ MUTED = "#57606a"
 GRID = "#d8dee4"
 GRID_MINOR = "#eef1f4"
 
-_W = 780  # total width
 _T = 52  # top edge of the plot area under a one-line title
 _PH = 320  # plot height
-_LEG_X = 544  # left edge of the legend column
-_LEG_TEXT = _W - _LEG_X - 30 - 12  # width of a legend entry's text
 _LEG_ROW = 54  # legend row height of a roofline (three lines per entry)
 _LEG_ROW_LINE = 24  # legend row height of a line chart (one line per entry)
 _TITLE_SIZE = 15
@@ -132,6 +132,12 @@ class _Frame:
     top: float
     width: float
     legend: bool
+    layout: Layout
+
+    @property
+    def legend_top(self) -> float:
+        """Where the legend's first entry goes: beside the plot's top, or below the x axis' label."""
+        return self.bottom + 62 if self.layout.legend_below else self.top + 6
 
     @property
     def right(self) -> float:
@@ -142,16 +148,18 @@ class _Frame:
         return self.top + _PH
 
 
-def _frame(title: str, y_label: str, ytick_labels: Sequence[str], *, legend: bool, note: bool = False) -> _Frame:
+def _frame(
+    title: str, y_label: str, ytick_labels: Sequence[str], *, legend: bool, layout: Layout, note: bool = False
+) -> _Frame:
     """The layout of a chart: the whole title wrapped above the plot (and a line for a note under it), the y
     label in up to two lines beside the plot, the plot as wide as the tick labels and the legend leave."""
-    title_lines = tuple(wrap_text(title, _TITLE_SIZE, _W - 32, bold=True))
+    title_lines = tuple(wrap_text(title, _TITLE_SIZE, layout.width - 32, bold=True))
     y_lines = tuple(wrap_text(y_label, _LABEL_SIZE, _PH, max_lines=2))
     ticks = max((text_width(label, _TICK_SIZE) for label in ytick_labels), default=0)
     left = max(60.0, 16 + 16 * len(y_lines) + 12 + ticks)
-    right = _LEG_X - 28 if legend else _W - 24
+    right = layout.legend_x - 28 if legend and not layout.legend_below else layout.width - 24
     top = _T + _TITLE_LINE * (len(title_lines) - 1) + (16 if note else 0)
-    return _Frame(title_lines, y_lines, left, top, right - left, legend)
+    return _Frame(title_lines, y_lines, left, top, right - left, legend, layout)
 
 
 def _grid_and_axes(
@@ -212,13 +220,13 @@ def _grid_and_axes(
 
 def _open_svg(out: list[str], cid: str, height: float, frame: _Frame, title: str, desc: str) -> None:
     out.append(
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {_f(height)}" '
-        f'width="{_W}" height="{_f(height)}" role="img" aria-labelledby="{cid}-t {cid}-d" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {frame.layout.width} {_f(height)}" '
+        f'width="{frame.layout.width}" height="{_f(height)}" role="img" aria-labelledby="{cid}-t {cid}-d" '
         f'font-family="{_text(FONT)}" font-size="12" class="flopkb-chart-svg">'
     )
     out.append(f'<title id="{cid}-t">{_text(title)}</title>')
     out.append(f'<desc id="{cid}-d">{_text(desc)}</desc>')
-    out.append(f'<rect width="{_W}" height="{_f(height)}" rx="8" fill="#ffffff"/>')
+    out.append(f'<rect width="{frame.layout.width}" height="{_f(height)}" rx="8" fill="#ffffff"/>')
     lines = "".join(
         f'<tspan x="16" y="{30 + _TITLE_LINE * k}">{_text(line)}</tspan>' for k, line in enumerate(frame.title)
     )
@@ -249,20 +257,21 @@ def _legend_entry(
     style: int,
 ) -> None:
     colour, dash = _style(style)
-    y = frame.top + 6 + i * row
+    y = frame.legend_top + i * row
+    text = frame.layout.legend_text
     body = [
-        f'<g transform="translate({_LEG_X} {_f(y)})">',
+        f'<g transform="translate({_f(frame.layout.legend_x)} {_f(y)})">',
         f"<title>{_text(' — '.join([name, *detail]))}</title>",
         f'<line x1="0" y1="6" x2="22" y2="6" stroke="{colour}" stroke-width="3"{dash}/>',
     ]
     if marker:
-        body.append(f'<circle cx="11" cy="6" r="3.5" fill="#ffffff" stroke="{colour}" stroke-width="2"/>')
+        body.append(mark(style, 11, 6, 3.5, colour))
     body.append(
         f'<text x="30" y="10" fill="{INK}" font-size="13" font-weight="600">'
-        f"{_text(fit_text(name, 13, _LEG_TEXT, bold=True))}</text>"
+        f"{_text(fit_text(name, 13, text, bold=True))}</text>"
     )
     for k, line in enumerate(detail):
-        shown = _text(fit_text(line, 12, _LEG_TEXT))
+        shown = _text(fit_text(line, 12, text))
         body.append(f'<text x="30" y="{26 + 15 * k}" fill="{MUTED}" font-size="12">{shown}</text>')
     body.append("</g>")
     if href:
@@ -282,7 +291,7 @@ def _close(out: list[str]) -> str:
 # Roofline
 
 
-def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
+def roofline_svg(series: Sequence[RooflineSeries], *, title: str, layout: Layout = WIDE) -> str:
     """A log-log roofline chart: attainable FLOP/s against arithmetic intensity.
 
     Each series is drawn as its roof (bandwidth slope, then the flat compute
@@ -312,11 +321,11 @@ def roofline_svg(series: Sequence[RooflineSeries], *, title: str) -> str:
     xmaj, xmin = _log_ticks(xlo, xhi)
     ymaj, ymin = _log_ticks(ylo, yhi)
     yticks = [(v, format_si(v)) for v in ymaj]
-    frame = _frame(title, "Attainable performance (FLOP/s)", [label for _, label in yticks], legend=True)
+    frame = _frame(title, "Attainable performance (FLOP/s)", [label for _, label in yticks], legend=True, layout=layout)
     xa = _Axis(xlo, xhi, True, frame.left, frame.right)
     ya = _Axis(ylo, yhi, True, frame.bottom, frame.top)
 
-    height = max(frame.bottom + 60, frame.top + 6 + len(items) * _LEG_ROW + 4)
+    height = max(frame.bottom + 60, frame.legend_top + len(items) * _LEG_ROW + 4)
     cid = _chart_id("roofline", title, [(s.name, s.peak_flops, s.bandwidth, s.href) for s in items])
     desc = "Roofline chart, log-log. " + "; ".join(
         f"{s.name}: peak {format_si(s.peak_flops, 'FLOP/s')}, bandwidth {format_si(s.bandwidth, 'B/s')}, "
@@ -408,6 +417,7 @@ def line_chart_svg(
     log_x: bool = False,
     log_y: bool = False,
     overlay: Overlay | None = None,
+    layout: Layout = WIDE,
 ) -> str:
     """A line chart of one or more sweeps, and what `overlay` draws over the lines (measurements).
 
@@ -460,14 +470,14 @@ def line_chart_svg(
         yticks = [(v, _tick_label(v, step)) for v in _linear_ticks(ylo, yhi, step)]
         yminor = []
     legend = len(cleaned) > 1 or bool(overlay is not None and overlay.points)
-    frame = _frame(title, y_label, [label for _, label in yticks], legend=legend, note=off_zero)
+    frame = _frame(title, y_label, [label for _, label in yticks], legend=legend, layout=layout, note=off_zero)
     xa = _Axis(xlo, xhi, log_x, frame.left, frame.right)
     ya = _Axis(ylo, yhi, log_y, frame.bottom, frame.top)
 
     extra = overlay.legend_height if overlay is not None else 0
     height = frame.bottom + 60
     if legend:
-        height = max(height, frame.top + 6 + len(cleaned) * _LEG_ROW_LINE + extra + 12)
+        height = max(height, frame.legend_top + len(cleaned) * _LEG_ROW_LINE + extra + 12)
     cid = _chart_id("line", title, x_label, y_label, log_x, log_y, cleaned, overlay.points if overlay else ())
     desc = f"Line chart of {y_label} against {x_label}. " + "; ".join(
         f"{name}: {len(pts)} points"
@@ -485,29 +495,38 @@ def line_chart_svg(
         f'<clipPath id="{cid}-clip"><rect x="{_f(frame.left - 6)}" y="{_f(frame.top - 6)}" '
         f'width="{_f(frame.width + 12)}" height="{_PH + 12}"/></clipPath>'
     )
-    for i, (name, pts) in enumerate(cleaned):
+    # Series lying on each other (the same values on several accelerators): the first drawn is the widest there, each
+    # later one narrower over it, so that every series shows (distinct marks as well).
+    pixels = [[(xa(x), ya(y)) for x, y in pts] for _, pts in cleaned]
+    over = over_each_other(pixels)
+    for i, (name, _pts) in enumerate(cleaned):
         colour, dash = _style(styles[i])
         out.append(f'<g class="line" data-series="{i}" clip-path="url(#{cid}-clip)">')
         out.append(f"<title>{_text(name)}</title>")
-        if len(pts) > 1:
-            d = "M" + " L".join(f"{_f(xa(x))} {_f(ya(y))}" for x, y in pts)
+        for width, run in runs(pixels[i], over[i]):
+            d = "M" + " L".join(f"{_f(px)} {_f(py)}" for px, py in run)
             out.append(
-                f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="2.5" '
+                f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="{_f(width)}" '
                 f'stroke-linejoin="round" stroke-linecap="round"{dash}/>'
             )
-        if len(pts) <= 40:
-            for x, y in pts:
-                out.append(
-                    f'<circle cx="{_f(xa(x))}" cy="{_f(ya(y))}" r="3.5" fill="#ffffff" '
-                    f'stroke="{colour}" stroke-width="2"><title>{_text(name)}: '
-                    f"{_text(_sig(x, 4))}, {_text(_sig(y, 4))}</title></circle>"
-                )
+        out.append("</g>")
+    # Every series' marks over every line.
+    for i, (name, pts) in enumerate(cleaned):
+        if len(pts) > 40:
+            continue
+        colour = _style(styles[i])[0]
+        out.append(f'<g class="points" data-series="{i}" clip-path="url(#{cid}-clip)">')
+        out.append(f"<title>{_text(name)}</title>")
+        for (x, y), (px, py), above in zip(pts, pixels[i], over[i], strict=True):
+            title = f"{name}: {_sig(x, 4)}, {_sig(y, 4)}"
+            out.append(mark(styles[i], px, py, 3.5 + NEST * len(above), colour, title))
         out.append("</g>")
     if legend:
         for i, (name, pts) in enumerate(cleaned):
             _legend_entry(out, frame, i, name, (), None, marker=len(pts) <= 40, row=_LEG_ROW_LINE, style=styles[i])
     if overlay is not None:
-        overlay.draw(out, xa, ya, frame.top + 6 + len(cleaned) * _LEG_ROW_LINE)
+        top = frame.legend_top + len(cleaned) * _LEG_ROW_LINE
+        overlay.draw(out, xa, ya, Box(layout.legend_x, top, layout.legend_x + layout.legend_text + 42, top))
     return _close(out)
 
 

@@ -8,7 +8,9 @@ made of everything it can read:
   (both in `flopkb.pipeline.cache.cache_key`), the page templates, the
   site settings, every id, kind and alias (`Resolver.signature`: what a link
   resolves to), and the category pages;
-- the record's own file (its content digest) and `dependency_key`: every
+- the record's own file (its content digest), its last change in git
+  history (`flopkb.site.pages.last_changed`: the date and commit its page
+  shows), and `dependency_key`: every
   record its formulas and evidence compute with, through chains of formula
   refs (`flopkb.links.memo`);
 - every record it links to or is linked from, by any kind of link, with the
@@ -31,7 +33,9 @@ pages whose markdown changed (`flopkb.site.incremental.partial`).
 
 Keys are computed again only where they can have changed (`page_keys`).
 What a record shows of itself to the pages that read it is its
-*fingerprint*: its content digest and its dependency key. Given the previous
+*fingerprint*: its content digest and its dependency key; the state keeps it
+with the record's last change (`_printed`), so a commit that leaves a record's
+content as it was still counts as a change of it. Given the previous
 build's keys, the records each key read (`reads`) and every fingerprint, a
 page's key can differ only if it read a record whose fingerprint changed, or
 if a changed record came to be read by it: by linking to it or from it, by
@@ -53,6 +57,7 @@ from flopkb.links.memo import dependency_key, reached
 from flopkb.load.models import SourceRecord, formulas_of, measurements_of
 from flopkb.pipeline.cache import cache_key
 from flopkb.site.incremental.state import BuildState, PageKeys
+from flopkb.site.pages.last_changed import last_change
 
 if TYPE_CHECKING:  # not imported to run: `flopkb diff` reads faces without the site's templates and sanitizer
     from flopkb.site.pages.common import Site
@@ -75,7 +80,7 @@ def page_keys(site: Site, base: str, previous: BuildState | None = None) -> Page
     """The key of every record page, computing only those that can differ from `previous`'s (see the module)."""
     same_base = previous is not None and previous.render_base == base
     ids = sorted(site.kb.entries)
-    found = PageKeys(prints={record_id: fingerprint(site, record_id) for record_id in ids})
+    found = PageKeys(prints={record_id: _printed(site, record_id) for record_id in ids})
     kept_faces = previous.faces if previous is not None and same_base else {}
     found.faces = site.cache["faces"] = {
         record_id: _face(site, record_id, kept_faces.get(record_id)) for record_id in ids
@@ -193,6 +198,21 @@ def fingerprint(site: Site, record_id: str) -> str | None:
     return found[record_id]
 
 
+def _last_change(site: Site, record_id: str) -> str:
+    """The record file's last change in git history as its page shows it (`flopkb.site.pages.last_changed`)."""
+    entry = site.kb.entries.get(record_id)
+    return repr(last_change(site.changes, entry.path) if entry is not None else None)
+
+
+def _printed(site: Site, record_id: str) -> str | None:
+    """What the next build compares to tell a changed record (`_affected`): its fingerprint and its last change, so
+    that a commit of a record, which leaves its content as it was, renders its page again."""
+    own = fingerprint(site, record_id)
+    if own is None:
+        return None
+    return hashlib.blake2b((own + _last_change(site, record_id)).encode(), digest_size=16).hexdigest()
+
+
 def record_key(site: Site, record_id: str, base: str) -> tuple[str | None, set[str]]:
     """The key of a record's page, or None when what it reads is not known, and the other records it read (see the
     module)."""
@@ -205,6 +225,7 @@ def record_key(site: Site, record_id: str, base: str) -> tuple[str | None, set[s
         return None, neighbours
     key = hashlib.blake2b(base.encode(), digest_size=16)
     key.update(own.encode())
+    key.update(_last_change(site, record_id).encode())
     graph = site.graph
     if graph is not None and record_id in graph:
         succ, pred = graph.succ[record_id], graph.pred[record_id]

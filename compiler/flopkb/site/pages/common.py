@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from flopkb.kb.entry import Entry
     from flopkb.kb.knowledge_base import KnowledgeBase
     from flopkb.site.incremental.state import BuildState
+    from flopkb.site.pages.last_changed import LastChange
 
 
 TEMPLATES = "templates"
@@ -197,7 +198,9 @@ def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
 
 
 def json_for_script(data: Any) -> Markup:
-    """JSON for a `<script type="application/json">` element: `<`, `>` and `&` escaped, so no text can end the element.
+    """JSON as the text of an HTML element: `<`, `>` and `&` escaped, so no text can end the element or be read as a
+    character reference. (Graph data is held in a hidden `<div>`, not a `<script type="application/json">`: Material's
+    instant navigation runs every script of a page it swaps in as JavaScript, whatever its type.)
 
     Keys stay in the order the data was built in (deterministic: it is built in a fixed order)."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
@@ -282,6 +285,9 @@ class Site:
         self.kept_from: tuple[BuildState, Path, bool] | None = None
         """The previous build's state and docs folder when it was rendered under the same base key, and whether
         kept files are hard-linked from there (`flopkb.site.render.render_docs`)."""
+        self.changes: dict[str, LastChange] | None = None
+        """Each record file's last change in git history (`flopkb.site.pages.last_changed`), None outside git: set by
+        `flopkb.site.render.render_docs`, once per build."""
         self.cache: dict[str, Any] = {}
         """Indexes that several pages share, built on first use (e.g. the formulas computed on each accelerator)."""
         self.category_paths = category_paths(self.vocabulary.categories if self.vocabulary else {}, self.entries)
@@ -369,6 +375,12 @@ class Site:
         URL form); None without a repository URL."""
         repo = self.config.site.repo_url
         url = safe_url(f"{repo.rstrip('/')}/{action}/HEAD/{path}") if repo else None
+        return url if url and url.startswith(("http://", "https://")) else None
+
+    def repo_commit_url(self, sha: str) -> str | None:
+        """A commit's page in the repository (`repo_url`, GitHub's and GitLab's URL form); None without one."""
+        repo = self.config.site.repo_url
+        url = safe_url(f"{repo.rstrip('/')}/commit/{sha}") if repo else None
         return url if url and url.startswith(("http://", "https://")) else None
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,7 @@ from flopkb.formulas.units import (
     registry,
 )
 from flopkb.site.charts.marks import MeasuredOverlay, Overlays, RegimeOverlay
-from flopkb.site.charts.svg import LineSeries, line_chart_svg, svg_size
+from flopkb.site.charts.svg import NARROW, WIDE, Layout, LineSeries, line_chart_svg, svg_size
 from flopkb.site.pages.measurements import measured_marks, measured_rows
 from flopkb.site.pages.values import show_input, show_value
 
@@ -90,9 +90,14 @@ class Table:
 
 @dataclass(slots=True)
 class Chart:
+    """A chart's two drawings (`write_chart`): wide, and narrow (legend below the plot) for a phone's column."""
+
     src: str
     width: int
     height: int
+    narrow: str
+    narrow_width: int
+    narrow_height: int
     alt: str
     caption: str = ""
 
@@ -365,6 +370,20 @@ def chart_path(record_id: str, name: str) -> str:
     return f"charts/{record_id}/{name}.svg"
 
 
+NARROW_CHARTS = "charts/_narrow/"
+"""Where the narrow drawing of `charts/<path>` goes ("_": no record id starts with it)."""
+
+
+def write_chart(site: Site, page: Page, rel: str, draw: Callable[[Layout], str], alt: str, caption: str = "") -> Chart:
+    """Write a chart drawn wide at `rel` and narrow under NARROW_CHARTS (the page shows the narrow one on a phone:
+    `<picture>` in the templates' `chart` macro)."""
+    wide, narrow = draw(WIDE), draw(NARROW)
+    narrow_rel = NARROW_CHARTS + rel.removeprefix("charts/")
+    site.write(rel, wide)
+    site.write(narrow_rel, narrow)
+    return Chart(page.url(rel), *svg_size(wide), page.url(narrow_rel), *svg_size(narrow), alt, caption)
+
+
 def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -> Chart | None:
     """A line chart of a sweep, written to `charts/<record>/<formula>.svg`; None when there is nothing to draw."""
     swept = list(result.swept)
@@ -421,24 +440,22 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
     unit = result.unit.strip()
     title = result.title or result.id
     quantity = quantity_name(result)
-    try:
-        svg = line_chart_svg(
-            [
-                LineSeries(str(names[key]), points, style)
-                for (key, points), style in zip(lines.items(), styles, strict=True)
-            ],
+    series = [
+        LineSeries(str(names[key]), points, style) for (key, points), style in zip(lines.items(), styles, strict=True)
+    ]
+
+    def draw(layout: Layout) -> str:
+        return line_chart_svg(
+            series,
             x_label=f"{x_name} ({x_unit})" if x_unit else x_name,
             y_label=quantity if unit in ("", "1") else f"{quantity} ({unit})",
             title=title,
             log_x=log_x,
             log_y=log_y,
             overlay=overlay,
+            layout=layout,
         )
-    except ValueError:
-        return None
-    rel = chart_path(record_id, result.id)
-    site.write(rel, svg)
-    width, height = svg_size(svg)
+
     caption = ""
     if pinned_keys:
         caption = (
@@ -448,4 +465,9 @@ def sweep_chart(site: Site, page: Page, record_id: str, result: FormulaResult) -
         caption = (
             caption + " " if caption else ""
         ) + f"The first {MAX_SERIES} lines are drawn; the table has every value."
-    return Chart(page.url(rel), width, height, f"Chart of {title} against {x_name}", caption)
+    try:
+        return write_chart(
+            site, page, chart_path(record_id, result.id), draw, f"Chart of {title} against {x_name}", caption
+        )
+    except ValueError:
+        return None

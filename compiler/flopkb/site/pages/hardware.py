@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from flopkb.formulas.specs import AcceleratorSpecs, read_specs
 from flopkb.formulas.units import QuantityError, dimension_of, format_number, to_base
 from flopkb.load.models import AcceleratorRecord
-from flopkb.site.charts.svg import RooflineSeries, roofline_svg, svg_size
+from flopkb.site.charts.svg import RooflineSeries, roofline_svg
 from flopkb.site.pages.common import css_word
-from flopkb.site.pages.formulas import chart_path, show_raw
+from flopkb.site.pages.formulas import chart_path, show_raw, write_chart
 from flopkb.site.pages.values import show_input, show_value
 
 if TYPE_CHECKING:
@@ -171,19 +171,14 @@ def accelerator_context(site: Site, page: Page, entry: Entry) -> dict[str, Any]:
             ridges.append({"peaks": names, "ridge": format_number(peak / bandwidth, 4)})
         if lines:
             title = site.titles[entry.id]
-            svg = roofline_svg(
-                [RooflineSeries(names, peak, bandwidth) for names, peak, bandwidth in lines],
-                title=f"Roofline of {title}",
+            roofs_ = [RooflineSeries(names, peak, bandwidth) for names, peak, bandwidth in lines]
+            chart = write_chart(
+                site,
+                page,
+                chart_path(entry.id, "roofline"),
+                lambda layout: roofline_svg(roofs_, title=f"Roofline of {title}", layout=layout),
+                f"Roofline of {title}: attainable FLOP/s against arithmetic intensity",
             )
-            rel = chart_path(entry.id, "roofline")
-            site.write(rel, svg)
-            width, height = svg_size(svg)
-            chart = {
-                "src": page.url(rel),
-                "width": width,
-                "height": height,
-                "alt": f"Roofline of {title}: attainable FLOP/s against arithmetic intensity",
-            }
     used_by = values_on(site, page, entry.id)
     return {
         "vendor": record.vendor,
@@ -251,19 +246,17 @@ def render_compare_page(site: Site) -> None:
         if values in drawn:
             continue
         drawn.append(values)
-        svg = roofline_svg(series, title=f"Rooflines: {parameter} over {BANDWIDTH}")
-        rel = f"charts/_compare/{css_word(parameter)}.svg"  # "_": no record id starts with it
-        site.write(rel, svg)
-        width, height = svg_size(svg)
-        charts.append(
-            {
-                "parameter": parameter,
-                "src": page.url(rel),
-                "width": width,
-                "height": height,
-                "alt": f"Rooflines of every accelerator: {parameter} against arithmetic intensity under {BANDWIDTH}",
-            }
+        drawn_series = list(series)
+        chart = write_chart(
+            site,
+            page,
+            f"charts/_compare/{css_word(parameter)}.svg",  # "_": no record id starts with it
+            lambda layout, s=drawn_series, p=parameter: roofline_svg(  # type: ignore[misc]
+                s, title=f"Rooflines: {p} over {BANDWIDTH}", layout=layout
+            ),
+            f"Rooflines of every accelerator: {parameter} against arithmetic intensity under {BANDWIDTH}",
         )
+        charts.append({"parameter": parameter, "chart": chart})
     site.render(
         "pages/compare.md.j2",
         COMPARE_PAGE,

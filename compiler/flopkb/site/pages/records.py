@@ -29,6 +29,7 @@ from flopkb.site.pages.common import (
 from flopkb.site.pages.errata import errata_by_field, frame_quotes, mark_quotes, notes_html
 from flopkb.site.pages.formulas import formula_views
 from flopkb.site.pages.hardware import accelerator_context
+from flopkb.site.pages.last_changed import last_change
 from flopkb.site.pages.measurements import disagreement_notice, measurement_rows
 from flopkb.site.pages.previews import description, page_accelerators, preview_path, preview_script
 from flopkb.site.pages.redirects import redirect_html, redirect_path, redirected_aliases
@@ -55,6 +56,16 @@ ORIGIN_WORDS = {
 }
 
 # Record pages
+
+
+def changed_view(site: Site, path: str) -> dict[str, str | None] | None:
+    """The record file's last change for its footer: date, short and full commit id and the commit's URL ('' date:
+    changes not committed); None outside a git repository."""
+    change = last_change(site.changes, path)
+    if change is None:
+        return None
+    url = site.repo_commit_url(change.sha) if change.sha else None
+    return {"date": change.date, "short": change.short, "sha": change.sha, "url": url}
 
 
 def record_context(site: Site, entry: Entry) -> dict[str, Any]:
@@ -90,6 +101,7 @@ def record_context(site: Site, entry: Entry) -> dict[str, Any]:
         "source_path": entry.path,
         "source_url": site.repo_file_url(entry.path),
         "edit_url": site.repo_file_url(entry.path, "edit"),
+        "changed": changed_view(site, entry.path),
         "tags": [{"name": tag, "href": page.url(tag_path(tag))} for tag in record.tags],
         "aliases": list(record.aliases),
         "notes": prose(record.notes, "notes"),

@@ -51,6 +51,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import yaml
 from markupsafe import Markup
@@ -113,6 +114,7 @@ EXTRA_JAVASCRIPT = [
 ]
 
 THEME_FEATURES = [
+    "navigation.instant",
     "navigation.tabs",
     "navigation.sections",
     "navigation.top",
@@ -214,7 +216,8 @@ def mkdocs_config(
             "markdown_extensions": [dict(e) if isinstance(e, dict) else e for e in MARKDOWN_EXTENSIONS],
             "extra_css": list(EXTRA_CSS),
             "extra_javascript": list(EXTRA_JAVASCRIPT),
-            "extra": {"generator": False},
+            # The site URL's path, which sitemap.xml's URLs start with (site/assets/flopkb-instant.js reads it).
+            "extra": {"generator": False, "site_path": site_path(site_url)},
             "nav": list(nav),
             "validation": {
                 "nav": {"omitted_files": "ignore", "not_found": "warn", "absolute_links": "info"},
@@ -230,6 +233,13 @@ def mkdocs_config(
     if copyright:
         cfg["copyright"] = copyright
     return cfg
+
+
+def site_path(site_url: str | None) -> str:
+    """The path of the site's root on its host, ending in `/` ("/" without a site URL: mkdocs' sitemap then holds
+    root-absolute paths)."""
+    path = urlsplit(site_url).path if site_url else ""
+    return path if path.endswith("/") else path + "/"
 
 
 def _same_file(a: Path, b: Path) -> bool:
