@@ -26,7 +26,7 @@ from flopkb.load import source as source_module
 from flopkb.load.source import decode, parse
 
 sys.path.insert(0, str(REPOSITORY / "benchmarks"))
-from generate import generate  # noqa: E402
+from generate import generate
 
 pytestmark = pytest.mark.skipif(
     source_module._FastLoader is None, reason="this libyaml bounds nesting itself: there is one composer"
