@@ -89,6 +89,18 @@ class KnowledgeBase:
         group = self.links.get(record_id, [])
         return edges_of([link.origin for link in group], [link.resolved for link in group])
 
+    def release(self) -> None:
+        """Drop what refers back to this base (its graph, lazy links and edges, formula results, dependency keys), so
+        that reference counting frees the base once its holder lets it go, without a full collection (`flopkb serve`,
+        whose bases stay frozen out of the collector's reach: `flopkb.site.publishing.serve`)."""
+        self.graph = None
+        self.formulas = {}
+        self._links_later = None
+        self._edges = None
+        self.dependency_keys = None
+        self.resolver = None
+        self.evidence = None
+
     def records(self) -> Iterator[Record]:
         return (entry.record for entry in self.entries.values() if entry.record is not None)
 

@@ -258,6 +258,7 @@ def build(
     search: bool = True,
     update: AbstractContextManager[Any] | None = None,
     graph: LinkGraph | None = None,
+    keep_frozen: bool = False,
 ) -> BuildOutcome:
     """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site.
 
@@ -267,7 +268,8 @@ def build(
     With `update` (a lock that the caller's readers take too), a build with a usable previous state changes the
     site and docs folders in place instead: only the changed files are moved in, one by one, holding the lock
     (`flopkb serve`, which serves every page under that lock; see the module). With the previous build's link `graph`,
-    the new graph is that one updated (`LinkGraph.take_from`)."""
+    the new graph is that one updated (`LinkGraph.take_from`). With `keep_frozen`, what was compiled stays frozen out
+    of the cyclic collector's reach after the build (`flopkb serve`, which releases it at its next build)."""
     from flopkb.pipeline.stages import CHECK_STAGES
     from flopkb.site.render import render_docs
 
@@ -378,7 +380,8 @@ def build(
     except OSError as error:
         raise BuildError(_cannot_write(error, work)) from error
     finally:
-        gc.unfreeze()
+        if not keep_frozen:
+            gc.unfreeze()
         shutil.rmtree(work, ignore_errors=True)
     pages = sum(1 for rel in docs if rel.endswith(".md"))
     return BuildOutcome(
