@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from corpora import load, yaml_files
 from harness import REPOSITORY
 from hypothesis import HealthCheck, Phase, given, settings
@@ -132,3 +133,34 @@ def test_mutated_records(index: int, mutations: list[Mutation]) -> None:
     text = decode(mutated(RECORDS[index].read_bytes(), mutations), PATH)
     if isinstance(text, str):
         assert_same(text)
+
+
+def depth(node: Any) -> int:
+    """How many collections nest at the deepest point of a node tree."""
+    if isinstance(node, yaml.ScalarNode):
+        return 0
+    children = node.value if isinstance(node, yaml.SequenceNode) else [part for pair in node.value for part in pair]
+    return 1 + max(map(depth, children), default=0)
+
+
+VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(value=VALUES, flow=st.sampled_from([None, True, False]))
+def test_the_indicators_bound_the_nesting(value: Any, flow: bool | None) -> None:
+    """The proof `_loader_for` rests on: no text nests more collections than it has indicator characters."""
+    text = yaml.safe_dump({"v": value}, default_flow_style=flow, allow_unicode=True)
+    assert depth(yaml.compose(text, Loader=yaml.CSafeLoader)) <= sum(map(text.count, "[{:?-"))
+
+
+@given(text=st.text(max_size=2000), extra=st.integers(0, 600), indicator=st.sampled_from("[{:?-"))
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+def test_the_compiled_composer_is_chosen_by_the_count_of_indicators(text: str, extra: int, indicator: str) -> None:
+    text += indicator * extra
+    chosen = source_module._loader_for(text) is source_module._FastLoader
+    assert chosen == (sum(map(text.count, "[{:?-")) <= source_module._C_SAFE_DEPTH)
