@@ -59,6 +59,7 @@ import sys
 import time
 import zlib
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -71,6 +72,7 @@ from flopkb.kb.entry import Entry, RecordSummary
 from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.models import Record
 from flopkb.load.source import Source, decode
+from flopkb.load.sources import FileSource
 from flopkb.load.validate import expected_id
 from flopkb.load.vocabulary import Vocabulary
 from flopkb.pipeline.compile import load_entries, load_entry
@@ -157,6 +159,7 @@ class FileCache:
         trusted_before = time.time_ns() - RACY_SECONDS * 1_000_000_000
         kept: dict[str, _Loaded] = {}
         read: dict[str, tuple[bytes, Stat | None]] = {}
+        raws: dict[str, bytes] = {}
         stale: list[str] = []
         for rel in files:
             try:
@@ -185,7 +188,9 @@ class FileCache:
             else:
                 stale.append(rel)
                 read[rel] = (digest, trusted)
-        fresh = dict(zip(stale, load_entries(config, stale, vocabulary), strict=True))
+                raws[rel] = raw
+        prefetched = replace(config, files=_Prefetched(config.files, raws))
+        fresh = dict(zip(stale, load_entries(prefetched, stale, vocabulary), strict=True))
         results = []
         loaded: dict[str, _Loaded] = {}
         self._derived = {}
@@ -327,6 +332,31 @@ class FileCache:
         return Entry.deferred(
             expected_id(rel, config.records), rel, source, later, stored.summary, stored.digest, dict(derived)
         )
+
+
+class _Prefetched:
+    """`base`, with the bytes of some files already read (to hash them): each is handed out once, so that a file is
+    read once, and what is loaded is what was hashed. Sent to a parse worker without them (it reads from `base`)."""
+
+    def __init__(self, base: FileSource, raws: dict[str, bytes]) -> None:
+        self.base = base
+        self.raws = raws
+
+    def __reduce__(self) -> tuple[type[_Prefetched], tuple[FileSource, dict[str, bytes]]]:
+        return _Prefetched, (self.base, {})
+
+    def walk(self, folder: str) -> tuple[list[str], list[tuple[str, str]]]:
+        return self.base.walk(folder)
+
+    def read(self, rel: str) -> bytes:
+        raw = self.raws.pop(rel, None)
+        return self.base.read(rel) if raw is None else raw
+
+    def exists(self, rel: str) -> bool:
+        return self.base.exists(rel)
+
+    def stat(self, rel: str) -> os.stat_result | None:
+        return self.base.stat(rel)
 
 
 def _with(
