@@ -5,6 +5,7 @@ parser that keeps positions (`start_mark`) on every node, about 2.5 times
 faster than ruamel.yaml's C loader on this project's benchmark (see
 docs/architecture.md). The node tree is walked once into plain Python values;
 the positions of keys and values are kept beside them, keyed by path.
+ruamel.yaml's round-trip mode is used where comments matter (`flopkb fmt`).
 
 Where libyaml does not bound nesting itself (before 0.2.6), PyYAML's compiled
 composer recurses on the C stack, so every text is composed by a guarded
@@ -15,7 +16,6 @@ nodes. Any text the fast parse does not make a record of (an error, a nesting
 too deep, an empty file) is parsed again by the guarded one, whose errors and
 positions are the ones reported: so a diagnostic never depends on which
 composer ran (tests/fuzz/test_fast_compose.py holds it).
-ruamel.yaml's round-trip mode is used where comments matter (`flopkb fmt`).
 
 Every failure is a diagnostic, never an exception: bad encoding, invalid YAML,
 repeated keys, a top level that is not a mapping, hostile sizes or nesting,
