@@ -284,6 +284,7 @@ class Server:
                 search=False,
                 update=self._pages,
                 graph=self._graph,
+                formulas=self._kb.formulas if self._kb is not None else None,
                 keep_frozen=True,
             )
         except Exception as error:
