@@ -29,6 +29,7 @@ def loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> N
     if request.param != "libyaml":
         libyaml = request.param == "guarded-libyaml"
         monkeypatch.setattr(source_module, "_Loader", source_module._loader_class(libyaml=libyaml, bounded=False))
+        monkeypatch.setattr(source_module, "_FastLoader", None)
 
 
 @pytest.mark.usefixtures("loader")

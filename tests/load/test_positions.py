@@ -18,6 +18,7 @@ def loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     """Every test runs with libyaml and with the pure-Python parser PyYAML falls back to without it."""
     if request.param == "pure-python":
         monkeypatch.setattr(source_module, "_Loader", source_module._loader_class(libyaml=False, bounded=False))
+        monkeypatch.setattr(source_module, "_FastLoader", None)
     return str(request.param)
 
 

@@ -13,7 +13,8 @@ import flopkb.pipeline.cache
 from flopkb.cli import main
 from flopkb.config import load_config
 from flopkb.kb.knowledge_base import KnowledgeBase
-from flopkb.pipeline.cache import FileCache, shard_of
+from flopkb.load.sources import WorkTree
+from flopkb.pipeline.cache import FileCache, _Prefetched, shard_of
 from flopkb.pipeline.compile import compile_knowledge_base, load_entries
 from flopkb.pipeline.stages import CHECK_STAGES
 from kbfixture import VOCABULARY, accelerator, write_kb
@@ -248,3 +249,30 @@ def test_derived_data_that_cannot_be_stored_is_skipped(kb_root: Path) -> None:
     compile_with(kb_root, unpicklable)
     assert shard_of("records/flops/a.yaml") not in {int(path.stem) for path in shards(kb_root)}
     assert report(compile_cached(kb_root)) == report(compile_cold(kb_root))
+
+
+def test_a_cold_run_reads_each_file_once_and_loads_what_it_hashed(
+    kb_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache hashes a file it has no result for, then loads it: from the bytes it hashed, not a second read."""
+    reads: list[str] = []
+    original = WorkTree.read
+
+    def counted(self: WorkTree, rel: str) -> bytes:
+        reads.append(rel)
+        return original(self, rel)
+
+    monkeypatch.setattr(WorkTree, "read", counted)
+    kb = compile_cached(kb_root)
+    records = sorted(rel for rel in reads if rel.startswith("records/"))
+    assert records == sorted(entry.path for entry in kb.entries.values())  # each once
+    assert kb.diagnostics == compile_knowledge_base(load_config(kb_root), CHECK_STAGES).diagnostics
+
+
+def test_a_parse_worker_gets_no_prefetched_bytes(kb_root: Path) -> None:
+    """A parallel parse sends its file source to each worker: without the bytes, which the worker reads itself."""
+    source = _Prefetched(WorkTree(kb_root), {"records/flops/a.yaml": b"id: flops/a\n"})
+    sent = pickle.loads(pickle.dumps(source))
+    assert sent.raws == {} and sent.read("records/flops/a.yaml") == (kb_root / "records/flops/a.yaml").read_bytes()
+    assert source.read("records/flops/a.yaml") == b"id: flops/a\n"  # handed out once
+    assert source.read("records/flops/a.yaml") == (kb_root / "records/flops/a.yaml").read_bytes()

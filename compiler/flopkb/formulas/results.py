@@ -160,11 +160,21 @@ FormulaResults = Mapping[str, list[FormulaResult]]
 
 class LaterResults(Mapping[str, list[FormulaResult]]):
     """The formula results of these records, each record's evaluated when first asked for (`flopkb.formulas.stage`):
-    a page that shows one record's formulas does not evaluate the whole base's."""
+    a page that shows one record's formulas does not evaluate the whole base's.
 
-    def __init__(self, ids: list[str], evaluate: Callable[[str], list[FormulaResult]]) -> None:
+    With a `key` (of a record's content and of everything its formulas compute with, None when unknown), the
+    results a previous base's evaluated can be taken over while their key is the same (`take_from`: `flopkb serve`,
+    whose every save would otherwise evaluate all of them again for the pages that count claims)."""
+
+    def __init__(
+        self,
+        ids: list[str],
+        evaluate: Callable[[str], list[FormulaResult]],
+        key: Callable[[str], object | None] = lambda record_id: None,
+    ) -> None:
         self._ids = dict.fromkeys(ids)
         self._evaluate = evaluate
+        self._key = key
         self._found: dict[str, list[FormulaResult]] = {}
 
     def __getitem__(self, record_id: str) -> list[FormulaResult]:
@@ -174,6 +184,19 @@ class LaterResults(Mapping[str, list[FormulaResult]]):
                 raise KeyError(record_id)
             found = self._found[record_id] = self._evaluate(record_id)
         return found
+
+    def take_from(self, previous: FormulaResults) -> int:
+        """Take the results `previous` evaluated for the records whose key is the same in both bases; how many."""
+        if not isinstance(previous, LaterResults):
+            return 0
+        taken = 0
+        for record_id, found in previous._found.items():
+            if record_id in self._ids and record_id not in self._found:
+                key = self._key(record_id)
+                if key is not None and key == previous._key(record_id):
+                    self._found[record_id] = found
+                    taken += 1
+        return taken
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._ids)

