@@ -1,6 +1,6 @@
 """libyaml's compiled composer and the guarded Python one give the same result for every text (issue 22).
 
-`flopkb.load.source` composes a text that cannot nest deeper than `_C_SAFE_DEPTH` with the compiled
+`flopkb.load.source` composes a text that cannot nest deeper than `C_SAFE_DEPTH` with the compiled
 composer (`_FastLoader`), and everything else, and whatever that parse does not make a record of, with the
 guarded one (`_Loader`). Held here over the project's records, a generated base, every YAML test-suite case
 (as a file and nested in a record), hostile nesting and aliases, and mutations of records: the same data, the
@@ -9,6 +9,7 @@ same diagnostics, and the same position of every key, value and string scalar.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 from mutations import ANY_MUTATION, Mutation, alias_bomb, deep_block, deep_flow, mutated
 
 from flopkb.load import source as source_module
+from flopkb.load.nesting import C_SAFE_DEPTH
 from flopkb.load.source import decode, parse
 
 sys.path.insert(0, str(REPOSITORY / "benchmarks"))
@@ -153,14 +155,50 @@ VALUES = st.recursive(
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(value=VALUES, flow=st.sampled_from([None, True, False]))
 def test_the_indicators_bound_the_nesting(value: Any, flow: bool | None) -> None:
-    """The proof `_loader_for` rests on: no text nests more collections than it has indicator characters."""
+    """The proof `_loader_for` rests on: no text nests more collections than it has indicator characters, nor more
+    than it has indicators that can open one (not before a letter or digit) and a level a `[`."""
     text = yaml.safe_dump({"v": value}, default_flow_style=flow, allow_unicode=True)
-    assert depth(yaml.compose(text, Loader=yaml.CSafeLoader)) <= sum(map(text.count, "[{:?-"))
+    nesting = depth(yaml.compose(text, Loader=yaml.CSafeLoader))
+    assert nesting <= sum(map(text.count, "[{:?-"))
+    assert nesting <= openers(text)
 
 
-@given(text=st.text(max_size=2000), extra=st.integers(0, 600), indicator=st.sampled_from("[{:?-"))
+def openers(text: str) -> int:
+    """The second bound, counted apart from `flopkb.load.source`: `-`, `?` and `:` not before a letter or digit,
+    every `[` and `{`, and every `[` once more."""
+    return len(re.findall(r"[-?:](?![0-9A-Za-z])", text)) + text.count("{") + 2 * text.count("[")
+
+
+WORDS = ["a", "-b", "c:d", "e?f", "?g", '"h":i', "j: k", "x-1"]
+PIECES = [*WORDS, "-", ":", "?", "- ", "? ", ": ", "[", "]", "{", "}", ",", "\n", "  "]
+"""Indicators with and without a word after them, words, flow brackets, line breaks and indentation."""
+FLOWS = st.recursive(
+    st.sampled_from(WORDS),
+    lambda inner: st.builds(
+        lambda items, brackets: brackets[0] + ", ".join(items) + brackets[1],
+        st.lists(inner, max_size=3),
+        st.sampled_from(["[]", "{}"]),
+    ),
+    max_leaves=20,
+)
+"""Flow collections of words with indicators inside (`[?g]` and `["h":i]` hold a single-pair mapping)."""
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(text=st.one_of(st.lists(st.sampled_from(PIECES)).map("".join), FLOWS))
+def test_indicators_before_a_word_open_nothing(text: str) -> None:
+    """Whatever libyaml composes of a text nests no deeper than the indicators in it that can open a collection (not
+    before a letter or digit), and a level a `[`."""
+    try:
+        node = yaml.compose(text, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError:
+        return
+    assert node is None or depth(node) <= openers(text)
+
+
+@given(text=st.text(max_size=2000), extra=st.integers(0, 600), indicator=st.sampled_from([*"[{:?-", "-b", "a:b", "[c"]))
 @settings(max_examples=200, deadline=None, derandomize=True, database=None)
 def test_the_compiled_composer_is_chosen_by_the_count_of_indicators(text: str, extra: int, indicator: str) -> None:
     text += indicator * extra
     chosen = source_module._loader_for(text) is source_module._FastLoader
-    assert chosen == (sum(map(text.count, "[{:?-")) <= source_module._C_SAFE_DEPTH)
+    assert chosen == (min(sum(map(text.count, "[{:?-")), openers(text)) <= C_SAFE_DEPTH)

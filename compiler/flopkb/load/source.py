@@ -10,7 +10,7 @@ ruamel.yaml's round-trip mode is used where comments matter (`flopkb fmt`).
 Where libyaml does not bound nesting itself (before 0.2.6), PyYAML's compiled
 composer recurses on the C stack, so every text is composed by a guarded
 Python composer (`_Loader`), which is most of a cold check's time. A text that
-cannot nest deeper than `_C_SAFE_DEPTH` is composed by the compiled composer
+cannot nest deeper than `C_SAFE_DEPTH` (`flopkb.load.nesting`) is composed by the compiled composer
 instead (`_FastLoader`): both compose the same libyaml events into the same
 nodes. Any text the fast parse does not make a record of (an error, a nesting
 too deep, an empty file) is parsed again by the guarded one, whose errors and
@@ -37,6 +37,7 @@ from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
 from flopkb.load.files import MAX_FILE_BYTES
+from flopkb.load.nesting import C_SAFE_DEPTH, libyaml_bounds_nesting, nesting_bound
 from flopkb.load.positions import LineIndex, ScalarMap
 from flopkb.load.tabs import indenting_tab, tab_message, untabbed
 from flopkb.report.diagnostics import Diagnostic, make
@@ -389,15 +390,6 @@ class _DepthGuard(Composer):
             self._depth -= 1
 
 
-def _libyaml_bounds_nesting() -> bool:
-    """libyaml 0.2.6 and later refuse more than 1,000 nested levels while parsing."""
-    try:
-        from yaml import _yaml
-    except ImportError:
-        return False
-    return tuple(_yaml.get_version()) >= (0, 2, 6)
-
-
 def _loader_class(libyaml: bool, bounded: bool) -> type:
     """The fastest loader that keeps positions: libyaml's own composer when it bounds nesting, else a guarded one."""
     if libyaml and bounded:
@@ -427,32 +419,21 @@ def _loader_class(libyaml: bool, bounded: bool) -> type:
     )
 
 
-_Loader = _loader_class(yaml.__with_libyaml__, _libyaml_bounds_nesting())
+_Loader = _loader_class(yaml.__with_libyaml__, libyaml_bounds_nesting())
 _FastLoader: type | None = (
     type("_FastLoader", (yaml.CSafeLoader, _TypedPlainResolver), {})
-    if yaml.__with_libyaml__ and not _libyaml_bounds_nesting()
+    if yaml.__with_libyaml__ and not libyaml_bounds_nesting()
     else None
 )
 """libyaml's compiled composer, for texts that cannot nest deep enough to overflow the C stack; None where `_Loader`
 is it already (libyaml 0.2.6 and later) or there is no libyaml."""
-_C_SAFE_DEPTH = 512
-"""The compiled composer takes about 330 bytes of C stack a level: 512 levels fit in a thread stack of 256 KB (1,000
-did not), a small fraction of what Python's threads get (8 MB with glibc). Records nest far less; the bound is on
-what a text *could* nest (`_loader_for`), and a record of 4 KB counts 60 to 140."""
-_COLLECTION_INDICATORS = b"[{:?-"
-"""What every collection of a YAML text starts with or needs one of: a flow `[` or `{`, a block entry `-`, a key `?`
-or a value `:`. No two collections share one, and an alias composes no collection: their count bounds the composer's
-depth. Counted in the text's UTF-8 bytes (one pass of `bytes.translate`: half the time of counting each in the text),
-where no byte of another character is ASCII."""
 _TOO_DEEP = f"values nest deeper than {MAX_NESTING} levels"
 
 
 def _loader_for(text: str) -> type:
-    """The compiled composer for a text that cannot nest beyond `_C_SAFE_DEPTH` levels; the guarded one otherwise."""
-    if _FastLoader is not None:
-        encoded = text.encode("utf-8", "surrogatepass")
-        if len(encoded) - len(encoded.translate(None, _COLLECTION_INDICATORS)) <= _C_SAFE_DEPTH:
-            return _FastLoader
+    """The compiled composer for a text that cannot nest beyond `C_SAFE_DEPTH` levels; the guarded one otherwise."""
+    if _FastLoader is not None and nesting_bound(text.encode("utf-8", "surrogatepass")) <= C_SAFE_DEPTH:
+        return _FastLoader
     return _Loader
 
 
