@@ -62,6 +62,8 @@ class FlopkbServer(LanguageServer):
         self.pulled: set[str] = set()
         """The files a workspace pull reported: reported again (empty) once their problems are gone."""
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.imported = False
+        """Whether the modules only requests use are imported (`_REQUESTS_ONLY`), or on their way."""
 
     # where files are
 
@@ -146,7 +148,8 @@ class FlopkbServer(LanguageServer):
         """Push the diagnostics of every file whose diagnostics changed, of those the check tells; or ask a pulling
         client to pull again."""
         told = checked.diagnostics
-        if checked.generation == 1 and checked.files is None:
+        if not self.imported:
+            self.imported = True
             threading.Thread(target=_import_request_modules, name="flopkb-imports", daemon=True).start()
         if checked.files is not None:
             told = {**{rel: items for rel, items in self.published.items() if rel not in checked.files}, **told}
