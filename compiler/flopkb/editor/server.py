@@ -11,7 +11,9 @@ registered dynamically when the client allows it.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
+import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -21,17 +23,11 @@ from pygls import uris
 from pygls.lsp.server import LanguageServer
 
 import flopkb
-from flopkb.authoring.fmt import format_bytes
 from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.actions import quick_fixes
 from flopkb.editor.checker import Buffer, Checked, Checker, uri_of
-from flopkb.editor.completion import complete
-from flopkb.editor.create import create_actions
-from flopkb.editor.hover import hover_markdown
 from flopkb.editor.inlay import claim_hints
-from flopkb.editor.navigation import definition, document_symbols, references, target_at, workspace_symbols
 from flopkb.editor.positions import code_point_offset, diagnostic_range, lsp_position, offset_of
-from flopkb.editor.rename import plan, rename_edit
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.mv import MoveError, record_id_of
 from flopkb.load.positions import LineIndex
@@ -41,6 +37,16 @@ SYMBOLS = 200
 """At most this many workspace symbols are answered: the editor asks again as more is typed."""
 RESCAN = "flopkb.rescan"
 _WATCHED = ("**/*.yaml", "**/*.yml", "**/pyproject.toml")
+_REQUESTS_ONLY = (
+    "flopkb.authoring.fmt",
+    "flopkb.editor.completion",
+    "flopkb.editor.create",
+    "flopkb.editor.hover",
+    "flopkb.editor.navigation",
+    "flopkb.editor.rename",
+)
+"""Modules only requests use (rich, ruamel.yaml, the templates, the formula tables: 0.1 to 0.2 s): imported in a
+thread once the first diagnostics are out, not before the first check (`flopkb check` imports none of them)."""
 
 
 class FlopkbServer(LanguageServer):
@@ -56,6 +62,8 @@ class FlopkbServer(LanguageServer):
         self.pulled: set[str] = set()
         """The files a workspace pull reported: reported again (empty) once their problems are gone."""
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.imported = False
+        """Whether the modules only requests use are imported (`_REQUESTS_ONLY`), or on their way."""
 
     # where files are
 
@@ -101,6 +109,8 @@ class FlopkbServer(LanguageServer):
         self.config = config
         encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
         self.checker = Checker(config, str(encoding), self.checked, self.on_loop, told_of_disk=self.watches_files)
+        self.loop = asyncio.get_running_loop()
+        self.recheck()  # the first check starts now, not a round trip later at `initialized`
 
     def recheck(self, *, disk: bool = False, changed: list[str] | None = None, config_changed: bool = False) -> None:
         """Check again: the buffers, and when `disk`, the files on disk at `changed` (document URIs; None: any)."""
@@ -138,6 +148,9 @@ class FlopkbServer(LanguageServer):
         """Push the diagnostics of every file whose diagnostics changed, of those the check tells; or ask a pulling
         client to pull again."""
         told = checked.diagnostics
+        if not self.imported:
+            self.imported = True
+            threading.Thread(target=_import_request_modules, name="flopkb-imports", daemon=True).start()
         if checked.files is not None:
             told = {**{rel: items for rel, items in self.published.items() if rel not in checked.files}, **told}
         if self.pulls:
@@ -205,6 +218,11 @@ class FlopkbServer(LanguageServer):
         return await asyncio.get_running_loop().run_in_executor(None, partial(self.checker.wait, generation, rel=rel))
 
 
+def _import_request_modules() -> None:
+    for name in _REQUESTS_ONLY:
+        importlib.import_module(name)
+
+
 def _workspace_root(params: types.InitializeParams) -> Path | None:
     if params.workspace_folders:
         path = uris.to_fs_path(params.workspace_folders[0].uri)
@@ -224,7 +242,6 @@ def make_server(root: Path | None = None) -> FlopkbServer:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: FlopkbServer, params: types.InitializedParams) -> None:
-        ls.loop = asyncio.get_running_loop()
         ls.recheck()
         if ls.watches_files and ls.config is not None:
             options = types.DidChangeWatchedFilesRegistrationOptions(
@@ -296,6 +313,8 @@ def make_server(root: Path | None = None) -> FlopkbServer:
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: FlopkbServer, params: types.HoverParams) -> types.Hover | None:
+        from flopkb.editor.hover import hover_markdown
+
         found = ls.at(params.text_document.uri, params.position)
         text = hover_markdown(*found) if found is not None else None
         if text is None:
@@ -306,6 +325,8 @@ def make_server(root: Path | None = None) -> FlopkbServer:
         types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["[", "#", ".", " ", "/"])
     )
     def completion(ls: FlopkbServer, params: types.CompletionParams) -> types.CompletionList | None:
+        from flopkb.editor.completion import complete
+
         checked = ls.checker.latest if ls.checker is not None else None
         if checked is None or checked.kb is None:
             return None
@@ -323,6 +344,8 @@ def make_server(root: Path | None = None) -> FlopkbServer:
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     def go_to_definition(ls: FlopkbServer, params: types.DefinitionParams) -> list[types.Location] | None:
+        from flopkb.editor.navigation import definition
+
         found = ls.at(params.text_document.uri, params.position)
         if found is None or ls.checker is None or ls.checker.latest is None:
             return None
@@ -333,6 +356,8 @@ def make_server(root: Path | None = None) -> FlopkbServer:
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     def find_references(ls: FlopkbServer, params: types.ReferenceParams) -> list[types.Location] | None:
+        from flopkb.editor.navigation import references
+
         found = ls.at(params.text_document.uri, params.position)
         if found is None or ls.checker is None or ls.checker.latest is None:
             return None
@@ -340,6 +365,8 @@ def make_server(root: Path | None = None) -> FlopkbServer:
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def symbols(ls: FlopkbServer, params: types.DocumentSymbolParams) -> list[types.SymbolInformation] | None:
+        from flopkb.editor.navigation import document_symbols
+
         rel = ls.relative(params.text_document.uri)
         checked = ls.checker.latest if ls.checker is not None else None
         entry = checked.entry_at(rel) if checked is not None and rel is not None else None
@@ -354,6 +381,8 @@ def make_server(root: Path | None = None) -> FlopkbServer:
         types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
     )
     def code_actions(ls: FlopkbServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        from flopkb.editor.create import create_actions
+
         actions = quick_fixes(params.text_document.uri, list(params.context.diagnostics))
         rel = ls.relative(params.text_document.uri)
         checked = ls.checker.latest if ls.checker is not None else None
@@ -366,6 +395,8 @@ def make_server(root: Path | None = None) -> FlopkbServer:
     def formatting(ls: FlopkbServer, params: types.DocumentFormattingParams) -> list[types.TextEdit] | None:
         """`flopkb fmt` on the buffer: the whole text replaced by its canonical form, comments kept; nothing when fmt
         leaves the file as it is (a problem, or a form it could not keep the meaning of)."""
+        from flopkb.authoring.fmt import format_bytes
+
         rel = ls.relative(params.text_document.uri)
         document = ls.workspace.get_text_document(params.text_document.uri)
         outcome = format_bytes(document.source.encode("utf-8", errors="surrogatepass"), rel or document.path)
@@ -393,6 +424,9 @@ def make_server(root: Path | None = None) -> FlopkbServer:
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     def rename(ls: FlopkbServer, params: types.RenameParams) -> types.WorkspaceEdit:
+        from flopkb.editor.navigation import target_at
+        from flopkb.editor.rename import plan, rename_edit
+
         found = ls.at(params.text_document.uri, params.position)
         checked = ls.checker.latest if ls.checker is not None else None
         old = target_at(*found) if found is not None else None
@@ -407,6 +441,8 @@ def make_server(root: Path | None = None) -> FlopkbServer:
         ),
     )
     def will_rename_files(ls: FlopkbServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
+        from flopkb.editor.rename import plan, rename_edit
+
         checked = ls.checker.latest if ls.checker is not None else None
         if checked is None or ls.config is None:
             return None
@@ -423,6 +459,8 @@ def make_server(root: Path | None = None) -> FlopkbServer:
 
     @server.feature(types.WORKSPACE_SYMBOL)
     def find_symbols(ls: FlopkbServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation] | None:
+        from flopkb.editor.navigation import workspace_symbols
+
         checked = ls.checker.latest if ls.checker is not None else None
         if checked is None or checked.kb is None:
             return None
