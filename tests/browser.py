@@ -146,6 +146,22 @@ def launch_chromium(executable: str | None = None) -> Iterator[object]:
             browser.close()
 
 
+@contextlib.contextmanager
+def file_url_page(browser: object, site: Path) -> Iterator[tuple[object, str, list[str]]]:
+    """A desktop page that may open only the files of the built `site`, as a reader who opens it from the file
+    system does: the page, the site's `file://` address (ending in /), and the page errors seen (to assert empty)."""
+    base = site.resolve().as_uri() + "/"
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        yield page, base, errors
+    finally:
+        context.close()
+
+
 def is_local_url(url: str) -> bool:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
@@ -192,52 +208,52 @@ def guard_context(context: object, log: PageLog) -> None:
     """Block and record every non-local request of a BrowserContext (pages and workers)."""
 
     def route(route: object) -> None:
-        url = route.request.url  # type: ignore[attr-defined]
+        url = route.request.url
         if is_local_url(url):
-            route.continue_()  # type: ignore[attr-defined]
+            route.continue_()
         else:
             log.note_external(url)
-            route.abort("blockedbyclient")  # type: ignore[attr-defined]
+            route.abort("blockedbyclient")
 
-    context.route("**/*", route)  # type: ignore[attr-defined]
+    context.route("**/*", route)
 
     def on_request(request: object) -> None:
         # Catches what routing cannot see (e.g. requests a service worker makes).
-        url = request.url  # type: ignore[attr-defined]
+        url = request.url
         if not is_local_url(url):
             log.note_external(url)
 
-    context.on("request", on_request)  # type: ignore[attr-defined]
+    context.on("request", on_request)
 
 
 def guard_page(page: object, log: PageLog) -> None:
     """Record console errors, uncaught exceptions and failed local requests of a page."""
 
     def on_console(msg: object) -> None:
-        if msg.type == "error":  # type: ignore[attr-defined]
-            loc = msg.location or {}  # type: ignore[attr-defined]
+        if msg.type == "error":
+            loc = msg.location or {}
             where = f" ({loc.get('url', '')}:{loc.get('lineNumber', '')})" if loc.get("url") else ""
-            log.console_errors.append(f"{msg.text}{where}")  # type: ignore[attr-defined]
+            log.console_errors.append(f"{msg.text}{where}")
 
     def on_pageerror(err: object) -> None:
         log.page_errors.append(str(err))
 
     def on_requestfailed(request: object) -> None:
-        url = request.url  # type: ignore[attr-defined]
-        failure = request.failure  # type: ignore[attr-defined]
+        url = request.url
+        failure = request.failure
         # External requests are ours to block (recorded already); ERR_ABORTED is the browser
         # cancelling loads of a page it navigates away from, which no reader sees as an error.
         if is_local_url(url) and "ERR_ABORTED" not in str(failure):
             log.failed_requests.append(f"{url}: {failure}")
 
     def on_websocket(ws: object) -> None:
-        if not is_local_url(ws.url):  # type: ignore[attr-defined]
-            log.note_external(ws.url)  # type: ignore[attr-defined]
+        if not is_local_url(ws.url):
+            log.note_external(ws.url)
 
-    page.on("console", on_console)  # type: ignore[attr-defined]
-    page.on("pageerror", on_pageerror)  # type: ignore[attr-defined]
-    page.on("requestfailed", on_requestfailed)  # type: ignore[attr-defined]
-    page.on("websocket", on_websocket)  # type: ignore[attr-defined]
+    page.on("console", on_console)
+    page.on("pageerror", on_pageerror)
+    page.on("requestfailed", on_requestfailed)
+    page.on("websocket", on_websocket)
 
 
 def screenshot(page: object, name: str, *, full_page: bool = True, directory: str | Path = SCREENSHOT_DIR) -> Path:
@@ -245,24 +261,22 @@ def screenshot(page: object, name: str, *, full_page: bool = True, directory: st
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "page"
     path = Path(directory) / f"{safe}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(path), full_page=full_page)  # type: ignore[attr-defined]
+    page.screenshot(path=str(path), full_page=full_page)
     return path
 
 
 def arrive(page: object, url: str) -> None:
     """Wait for a followed link's page (`url`, a glob as for `wait_for_url`) to be in place and set up by flopkb's
     script: with instant navigation the address changes before the page is swapped in."""
-    page.wait_for_url(url)  # type: ignore[attr-defined]
-    page.wait_for_function(  # type: ignore[attr-defined]
-        "() => document.documentElement.getAttribute('data-flopkb-page') === location.pathname"
-    )
+    page.wait_for_url(url)
+    page.wait_for_function("() => document.documentElement.getAttribute('data-flopkb-page') === location.pathname")
 
 
 def search(page: object, query: str) -> object:
     """Type `query` into the site's search box (pagefind's); return the results' locator once one is shown."""
-    box = page.locator(".pagefind-ui__search-input")  # type: ignore[attr-defined]
+    box = page.locator(".pagefind-ui__search-input")
     box.fill("")
     box.press_sequentially(query, delay=20)
-    results = page.locator(".pagefind-ui__result")  # type: ignore[attr-defined]
+    results = page.locator(".pagefind-ui__result")
     results.first.wait_for()
     return results

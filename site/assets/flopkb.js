@@ -279,6 +279,14 @@
           "text-halign": "left", "text-margin-x": onScreen(-4), "text-margin-y": onScreen(4) } },
         { selector: "node.flopkb-label-above-left", style: {
           "text-valign": "top", "text-halign": "left", "text-margin-x": onScreen(-4), "text-margin-y": onScreen(-4) } },
+        // Where every place beside its dot is taken, a hub's label moves a line further out.
+        { selector: "node.flopkb-label-far-below", style: { "text-margin-y": onScreen(6 + LABEL_SIZE * 1.3) } },
+        { selector: "node.flopkb-label-far-above", style: {
+          "text-valign": "top", "text-margin-y": onScreen(-6 - LABEL_SIZE * 1.3) } },
+        { selector: "node.flopkb-label-far-below-right", style: {
+          "text-halign": "right", "text-margin-x": onScreen(4), "text-margin-y": onScreen(6 + LABEL_SIZE * 1.3) } },
+        { selector: "node.flopkb-label-far-below-left", style: {
+          "text-halign": "left", "text-margin-x": onScreen(-4), "text-margin-y": onScreen(6 + LABEL_SIZE * 1.3) } },
         { selector: "edge", style: {
           "width": 1.2, "line-color": line, "curve-style": edges > 2000 ? "haystack" : "bezier",
           "target-arrow-shape": edges > 2000 ? "none" : "triangle", "target-arrow-color": line,
@@ -367,11 +375,13 @@
    * that overlap no label already shown and no other record's dot are drawn: the focus first, then by number of
    * links, then by id (the same labels on every load). The most linked records in view (`hubCount`) matter most
    * and sit among the most dots: their labels may cover other records' dots (drawn above them), never another
-   * label, and go beside or above their dot where below has no room. Zooming in makes room, so more labels show; hovering shows any record's full title. Only records in
+   * label, and go beside or above their dot, or a line further out, where below has no room. Zooming in makes room, so more labels show; hovering shows any record's full title. Only records in
    * view are weighed, so that a big graph stays quick to pan. */
   function hubCount(count) { return Math.max(5, Math.round(Math.sqrt(count))); }
   var PLACES = ["flopkb-label-above", "flopkb-label-right", "flopkb-label-left", "flopkb-label-below-right",
-                "flopkb-label-above-right", "flopkb-label-below-left", "flopkb-label-above-left"];
+                "flopkb-label-above-right", "flopkb-label-below-left", "flopkb-label-above-left",
+                "flopkb-label-far-below", "flopkb-label-far-above", "flopkb-label-far-below-right",
+                "flopkb-label-far-below-left"];
 
   function fitLabels(cy, view, labelWidth) {
     if (view.zoom !== cy.zoom()) {

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser import arrive, search
+from browser import arrive, file_url_page, search
 from site_fixtures import BuiltSite
 
 DILUTION = "records/flops/sd-batch-dilution-problem.html"
@@ -72,13 +72,7 @@ def test_a_followed_link_swaps_the_page_in_and_it_works(
 
 
 def test_from_file_urls_links_reload_and_nothing_breaks(project_site: BuiltSite, browser) -> None:
-    site = project_site.site.resolve().as_uri() + "/"
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(site) else route.abort())
-    try:
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
+    with file_url_page(browser, project_site.site) as (page, site, errors):
         page.goto(site + DILUTION)
         page.wait_for_selector('.flopkb-graph[data-state="ready"]')
         page.evaluate(MARK)
@@ -89,5 +83,3 @@ def test_from_file_urls_links_reload_and_nothing_breaks(project_site: BuiltSite,
         page.locator(".flopkb-search__input").fill("ridge point")
         page.locator(".flopkb-search__results a").first.wait_for()
         assert errors == []
-    finally:
-        context.close()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import arrive
+from browser import arrive, file_url_page
 from site_fixtures import BuiltSite, build_base, copy_project_base
 
 ROOFLINE = "records/flops/sd-speedup-vs-batch-roofline.html"
@@ -91,21 +91,13 @@ def test_a_preview_of_a_record_link_shows_kind_title_status_and_first_paragraph(
 
 
 def test_previews_work_from_file_urls(project_site: BuiltSite, browser) -> None:
-    site = project_site.site.resolve().as_uri() + "/"
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(site) else route.abort())
-    try:
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
+    with file_url_page(browser, project_site.site) as (page, site, errors):
         page.goto(site + ROOFLINE)
         page.wait_for_load_state("load")
         page.locator(FORMULA_LINK).first.hover()
         preview(page).wait_for(state="visible")
         assert "0.7143" in preview(page).inner_text()
         assert errors == []
-    finally:
-        context.close()
 
 
 def test_on_touch_a_first_tap_previews_and_a_second_follows(project_site: BuiltSite, serve_dir, browser) -> None:
