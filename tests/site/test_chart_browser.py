@@ -9,6 +9,21 @@ from site_fixtures import BuiltSite
 SPEEDUP = "records/flops/sd-speedup-vs-batch-roofline.html"
 
 
+def speedup_chart(page, url: str):
+    """The "Speculative speedup S(B)" chart's image on the page at `url`, scrolled to and loaded."""
+    page.goto(url)
+    img = page.locator('[data-formula="speedup-vs-batch"] .flopkb-chart img')
+    img.scroll_into_view_if_needed()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img.element_handle())
+    return img
+
+
+def assert_fits_its_column(page, img) -> None:
+    column = page.locator("article").bounding_box()
+    box = img.bounding_box()
+    assert column is not None and box is not None and box["width"] <= column["width"] + 1
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 def test_the_axes_end_near_the_points_and_the_y_label_is_short(
     project_site: BuiltSite, serve_dir, page, page_log, shot, width
@@ -89,14 +104,8 @@ def test_series_that_lie_on_each_other_all_show_and_measured_points_are_on_top(
     after): every series' marks show (each a shape of its own, the first drawn the largest), and the measured points
     are drawn over every line and mark of the model."""
     page.set_viewport_size({"width": width, "height": 900})
-    base = serve_dir(project_site.site)
-    page.goto(base + SPEEDUP)
-    img = page.locator('[data-formula="speedup-vs-batch"] .flopkb-chart img')
-    img.scroll_into_view_if_needed()
-    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img.element_handle())
-    column = page.locator("article").bounding_box()
-    box = img.bounding_box()
-    assert column is not None and box is not None and box["width"] <= column["width"] + 1
+    img = speedup_chart(page, serve_dir(project_site.site) + SPEEDUP)
+    assert_fits_its_column(page, img)
     shot(page, f"chart-series-{width}", full_page=False)
     page.goto(img.evaluate("img => img.src"))
     # The chart alone, scaled to the screen's width as the page scales it to its column.
@@ -124,13 +133,8 @@ def test_on_a_phone_the_legend_is_below_the_plot(
     """Charts scale to their column; below 600 px the page shows the narrow drawing, whose legend is under the plot
     (the wide one's column beside the plot would be cut to unreadable text)."""
     page.set_viewport_size({"width": width, "height": 900})
-    page.goto(serve_dir(project_site.site) + SPEEDUP)
-    img = page.locator('[data-formula="speedup-vs-batch"] .flopkb-chart img')
-    img.scroll_into_view_if_needed()
-    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img.element_handle())
-    column = page.locator("article").bounding_box()
-    box = img.bounding_box()
-    assert column is not None and box is not None and box["width"] <= column["width"] + 1
+    img = speedup_chart(page, serve_dir(project_site.site) + SPEEDUP)
+    assert_fits_its_column(page, img)
     source = img.evaluate("img => img.currentSrc")
     assert ("/charts/_narrow/" in source) == (width < 600)
     shot(page, f"chart-legend-{width}", full_page=False)
