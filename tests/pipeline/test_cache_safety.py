@@ -107,7 +107,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[
     for _ in range(2):  # the second run stores what the stages derived
         compile_cached(root)
     folder = shard_folder(root)
-    return root, cold, {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+    return root, cold, {path.name: path.read_bytes() for path in sorted(folder.glob("*.pickle"))}
 
 
 def shard_folder(root: Path) -> Path:
