@@ -171,3 +171,19 @@ def test_detached_work_outlives_the_command_and_holds_none_of_its_output(tmp_pat
         time.sleep(0.01)
     pid, session = (tmp_path / "done").read_text().split()
     assert pid != command.split()[0] and session != command.split()[1]
+
+
+def test_a_killed_writer_leaves_no_temporary_file_for_long(tmp_path: Path) -> None:
+    """A detached writer can be killed mid-shard (a CI job's end kills what it left running): the next writer
+    sweeps what it left."""
+    root = write_kb(tmp_path / "kb", FILES)
+    config = load_config(root)
+    cache = FileCache(config)
+    compile_knowledge_base(config, CHECK_STAGES, cache)
+    assert cache.folder is not None
+    cache.folder.mkdir(parents=True, exist_ok=True)
+    left = cache.folder / ".07.pickle.999999999-abcd1234.tmp"  # no process has such a pid
+    left.write_bytes(b"half a shard")
+    cache.save()
+    assert not left.exists()
+    assert sorted(cache.folder.glob("*.pickle"))

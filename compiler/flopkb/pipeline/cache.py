@@ -66,7 +66,7 @@ from typing import Any
 import pydantic
 
 import flopkb
-from flopkb.atomic import write_atomically
+from flopkb.atomic import sweep_temporaries, write_atomically
 from flopkb.config import Config
 from flopkb.kb.entry import Entry
 from flopkb.load.files import Unreadable
@@ -254,6 +254,7 @@ class FileCache:
     def _write(self) -> None:
         key, folder = self._key, self.folder
         assert key is not None and folder is not None
+        sweep_temporaries(folder, recursive=False)  # of a writer killed meanwhile: a detached one ends with its machine
         by_shard: dict[int, dict[str, Loaded]] = {shard: {} for shard in self._dirty}
         enabled = gc.isenabled()
         gc.disable()  # pickling allocates a little per model, which the collector would rescan many times
