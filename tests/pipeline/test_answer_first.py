@@ -14,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import flopkb.pipeline.cache
+from cache_loads import recording_loads
 from flopkb.config import load_config
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.cache_lock import hold
-from flopkb.pipeline.compile import compile_knowledge_base, load_entries
+from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 from kbfixture import accelerator, write_kb
 from repo import REPO
@@ -30,19 +30,6 @@ FILES = {
     "records/flops/c.yaml": "id: flops/c\nkind: flop\ndescription: [unclosed\n",
     "records/hw/x.yaml": accelerator("hw/x", basis="unverified", memory_bandwidth="3 TB/s"),
 }
-
-
-@pytest.fixture
-def loaded(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """The files each run loaded (parsed and validated) rather than took from the cache."""
-    runs: list[list[str]] = []
-
-    def recording(config, files, vocabulary):  # type: ignore[no-untyped-def]
-        runs.append(list(files))
-        return load_entries(config, files, vocabulary)
-
-    monkeypatch.setattr(flopkb.pipeline.cache, "load_entries", recording)
-    return runs
 
 
 def report(kb: KnowledgeBase) -> list[dict[str, object]]:
@@ -92,14 +79,7 @@ def test_files_changed_between_the_answer_and_the_store_are_loaded_again(
         else:
             path.unlink()
     cache.save()
-    runs: list[list[str]] = []
-
-    def recording(config, files, vocabulary):  # type: ignore[no-untyped-def]
-        runs.append(list(files))
-        return load_entries(config, files, vocabulary)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(flopkb.pipeline.cache, "load_entries", recording)
+    with pytest.MonkeyPatch.context() as patch, recording_loads(patch) as runs:
         kb = compile_knowledge_base(config, CHECK_STAGES, FileCache(config))
     assert report(kb) == cold(root)
     unparsed = {"records/flops/c.yaml"} - {rel for rel, change in changes.items() if change == "removed"}

@@ -15,7 +15,7 @@ from flopkb.config import load_config
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.load.sources import WorkTree
 from flopkb.pipeline.cache import FileCache, _Prefetched, shard_of
-from flopkb.pipeline.compile import compile_knowledge_base, load_entries
+from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 from kbfixture import VOCABULARY, accelerator, write_kb
 
@@ -39,19 +39,6 @@ def kb_root(tmp_path: Path) -> Path:
             "records/hw/x.yaml": ACCELERATOR,
         },
     )
-
-
-@pytest.fixture
-def loaded(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """The files each run loaded (parsed and validated) rather than took from the cache."""
-    runs: list[list[str]] = []
-
-    def recording(config, files, vocabulary):  # type: ignore[no-untyped-def]
-        runs.append(list(files))
-        return load_entries(config, files, vocabulary)
-
-    monkeypatch.setattr(flopkb.pipeline.cache, "load_entries", recording)
-    return runs
 
 
 def compile_cached(root: Path) -> KnowledgeBase:

@@ -160,6 +160,18 @@ def test_flipped_bytes_anywhere_never_change_the_verdict(
     assert report(kb) == cold and notes == []  # the rewritten cache answers the same, and is whole again
 
 
+def no_file(path: Path, kind: str) -> None:
+    """Put at `path` what an attacker can make a cache file: a link to /dev/zero, a FIFO, a folder, a dangling link."""
+    if kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.symlink_to(path.parent / "nowhere")
+
+
 @pytest.mark.parametrize("kind", ["dev-zero", "fifo", "folder", "dangling"])
 def test_a_shard_that_is_no_file_is_dropped_without_a_hang(
     pristine: tuple[Path, list[dict[str, object]], dict[str, bytes]], kind: str
@@ -167,16 +179,8 @@ def test_a_shard_that_is_no_file_is_dropped_without_a_hang(
     root, cold, shards = pristine
     folder = restore(root, shards)
     for name in shards:
-        path = folder / name
-        path.unlink()
-        if kind == "dev-zero":
-            path.symlink_to("/dev/zero")
-        elif kind == "fifo":
-            os.mkfifo(path)
-        elif kind == "folder":
-            path.mkdir()
-        else:
-            path.symlink_to(folder / "nowhere")
+        (folder / name).unlink()
+        no_file(folder / name, kind)
     kb, notes = compile_cached(root)
     assert report(kb) == cold
     assert notes or kind == "dangling"  # a dangling link is a missing shard: nothing to say
@@ -190,16 +194,8 @@ def test_a_lock_that_is_no_file_is_passed_by_without_a_hang(
     the repository: it is never followed nor read, and one that is no lock costs the lock, never the answer."""
     root, cold, shards = pristine
     folder = restore(root, shards)
-    lock = folder / ".lock"
-    lock.unlink(missing_ok=True)
-    if kind == "dev-zero":
-        lock.symlink_to("/dev/zero")
-    elif kind == "fifo":
-        os.mkfifo(lock)
-    elif kind == "folder":
-        lock.mkdir()
-    else:
-        lock.symlink_to(folder / "nowhere")
+    (folder / ".lock").unlink(missing_ok=True)
+    no_file(folder / ".lock", kind)
     kb, notes = compile_cached(root)
     assert report(kb) == cold and notes == []
 
