@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import threading
 from collections.abc import Mapping
@@ -207,7 +208,7 @@ class GitTree:
         return os.stat_result(fields, {"st_mtime_ns": 0, "st_ctime_ns": 0})
 
     def digest(self, rel: str) -> bytes | None:
-        mode, oid = self._blobs[rel]
+        mode, oid = self._blobs.get(rel, ("", ""))
         # a SHA-256 repository's ids are not `content_digest`s; what is not a regular file is read, to say why
         return bytes.fromhex(oid) if len(oid) == SHA1_DIGITS and mode in _REGULAR else None
 
@@ -318,15 +319,12 @@ def git(repository: Path, *arguments: str) -> str:
 def _list_tree(repository: Path, commit: str, prefix: str) -> dict[str, tuple[str, str]]:
     """Every blob of `commit` under `prefix`: its path relative to the prefix, with its mode and object id."""
     listed = git(repository, "ls-tree", "-r", "-z", "--full-tree", commit, "--", prefix or ".")
-    blobs: dict[str, tuple[str, str]] = {}
     cut = len(prefix) + 1 if prefix else 0
-    for line in listed.split("\0"):
-        if not line:
-            continue
-        meta, path = line.split("\t", 1)
-        mode, _, oid = meta.split(" ")
-        blobs[path[cut:]] = (mode, oid)
-    return blobs
+    return {path[cut:]: (mode, oid) for mode, oid, path in _LISTED.findall(listed)}
+
+
+_LISTED = re.compile(r"([0-7]+) [a-z]+ ([0-9a-f]+)\t([^\0]*)\0")
+"""One line of `git ls-tree -z`: mode, type, object id, tab, path."""
 
 
 class _BlobReader:

@@ -166,17 +166,20 @@ class FileCache:
         raws: dict[str, bytes] = {}
         stale: list[str] = []
         for rel in files:
+            stored = self._loaded.get(rel)
+            digest, raw = config.files.digest(rel), None
+            if digest is not None and stored is not None and stored.digest == digest:
+                kept[rel] = stored  # a blob seen before (in another commit, or as a file of the work tree)
+                continue
             try:
                 status = config.files.stat(rel)
             except OSError:
                 stale.append(rel)  # loading the file reports why
                 continue
             stat = None if status is None else (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
-            stored = self._loaded.get(rel)
             if stored is not None and stat is not None and stored.stat == stat:
                 kept[rel] = stored
                 continue
-            digest, raw = config.files.digest(rel), None
             if digest is None:
                 raw = _read_bytes(config, rel)
                 if raw is None:
