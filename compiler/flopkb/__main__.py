@@ -1,3 +1,3 @@
-from flopkb.cli import main
+from flopkb.cli import program
 
-main()
+program()

@@ -110,24 +110,34 @@ cache_option = click.option(
 )
 
 
-def open_cache(config: Config, use_cache: bool | None) -> FileCache | None:
+def open_cache(config: Config, use_cache: bool | None, *, once: bool = True) -> FileCache | None:
     """The load cache, unless turned off: by --no-cache, or under CI (`CI` set to true) without --cache.
 
-    A CI run starts from a fresh clone and ends with its machine: a cache written there is never read.
+    A CI run starts from a fresh clone and ends with its machine: a cache written there is never read. A command that
+    loads `once` answers first, as `--no-cache` does, when the cache is empty (`FileCache`'s `answer_first`).
     """
     from flopkb.pipeline.cache import FileCache
 
     if use_cache is None:
         use_cache = os.environ.get("CI", "").strip().lower() not in ("true", "1", "yes")
-    return FileCache(config) if use_cache else None
+    return FileCache(config, answer_first=once) if use_cache else None
 
 
 def save_cache(cache: FileCache | None) -> None:
-    """Write what the run changed in the cache, then say what was wrong with it (on standard error)."""
+    """Say what was wrong with the cache (on standard error), then write what the run changed in it: in a detached
+    process, that outlives this one, when this is the `flopkb` program (`program`)."""
     if cache is not None:
-        cache.save()
         for note in cache.notes:
             click.echo(f"flopkb: note: {note}", file=sys.stderr)
+        cache.save(after_exit=click.get_current_context().obj is _PROGRAM)
+
+
+_PROGRAM = object()  # main's context object as the `flopkb` program: its process ends with the command
+
+
+def program() -> None:
+    """The `flopkb` program (its console script, and `python -m flopkb`)."""
+    main(obj=_PROGRAM)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -163,7 +173,7 @@ def check(
     filters = relative_filters(config, paths)
     if watch_mode and output_format not in ("auto", "text"):
         raise UsageError("--watch prints text; leave out --format")
-    cache = open_cache(config, use_cache)
+    cache = open_cache(config, use_cache, once=not watch_mode)
 
     def run() -> tuple[list[Diagnostic], Summary]:
         kb = compile_knowledge_base(config, CHECK_STAGES, cache or load_entries)

@@ -158,7 +158,7 @@ def cache_folder(root: Path) -> Path:
 
 
 def shards(root: Path) -> list[Path]:
-    return sorted(cache_folder(root).iterdir())
+    return sorted(cache_folder(root).glob("*.pickle"))
 
 
 def test_a_damaged_shard_costs_only_its_files(kb_root: Path, loaded: list[list[str]]) -> None:

@@ -107,7 +107,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[
     for _ in range(2):  # the second run stores what the stages derived
         compile_cached(root)
     folder = shard_folder(root)
-    return root, cold, {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+    return root, cold, {path.name: path.read_bytes() for path in sorted(folder.glob("*.pickle"))}
 
 
 def shard_folder(root: Path) -> Path:
@@ -180,6 +180,28 @@ def test_a_shard_that_is_no_file_is_dropped_without_a_hang(
     kb, notes = compile_cached(root)
     assert report(kb) == cold
     assert notes or kind == "dangling"  # a dangling link is a missing shard: nothing to say
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo", "folder", "dangling"])
+def test_a_lock_that_is_no_file_is_passed_by_without_a_hang(
+    pristine: tuple[Path, list[dict[str, object]], dict[str, bytes]], kind: str
+) -> None:
+    """The cache's lock file (`flopkb.pipeline.cache_lock`) may be committed, where a setting points the cache into
+    the repository: it is never followed nor read, and one that is no lock costs the lock, never the answer."""
+    root, cold, shards = pristine
+    folder = restore(root, shards)
+    lock = folder / ".lock"
+    lock.unlink(missing_ok=True)
+    if kind == "dev-zero":
+        lock.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(lock)
+    elif kind == "folder":
+        lock.mkdir()
+    else:
+        lock.symlink_to(folder / "nowhere")
+    kb, notes = compile_cached(root)
+    assert report(kb) == cold and notes == []
 
 
 def test_a_key_others_can_read_turns_the_cache_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -53,76 +53,57 @@ the verdict is the one `--no-cache` gives, and `notes` says what was dropped.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import hashlib
-import io
 import os
 import pickle
 import sys
 import time
-import zlib
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import pydantic
 
 import flopkb
-from flopkb.atomic import write_atomically
+from flopkb.atomic import sweep_temporaries, write_atomically
 from flopkb.config import Config
-from flopkb.kb.entry import Entry, RecordSummary
-from flopkb.load.files import Unreadable, read_bytes
+from flopkb.kb.entry import Entry
+from flopkb.load.files import Unreadable
 from flopkb.load.models import Record
 from flopkb.load.source import Source, decode
 from flopkb.load.sources import FileSource, content_digest
 from flopkb.load.validate import expected_id
 from flopkb.load.vocabulary import Vocabulary
+from flopkb.pipeline import background
+from flopkb.pipeline.cache_lock import WAIT_SECONDS, Busy, hold
 from flopkb.pipeline.compile import load_entries, load_entry
+from flopkb.pipeline.shards import (
+    PICKLED,
+    SHARDS,
+    Damaged,
+    Loaded,
+    Model,
+    Pickled,
+    Stat,
+    read_shard,
+    shard_bytes,
+    shard_name,
+    shard_of,
+    with_blobs,
+)
 from flopkb.report.diagnostics import Diagnostic
-from flopkb.sealed import NoKey, seal, unseal, user_key
+from flopkb.sealed import NoKey, user_key
 
 CACHE_FOLDER = "check"
-SHARDS = 64
 FORMAT = 5
-MAX_SHARD_BYTES = 1 << 28
-"""A larger shard is not read (10,000 records of about 4 KB take 1 MB a shard)."""
-_SEAL_PURPOSE = b"flopkb-shard"
-_HEAD_LENGTH = 8
 RACY_SECONDS = 2
 """A file changed this recently when it was read has its stat kept as untrusted (see the module)."""
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 _PACKAGE = Path(flopkb.__file__).parent
-
-Stat = tuple[int, int, int, int]
-"""(size, mtime_ns, ctime_ns, inode) of a file."""
-Model = tuple[dict[str, Any], Record | None]
-"""A file's parsed data and its record model (None when it did not validate)."""
-
-
-class _Loaded(NamedTuple):
-    """What loading one file produced: enough to rebuild its entry without reading or parsing it.
-
-    A named tuple, not a dataclass: 10,000 of them are unpickled on every run, and a tuple unpickles fastest.
-    """
-
-    digest: bytes
-    stat: Stat | None
-    """The file's stat when it was read, if old enough to be trusted; None: hash the file again next time."""
-    summary: RecordSummary
-    diagnostics: tuple[Diagnostic, ...]
-    model: Pickled | Model | None
-    """The pickled `Model` (as stored), or the model itself (loaded by this process); None when the file did not
-    parse."""
-    derived: Pickled | dict[str, Any]
-    """`Entry.derived`, what later stages computed from the file: pickled (as stored), or as a stage left it in this
-    process.
-
-    Pickled apart from the rest, so that rewriting a shard costs little for the files whose derived data did not change.
-    """
-    digests: tuple[bytes, bytes]
-    """The digests of the pickled `model` and `derived` (b"" for one not pickled), checked before it is unpickled."""
 
 
 class FileCache:
@@ -133,7 +114,14 @@ class FileCache:
     back the shards that a run changed.
     """
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, answer_first: bool = False) -> None:
+        """With `answer_first`, for a command that saves once it has answered (`check`): a run that finds nothing
+        stored loads every file as `--no-cache` does, and `save` stores what they loaded (what stages derive from them
+        is stored by the next run). The first check of a fresh clone then costs what `--no-cache` costs.
+        """
+        self._answer_first = answer_first
+        self._unstored: tuple[Config, list[tuple[Entry, list[Diagnostic]]]] | None = None
+        """The config and loads of an answer-first run, stored by `save`."""
         self.notes: list[str] = []
         """What was wrong with the cache (a damaged shard, a missing key), in words for the user: never a verdict."""
         cache = config.cache_path
@@ -144,7 +132,7 @@ class FileCache:
             self.notes.append(f"the cache is off: {error}")
             self.folder = None
         self._key: bytes | None = None
-        self._loaded: dict[str, _Loaded] = {}
+        self._loaded: dict[str, Loaded] = {}
         self._entries: dict[str, Entry] = {}
         self._dirty: set[int] = set()
         """The shards to write."""
@@ -160,8 +148,12 @@ class FileCache:
         if key != self._key:
             self._key = key
             self._loaded, self._dirty = self._read(key)
-        trusted_before = time.time_ns() - RACY_SECONDS * 1_000_000_000
-        kept: dict[str, _Loaded] = {}
+        if self._answer_first and not self._loaded and self.folder is not None:
+            results = list(load_entries(config, files, vocabulary))
+            self._unstored = (config, results)
+            return results
+        trusted_before = _trusted_before()
+        kept: dict[str, Loaded] = {}
         read: dict[str, tuple[bytes, Stat | None]] = {}
         raws: dict[str, bytes] = {}
         stale: list[str] = []
@@ -186,9 +178,7 @@ class FileCache:
                     stale.append(rel)
                     continue
                 digest = content_digest(raw)
-            trusted = (
-                stat if status is not None and max(status.st_mtime_ns, status.st_ctime_ns) < trusted_before else None
-            )
+            trusted = _trusted(status, trusted_before)
             if stored is not None and stored.digest == digest:
                 if stored.stat != trusted:
                     stored = stored._replace(stat=trusted)
@@ -202,7 +192,7 @@ class FileCache:
         prefetched = replace(config, files=_Prefetched(config.files, raws))
         fresh = dict(zip(stale, load_entries(prefetched, stale, vocabulary), strict=True))
         results = []
-        loaded: dict[str, _Loaded] = {}
+        loaded: dict[str, Loaded] = {}
         self._derived = {}
         for rel in files:
             if rel in fresh:
@@ -210,7 +200,7 @@ class FileCache:
                 if rel in read:  # an unreadable file is not stored
                     entry.digest, trusted = read[rel]
                     model = (entry.source.data, entry.record) if entry.source is not None else None
-                    loaded[rel] = _Loaded(
+                    loaded[rel] = Loaded(
                         entry.digest,
                         trusted,
                         entry.summary,
@@ -235,19 +225,46 @@ class FileCache:
         self._entries = {entry.path: entry for entry, _ in results}
         return results
 
-    def save(self) -> None:
-        """Write the shards that the last run (or what stages derived since) changed.
+    def save(self, *, after_exit: bool = False) -> None:
+        """Write the shards that the last run (or what stages derived since) changed; with `after_exit`, in a detached
+        process (`flopkb.pipeline.background`) when it can be, so that the command ends now.
 
-        A cache folder that cannot be written, or derived data that cannot be pickled, is skipped: the next run loads
-        again.
+        The writer holds the cache's lock (`flopkb.pipeline.cache_lock`) until written, so that the next run waits for
+        it. A cache folder that cannot be written, or derived data that cannot be pickled, is skipped: the next run
+        loads again.
         """
         self.keep_derived()
+        if self._unstored is not None:
+            self._dirty.update(range(SHARDS))
         for rel in self._dropped:
             self._loaded.pop(rel, None)
         self._dropped.clear()
         if not self._dirty or self._key is None or self.folder is None:
             return
-        by_shard: dict[int, dict[str, _Loaded]] = {shard: {} for shard in self._dirty}
+        try:  # a command that is done does not wait: another flopkb writing now stores what this run would
+            lock = hold(self.folder, exclusive=True, wait=0.0 if after_exit else WAIT_SECONDS)
+        except (Busy, OSError):
+            return
+        try:
+            if not (after_exit and background.after_exit(self._store)):
+                self._store()
+        finally:
+            if lock is not None:
+                os.close(lock)  # a detached writer holds its copy of the lock until it has written
+
+    def _store(self) -> None:
+        """Write the shards, with the loads of an answer-first run."""
+        if self._unstored is not None:
+            config, results = self._unstored
+            self._unstored = None
+            self._loaded = dict(_loads_to_store(config, results))
+        self._write()
+
+    def _write(self) -> None:
+        key, folder = self._key, self.folder
+        assert key is not None and folder is not None
+        sweep_temporaries(folder, recursive=False)  # of a writer killed meanwhile: a detached one ends with its machine
+        by_shard: dict[int, dict[str, Loaded]] = {shard: {} for shard in self._dirty}
         enabled = gc.isenabled()
         gc.disable()  # pickling allocates a little per model, which the collector would rescan many times
         try:
@@ -255,7 +272,7 @@ class FileCache:
                 content = by_shard.get(shard_of(rel))
                 if content is not None:
                     model, derived, (model_digest, derived_digest) = loaded.model, loaded.derived, loaded.digests
-                    if model is not None and not isinstance(model, _PICKLED):
+                    if model is not None and not isinstance(model, PICKLED):
                         model = pickle.dumps(model, protocol=_PROTOCOL)
                         model_digest = _digest(model)
                     if isinstance(derived, dict):
@@ -265,13 +282,12 @@ class FileCache:
                             continue  # this file is not stored: the next run loads it again
                         derived_digest = _digest(derived)
                     if model is not loaded.model or derived is not loaded.derived:
-                        loaded = self._loaded[rel] = _with(loaded, model, derived, (model_digest, derived_digest))
+                        loaded = self._loaded[rel] = with_blobs(loaded, model, derived, (model_digest, derived_digest))
                     content[rel] = loaded
-            self.folder.mkdir(parents=True, exist_ok=True)
             for shard, content in by_shard.items():
-                path = self.folder / _shard_name(shard)
+                path = folder / shard_name(shard)
                 if content:
-                    write_atomically(path, _shard_bytes(self._key, content))
+                    write_atomically(path, shard_bytes(key, content))
                 else:
                     path.unlink(missing_ok=True)
                 self._dirty.discard(shard)
@@ -288,26 +304,27 @@ class FileCache:
             stored = self._loaded.get(rel)
             if stored is not None and _changed(entry.derived, self._derived[rel]):
                 self._derived[rel] = derived = dict(entry.derived)
-                self._loaded[rel] = _with(stored, stored.model, derived, (stored.digests[0], b""))
+                self._loaded[rel] = with_blobs(stored, stored.model, derived, (stored.digests[0], b""))
                 self._dirty.add(shard_of(rel))
 
-    def _read(self, key: bytes) -> tuple[dict[str, _Loaded], set[int]]:
+    def _read(self, key: bytes) -> tuple[dict[str, Loaded], set[int]]:
         """The stored results under `key`, and the shards on disk that hold none (to rewrite or remove)."""
-        loaded: dict[str, _Loaded] = {}
+        loaded: dict[str, Loaded] = {}
         unusable: set[int] = set()
         failed = []
         if self.folder is None:
             return loaded, unusable
-        for shard in range(SHARDS):
-            path = self.folder / _shard_name(shard)
-            try:
-                content = _read_shard(path, key)
-            except _Damaged as error:
-                failed.append(f"{path.name} ({error})")
-                content = None
-            if content is None:
-                unusable.add(shard)
-            loaded.update(content or {})
+        with self._reading():
+            for shard in range(SHARDS):
+                path = self.folder / shard_name(shard)
+                try:
+                    content = read_shard(path, key)
+                except Damaged as error:
+                    failed.append(f"{path.name} ({error})")
+                    content = None
+                if content is None:
+                    unusable.add(shard)
+                loaded.update(content or {})
         if failed:
             listed = ", ".join(failed[:3]) + (", ..." if len(failed) > 3 else "")
             self.notes.append(
@@ -315,6 +332,24 @@ class FileCache:
                 f" flopkb, or damaged) and were dropped, their files loaded again: {listed}"
             )
         return loaded, unusable
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Hold the cache's shared lock while its shards are read, once a writer (the last command's, detached) is
+        done; when there is no lock to be had, read what is on disk (each shard is whole)."""
+        assert self.folder is not None
+        try:
+            lock = hold(self.folder, exclusive=False)
+        except Busy as busy:
+            self.notes.append(f"the cache was read while another flopkb wrote it: {busy}")
+            lock = None
+        except OSError:
+            lock = None
+        try:
+            yield
+        finally:
+            if lock is not None:
+                os.close(lock)
 
     def _damaged(self, rel: str, what: str) -> None:
         """A stored blob of `rel` failed its digest: say so, and drop the file from the cache on `save` (the next run
@@ -335,7 +370,7 @@ class FileCache:
             return None
 
     def _rebuild(
-        self, config: Config, vocabulary: Vocabulary | None, rel: str, stored: _Loaded, derived: dict[str, Any]
+        self, config: Config, vocabulary: Vocabulary | None, rel: str, stored: Loaded, derived: dict[str, Any]
     ) -> Entry:
         """The entry of an unchanged file: its text, data and model are read when first asked for; its source is the
         last run's, with the positions found in it, when that run read the same bytes."""
@@ -351,6 +386,45 @@ class FileCache:
         return Entry.deferred(
             expected_id(rel, config.records), rel, source, later, stored.summary, stored.digest, dict(derived)
         )
+
+
+def _loads_to_store(config: Config, results: list[tuple[Entry, list[Diagnostic]]]) -> Iterator[tuple[str, Loaded]]:
+    """What an answer-first run loaded, to store: keyed by the digest of each file's bytes as read now, and only where
+    they still decode to the text that was loaded (a file saved since is loaded again by the next run)."""
+    trusted_before = _trusted_before()
+    for entry, diagnostics in results:
+        if entry.source is None:
+            continue  # a file that did not parse costs little to load again
+        try:
+            status = config.files.stat(entry.path)
+        except OSError:
+            continue
+        raw = _read_bytes(config, entry.path)
+        if raw is None or decode(raw, entry.path) != entry.source.text:
+            continue
+        model = (entry.source.data, entry.record)
+        loaded = Loaded(
+            content_digest(raw),
+            _trusted(status, trusted_before),
+            entry.summary,
+            tuple(diagnostics),
+            model,
+            {},
+            (b"", b""),
+        )
+        yield entry.path, loaded
+
+
+def _trusted_before() -> int:
+    """A file changed since this time (in nanoseconds) has a stat not to be trusted (see the module)."""
+    return time.time_ns() - RACY_SECONDS * 1_000_000_000
+
+
+def _trusted(status: os.stat_result | None, trusted_before: int) -> Stat | None:
+    """The stat to store of a file: None when it changed too recently to be trusted."""
+    if status is None or max(status.st_mtime_ns, status.st_ctime_ns) >= trusted_before:
+        return None
+    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
 
 
 class _Prefetched:
@@ -379,96 +453,6 @@ class _Prefetched:
 
     def digest(self, rel: str) -> bytes | None:
         return self.base.digest(rel)
-
-
-def _with(
-    loaded: _Loaded, model: Pickled | Model | None, derived: Pickled | dict[str, Any], digests: tuple[bytes, bytes]
-) -> _Loaded:
-    """`loaded` with another model and derived data: `_replace` without its generic (and, 30,000 times, slow) path."""
-    return _Loaded(loaded.digest, loaded.stat, loaded.summary, loaded.diagnostics, model, derived, digests)
-
-
-def shard_of(rel: str) -> int:
-    """The shard that stores the file at `rel`: stable across runs and machines."""
-    return zlib.crc32(rel.encode()) % SHARDS
-
-
-def _shard_name(shard: int) -> str:
-    return f"{shard:02d}.pickle"
-
-
-Pickled = bytes | memoryview | pickle.PickleBuffer
-"""How a pickled model or derived dict is held: bytes, a view into the shard file it was read from, or (only while a
-shard is written) the buffer that pickles it out of band."""
-_PICKLED = (bytes, memoryview, pickle.PickleBuffer)
-
-
-class _Damaged(Exception):
-    """Why a shard cannot be used, in a few words."""
-
-
-def _shard_bytes(key: bytes, content: dict[str, _Loaded]) -> bytes:
-    """A shard file: the sealed head (the key, a header with the length of the entries' pickle and of each blob, the
-    entries), then the blobs.
-
-    The pickled models and derived data (most of the bytes) are written out of
-    band (pickle protocol 5), after the head, and read back as views into
-    the file's bytes: never copied, and unpickled only when asked for (after
-    their digest, kept in the sealed entries, is checked).
-    """
-    blobs: list[pickle.PickleBuffer] = []
-    wrapped = {
-        rel: _with(
-            loaded,
-            pickle.PickleBuffer(loaded.model) if isinstance(loaded.model, _PICKLED) else loaded.model,
-            pickle.PickleBuffer(loaded.derived) if isinstance(loaded.derived, _PICKLED) else loaded.derived,
-            loaded.digests,
-        )
-        for rel, loaded in content.items()
-    }
-    entries = pickle.dumps(wrapped, protocol=5, buffer_callback=blobs.append)
-    views = [blob.raw() for blob in blobs]
-    header = pickle.dumps((len(entries), [view.nbytes for view in views]), protocol=_PROTOCOL)
-    head = seal(_SEAL_PURPOSE, b"".join([key, header, entries]))
-    return b"".join([len(head).to_bytes(_HEAD_LENGTH, "little"), head, *views])
-
-
-def _read_shard(path: Path, key: bytes) -> dict[str, _Loaded] | None:
-    """What a shard stores: empty when it does not exist, None when it is of another key (another flopkb, another
-    vocabulary); `_Damaged` when it cannot be used."""
-    try:
-        raw = read_bytes(str(path), limit=MAX_SHARD_BYTES)
-    except Unreadable as error:
-        if not os.path.lexists(path):
-            return {}
-        raise _Damaged(str(error).removeprefix("the file ").replace("record", "cache")) from error
-    view = memoryview(raw)
-    size = int.from_bytes(view[:_HEAD_LENGTH], "little")
-    head = unseal(_SEAL_PURPOSE, view[_HEAD_LENGTH : _HEAD_LENGTH + size])
-    if len(raw) < _HEAD_LENGTH or head is None:
-        raise _Damaged("not sealed by this user's flopkb, or damaged")
-    if head[: len(key)] != key:
-        return None
-    # A sealed head was written by this user's flopkb: what could still fail is a bug, or a format change that the
-    # key did not catch. The answer is the same as for a damaged shard: load its files.
-    try:
-        stream = io.BytesIO(head[len(key) :])
-        entries_size, lengths = pickle.load(stream)
-        start = len(key) + stream.tell()
-        blobs, offset = [], _HEAD_LENGTH + size
-        for length in lengths:
-            blobs.append(view[offset : offset + length])
-            offset += length
-        if offset != len(raw):
-            raise _Damaged("its blobs are not the length its head says")
-        loaded = pickle.loads(head[start : start + entries_size], buffers=blobs)
-    except _Damaged:
-        raise
-    except Exception as error:
-        raise _Damaged(type(error).__name__) from error
-    if not isinstance(loaded, dict) or not all(isinstance(item, _Loaded) for item in loaded.values()):
-        raise _Damaged("it holds something else than entries")
-    return loaded
 
 
 def cache_key(config: Config, vocabulary: Vocabulary | None) -> bytes:
@@ -530,7 +514,7 @@ class _Later:
     __slots__ = ("_cache", "_config", "_digest", "_model", "_model_digest", "_rel", "_vocabulary")
 
     def __init__(
-        self, cache: FileCache, config: Config, vocabulary: Vocabulary | None, rel: str, stored: _Loaded
+        self, cache: FileCache, config: Config, vocabulary: Vocabulary | None, rel: str, stored: Loaded
     ) -> None:
         self._cache, self._config, self._vocabulary, self._rel = cache, config, vocabulary, rel
         self._digest, self._model, self._model_digest = stored.digest, stored.model, stored.digests[0]
@@ -550,7 +534,7 @@ class _Later:
 
     def _get(self) -> Model:
         model = self._model
-        if isinstance(model, _PICKLED):
+        if isinstance(model, PICKLED):
             model = self._cache._unpickled(self._rel, model, self._model_digest)
             if not (isinstance(model, tuple) and len(model) == 2):
                 entry, _ = load_entry(self._config, self._rel, self._vocabulary)

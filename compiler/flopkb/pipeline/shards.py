@@ -1,0 +1,148 @@
+"""The load cache's shards: what one file's load keeps (`Loaded`) and the file format that holds many of them.
+
+A shard file is a sealed head (`flopkb.sealed`: the cache key, a header, the
+pickled entries), then the blobs of the pickled models and derived data,
+written out of band and read back as views into the file's bytes. See
+`flopkb.pipeline.cache` for how shards are used.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import zlib
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from flopkb.kb.entry import RecordSummary
+from flopkb.load.files import Unreadable, read_bytes
+from flopkb.load.models import Record
+from flopkb.report.diagnostics import Diagnostic
+from flopkb.sealed import seal, unseal
+
+SHARDS = 64
+MAX_SHARD_BYTES = 1 << 28
+"""A larger shard is not read (10,000 records of about 4 KB take 1 MB a shard)."""
+_SEAL_PURPOSE = b"flopkb-shard"
+_HEAD_LENGTH = 8
+_PROTOCOL = pickle.HIGHEST_PROTOCOL
+
+Stat = tuple[int, int, int, int]
+"""(size, mtime_ns, ctime_ns, inode) of a file."""
+Model = tuple[dict[str, Any], Record | None]
+"""A file's parsed data and its record model (None when it did not validate)."""
+
+
+class Loaded(NamedTuple):
+    """What loading one file produced: enough to rebuild its entry without reading or parsing it.
+
+    A named tuple, not a dataclass: 10,000 of them are unpickled on every run, and a tuple unpickles fastest.
+    """
+
+    digest: bytes
+    stat: Stat | None
+    """The file's stat when it was read, if old enough to be trusted; None: hash the file again next time."""
+    summary: RecordSummary
+    diagnostics: tuple[Diagnostic, ...]
+    model: Pickled | Model | None
+    """The pickled `Model` (as stored), or the model itself (loaded by this process); None when the file did not
+    parse."""
+    derived: Pickled | dict[str, Any]
+    """`Entry.derived`, what later stages computed from the file: pickled (as stored), or as a stage left it in this
+    process.
+
+    Pickled apart from the rest, so that rewriting a shard costs little for the files whose derived data did not change.
+    """
+    digests: tuple[bytes, bytes]
+    """The digests of the pickled `model` and `derived` (b"" for one not pickled), checked before it is unpickled."""
+
+
+def with_blobs(
+    loaded: Loaded, model: Pickled | Model | None, derived: Pickled | dict[str, Any], digests: tuple[bytes, bytes]
+) -> Loaded:
+    """`loaded` with another model and derived data: `_replace` without its generic (and, 30,000 times, slow) path."""
+    return Loaded(loaded.digest, loaded.stat, loaded.summary, loaded.diagnostics, model, derived, digests)
+
+
+def shard_of(rel: str) -> int:
+    """The shard that stores the file at `rel`: stable across runs and machines."""
+    return zlib.crc32(rel.encode()) % SHARDS
+
+
+def shard_name(shard: int) -> str:
+    return f"{shard:02d}.pickle"
+
+
+Pickled = bytes | memoryview | pickle.PickleBuffer
+"""How a pickled model or derived dict is held: bytes, a view into the shard file it was read from, or (only while a
+shard is written) the buffer that pickles it out of band."""
+PICKLED = (bytes, memoryview, pickle.PickleBuffer)
+
+
+class Damaged(Exception):
+    """Why a shard cannot be used, in a few words."""
+
+
+def shard_bytes(key: bytes, content: dict[str, Loaded]) -> bytes:
+    """A shard file: the sealed head (the key, a header with the length of the entries' pickle and of each blob, the
+    entries), then the blobs.
+
+    The pickled models and derived data (most of the bytes) are written out of
+    band (pickle protocol 5), after the head, and read back as views into
+    the file's bytes: never copied, and unpickled only when asked for (after
+    their digest, kept in the sealed entries, is checked).
+    """
+    blobs: list[pickle.PickleBuffer] = []
+    wrapped = {
+        rel: with_blobs(
+            loaded,
+            pickle.PickleBuffer(loaded.model) if isinstance(loaded.model, PICKLED) else loaded.model,
+            pickle.PickleBuffer(loaded.derived) if isinstance(loaded.derived, PICKLED) else loaded.derived,
+            loaded.digests,
+        )
+        for rel, loaded in content.items()
+    }
+    entries = pickle.dumps(wrapped, protocol=5, buffer_callback=blobs.append)
+    views = [blob.raw() for blob in blobs]
+    header = pickle.dumps((len(entries), [view.nbytes for view in views]), protocol=_PROTOCOL)
+    head = seal(_SEAL_PURPOSE, b"".join([key, header, entries]))
+    return b"".join([len(head).to_bytes(_HEAD_LENGTH, "little"), head, *views])
+
+
+def read_shard(path: Path, key: bytes) -> dict[str, Loaded] | None:
+    """What a shard stores: empty when it does not exist, None when it is of another key (another flopkb, another
+    vocabulary); `Damaged` when it cannot be used."""
+    try:
+        raw = read_bytes(str(path), limit=MAX_SHARD_BYTES)
+    except Unreadable as error:
+        if not os.path.lexists(path):
+            return {}
+        raise Damaged(str(error).removeprefix("the file ").replace("record", "cache")) from error
+    view = memoryview(raw)
+    size = int.from_bytes(view[:_HEAD_LENGTH], "little")
+    head = unseal(_SEAL_PURPOSE, view[_HEAD_LENGTH : _HEAD_LENGTH + size])
+    if len(raw) < _HEAD_LENGTH or head is None:
+        raise Damaged("not sealed by this user's flopkb, or damaged")
+    if head[: len(key)] != key:
+        return None
+    # A sealed head was written by this user's flopkb: what could still fail is a bug, or a format change that the
+    # key did not catch. The answer is the same as for a damaged shard: load its files.
+    try:
+        stream = io.BytesIO(head[len(key) :])
+        entries_size, lengths = pickle.load(stream)
+        start = len(key) + stream.tell()
+        blobs, offset = [], _HEAD_LENGTH + size
+        for length in lengths:
+            blobs.append(view[offset : offset + length])
+            offset += length
+        if offset != len(raw):
+            raise Damaged("its blobs are not the length its head says")
+        loaded = pickle.loads(head[start : start + entries_size], buffers=blobs)
+    except Damaged:
+        raise
+    except Exception as error:
+        raise Damaged(type(error).__name__) from error
+    if not isinstance(loaded, dict) or not all(isinstance(item, Loaded) for item in loaded.values()):
+        raise Damaged("it holds something else than entries")
+    return loaded

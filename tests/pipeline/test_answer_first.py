@@ -1,0 +1,189 @@
+"""The first check of a fresh clone answers as `--no-cache` does, and stores its cache after it has answered, in a
+detached process that the next command waits for."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import flopkb.pipeline.cache
+from flopkb.config import load_config
+from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.pipeline.cache import FileCache
+from flopkb.pipeline.cache_lock import hold
+from flopkb.pipeline.compile import compile_knowledge_base, load_entries
+from flopkb.pipeline.stages import CHECK_STAGES
+from kbfixture import accelerator, write_kb
+from repo import REPO
+
+FILES = {
+    "records/flops/a.yaml": "id: flops/a\nkind: flop\ncategory: arithmetic-intensity\ndescription: See [[flops/b]].\n",
+    "records/flops/b.yaml": "id: flops/b\nkind: flop\ncategory: arithmetic-intensity\ndescription: See [[flops/z]].\n",
+    "records/flops/c.yaml": "id: flops/c\nkind: flop\ndescription: [unclosed\n",
+    "records/hw/x.yaml": accelerator("hw/x", basis="unverified", memory_bandwidth="3 TB/s"),
+}
+
+
+@pytest.fixture
+def loaded(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The files each run loaded (parsed and validated) rather than took from the cache."""
+    runs: list[list[str]] = []
+
+    def recording(config, files, vocabulary):  # type: ignore[no-untyped-def]
+        runs.append(list(files))
+        return load_entries(config, files, vocabulary)
+
+    monkeypatch.setattr(flopkb.pipeline.cache, "load_entries", recording)
+    return runs
+
+
+def report(kb: KnowledgeBase) -> list[dict[str, object]]:
+    return [diagnostic.to_dict() for diagnostic in kb.diagnostics]
+
+
+def cold(root: Path) -> list[dict[str, object]]:
+    return report(compile_knowledge_base(load_config(root), CHECK_STAGES))
+
+
+def test_the_first_run_answers_as_no_cache_and_the_next_loads_nothing(tmp_path: Path, loaded: list[list[str]]) -> None:
+    root = write_kb(tmp_path / "kb", FILES)
+    config = load_config(root)
+    cache = FileCache(config, answer_first=True)
+    first = compile_knowledge_base(config, CHECK_STAGES, cache)
+    assert all(entry.digest is None for entry in first.entries.values())  # no stage keeps anything: --no-cache's work
+    assert report(first) == cold(root)
+    cache.save()
+    again = FileCache(config, answer_first=True)
+    second = compile_knowledge_base(config, CHECK_STAGES, again)
+    assert loaded == [sorted(FILES), ["records/flops/c.yaml"]]  # a file that did not parse is not stored: cheap
+    assert report(second) == cold(root)
+    assert all(entry.digest is not None for path, entry in second.entries.items() if path != "flops/c")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    changes=st.dictionaries(
+        st.sampled_from(sorted(FILES)), st.sampled_from(["edited", "touched", "removed"]), max_size=len(FILES)
+    )
+)
+def test_files_changed_between_the_answer_and_the_store_are_loaded_again(
+    tmp_path_factory: pytest.TempPathFactory, changes: dict[str, str]
+) -> None:
+    """Whatever happens to the files after the answer, before the cache is stored, the next run answers as a cold
+    one, and loads again exactly the files whose content changed."""
+    root = write_kb(tmp_path_factory.mktemp("kb"), FILES)
+    config = load_config(root)
+    cache = FileCache(config, answer_first=True)
+    compile_knowledge_base(config, CHECK_STAGES, cache)
+    for rel, change in changes.items():
+        path = root / rel
+        if change == "edited":
+            path.write_text(path.read_text() + "# saved after the answer\n")
+        elif change == "touched":
+            os.utime(path, ns=(time.time_ns(), time.time_ns() + 10**9))
+        else:
+            path.unlink()
+    cache.save()
+    runs: list[list[str]] = []
+
+    def recording(config, files, vocabulary):  # type: ignore[no-untyped-def]
+        runs.append(list(files))
+        return load_entries(config, files, vocabulary)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(flopkb.pipeline.cache, "load_entries", recording)
+        kb = compile_knowledge_base(config, CHECK_STAGES, FileCache(config))
+    assert report(kb) == cold(root)
+    unparsed = {"records/flops/c.yaml"} - {rel for rel, change in changes.items() if change == "removed"}
+    assert set(runs[0]) == {rel for rel, change in changes.items() if change == "edited"} | unparsed
+
+
+def wait_for_the_writer(folder: Path) -> None:
+    """Return once no flopkb writes the cache in `folder` (as the next command would wait)."""
+    lock = hold(folder, exclusive=False)
+    if lock is not None:
+        os.close(lock)
+
+
+def test_the_check_command_stores_its_cache_after_it_has_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_kb(tmp_path / "kb", FILES)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home"))
+    env = dict(os.environ)
+    command = [sys.executable, "-m", "flopkb", "check", "--root", str(root), "--format", "json"]
+    first = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    no_cache = subprocess.run([*command, "--no-cache"], capture_output=True, text=True, env=env, check=False)
+    assert (first.returncode, first.stdout, first.stderr) == (no_cache.returncode, no_cache.stdout, no_cache.stderr)
+    folder = FileCache(load_config(root)).folder
+    assert folder is not None
+    wait_for_the_writer(folder)
+    assert sorted(folder.glob("*.pickle")), "the cache was stored"
+    second = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    assert (second.returncode, second.stdout) == (first.returncode, first.stdout)
+
+
+DETACHED = """
+import os, sys, time
+from pathlib import Path
+from flopkb.pipeline.background import after_exit
+
+folder = Path(sys.argv[1])
+
+def work():
+    deadline = time.monotonic() + 60
+    while not (folder / "go").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (folder / "done.tmp").write_text(f"{os.getpid()} {os.getsid(0)}")
+    (folder / "done.tmp").rename(folder / "done")
+
+print("handed off" if after_exit(work) else "not handed off", flush=True)
+print(f"{os.getpid()} {os.getsid(0)}")
+"""
+
+
+def test_detached_work_outlives_the_command_and_holds_none_of_its_output(tmp_path: Path) -> None:
+    """The command ends, its output pipe closed, while its detached work still waits; the work then runs, in a
+    session of its own (a terminal's Ctrl-C does not reach it)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "compiler")}
+    run = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(DETACHED), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+        check=True,
+    )
+    assert not (tmp_path / "done").exists(), "the command waited for its detached work"
+    said, command = run.stdout.splitlines()
+    assert said == "handed off"
+    (tmp_path / "go").touch()
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "done").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    pid, session = (tmp_path / "done").read_text().split()
+    assert pid != command.split()[0] and session != command.split()[1]
+
+
+def test_a_killed_writer_leaves_no_temporary_file_for_long(tmp_path: Path) -> None:
+    """A detached writer can be killed mid-shard (a CI job's end kills what it left running): the next writer
+    sweeps what it left."""
+    root = write_kb(tmp_path / "kb", FILES)
+    config = load_config(root)
+    cache = FileCache(config)
+    compile_knowledge_base(config, CHECK_STAGES, cache)
+    assert cache.folder is not None
+    cache.folder.mkdir(parents=True, exist_ok=True)
+    left = cache.folder / ".07.pickle.999999999-abcd1234.tmp"  # no process has such a pid
+    left.write_bytes(b"half a shard")
+    cache.save()
+    assert not left.exists()
+    assert sorted(cache.folder.glob("*.pickle"))
