@@ -138,13 +138,18 @@ def test_a_commit_read_from_git_equals_its_checkout(tmp_path_factory: pytest.Tem
 
 def test_a_git_tree_lists_records_under_the_base_prefix_and_refuses_links(tmp_path: Path) -> None:
     base = tmp_path / "kb"
-    write_kb(base, {"records/facts/a.yaml": FACT, "records/notes.txt": "not a record"})
+    odd = "records/facts/a b\tç.yaml"  # listed as git writes it with -z: unquoted
+    write_kb(base, {"records/facts/a.yaml": FACT, "records/notes.txt": "not a record", odd: FACT})
     (base / "records/facts/link.yaml").symlink_to("a.yaml")
     commit = _commit_all(tmp_path)
     tree = GitTree(tmp_path, commit, "kb")
     try:
         files, unreadable = tree.walk("records")
-        assert (files, unreadable) == (["records/facts/a.yaml", "records/facts/link.yaml"], [])
+        assert (files, unreadable) == (
+            ["records/facts/a b\tç.yaml", "records/facts/a.yaml", "records/facts/link.yaml"],
+            [],
+        )
+        assert tree.read(odd) == FACT.encode()
         assert tree.read("records/facts/a.yaml") == FACT.encode()
         with pytest.raises(Unreadable, match="symbolic link"):
             tree.read("records/facts/link.yaml")
