@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from flopkb.config import load_config
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.load.files import MAX_FILE_BYTES, Unreadable
-from flopkb.load.sources import GitError, GitTree, Overlay, WorkTree
+from flopkb.load.sources import GitError, GitTree, Overlay, WorkTree, content_digest
+from flopkb.pipeline import cache as cache_module
 from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
@@ -137,13 +138,18 @@ def test_a_commit_read_from_git_equals_its_checkout(tmp_path_factory: pytest.Tem
 
 def test_a_git_tree_lists_records_under_the_base_prefix_and_refuses_links(tmp_path: Path) -> None:
     base = tmp_path / "kb"
-    write_kb(base, {"records/facts/a.yaml": FACT, "records/notes.txt": "not a record"})
+    odd = "records/facts/a b\tç.yaml"  # listed as git writes it with -z: unquoted
+    write_kb(base, {"records/facts/a.yaml": FACT, "records/notes.txt": "not a record", odd: FACT})
     (base / "records/facts/link.yaml").symlink_to("a.yaml")
     commit = _commit_all(tmp_path)
     tree = GitTree(tmp_path, commit, "kb")
     try:
         files, unreadable = tree.walk("records")
-        assert (files, unreadable) == (["records/facts/a.yaml", "records/facts/link.yaml"], [])
+        assert (files, unreadable) == (
+            ["records/facts/a b\tç.yaml", "records/facts/a.yaml", "records/facts/link.yaml"],
+            [],
+        )
+        assert tree.read(odd) == FACT.encode()
         assert tree.read("records/facts/a.yaml") == FACT.encode()
         with pytest.raises(Unreadable, match="symbolic link"):
             tree.read("records/facts/link.yaml")
@@ -183,6 +189,30 @@ def test_a_blobs_stat_is_its_object_id_so_an_unchanged_file_keeps_its_stat_acros
     finally:
         first.close()
         second.close()
+
+
+def test_a_blobs_digest_is_its_object_id_so_the_load_cache_hashes_no_blob(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The load cache keys a file by its git blob id (`content_digest`, as `git hash-object` gives it): a commit's
+    blob is keyed by its object id, never hashed, and the work tree's file of the same bytes has the same digest."""
+    write_kb(tmp_path, {"records/facts/a.yaml": FACT, "records/hw/h100.yaml": H100})
+    tree = GitTree(tmp_path, _commit_all(tmp_path))
+    rel = "records/facts/a.yaml"
+    try:
+        blob_id = _git(tmp_path, "hash-object", rel)
+        assert tree.digest(rel) == content_digest((tmp_path / rel).read_bytes()) == bytes.fromhex(blob_id)
+        assert WorkTree(tmp_path).digest(rel) is None
+        assert Overlay(tree, {rel: b"id: facts/a"}).digest(rel) is None
+        assert Overlay(tree, {}).digest(rel) == tree.digest(rel)
+        hashed: list[bytes] = []
+        monkeypatch.setattr(cache_module, "content_digest", lambda raw: hashed.append(raw) or b"")
+        config = dataclasses.replace(load_config(tmp_path), files=tree)
+        kb = compile_knowledge_base(config, CHECK_STAGES, FileCache(config))
+        assert hashed == []
+        assert kb.entries["facts/a"].digest == bytes.fromhex(blob_id)
+    finally:
+        tree.close()
 
 
 def test_known_blobs_and_a_pickled_tree_are_read_on_demand_with_the_same_bytes(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ import flopkb.pipeline.cache
 from flopkb.config import Config, load_config
 from flopkb.formulas.results import LaterResults
 from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.load.sources import WorkTree
 from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
@@ -298,6 +299,39 @@ def test_the_parallel_parse_equals_the_serial_one(tmp_path: Path, monkeypatch: p
     assert view(cold(root)) == serial
     assert view(warm(root)) == serial  # a first cached run loads every file, in parallel
     assert view(warm(root)) == serial
+
+
+class _CountedTree(WorkTree):
+    """The work tree, counting the times it is pickled in this process."""
+
+    pickled = 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        _CountedTree.pickled += 1
+        return dict(self.__dict__)
+
+
+def test_a_parse_worker_gets_the_source_once_not_with_every_chunk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A source can be large to pickle (a `GitTree` lists every blob of its commit): each worker gets it once."""
+    import dataclasses
+    import multiprocessing
+
+    import flopkb.pipeline.compile
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork here")
+    root = write_kb(tmp_path / "kb", initial(random.Random(9)))
+    serial = view(cold(root))
+    monkeypatch.setattr(flopkb.pipeline.compile, "start_method", lambda: "fork")
+    monkeypatch.setattr(flopkb.pipeline.compile, "PARALLEL_FROM_FILES", 1)
+    monkeypatch.setattr(flopkb.pipeline.compile, "CHUNK", 1)
+    monkeypatch.setattr(flopkb.pipeline.compile.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(flopkb.pipeline.compile, "idle_cores", lambda: 2.0)
+    config = dataclasses.replace(load_config(root), files=_CountedTree(root))
+    assert view(compile_knowledge_base(config, CHECK_STAGES)) == serial
+    assert _CountedTree.pickled == 1
 
 
 def test_the_parse_is_serial_when_no_core_is_idle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -55,6 +55,9 @@ class Remembered:
                     self._stats[rel] = found
         return found
 
+    def digest(self, rel: str) -> bytes | None:
+        return self.files.digest(rel)
+
     def forget(self, changed: Iterable[str] | None = None) -> None:
         """The files at `changed` (root-relative; None: every file) may have changed, been created or removed."""
         with self._lock:

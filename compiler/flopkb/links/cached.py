@@ -20,7 +20,7 @@ _new_link = tuple.__new__
 """Builds a `Link` from a tuple without NamedTuple's argument handling (a base has about ten per record)."""
 
 MEMO = "links"
-"""`Entry.derived` key of a file's links as written, unresolved (pickled: most runs never unpickle them; see
+"""`Entry.derived` key of a file's links as written, unresolved (a `LazyPickle`: most runs never unpickle them; see
 `link_all`)."""
 EMPHASIS = "emphasis"
 """`Entry.derived` key of a file's `ambiguous-emphasis` warnings (absent when it has none): like its links as written,
@@ -33,6 +33,29 @@ COMPUTING_ORIGINS = frozenset(
     {"values_for", "affected_by_hardware", "formula-hardware", "formula-ref", "expect-hardware", MEASURED}
 )
 """Origins of the references that a record's evidence and formulas compute with (`flopkb.links.memo`)."""
+
+
+class LazyPickle:
+    """A value that is pickled on its own, when what holds it is pickled (the load cache writes a shard), and unpickled
+    only when asked for (`value`): a run that never writes the cache (a diff's first side) never pickles it, and a run
+    that reads it from the cache unpickles only the few it uses."""
+
+    __slots__ = ("_pickled", "_value")
+
+    def __init__(self, value: Any = None, pickled: bytes | None = None) -> None:
+        self._value, self._pickled = value, pickled
+
+    @property
+    def value(self) -> Any:
+        if self._value is None:
+            assert self._pickled is not None
+            self._value = pickle.loads(self._pickled)
+        return self._value
+
+    def __reduce__(self) -> tuple[Any, tuple[None, bytes]]:
+        if self._pickled is None:
+            self._pickled = pickle.dumps(self._value, protocol=pickle.HIGHEST_PROTOCOL)
+        return LazyPickle, (None, self._pickled)
 
 
 class Linked(NamedTuple):
@@ -73,7 +96,7 @@ class Linked(NamedTuple):
         if entry.source is None:
             return []
         if record_id in self.deferred:
-            written = unwritten(pickle.loads(entry.derived[MEMO]), entry.source)
+            written = unwritten(entry.derived[MEMO].value, entry.source)
             return _resolved(record_id, entry.source, written, resolve, {}, [])
         return self.built.get(record_id, [])
 
@@ -124,13 +147,13 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
                     if stars:
                         derived[EMPHASIS] = tuple(stars)
                     written = written_links(found)
-                    derived[MEMO] = pickle.dumps(written, protocol=pickle.HIGHEST_PROTOCOL)
+                    derived[MEMO] = LazyPickle(written)
                     derived[RESOLVED] = _resolution(
                         signature, record_id, written, [link.resolved for link in found], kind_of
                     )
                 continue
             # an unchanged file whose links may now resolve elsewhere: resolve them again, as written
-            links = pickle.loads(written)
+            links = written.value
             kept = derived[RESOLVED] = _resolution(
                 signature, record_id, links, [resolve(link[1]) for link in links], kind_of
             )
@@ -138,7 +161,7 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
         emphasis.extend(derived.get(EMPHASIS, ()))
         deferred.add(record_id)
         if kept[2]:  # to be reported: built now, as they resolved
-            links = unwritten(pickle.loads(derived[MEMO]), source, [index for index, _ in kept[2]])
+            links = unwritten(derived[MEMO].value, source, [index for index, _ in kept[2]])
             suspects.extend(
                 _new_link(Link, (record_id, *links[index], source, resolved)) for index, resolved in kept[2]
             )
@@ -152,19 +175,30 @@ def _resolution(
     targets: list[str | None],
     kind_of: dict[str, str],
 ) -> tuple[Any, ...]:
-    """What `RESOLVED` keeps of a file's links (as written, without record or source) that resolved to `targets`."""
+    """What `RESOLVED` keeps of a file's links (as written, without record or source) that resolved to `targets`.
+
+    One pass over the links (every file's, on a diff's first side and on a first run with the load cache)."""
     reached = set(targets)
     reached.discard(None)
     reached.discard(record_id)
-    suspects = []
+    suspects: list[tuple[int, str | None]] = []
     computing = []
-    for index, (link, resolved) in enumerate(zip(links, targets, strict=True)):
-        kinds = link[7]
-        if resolved is None or link[2] is not None or (kinds and kind_of.get(resolved, kinds[0]) not in kinds):
+    groups: dict[str, list[str]] = {}
+    for index, (origin, target, anchor, _, _, _, _, kinds, _) in enumerate(links):
+        resolved = targets[index]
+        if resolved is None:
             suspects.append((index, resolved))
-        if link[0] in COMPUTING_ORIGINS:
-            computing.append((link[0], link[1], resolved))
-    return signature, tuple(reached), tuple(suspects), tuple(computing), edges_of([link[0] for link in links], targets)
+        else:
+            if anchor is not None or (kinds and kind_of.get(resolved, kinds[0]) not in kinds):
+                suspects.append((index, resolved))
+            group = groups.get(resolved)
+            if group is None:
+                groups[resolved] = [origin]
+            else:
+                group.append(origin)
+        if origin in COMPUTING_ORIGINS:
+            computing.append((origin, target, resolved))
+    return signature, tuple(reached), tuple(suspects), tuple(computing), _edges(groups)
 
 
 Edge = tuple[str, tuple[str, ...], int]
@@ -174,19 +208,24 @@ how many links)."""
 
 def edges_of(origins: list[str], targets: list[str | None]) -> tuple[Edge, ...]:
     """The edges of one record's links (their origins and resolved targets, in link order), by first target."""
-    found: dict[str, list[str]] = {}
+    groups: dict[str, list[str]] = {}
     for origin, target in zip(origins, targets, strict=True):
         if target is not None:
-            group = found.get(target)
+            group = groups.get(target)
             if group is None:
-                found[target] = [origin]
+                groups[target] = [origin]
             else:
                 group.append(origin)
+    return _edges(groups)
+
+
+def _edges(groups: dict[str, list[str]]) -> tuple[Edge, ...]:
+    """The edges of the origins of a record's links, grouped by the target they reach (in order of first link)."""
     # most targets are reached by one link, whose origin needs no set nor sort (every record's edges are built on a
     # first run with the load cache, and on the first side of a diff)
     return tuple(
         (target, (group[0],) if len(group) == 1 else tuple(sorted(set(group))), len(group))
-        for target, group in found.items()
+        for target, group in groups.items()
     )
 
 
@@ -196,7 +235,7 @@ def written_links(found: list[Link]) -> tuple[tuple[Any, ...], ...]:
     A prose link's value is its whole markdown field, about nine tenths of
     what would be kept; `unwritten` takes it from the file's data again.
     """
-    return tuple([(*link[1:9], None if link.offset >= 0 else link.value) for link in found])
+    return tuple([(*link[1:9], None if link[6] >= 0 else link[9]) for link in found])  # [6]: offset, [9]: value
 
 
 def unwritten(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import threading
 from collections.abc import Mapping
@@ -47,6 +48,11 @@ class FileSource(Protocol):
     def stat(self, rel: str) -> os.stat_result | None:
         """The file's stat on disk, when its bytes are the disk's (a blob's: its object id, see `GitTree`); None when
         only reading the bytes tells (a buffer). `OSError` when the file is not there."""
+        ...
+
+    def digest(self, rel: str) -> bytes | None:
+        """The file's `content_digest` when it is known without reading the file (a git blob's: its object id); None
+        when only reading the bytes tells."""
         ...
 
 
@@ -78,6 +84,9 @@ class WorkTree:
     def stat(self, rel: str) -> os.stat_result | None:
         return os.stat(f"{self.root}/{rel}")
 
+    def digest(self, rel: str) -> bytes | None:
+        return None
+
 
 class Overlay:
     """`base` with the bytes of some files replaced or added (an editor's open buffers)."""
@@ -106,6 +115,9 @@ class Overlay:
     def stat(self, rel: str) -> os.stat_result | None:
         return None if rel in self.buffers else self.base.stat(rel)
 
+    def digest(self, rel: str) -> bytes | None:
+        return None if rel in self.buffers else self.base.digest(rel)
+
 
 class GitError(Exception):
     """git could not give what was asked (not a repository, an unknown revision): the command cannot run."""
@@ -129,7 +141,9 @@ class GitTree:
 
     A file's stat is its blob's object id, so a load cache that saw the same
     blob (in another commit of the same repository) takes it back without
-    reading it, as it trusts an unchanged stat on disk.
+    reading it, as it trusts an unchanged stat on disk; and the object id is
+    the file's `content_digest`, so a blob the cache has not seen is not
+    hashed for it.
     """
 
     def __init__(self, repository: Path, commit: str, prefix: str = "", known: frozenset[str] = frozenset()) -> None:
@@ -193,6 +207,11 @@ class GitTree:
         fields = (0o100644, int(blob[1], 16), 0, 1, 0, 0, 0, 0, 0, 0)
         return os.stat_result(fields, {"st_mtime_ns": 0, "st_ctime_ns": 0})
 
+    def digest(self, rel: str) -> bytes | None:
+        mode, oid = self._blobs.get(rel, ("", ""))
+        # a SHA-256 repository's ids are not `content_digest`s; what is not a regular file is read, to say why
+        return bytes.fromhex(oid) if len(oid) == SHA1_DIGITS and mode in _REGULAR else None
+
     def close(self) -> None:
         self._fetched = None
         if self._reader is not None:
@@ -205,7 +224,7 @@ class GitTree:
             raw = read_bytes(f"{self.repository}/{self.prefix}/{rel}" if self.prefix else f"{self.repository}/{rel}")
         except Unreadable:
             return None
-        return raw if _object_id(raw, len(oid)) == oid else None
+        return raw if _object_id(raw, oid) == oid else None
 
     def _fetch_all(self) -> dict[str, bytes | Unreadable]:
         """Every record file's blob not `known`, by object id: from the work tree where its file is the blob, the
@@ -255,10 +274,26 @@ class GitTree:
 _REGULAR = ("100644", "100755")
 
 
-def _object_id(raw: bytes, length: int) -> str:
-    """The object id git gives a blob of these bytes: SHA-1, or SHA-256 in a repository of 64-digit ids."""
-    digest = hashlib.sha256() if length == 64 else hashlib.sha1()
-    digest.update(b"blob %d\0" % len(raw))
+SHA1_DIGITS = 40
+
+
+def content_digest(raw: bytes) -> bytes:
+    """The digest of a file's bytes that the load cache keys it by: its git blob id (SHA-1 of `blob <size>\\0` and
+    the bytes, as `git hash-object` gives it), so that a blob read from a commit needs no hashing (`GitTree.digest`).
+
+    The same SHA-1 tells that a work-tree file is a commit's blob (`GitTree`): git's own trust in it.
+    """
+    digest = hashlib.sha1(b"blob %d\0" % len(raw))
+    digest.update(raw)
+    return digest.digest()
+
+
+def _object_id(raw: bytes, like: str) -> str:
+    """The object id git gives a blob of these bytes in the repository of `like`: SHA-1, or SHA-256 in a repository of
+    64-digit ids."""
+    if len(like) == SHA1_DIGITS:
+        return content_digest(raw).hex()
+    digest = hashlib.sha256(b"blob %d\0" % len(raw))
     digest.update(raw)
     return digest.hexdigest()
 
@@ -284,15 +319,12 @@ def git(repository: Path, *arguments: str) -> str:
 def _list_tree(repository: Path, commit: str, prefix: str) -> dict[str, tuple[str, str]]:
     """Every blob of `commit` under `prefix`: its path relative to the prefix, with its mode and object id."""
     listed = git(repository, "ls-tree", "-r", "-z", "--full-tree", commit, "--", prefix or ".")
-    blobs: dict[str, tuple[str, str]] = {}
     cut = len(prefix) + 1 if prefix else 0
-    for line in listed.split("\0"):
-        if not line:
-            continue
-        meta, path = line.split("\t", 1)
-        mode, _, oid = meta.split(" ")
-        blobs[path[cut:]] = (mode, oid)
-    return blobs
+    return {path[cut:]: (mode, oid) for mode, oid, path in _LISTED.findall(listed)}
+
+
+_LISTED = re.compile(r"([0-7]+) [a-z]+ ([0-9a-f]+)\t([^\0]*)\0")
+"""One line of `git ls-tree -z`: mode, type, object id, tab, path."""
 
 
 class _BlobReader:

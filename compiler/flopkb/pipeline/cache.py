@@ -1,17 +1,20 @@
 """The incremental check: what loading one file produced, kept on disk and keyed by the file's content.
 
 Loading (parse + validate) is the per-file part of the pipeline and most of a
-cold check's time. The cache stores, for every record file, the blake2b
-digest of its bytes, its parsed data and record model (one pickle per file,
-unpickled only when a stage asks for them), what the rest of the base needs
-to know of it without them (`pipeline.RecordSummary`: kind, aliases, formula
-ids), its load diagnostics and what stages derived from it, as pickles in the
-`check/` folder of the base's cache folder (`Config.cache_path`: the user's
-cache folder, outside the base, unless `cache_dir` says otherwise).
+cold check's time. The cache stores, for every record file, the digest of its
+bytes (its git blob id, `flopkb.load.sources.content_digest`: a file read
+from a commit is not hashed again), its parsed data and record model (one
+pickle per file, unpickled only when a stage asks for them), what the rest of
+the base needs to know of it without them (`pipeline.RecordSummary`: kind,
+aliases, formula ids), its load diagnostics and what stages derived from it,
+as pickles in the `check/` folder of the base's cache folder
+(`Config.cache_path`: the user's cache folder, outside the base, unless
+`cache_dir` says otherwise).
 
 The next run does not read a file whose stat (size, modification and change
 times in nanoseconds, inode) is the one stored: it takes the stored result.
-A file whose stat differs is read and hashed, and loaded again only when its
+A file whose stat differs is read and hashed (unless its source knows the
+digest: a git blob's is its object id), and loaded again only when its
 digest differs too (a `git checkout` or `touch` changes the stat, not the
 content: the digest remains the key of truth). As git does with its index, a
 stat taken within `RACY_SECONDS` of the file's last change is not trusted
@@ -72,7 +75,7 @@ from flopkb.kb.entry import Entry
 from flopkb.load.files import Unreadable
 from flopkb.load.models import Record
 from flopkb.load.source import Source, decode
-from flopkb.load.sources import FileSource
+from flopkb.load.sources import FileSource, content_digest
 from flopkb.load.validate import expected_id
 from flopkb.load.vocabulary import Vocabulary
 from flopkb.pipeline import background
@@ -155,21 +158,26 @@ class FileCache:
         raws: dict[str, bytes] = {}
         stale: list[str] = []
         for rel in files:
+            stored = self._loaded.get(rel)
+            digest, raw = config.files.digest(rel), None
+            if digest is not None and stored is not None and stored.digest == digest:
+                kept[rel] = stored  # a blob seen before (in another commit, or as a file of the work tree)
+                continue
             try:
                 status = config.files.stat(rel)
             except OSError:
                 stale.append(rel)  # loading the file reports why
                 continue
             stat = None if status is None else (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
-            stored = self._loaded.get(rel)
             if stored is not None and stat is not None and stored.stat == stat:
                 kept[rel] = stored
                 continue
-            raw = _read_bytes(config, rel)
-            if raw is None:
-                stale.append(rel)
-                continue
-            digest = _digest(raw)
+            if digest is None:
+                raw = _read_bytes(config, rel)
+                if raw is None:
+                    stale.append(rel)
+                    continue
+                digest = content_digest(raw)
             trusted = _trusted(status, trusted_before)
             if stored is not None and stored.digest == digest:
                 if stored.stat != trusted:
@@ -179,7 +187,8 @@ class FileCache:
             else:
                 stale.append(rel)
                 read[rel] = (digest, trusted)
-                raws[rel] = raw
+                if raw is not None:
+                    raws[rel] = raw
         prefetched = replace(config, files=_Prefetched(config.files, raws))
         fresh = dict(zip(stale, load_entries(prefetched, stale, vocabulary), strict=True))
         results = []
@@ -197,7 +206,7 @@ class FileCache:
                         entry.summary,
                         tuple(diagnostics),
                         model,
-                        self._derived.setdefault(rel, {}),
+                        self._derived.setdefault(rel, entry.derived),
                         (b"", b""),
                     )
             else:
@@ -395,7 +404,13 @@ def _loads_to_store(config: Config, results: list[tuple[Entry, list[Diagnostic]]
             continue
         model = (entry.source.data, entry.record)
         loaded = Loaded(
-            _digest(raw), _trusted(status, trusted_before), entry.summary, tuple(diagnostics), model, {}, (b"", b"")
+            content_digest(raw),
+            _trusted(status, trusted_before),
+            entry.summary,
+            tuple(diagnostics),
+            model,
+            {},
+            (b"", b""),
         )
         yield entry.path, loaded
 
@@ -435,6 +450,9 @@ class _Prefetched:
 
     def stat(self, rel: str) -> os.stat_result | None:
         return self.base.stat(rel)
+
+    def digest(self, rel: str) -> bytes | None:
+        return self.base.digest(rel)
 
 
 def cache_key(config: Config, vocabulary: Vocabulary | None) -> bytes:
@@ -503,7 +521,7 @@ class _Later:
 
     def text(self) -> str:
         raw = _read_bytes(self._config, self._rel)
-        if raw is None or _digest(raw) != self._digest:
+        if raw is None or content_digest(raw) != self._digest:
             return ""
         text = decode(raw, self._rel)
         return text if isinstance(text, str) else ""
@@ -527,5 +545,11 @@ class _Later:
 
 
 def _changed(derived: dict[str, Any], stored: dict[str, Any]) -> bool:
-    """Whether a stage added or replaced something (values are compared by identity: they may be large)."""
-    return derived.keys() != stored.keys() or any(derived[name] is not stored[name] for name in derived)
+    """Whether a stage added or replaced something (values are compared by identity: they may be large).
+
+    A file loaded in this run keeps its entry's own dict (its shard is rewritten anyway): whatever stages put in it
+    is kept already, and a diff's first side does not copy 10,000 of them.
+    """
+    return derived is not stored and (
+        derived.keys() != stored.keys() or any(derived[name] is not stored[name] for name in derived)
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import pickle
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -139,15 +140,28 @@ def _validate_entry(
     return Entry(record_id, rel, source, record), diagnostics
 
 
-def _parse_in_worker(job: tuple[FileSource, str]) -> tuple[Source | None, list[Diagnostic]]:
-    return read_source(*job)
+_worker_files: FileSource | None = None
+"""The source a parse worker reads from (`_start_worker`)."""
+
+
+def _start_worker(pickled: bytes) -> None:
+    global _worker_files
+    _worker_files = pickle.loads(pickled)
+
+
+def _parse_in_worker(rel: str) -> tuple[Source | None, list[Diagnostic]]:
+    assert _worker_files is not None
+    return read_source(_worker_files, rel)
 
 
 def read_sources(source: FileSource, files: list[str]) -> Iterator[tuple[Source | None, list[Diagnostic]]]:
     """Parse every file, in order; a large base is parsed by one worker process per core, when cores are idle.
 
     Workers return plain data (text, dicts, diagnostics), which pickles fast;
-    models are built in this process, as pydantic models pickle slowly.
+    models are built in this process, as pydantic models pickle slowly. Each
+    worker gets the source once, pickled (so that it reads as a copy in
+    another process should: a `GitTree`'s copy reads blob by blob), not with
+    every chunk of paths (a `GitTree` lists every blob of its commit).
     Sending the data back still costs CPU, which only idle cores repay: when
     other jobs keep them busy (`flopkb.load.cores`), files are parsed here.
     """
@@ -155,8 +169,9 @@ def read_sources(source: FileSource, files: list[str]) -> Iterator[tuple[Source 
     if len(files) < PARALLEL_FROM_FILES or workers < 2 or idle_cores() < IDLE_FOR_PARALLEL:
         yield from (read_source(source, rel) for rel in files)
         return
-    with multiprocessing.get_context(start_method()).Pool(workers) as pool:
-        yield from pool.imap(_parse_in_worker, [(source, rel) for rel in files], chunksize=CHUNK)
+    context = multiprocessing.get_context(start_method())
+    with context.Pool(workers, initializer=_start_worker, initargs=(pickle.dumps(source),)) as pool:
+        yield from pool.imap(_parse_in_worker, files, chunksize=CHUNK)
 
 
 def start_method() -> str:
