@@ -28,7 +28,8 @@ server imports them. It waits for `attach` (the client's position encoding,
 where checks go) before converting. Its diagnostics go out before their
 related places (`flopkb.editor.convert`), whose files it then parses again
 with positions (0.2 to 0.4 s at 10,000 records): later checks find those
-positions kept in the load cache.
+positions kept in the load cache. What its loading froze is unfrozen after
+them too, as that sets off a full collection.
 """
 
 from __future__ import annotations
@@ -223,10 +224,10 @@ class Checker:
                     self._cache.save()
                     return
                 generation, buffers, config, cache = self._generation, self._buffers, self.config, self._cache
+            first = self.latest is None  # written by this thread alone
             self._check_and_hand_out(generation, config, cache, buffers)
-            # loading froze what it allocated (`flopkb.pipeline.compile`): unfrozen once the check is out, as the full
-            # collection that follows takes 0.7 to 1.5 s at 10,000 records
-            gc.unfreeze()
+            if first:
+                gc.unfreeze()  # after the first diagnostics: see `_check`
 
     def _check_and_hand_out(
         self, generation: int, config: Config, cache: FileCache, buffers: dict[str, Buffer]
@@ -324,6 +325,11 @@ class Checker:
             over = _overlaid(config, buffers)
             stages = self._until_superseded(CHECK_STAGES, generation)
             kb = compile_knowledge_base(over, stages, cache)
+            if self.latest is not None:
+                # loading froze what it allocated; what the process held before is not kept frozen. The full
+                # collection this sets off (0.7 to 1.5 s at 10,000 records) would delay the first diagnostics: the
+                # first check unfreezes after it is out (`_run`)
+                gc.unfreeze()
             if generation != self._generation:
                 kb.release()
                 return None
