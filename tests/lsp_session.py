@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,14 +36,24 @@ def environment() -> dict[str, str]:
 
 @asynccontextmanager
 async def lsp_session(
-    root: Path, *, encoding: str = UTF16, client: str = PUSH_CLIENT, watch: bool = False
+    root: Path,
+    *,
+    encoding: str = UTF16,
+    client: str = PUSH_CLIENT,
+    watch: bool = False,
+    started_in: Path | None = None,
 ) -> AsyncIterator[LanguageClient]:
-    """`flopkb lsp --root ROOT`, initialized with `client`'s capabilities offering `encoding`; shut down after."""
-    config = ClientServerConfig(
-        server_command=[sys.executable, "-m", "flopkb", "lsp", "--root", str(root)], server_env=environment()
-    )
+    """`flopkb lsp --root ROOT`, initialized with `client`'s capabilities offering `encoding`; shut down after.
+
+    `started_in`: `flopkb lsp` without `--root`, started in that folder; ROOT is the client's workspace folder."""
+    command = [sys.executable, "-m", "flopkb", "lsp", "--root", str(root)]
+    if started_in is not None:
+        run = f"import os, runpy, sys; os.chdir({str(started_in)!r}); sys.argv = ['flopkb', 'lsp']; "
+        command = [sys.executable, "-c", run + "runpy.run_module('flopkb', run_name='__main__')"]
+    config = ClientServerConfig(server_command=command, server_env=environment())
     lsp = await config.start()
     assert isinstance(lsp, LanguageClient)
+    lsp.diagnostics = Pushes()
     capabilities = client_capabilities(client)
     capabilities.general = types.GeneralClientCapabilities(position_encodings=[encoding])
     if watch:
@@ -65,6 +75,18 @@ async def lsp_session(
         if server is not None and server.returncode is None:  # the test failed before the shutdown: end it here
             server.kill()
         await lsp.stop()
+
+
+class Pushes(dict[str, Sequence[types.Diagnostic]]):
+    """The client's latest diagnostics by URI (pytest-lsp's `diagnostics`), and every push in order (`log`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.log: list[tuple[str, list[types.Diagnostic]]] = []
+
+    def __setitem__(self, uri: str, diagnostics: Sequence[types.Diagnostic]) -> None:
+        self.log.append((uri, list(diagnostics)))
+        super().__setitem__(uri, diagnostics)
 
 
 def open_file(lsp: LanguageClient, root: Path, rel: str, text: str | None = None) -> str:

@@ -563,9 +563,18 @@ def serve(root: str | None, port: int, no_cache: bool) -> None:
 )
 def lsp(root: str | None, port: int | None) -> None:
     """Run the language server for editors: flopkb's diagnostics on unsaved text, over stdio (docs/editors.md)."""
+    from flopkb.editor.checker import Checker
+
+    try:
+        config: Config | None = open_config(root)
+    except UsageError:
+        if root is not None:
+            raise
+        config = None  # the client names the base: its workspace folder
+    started = Checker(config) if config is not None else None  # checks while the server's modules are imported
     from flopkb.editor.server import make_server
 
-    server = make_server(open_config(root).root if root is not None else None)
+    server = make_server(config.root if root is not None and config is not None else None, started)
     if port is None:
         server.start_io()
     else:

@@ -6,12 +6,13 @@ import shutil
 import sys
 from pathlib import Path
 
+import attrs
 import pytest
 from lsprotocol import types
 
 from hostile_kb import write_hostile_kb
 from kbfixture import accelerator, write_kb
-from lsp_session import UTF8, UTF16, checked, lsp_session, open_file, pushed, record_files, settled
+from lsp_session import UTF8, UTF16, Pushes, checked, lsp_session, open_file, pushed, record_files, settled
 from repo import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -149,3 +150,27 @@ async def test_an_unverified_figure_points_at_the_claims_that_compute_with_it(tm
             ("records/facts/ridge.yaml", 8, "facts/ridge#stream computes with hw/alpha specs.memory_bandwidth"),
         ],
     }
+
+
+async def test_the_first_check_pushes_its_diagnostics_before_their_related_places_then_with_them(
+    tmp_path: Path,
+) -> None:
+    alpha = accelerator("hw/alpha", basis="unverified", peak_bf16_dense="1000 TFLOP/s", memory_bandwidth="4 TB/s")
+    root = write_kb(tmp_path, {"records/hw/alpha.yaml": alpha, "records/facts/ridge.yaml": RIDGE})
+    async with lsp_session(root) as lsp:
+        await lsp.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+        assert isinstance(lsp.diagnostics, Pushes)
+        pushes = [items for uri, items in lsp.diagnostics.log if uri.endswith("hw/alpha.yaml")]
+    assert [[item.related_information is not None for item in items] for items in pushes] == [
+        [False, False],
+        [True, True],
+    ]
+    assert pushes[0] == [attrs.evolve(item, related_information=None) for item in pushes[1]]
+
+
+async def test_a_server_started_in_one_base_checks_the_base_the_client_opens(tmp_path: Path) -> None:
+    started_in = generate(tmp_path / "here", 10)
+    root = generate(tmp_path / "opened", 30)
+    async with lsp_session(root, started_in=started_in) as lsp:
+        await lsp.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+        assert pushed(lsp, root) == checked(root, UTF16) != []

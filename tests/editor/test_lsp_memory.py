@@ -31,7 +31,8 @@ def test_the_bases_of_earlier_checks_are_freed_without_a_collection(tmp_path: Pa
     config = load_config(root)
     gc.collect()
     gc.disable()  # what is freed is freed by reference counting alone
-    checker = Checker(config, "utf-16", lambda checked: None)
+    checker = Checker(config)
+    checker.attach("utf-16", lambda checked: None)
     try:
         checker.wait(checker.update({}))
         alive = []

@@ -20,6 +20,16 @@ alone and the stages redo only what depends on it.
 A base that a newer full check replaces is released (`KnowledgeBase.release`)
 once nothing reads it: its cycles broken, it is freed at once, without the
 full collections that took seconds at 10,000 records while typing.
+
+The first check, of the files on disk, starts when the checker is made:
+`flopkb lsp` makes it before it imports pygls and lsprotocol (0.6 s), so
+the parse workers (`flopkb.pipeline.compile.read_sources`) parse while the
+server imports them. It waits for `attach` (the client's position encoding,
+where checks go) before converting. Its diagnostics go out before their
+related places (`flopkb.editor.convert`), whose files it then parses again
+with positions (0.2 to 0.4 s at 10,000 records): later checks find those
+positions kept in the load cache. What its loading froze is unfrozen after
+them too, as that sets off a full collection.
 """
 
 from __future__ import annotations
@@ -29,17 +39,11 @@ import gc
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-
-from lsprotocol import types
-from pygls import uris
+from typing import TYPE_CHECKING
 
 from flopkb.config import Config
-from flopkb.editor.diagnostics import to_lsp
 from flopkb.editor.disk import Remembered
 from flopkb.editor.focus import focused_check
-from flopkb.editor.positions import diagnostic_range
-from flopkb.editor.related import related_places
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase, Stage
 from flopkb.load.files import Unreadable
@@ -49,6 +53,9 @@ from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base, stamp_severities
 from flopkb.pipeline.stages import CHECK_STAGES
 from flopkb.report.diagnostics import Diagnostic, internal_error
+
+if TYPE_CHECKING:
+    from lsprotocol import types
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,8 @@ class Checked:
     files: frozenset[str] | None = None
     """The files whose diagnostics it tells: None for every file (a full check); the edited file for the check of an
     edited buffer first."""
+    related: bool = True
+    """Whether its diagnostics have their related places: not yet in the first check's first hand-out."""
 
     entries_by_path: dict[str, Entry] = field(default_factory=dict)
 
@@ -104,32 +113,25 @@ def _at_once(release: Callable[[], None]) -> None:
 
 
 class Checker:
-    """The checking threads of one server: `update` the buffers, get each finished check in `on_checked`.
+    """The checking threads of one server: `update` the buffers, get each finished check in `on_checked` (`attach`).
 
-    `on_loop` runs a function where nothing reads the latest check's base (the server's message loop, which answers
-    from it; by default, at once): there, the base a newer check replaced is released. `told_of_disk`: every change
-    of a file on disk is told (`update(disk=True, changed=...)`), so the disk is not walked and stat-ed every check
-    (`flopkb.editor.disk`).
+    The first check, of the files on disk, starts at once. `on_loop` runs a function where nothing reads the latest
+    check's base (the server's message loop, which answers from it; by default, at once): there, the base a newer
+    check replaced is released. `told_of_disk`: every change of a file on disk is told (`update(disk=True,
+    changed=...)`), so the disk is not walked and stat-ed every check (`flopkb.editor.disk`).
     """
 
-    def __init__(
-        self,
-        config: Config,
-        encoding: str,
-        on_checked: Callable[[Checked], None],
-        on_loop: Callable[[Callable[[], None]], None] = _at_once,
-        *,
-        told_of_disk: bool = False,
-    ) -> None:
-        self._told_of_disk = told_of_disk
-        self.config = self._remembering(config)
-        self.encoding = encoding
+    def __init__(self, config: Config) -> None:
+        self._told_of_disk = False
+        self.config = config
+        self.encoding: str | None = None
+        """The client's position encoding: None until `attach`."""
         self.latest: Checked | None = None
         """The latest full check."""
         self.preview: Checked | None = None
         """The latest check of an edited buffer first (`flopkb.editor.focus`): its file's diagnostics only."""
-        self._on_checked = on_checked
-        self._on_loop = on_loop
+        self._on_checked: Callable[[Checked], None] = _dropped
+        self._on_loop: Callable[[Callable[[], None]], None] = _at_once
         self._cache = FileCache(config)
         self._buffers: dict[str, Buffer] = {}
         self._generation = 0
@@ -149,6 +151,21 @@ class Checker:
         for thread in self._threads:
             thread.start()
 
+    def attach(
+        self,
+        encoding: str,
+        on_checked: Callable[[Checked], None],
+        on_loop: Callable[[Callable[[], None]], None] = _at_once,
+        *,
+        told_of_disk: bool = False,
+    ) -> None:
+        """Convert checks to `encoding` and hand them to `on_checked`, from the first on."""
+        with self._changed:
+            self._told_of_disk = told_of_disk
+            self.config = self._remembering(self.config)
+            self._on_checked, self._on_loop, self.encoding = on_checked, on_loop, encoding
+            self._changed.notify_all()
+
     def update(
         self,
         buffers: dict[str, Buffer],
@@ -160,7 +177,7 @@ class Checker:
         """The generation of the check of these buffers and configuration: a new one when they changed, or when files
         on disk did (`disk`: those at `changed`, root-relative, or any when None)."""
         with self._changed:
-            if buffers == self._buffers and config is None and not disk and self._generation > 0:
+            if buffers == self._buffers and config is None and not disk:
                 return self._generation
             self._buffers = dict(buffers)
             self._generation += 1
@@ -207,18 +224,37 @@ class Checker:
                     self._cache.save()
                     return
                 generation, buffers, config, cache = self._generation, self._buffers, self.config, self._cache
-            checked = self._check(generation, config, cache, buffers)
+            first = self.latest is None  # written by this thread alone
+            self._check_and_hand_out(generation, config, cache, buffers)
+            if first:
+                gc.unfreeze()  # after the first diagnostics: see `_check`
+
+    def _check_and_hand_out(
+        self, generation: int, config: Config, cache: FileCache, buffers: dict[str, Buffer]
+    ) -> None:
+        compiled = self._check(generation, config, cache, buffers)
+        with self._changed:
+            self._changed.wait_for(lambda: self.encoding is not None or self._stopping)
+            if compiled is None or self._stopping:
+                return  # superseded (and released), or the server stops
+            first = self.latest is None
+        if first:  # out before its related places (module docstring)
+            partial = self._converted(*compiled, related=False)
             with self._changed:
-                if checked is None or generation != self._generation or self._stopping:
-                    if checked is not None and checked.kb is not None:
-                        checked.kb.release()  # seen by no one
-                    continue  # superseded: the newer buffers are checked next
-                retired, self.latest = self.latest, checked
-                self._on_checked(checked)  # before waiters are woken: what is pushed goes out before what they answer
-                self._done = generation
-                self._changed.notify_all()
-            if retired is not None and retired.kb is not None:
-                self._on_loop(functools.partial(self._retire, retired.kb))
+                if generation == self._generation and not self._stopping:
+                    self._on_checked(partial)
+        checked = self._converted(*compiled)
+        with self._changed:
+            if generation != self._generation or self._stopping:
+                if checked.kb is not None:
+                    checked.kb.release()  # seen by no one
+                return  # superseded: the newer buffers are checked next
+            retired, self.latest = self.latest, checked
+            self._on_checked(checked)  # before waiters are woken: what is pushed goes out before what they answer
+            self._done = generation
+            self._changed.notify_all()
+        if retired is not None and retired.kb is not None:
+            self._on_loop(functools.partial(self._retire, retired.kb))
 
     def _retire(self, kb: KnowledgeBase) -> None:
         with self._changed:
@@ -272,7 +308,7 @@ class Checker:
                 return None
             checked = Checked(over, generation, buffers, kb, files=frozenset([rel]))
             checked.diagnostics[rel] = []
-            self._convert(checked, kb.diagnostics)
+            self._converted(checked, kb.diagnostics)
             checked.kb = None
             return checked
         except Exception:  # flopkb's bug: the full check that follows reports it
@@ -281,23 +317,26 @@ class Checker:
             if kb is not None:
                 kb.release()
 
-    def _check(self, generation: int, config: Config, cache: FileCache, buffers: dict[str, Buffer]) -> Checked | None:
+    def _check(
+        self, generation: int, config: Config, cache: FileCache, buffers: dict[str, Buffer]
+    ) -> tuple[Checked, list[Diagnostic]] | None:
+        """The check of `buffers` and its diagnostics, not yet converted; None when superseded."""
         try:
             over = _overlaid(config, buffers)
             stages = self._until_superseded(CHECK_STAGES, generation)
             kb = compile_knowledge_base(over, stages, cache)
-            gc.unfreeze()  # loading froze what it allocated; what the process held before is not kept frozen
+            if self.latest is not None:
+                # loading froze what it allocated; what the process held before is not kept frozen. The full
+                # collection this sets off (0.7 to 1.5 s at 10,000 records) would delay the first diagnostics: the
+                # first check unfreezes after it is out (`_run`)
+                gc.unfreeze()
             if generation != self._generation:
                 kb.release()
                 return None
             cache.keep_derived()
-            checked = Checked(over, generation, buffers, kb)
-            self._convert(checked, kb.diagnostics)
+            return Checked(over, generation, buffers, kb), kb.diagnostics
         except Exception as error:  # flopkb's bug: reported on each open buffer, and the server keeps running
-            failed = [internal_error(rel, error, "checking the open files") for rel in buffers]
-            checked = Checked(config, generation, buffers, None)
-            self._convert(checked, stamp_severities(failed, config))
-        return checked
+            return _failed(config, generation, buffers, error)
 
     def _until_superseded(self, stages: Iterable[Stage], generation: int) -> Iterator[Stage]:
         for stage in stages:
@@ -305,39 +344,38 @@ class Checker:
                 return
             yield stage
 
-    def _convert(self, checked: Checked, diagnostics: list[Diagnostic]) -> None:
-        kb = checked.kb
-        for diagnostic in diagnostics:
-            related = [
-                types.DiagnosticRelatedInformation(
-                    location=types.Location(
-                        uri=uri_of(checked.config, path),
-                        range=diagnostic_range(checked.text_of(path), line, column, self.encoding),
-                    ),
-                    message=what,
-                )
-                for path, line, column, what in (related_places(kb, diagnostic) if kb is not None else [])
-            ]
-            lsp = to_lsp(diagnostic, checked.text_of(diagnostic.path), self.encoding, related or None)
-            checked.diagnostics.setdefault(diagnostic.path, []).append(lsp)
+    def _converted(self, checked: Checked, found: list[Diagnostic], *, related: bool = True) -> Checked:
+        """`checked` with the diagnostics `found` in the client's positions; without their related places, a copy."""
+        from flopkb.editor.convert import convert  # here: the first check starts before lsprotocol is imported
+
+        assert self.encoding is not None
+        into = checked if related else replace(checked, diagnostics={}, related=False)
+        try:
+            convert(into, found, self.encoding, related=related)
+        except Exception as error:  # flopkb's bug: reported as a failed check is
+            if checked.kb is not None and related:
+                checked.kb.release()
+            into, found = _failed(checked.config, checked.generation, checked.buffers, error)
+            convert(into, found, self.encoding)
+        return into
+
+
+def _failed(
+    config: Config, generation: int, buffers: dict[str, Buffer], error: Exception
+) -> tuple[Checked, list[Diagnostic]]:
+    """A check that failed: an `internal-error` on each open buffer."""
+    failed = [internal_error(rel, error, "checking the open files") for rel in buffers]
+    return Checked(config, generation, buffers, None), stamp_severities(failed, config)
+
+
+def _dropped(checked: Checked) -> None:
+    """Where checks go before `Checker.attach`: nowhere (none is handed out before it)."""
 
 
 def _overlaid(config: Config, buffers: dict[str, Buffer]) -> Config:
     """The configuration whose files are the work tree's with the buffers laid over them."""
     encoded = {rel: buffer.text.encode("utf-8", errors="surrogatepass") for rel, buffer in buffers.items()}
     return replace(config, files=Overlay(config.files, encoded))
-
-
-def uri_of(config: Config, rel: str) -> str:
-    """The URI of a root-relative path."""
-    return _uri(config.root, rel)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _uri(root: Path, rel: str) -> str:
-    """Kept: a check converts hundreds of related places a keystroke, and quoting a path is slow."""
-    path = str(root / rel)
-    return uris.from_fs_path(path) or Path(path).as_uri()
 
 
 def _disk_text(config: Config, rel: str) -> str:

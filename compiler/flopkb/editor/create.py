@@ -20,7 +20,8 @@ from lsprotocol import types
 
 from flopkb.authoring.scaffold import new_record_path, render_new
 from flopkb.config import Config
-from flopkb.editor.checker import Checked, uri_of
+from flopkb.editor.checker import Checked
+from flopkb.editor.convert import uri_of
 from flopkb.editor.diagnostics import SOURCE
 from flopkb.editor.positions import diagnostic_range
 from flopkb.links.extract import Link

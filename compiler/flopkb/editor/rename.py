@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from flopkb.editor.checker import Checked, uri_of
+from flopkb.editor.checker import Checked
+from flopkb.editor.convert import uri_of
 from flopkb.editor.positions import lsp_position
 from flopkb.links.mv import MovePlan, plan_move
 

@@ -25,7 +25,8 @@ from pygls.lsp.server import LanguageServer
 import flopkb
 from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.actions import quick_fixes
-from flopkb.editor.checker import Buffer, Checked, Checker, uri_of
+from flopkb.editor.checker import Buffer, Checked, Checker
+from flopkb.editor.convert import uri_of
 from flopkb.editor.inlay import claim_hints
 from flopkb.editor.positions import code_point_offset, diagnostic_range, lsp_position, offset_of
 from flopkb.kb.knowledge_base import KnowledgeBase
@@ -50,11 +51,16 @@ thread once the first diagnostics are out, not before the first check (`flopkb c
 
 
 class FlopkbServer(LanguageServer):
-    """The language server of one knowledge base, found at `root` or at the client's workspace folder."""
+    """The language server of one knowledge base, found at `root` or at the client's workspace folder.
 
-    def __init__(self, root: Path | None = None) -> None:
+    `started`: a checker made before the server (`flopkb lsp`), whose first check runs while pygls is imported; used
+    when its base is the one the client names.
+    """
+
+    def __init__(self, root: Path | None = None, started: Checker | None = None) -> None:
         super().__init__(NAME, flopkb.__version__)
         self.given_root = root
+        self.started = started
         self.config: Config | None = None
         self.checker: Checker | None = None
         self.published: dict[str, list[types.Diagnostic]] = {}
@@ -97,20 +103,26 @@ class FlopkbServer(LanguageServer):
 
     def start(self, params: types.InitializeParams) -> None:
         root = self.given_root or _workspace_root(params) or Path.cwd()
+        started, self.started = self.started, None
         try:
             config = load_config(root.resolve())
         except ConfigError as error:
+            config = None
             self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"flopkb: {error}"))
-            return
-        if not config.records_path.is_dir():
+        if config is not None and not config.records_path.is_dir():
             message = f"flopkb: no {config.records}/ folder in {config.root}; start flopkb lsp in a knowledge base"
             self.window_show_message(types.ShowMessageParams(types.MessageType.Error, message))
+            config = None
+        if started is not None and (config is None or started.config.root != config.root):
+            started.stop()
+            started = None
+        if config is None:
             return
         self.config = config
-        encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
-        self.checker = Checker(config, str(encoding), self.checked, self.on_loop, told_of_disk=self.watches_files)
         self.loop = asyncio.get_running_loop()
-        self.recheck()  # the first check starts now, not a round trip later at `initialized`
+        encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
+        self.checker = started or Checker(config)  # the first check starts now, not a round trip later
+        self.checker.attach(str(encoding), self.checked, self.on_loop, told_of_disk=self.watches_files)
 
     def recheck(self, *, disk: bool = False, changed: list[str] | None = None, config_changed: bool = False) -> None:
         """Check again: the buffers, and when `disk`, the files on disk at `changed` (document URIs; None: any)."""
@@ -148,6 +160,8 @@ class FlopkbServer(LanguageServer):
         """Push the diagnostics of every file whose diagnostics changed, of those the check tells; or ask a pulling
         client to pull again."""
         told = checked.diagnostics
+        if self.pulls and not checked.related:
+            return  # a pull waits for the check's related places
         if not self.imported:
             self.imported = True
             threading.Thread(target=_import_request_modules, name="flopkb-imports", daemon=True).start()
@@ -207,7 +221,8 @@ class FlopkbServer(LanguageServer):
 
     @property
     def checker_encoding(self) -> str:
-        return self.checker.encoding if self.checker is not None else types.PositionEncodingKind.Utf16
+        encoding = self.checker.encoding if self.checker is not None else None
+        return encoding or types.PositionEncodingKind.Utf16
 
     async def current(self, rel: str | None = None) -> Checked | None:
         """The check of the buffers as they are now, once it is done (off the message loop); for the diagnostics of
@@ -233,8 +248,8 @@ def _workspace_root(params: types.InitializeParams) -> Path | None:
     return Path(params.root_path) if params.root_path else None
 
 
-def make_server(root: Path | None = None) -> FlopkbServer:
-    server = FlopkbServer(root)
+def make_server(root: Path | None = None, started: Checker | None = None) -> FlopkbServer:
+    server = FlopkbServer(root, started)
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: FlopkbServer, params: types.InitializeParams) -> None:

@@ -1,0 +1,54 @@
+"""A finished check's diagnostics in the client's positions, with their second places (`relatedInformation`).
+
+The checking threads import this module only once a check is done: it
+imports lsprotocol (as `flopkb.editor.diagnostics` does), which the first
+check does not wait for (`flopkb.editor.checker`).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls import uris
+
+from flopkb.config import Config
+from flopkb.editor.diagnostics import to_lsp
+from flopkb.editor.positions import diagnostic_range
+from flopkb.editor.related import related_places
+from flopkb.report.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from flopkb.editor.checker import Checked
+
+
+def convert(checked: Checked, diagnostics: list[Diagnostic], encoding: str, *, related: bool = True) -> None:
+    """Add `diagnostics` to `checked`'s, by file; with their related places unless `related` is False."""
+    kb = checked.kb if related else None
+    for diagnostic in diagnostics:
+        places = [
+            types.DiagnosticRelatedInformation(
+                location=types.Location(
+                    uri=uri_of(checked.config, path),
+                    range=diagnostic_range(checked.text_of(path), line, column, encoding),
+                ),
+                message=what,
+            )
+            for path, line, column, what in (related_places(kb, diagnostic) if kb is not None else [])
+        ]
+        lsp = to_lsp(diagnostic, checked.text_of(diagnostic.path), encoding, places or None)
+        checked.diagnostics.setdefault(diagnostic.path, []).append(lsp)
+
+
+def uri_of(config: Config, rel: str) -> str:
+    """The URI of a root-relative path."""
+    return _uri(config.root, rel)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _uri(root: Path, rel: str) -> str:
+    """Kept: a check converts hundreds of related places a keystroke, and quoting a path is slow."""
+    path = str(root / rel)
+    return uris.from_fs_path(path) or Path(path).as_uri()
