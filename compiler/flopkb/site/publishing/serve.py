@@ -16,7 +16,9 @@
   cache make a rebuild of a small base take about a second).
 - Pages are reloaded by polling: every HTML page the server sends gets a tiny
   script that asks `/__flopkb__/version` a few times a second and reloads the
-  page when the version changes. The script is added to the response only;
+  page when the version changes, which it does as soon as a rebuild's pages
+  are in the site (the build's state and the load cache are written
+  after). The script is added to the response only;
   the built site never contains it. When a rebuild is refused (the base has
   errors), the old site stays up and the pages show the diagnostics in a
   banner until the next good build.
