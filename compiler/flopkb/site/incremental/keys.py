@@ -21,8 +21,8 @@ made of everything it can read:
   and measurements in link labels, a source's citation, its own links for
   the neighbourhood graph); on an accelerator page, also every record whose
   formulas are evaluated on it (every record with formulas that computes
-  with it), with its content digest and dependency key (the values shown
-  come from there);
+  with it), with its content digest and its formulas' results (the values
+  shown);
 - its evidence status as computed (own and inherited debt), and the content
   digest of every record that status names (the records resting on its
   figures, the records a debt reaches it through).
@@ -204,11 +204,11 @@ def fingerprint(site: Site, record_id: str) -> str | None:
 
 
 def _computed(site: Site, record_id: str) -> bytes:
-    """What a record's own page shows of itself and of what it computes with: its content digest and its formulas'
-    results (values, the spec figures they used, claims, problems), not its dependency key. The results change only
-    with the dependency key, so the record's fingerprint changes too and its key is computed again (`_affected`);
-    but an edit of an accelerator that leaves a record's results as they were (a spec its formulas do not read)
-    leaves its page as it was, and it is not rendered again."""
+    """What a record's own page, and the accelerator pages that list its values, show of it and of what it computes
+    with: its content digest and its formulas' results (values, the spec figures they used, claims, problems), not
+    its dependency key. The results change only with the dependency key, so the record's fingerprint changes too and
+    the keys that read it are computed again (`_affected`); but an edit of an accelerator that leaves a record's
+    results as they were (a spec its formulas do not read) leaves those pages as they were: not rendered again."""
     entry = site.kb.entries[record_id]
     assert entry.digest is not None  # a record without one has no fingerprint, and no key
     key = hashlib.blake2b(entry.digest, digest_size=16)
@@ -279,10 +279,9 @@ def record_key(site: Site, record_id: str, base: str) -> tuple[str | None, set[s
         if found.digest is None:
             return None, reads
         if other in computing:
-            theirs = fingerprint(site, other)
-            if theirs is None:
+            if fingerprint(site, other) is None:
                 return None, reads
-            key.update(theirs.encode())
+            key.update(_computed(site, other))
         elif other in named:
             key.update(found.digest)
         if other in neighbours:
