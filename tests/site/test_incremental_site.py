@@ -33,6 +33,7 @@ def records(model: dict[str, dict[str, str]]) -> dict[str, str]:
                 f"id: {record_id}\nkind: accelerator\n{title}vendor: V\ndescription: {fields['prose']}\nspecs:\n"
                 f"  memory_bandwidth: {{value: {fields['bandwidth']} TB/s, basis: {fields['basis']}}}\n"
                 "  peak_bf16_dense: {value: 500 TFLOP/s, basis: derived}\n"
+                f"  memory_capacity: {{value: {fields['capacity']} GB, basis: derived}}\n"
             )
         elif kind == "flop":
             text = f"id: {record_id}\nkind: flop\n{title}category: memory-bandwidth\ndescription: {fields['prose']}\n"
@@ -49,8 +50,14 @@ def records(model: dict[str, dict[str, str]]) -> dict[str, str]:
 
 
 START: dict[str, dict[str, str]] = {
-    "hw/a1": {"kind": "accelerator", "prose": "The first.", "bandwidth": "2", "basis": "derived"},
-    "hw/a2": {"kind": "accelerator", "prose": "The second, beside [[hw/a1]].", "bandwidth": "3", "basis": "derived"},
+    "hw/a1": {"kind": "accelerator", "prose": "The first.", "bandwidth": "2", "basis": "derived", "capacity": "80"},
+    "hw/a2": {
+        "kind": "accelerator",
+        "prose": "The second, beside [[hw/a1]].",
+        "bandwidth": "3",
+        "basis": "derived",
+        "capacity": "80",
+    },
     "facts/ridge": {"kind": "fact", "prose": "The ridge of [[hw/a1]]."},
     "flops/f": {"kind": "flop", "prose": "Rests on [[facts/ridge]].", "title": "A flop"},
 }
@@ -61,6 +68,8 @@ EDITS = st.one_of(
     st.tuples(st.just("title"), st.sampled_from(sorted(START)), st.sampled_from(["", "Renamed", "Other"])),
     st.tuples(st.just("bandwidth"), st.sampled_from(["hw/a1", "hw/a2"]), st.sampled_from(["1", "2", "4.5"])),
     st.tuples(st.just("basis"), st.sampled_from(["hw/a1", "hw/a2"]), st.sampled_from(["derived", "unverified"])),
+    # a spec the ridge formula does not read: its page keeps its results, and is not rendered again
+    st.tuples(st.just("capacity"), st.sampled_from(["hw/a1", "hw/a2"]), st.sampled_from(["80", "96"])),
     st.tuples(st.just("add"), st.sampled_from(["facts/n1", "facts/n2"]), WORDS),
     st.tuples(st.just("remove"), st.sampled_from(["facts/n1", "facts/n2"]), st.just("")),
 )
@@ -99,6 +108,7 @@ def build_with_cache(root: Path) -> BuildOutcome:
 @given(st.lists(EDITS, min_size=1, max_size=3))
 @example([("title", "hw/a1", "Renamed")])  # a neighbour's title, shown on the pages that link to it
 @example([("basis", "hw/a2", "unverified"), ("bandwidth", "hw/a1", "4.5")])  # evidence and formula results
+@example([("capacity", "hw/a1", "96"), ("bandwidth", "hw/a1", "4.5")])  # a spec no formula reads, then one it reads
 @example([("add", "facts/n1", "[[flops/f]]"), ("remove", "facts/n1", "")])  # a backlink comes and goes
 def test_an_incremental_build_is_the_full_build(tmp_path: Path, edits: list[tuple[str, str, str]]) -> None:
     work = tmp_path / "run"

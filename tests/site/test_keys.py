@@ -189,3 +189,32 @@ def test_an_accelerator_page_is_rendered_again_when_a_formula_evaluated_on_it_ch
     assert after["hw/a"][0] != before["hw/a"][0]
     again, incremental, _ = keys_of(root, tmp_path / "docs", state_of(full, base))
     assert incremental.keys == again.keys
+
+
+def test_a_record_computing_with_an_accelerator_keeps_its_page_while_its_results_are_the_same(tmp_path: Path) -> None:
+    """Its page, and the page of another accelerator it computes on, show its results, not the accelerator's specs: a
+    spec its formula does not read changes neither."""
+    spec = "specs:\n  memory_bandwidth: {value: 3 TB/s, basis: derived}\n"
+    files = {
+        "records/hw/a.yaml": (
+            f"id: hw/a\nkind: accelerator\nvendor: V\n{spec}  memory_capacity: {{value: 80 GB, basis: derived}}\n"
+        ),
+        "records/hw/b.yaml": f"id: hw/b\nkind: accelerator\nvendor: V\n{spec}",
+        "records/facts/x.yaml": (
+            "id: facts/x\nkind: fact\nstatement: S.\nformulas:\n"
+            "  - {id: f, expr: hw.memory_bandwidth * B, unit: TB, inputs: {B: 2 s}, hardware: [hw/a, hw/b]}\n"
+        ),
+    }
+    root = write_kb(tmp_path / "kb", files)
+    before = pages_of(root, tmp_path / "docs")
+    full, _, base = keys_of(root, tmp_path / "docs", None)
+    (root / "records/hw/a.yaml").write_text(files["records/hw/a.yaml"].replace("80 GB", "96 GB"))
+    kept = pages_of(root, tmp_path / "docs")
+    assert kept["facts/x"] == before["facts/x"]  # the same key, the same page
+    assert kept["hw/b"] == before["hw/b"]
+    assert kept["hw/a"][0] != before["hw/a"][0]
+    again, incremental, _ = keys_of(root, tmp_path / "docs", state_of(full, base))
+    assert incremental.keys == again.keys
+    (root / "records/hw/a.yaml").write_text(files["records/hw/a.yaml"].replace("3 TB/s", "4 TB/s"))
+    changed = pages_of(root, tmp_path / "docs")
+    assert changed["facts/x"][0] != kept["facts/x"][0] and changed["facts/x"][1] != kept["facts/x"][1]

@@ -10,17 +10,19 @@ made of everything it can read:
   resolves to), and the category pages;
 - the record's own file (its content digest), its last change in git
   history (`flopkb.site.pages.last_changed`: the date and commit its page
-  shows), and `dependency_key`: every
-  record its formulas and evidence compute with, through chains of formula
-  refs (`flopkb.links.memo`);
+  shows), and its formulas' results (`_computed`): what it shows of every
+  record its formulas compute with, through chains of formula refs (values,
+  the spec figures used, claims), rather than those records' content (the
+  `dependency_key`, `flopkb.links.memo`), so that an accelerator's edit
+  renders again only the pages whose values it changes;
 - every record it links to or is linked from, by any kind of link, with the
   origins of the links, and that record's *face* (`face`): what a page shows
   of the records it links to or from (kind, title, the names of its formulas
   and measurements in link labels, a source's citation, its own links for
   the neighbourhood graph); on an accelerator page, also every record whose
   formulas are evaluated on it (every record with formulas that computes
-  with it), with its content digest and dependency key (the values shown
-  come from there);
+  with it), with its content digest and its formulas' results (the values
+  shown);
 - its evidence status as computed (own and inherited debt), and the content
   digest of every record that status names (the records resting on its
   figures, the records a debt reaches it through).
@@ -50,9 +52,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from flopkb.formulas.expr import Expr
+from flopkb.formulas.regime import Condition
 from flopkb.links.memo import dependency_key, reached
 from flopkb.load.models import SourceRecord, formulas_of, measurements_of
 from flopkb.pipeline.cache import cache_key
@@ -198,6 +203,24 @@ def fingerprint(site: Site, record_id: str) -> str | None:
     return found[record_id]
 
 
+def _computed(site: Site, record_id: str) -> bytes:
+    """What a record's own page, and the accelerator pages that list its values, show of it and of what it computes
+    with: its content digest and its formulas' results (values, the spec figures they used, claims, problems), not
+    its dependency key. The results change only with the dependency key, so the record's fingerprint changes too and
+    the keys that read it are computed again (`_affected`); but an edit of an accelerator that leaves a record's
+    results as they were (a spec its formulas do not read) leaves those pages as they were: not rendered again."""
+    entry = site.kb.entries[record_id]
+    assert entry.digest is not None  # a record without one has no fingerprint, and no key
+    key = hashlib.blake2b(entry.digest, digest_size=16)
+    for result in site.kb.formulas.get(record_id, ()):
+        for part in fields(result):
+            value = getattr(result, part.name)
+            if isinstance(value, Expr | Condition):  # parsed from their source, and their sets' order is not stable
+                value = value.source
+            key.update(repr(value).encode())
+    return key.digest()
+
+
 def _last_change(site: Site, record_id: str) -> str:
     """The record file's last change in git history as its page shows it (`flopkb.site.pages.last_changed`)."""
     entry = site.kb.entries.get(record_id)
@@ -224,7 +247,7 @@ def record_key(site: Site, record_id: str, base: str) -> tuple[str | None, set[s
     if own is None:
         return None, neighbours
     key = hashlib.blake2b(base.encode(), digest_size=16)
-    key.update(own.encode())
+    key.update(_computed(site, record_id))
     key.update(_last_change(site, record_id).encode())
     graph = site.graph
     if graph is not None and record_id in graph:
@@ -256,10 +279,9 @@ def record_key(site: Site, record_id: str, base: str) -> tuple[str | None, set[s
         if found.digest is None:
             return None, reads
         if other in computing:
-            theirs = fingerprint(site, other)
-            if theirs is None:
+            if fingerprint(site, other) is None:
                 return None, reads
-            key.update(theirs.encode())
+            key.update(_computed(site, other))
         elif other in named:
             key.update(found.digest)
         if other in neighbours:

@@ -261,6 +261,7 @@ def build(
     graph: LinkGraph | None = None,
     formulas: FormulaResults | None = None,
     keep_frozen: bool = False,
+    announce: Callable[[], None] | None = None,
 ) -> BuildOutcome:
     """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site.
 
@@ -272,7 +273,9 @@ def build(
     (`flopkb serve`, which serves every page under that lock; see the module). With the previous build's link `graph`,
     the new graph is that one updated (`LinkGraph.take_from`); with its `formulas`, the results whose records and
     dependencies are unchanged are taken over (`LaterResults.take_from`). With `keep_frozen`, what was compiled stays
-    frozen out of the cyclic collector's reach after the build (`flopkb serve`, which releases it at its next build)."""
+    frozen out of the cyclic collector's reach after the build (`flopkb serve`, which releases it at its next build).
+    `announce` is called once the new pages are in the site, before the build's own bookkeeping (its configuration
+    and state written, the old site discarded): `flopkb serve` reloads its readers' pages then."""
     from flopkb.pipeline.stages import CHECK_STAGES
     from flopkb.site.render import render_docs
 
@@ -373,6 +376,8 @@ def build(
                 # Moved, not linked (one rename, not one link per page): the old site is discarded after the swap.
                 os.rename(site / BUNDLE, work / "site" / BUNDLE)
             olds = [swap_in(work / "site", site), swap_in(work / "docs", kept_docs)]
+        if announce is not None:
+            announce()
         write_config(mkdocs_config(docs_dir=kept_docs, site_dir=site, nav=rendered.nav, **options), kept_config)
         keys = rendered.keys
         BuildState(

@@ -16,7 +16,9 @@
   cache make a rebuild of a small base take about a second).
 - Pages are reloaded by polling: every HTML page the server sends gets a tiny
   script that asks `/__flopkb__/version` a few times a second and reloads the
-  page when the version changes. The script is added to the response only;
+  page when the version changes, which it does as soon as a rebuild's pages
+  are in the site (the build's state and the load cache are written
+  after). The script is added to the response only;
   the built site never contains it. When a rebuild is refused (the base has
   errors), the old site stays up and the pages show the diagnostics in a
   banner until the next good build.
@@ -286,6 +288,7 @@ class Server:
                 graph=self._graph,
                 formulas=self._kb.formulas if self._kb is not None else None,
                 keep_frozen=True,
+                announce=self._announce,
             )
         except Exception as error:
             message = f"the build failed: {type(error).__name__}: {error}"
@@ -311,12 +314,16 @@ class Server:
         if self._kb is not None:
             self._kb.release()
         self._kb = kb
-        self.search.stale(self.site_dir)  # before the new version shows: a reader who sees it searches the new pages
-        self.state.set("ok", "", bump=True)
         self._say(f"{text.getvalue()}built {outcome.pages} pages in {time.perf_counter() - start:.1f} s")
         if self.on_build is not None:
             self.on_build(self.state.snapshot()["version"])
         return True
+
+    def _announce(self) -> None:
+        """The new pages are in the site: reload the readers' pages now, before the build writes its state and the
+        load cache its shards (a second at 10,000 records after an accelerator's save)."""
+        self.search.stale(self.site_dir)  # before the new version shows: a reader who sees it searches the new pages
+        self.state.set("ok", "", bump=True)
 
     def _search_asked(self) -> None:
         """A reader starts a search: the index they get is the served site's (indexed now if a save changed it)."""
