@@ -554,16 +554,10 @@ def serve(root: str | None, port: int, no_cache: bool) -> None:
 
 @main.command()
 @root_option
-@click.option(
-    "--tcp",
-    "port",
-    type=click.IntRange(1, 65535),
-    default=None,
-    help="Listen on 127.0.0.1:PORT, not stdio (debugging).",
-)
+@click.option("--tcp", "port", type=click.IntRange(1, 65535), help="Listen on 127.0.0.1:PORT, not stdio (debugging).")
 def lsp(root: str | None, port: int | None) -> None:
     """Run the language server for editors: flopkb's diagnostics on unsaved text, over stdio (docs/editors.md)."""
-    from flopkb.editor.checker import Checker
+    from flopkb.editor.start import serve_editor
 
     try:
         config: Config | None = open_config(root)
@@ -571,11 +565,4 @@ def lsp(root: str | None, port: int | None) -> None:
         if root is not None:
             raise
         config = None  # the client names the base: its workspace folder
-    started = Checker(config) if config is not None else None  # checks while the server's modules are imported
-    from flopkb.editor.server import make_server
-
-    server = make_server(config.root if root is not None and config is not None else None, started)
-    if port is None:
-        server.start_io()
-    else:
-        server.start_tcp("127.0.0.1", port)
+    serve_editor(config, root_named=root is not None, port=port)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from lsprotocol import types
 from pygls import uris
@@ -18,13 +18,21 @@ from flopkb.config import Config
 from flopkb.editor.diagnostics import to_lsp
 from flopkb.editor.positions import diagnostic_range
 from flopkb.editor.related import related_places
+from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.report.diagnostics import Diagnostic
 
-if TYPE_CHECKING:
-    from flopkb.editor.checker import Checked
+
+class Converted(Protocol):
+    """What a check's diagnostics are converted into (`flopkb.editor.checker.Checked`, which imports this module)."""
+
+    config: Config
+    kb: KnowledgeBase | None
+    diagnostics: dict[str, list[types.Diagnostic]]
+
+    def text_of(self, rel: str) -> str: ...
 
 
-def convert(checked: Checked, diagnostics: list[Diagnostic], encoding: str, *, related: bool = True) -> None:
+def convert(checked: Converted, diagnostics: list[Diagnostic], encoding: str, *, related: bool = True) -> None:
     """Add `diagnostics` to `checked`'s, by file; with their related places unless `related` is False."""
     kb = checked.kb if related else None
     for diagnostic in diagnostics:

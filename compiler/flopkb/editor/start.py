@@ -1,0 +1,23 @@
+"""`flopkb lsp`'s start: the first check starts before the server's modules are imported.
+
+pygls and lsprotocol take 0.6 s to import; the checker, made first, parses
+the base's files meanwhile (`flopkb.editor.checker`).
+"""
+
+from __future__ import annotations
+
+from flopkb.config import Config
+from flopkb.editor.checker import Checker
+
+
+def serve_editor(config: Config | None, *, root_named: bool, port: int | None) -> None:
+    """Serve over stdio, or on 127.0.0.1:`port`. `config`: the base flopkb was started in, or None when the client
+    names it (its workspace folder); `root_named`: given by `--root`, so it is the base whatever the client names."""
+    started = Checker(config) if config is not None else None
+    from flopkb.editor.server import make_server
+
+    server = make_server(config.root if root_named and config is not None else None, started)
+    if port is None:
+        server.start_io()
+    else:
+        server.start_tcp("127.0.0.1", port)
