@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +16,7 @@ import click
 from flopkb.config import Config, ConfigError, find_base, load_config
 
 if TYPE_CHECKING:
+    from flopkb.kb.knowledge_base import KnowledgeBase
     from flopkb.pipeline.cache import FileCache
     from flopkb.report.diagnostics import Diagnostic
     from flopkb.report.reporters import Summary
@@ -123,13 +126,13 @@ def open_cache(config: Config, use_cache: bool | None, *, once: bool = True) -> 
     return FileCache(config, answer_first=once) if use_cache else None
 
 
-def save_cache(cache: FileCache | None) -> None:
-    """Say what was wrong with the cache (on standard error), then write what the run changed in it: in a detached
-    process, that outlives this one, when this is the `flopkb` program (`program`)."""
+def save_cache(cache: FileCache | None, then: Callable[[], None] | None = None) -> None:
+    """Say what was wrong with the cache (on standard error), then write what the run changed in it (and `then`): in a
+    detached process, that outlives this one, when this is the `flopkb` program (`program`)."""
     if cache is not None:
         for note in cache.notes:
             click.echo(f"flopkb: note: {note}", file=sys.stderr)
-        cache.save(after_exit=click.get_current_context().obj is _PROGRAM)
+        cache.save(after_exit=click.get_current_context().obj is _PROGRAM, then=then)
 
 
 _PROGRAM = object()  # main's context object as the `flopkb` program: its process ends with the command
@@ -166,6 +169,7 @@ def check(
     """Load, validate, link-check and evaluate the whole knowledge base; report diagnostics."""
     from flopkb.pipeline.compile import compile_knowledge_base, load_entries
     from flopkb.pipeline.stages import CHECK_STAGES
+    from flopkb.pipeline.verdict import store
     from flopkb.report.diagnostics import INTERNAL_ERROR
     from flopkb.report.reporters import Summary, report, resolve_color, resolve_format
 
@@ -175,17 +179,17 @@ def check(
         raise UsageError("--watch prints text; leave out --format")
     cache = open_cache(config, use_cache, once=not watch_mode)
 
-    def run() -> tuple[list[Diagnostic], Summary]:
+    def run() -> tuple[list[Diagnostic], Summary, KnowledgeBase]:
         kb = compile_knowledge_base(config, CHECK_STAGES, cache or load_entries)
         shown = [d for d in kb.diagnostics if in_paths(d.path, filters) or d.code == INTERNAL_ERROR]
-        return shown, Summary.of(shown, records=len(kb.entries))
+        return shown, Summary.of(shown, records=len(kb.entries)), kb
 
     if watch_mode:
         from flopkb.authoring.watch import watch
 
         try:
             watch(
-                run,
+                lambda: run()[:2],
                 [folder for folder in (config.records_path, config.root / config.schema) if folder.is_dir()],
                 sys.stdout,
             )
@@ -194,12 +198,13 @@ def check(
         finally:
             save_cache(cache)
         return
-    shown, summary = run()
+    began = time.time_ns()
+    shown, summary, kb = run()
     chosen = resolve_format(output_format, os.environ)
     report(
         shown, summary, chosen, sys.stdout, color=chosen == "text" and resolve_color(os.environ, sys.stdout.isatty())
     )
-    save_cache(cache)
+    save_cache(cache, None if cache is None else functools.partial(store, config, cache, kb.diagnostics, began))
     sys.exit(exit_status(shown, strict))
 
 

@@ -59,16 +59,11 @@ import gc
 import hashlib
 import os
 import pickle
-import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
-import pydantic
-
-import flopkb
 from flopkb.atomic import sweep_temporaries, write_atomically
 from flopkb.config import Config
 from flopkb.kb.entry import Entry
@@ -81,6 +76,7 @@ from flopkb.load.vocabulary import Vocabulary
 from flopkb.pipeline import background
 from flopkb.pipeline.cache_lock import WAIT_SECONDS, Busy, hold
 from flopkb.pipeline.compile import load_entries, load_entry
+from flopkb.pipeline.keys import cache_key
 from flopkb.pipeline.shards import (
     PICKLED,
     SHARDS,
@@ -99,11 +95,9 @@ from flopkb.report.diagnostics import Diagnostic
 from flopkb.sealed import NoKey, user_key
 
 CACHE_FOLDER = "check"
-FORMAT = 5
 RACY_SECONDS = 2
 """A file changed this recently when it was read has its stat kept as untrusted (see the module)."""
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
-_PACKAGE = Path(flopkb.__file__).parent
 
 
 class FileCache:
@@ -152,7 +146,7 @@ class FileCache:
             results = list(load_entries(config, files, vocabulary))
             self._unstored = (config, results)
             return results
-        trusted_before = _trusted_before()
+        trusted_before = untrusted_since()
         kept: dict[str, Loaded] = {}
         read: dict[str, tuple[bytes, Stat | None]] = {}
         raws: dict[str, bytes] = {}
@@ -178,7 +172,7 @@ class FileCache:
                     stale.append(rel)
                     continue
                 digest = content_digest(raw)
-            trusted = _trusted(status, trusted_before)
+            trusted = trusted_stat(status, trusted_before)
             if stored is not None and stored.digest == digest:
                 if stored.stat != trusted:
                     stored = stored._replace(stat=trusted)
@@ -225,9 +219,10 @@ class FileCache:
         self._entries = {entry.path: entry for entry, _ in results}
         return results
 
-    def save(self, *, after_exit: bool = False) -> None:
-        """Write the shards that the last run (or what stages derived since) changed; with `after_exit`, in a detached
-        process (`flopkb.pipeline.background`) when it can be, so that the command ends now.
+    def save(self, *, after_exit: bool = False, then: Callable[[], None] | None = None) -> None:
+        """Write the shards that the last run (or what stages derived since) changed, then run `then` (what is stored
+        beside them: `flopkb.pipeline.verdict`); with `after_exit`, in a detached process
+        (`flopkb.pipeline.background`) when it can be, so that the command ends now.
 
         The writer holds the cache's lock (`flopkb.pipeline.cache_lock`) until written, so that the next run waits for
         it. A cache folder that cannot be written, or derived data that cannot be pickled, is skipped: the next run
@@ -239,26 +234,35 @@ class FileCache:
         for rel in self._dropped:
             self._loaded.pop(rel, None)
         self._dropped.clear()
-        if not self._dirty or self._key is None or self.folder is None:
+        if not (self._dirty or then) or self._key is None or self.folder is None:
             return
         try:  # a command that is done does not wait: another flopkb writing now stores what this run would
             lock = hold(self.folder, exclusive=True, wait=0.0 if after_exit else WAIT_SECONDS)
         except (Busy, OSError):
             return
+        store = functools.partial(self._store, then)
         try:
-            if not (after_exit and background.after_exit(self._store)):
-                self._store()
+            if not (after_exit and background.after_exit(store)):
+                store()
         finally:
             if lock is not None:
                 os.close(lock)  # a detached writer holds its copy of the lock until it has written
 
-    def _store(self) -> None:
-        """Write the shards, with the loads of an answer-first run."""
+    def _store(self, then: Callable[[], None] | None) -> None:
+        """Write the shards, with the loads of an answer-first run; then `then`."""
         if self._unstored is not None:
             config, results = self._unstored
             self._unstored = None
             self._loaded = dict(_loads_to_store(config, results))
-        self._write()
+        if self._dirty:
+            self._write()
+        if then is not None:
+            then()
+
+    def stats(self) -> dict[str, Stat | None]:
+        """The stat that each stored file of the last run is kept under (None: not trusted), once `save` stored
+        them: a file whose stat is still this one holds what that run loaded."""
+        return {rel: loaded.stat for rel, loaded in self._loaded.items()}
 
     def _write(self) -> None:
         key, folder = self._key, self.folder
@@ -391,7 +395,7 @@ class FileCache:
 def _loads_to_store(config: Config, results: list[tuple[Entry, list[Diagnostic]]]) -> Iterator[tuple[str, Loaded]]:
     """What an answer-first run loaded, to store: keyed by the digest of each file's bytes as read now, and only where
     they still decode to the text that was loaded (a file saved since is loaded again by the next run)."""
-    trusted_before = _trusted_before()
+    trusted_before = untrusted_since()
     for entry, diagnostics in results:
         if entry.source is None:
             continue  # a file that did not parse costs little to load again
@@ -405,7 +409,7 @@ def _loads_to_store(config: Config, results: list[tuple[Entry, list[Diagnostic]]
         model = (entry.source.data, entry.record)
         loaded = Loaded(
             content_digest(raw),
-            _trusted(status, trusted_before),
+            trusted_stat(status, trusted_before),
             entry.summary,
             tuple(diagnostics),
             model,
@@ -415,12 +419,12 @@ def _loads_to_store(config: Config, results: list[tuple[Entry, list[Diagnostic]]
         yield entry.path, loaded
 
 
-def _trusted_before() -> int:
+def untrusted_since() -> int:
     """A file changed since this time (in nanoseconds) has a stat not to be trusted (see the module)."""
     return time.time_ns() - RACY_SECONDS * 1_000_000_000
 
 
-def _trusted(status: os.stat_result | None, trusted_before: int) -> Stat | None:
+def trusted_stat(status: os.stat_result | None, trusted_before: int) -> Stat | None:
     """The stat to store of a file: None when it changed too recently to be trusted."""
     if status is None or max(status.st_mtime_ns, status.st_ctime_ns) >= trusted_before:
         return None
@@ -453,39 +457,6 @@ class _Prefetched:
 
     def digest(self, rel: str) -> bytes | None:
         return self.base.digest(rel)
-
-
-def cache_key(config: Config, vocabulary: Vocabulary | None) -> bytes:
-    """What every stored result depends on besides its file: code, versions, settings and vocabulary."""
-    key = hashlib.blake2b(digest_size=20)
-    for part in (
-        str(FORMAT),
-        str(SHARDS),
-        sys.version,
-        pydantic.VERSION,
-        flopkb.__version__,
-        config.records,
-        repr(vocabulary),
-    ):
-        key.update(part.encode())
-        key.update(b"\0")
-    key.update(_code_digest())
-    return key.digest()
-
-
-@functools.cache
-def _code_digest() -> bytes:
-    """The digest of flopkb's code, once a process: the code it runs is the code it imported (a server checks on
-    every keystroke, and hashing every module each time cost tens of milliseconds)."""
-    digest = hashlib.blake2b(digest_size=20)
-    for path in _code_files():
-        digest.update(path.read_bytes())
-    return digest.digest()
-
-
-def _code_files() -> Iterator[Path]:
-    """flopkb's own code and data: a changed compiler must not reuse results of the old one."""
-    return (path for path in sorted(_PACKAGE.rglob("*")) if path.suffix in (".py", ".txt", ".j2") and path.is_file())
 
 
 def _read_bytes(config: Config, rel: str) -> bytes | None:
