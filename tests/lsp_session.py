@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -109,8 +109,13 @@ async def settled(lsp: LanguageClient, uri: str) -> list[types.Diagnostic]:
 
 def pushed(lsp: LanguageClient, root: Path) -> list[Seen]:
     """Every diagnostic the server pushed last, in every file, as the user reads it."""
+    return as_seen(lsp.diagnostics, root)
+
+
+def as_seen(by_uri: Mapping[str, Sequence[types.Diagnostic]], root: Path) -> list[Seen]:
+    """Diagnostics by document URI, as the user reads them."""
     seen = []
-    for uri, diagnostics in lsp.diagnostics.items():
+    for uri, diagnostics in by_uri.items():
         rel = Path(uri.removeprefix("file://")).relative_to(root).as_posix()
         for item in diagnostics:
             severity = {types.DiagnosticSeverity.Error: "error", types.DiagnosticSeverity.Warning: "warning"}

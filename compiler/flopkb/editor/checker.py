@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import gc
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -52,6 +53,7 @@ from flopkb.load.sources import Overlay
 from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base, stamp_severities
 from flopkb.pipeline.stages import CHECK_STAGES
+from flopkb.pipeline.verdict import store, stored
 from flopkb.report.diagnostics import Diagnostic, internal_error
 
 if TYPE_CHECKING:
@@ -84,7 +86,10 @@ class Checked:
     """The files whose diagnostics it tells: None for every file (a full check); the edited file for the check of an
     edited buffer first."""
     related: bool = True
-    """Whether its diagnostics have their related places: not yet in the first check's first hand-out."""
+    """Whether its diagnostics have their related places: not yet in the first check's first hand-out, nor in the
+    stored diagnostics handed out before it."""
+    began: int = 0
+    """When it began (`time.time_ns`)."""
 
     entries_by_path: dict[str, Entry] = field(default_factory=dict)
 
@@ -139,6 +144,8 @@ class Checker:
         self._previewed = 0
         self._disk_from = 0
         """The first generation whose check read the files on disk (and the configuration) as they are now."""
+        self._cached = -1
+        """The generation of the last check loaded through the load cache: the one whose stats it keeps."""
         self._in_use: KnowledgeBase | None = None
         """The base the check of an edited buffer reads; released after it when it was retired meanwhile."""
         self._retired: list[KnowledgeBase] = []
@@ -210,18 +217,24 @@ class Checker:
             return self.preview if self._done < wanted and told() else self.latest
 
     def stop(self) -> None:
-        """Stop checking at the next stage; the thread writes the load cache for the next run, and ends."""
+        """Stop checking at the next stage; the thread writes the load cache and the latest check's diagnostics
+        (`flopkb.pipeline.verdict`) for the next run, and ends."""
         with self._changed:
             self._stopping = True
             self._generation += 1  # what runs is superseded
             self._changed.notify_all()
 
+    def join(self, timeout: float) -> None:
+        """Wait for the checking thread to end (after `stop`), at most `timeout` seconds."""
+        self._threads[0].join(timeout)
+
     def _run(self) -> None:
+        self._hand_out_stored()
         while True:
             with self._changed:
                 self._changed.wait_for(lambda: self._generation > self._done or self._stopping)
                 if self._stopping:
-                    self._cache.save()
+                    self._cache.save(then=self._storing())
                     return
                 generation, buffers, config, cache = self._generation, self._buffers, self.config, self._cache
             first = self.latest is None  # written by this thread alone
@@ -255,6 +268,37 @@ class Checker:
             self._changed.notify_all()
         if retired is not None and retired.kb is not None:
             self._on_loop(functools.partial(self._retire, retired.kb))
+
+    def _hand_out_stored(self) -> None:
+        """Hand out the diagnostics that the last check stored, when they hold for the files on disk (and the buffers
+        opened meanwhile are those files): before the first check, which then starts."""
+        found = stored(self.config)
+        if found is None:
+            return
+        with self._changed:
+            self._changed.wait_for(lambda: self.encoding is not None or self._stopping)
+            if self._stopping:
+                return
+            config = self.config
+        handed = self._converted(Checked(config, 0, {}, None), found, related=False)
+        with self._changed:
+            buffers = dict(self._buffers)
+            if (
+                self.latest is None
+                and not self._stopping
+                and all(_disk_text(config, rel) == buffer.text for rel, buffer in buffers.items())
+            ):
+                handed.buffers = buffers
+                self._on_checked(handed)
+
+    def _storing(self) -> Callable[[], None] | None:
+        """Storing the latest check's diagnostics (`flopkb.pipeline.verdict`), when the load cache keeps its stats;
+        where they are not the disk's, `store` tells."""
+        latest = self.latest
+        if latest is None or latest.kb is None or latest.generation != self._cached:
+            return None
+        read = {rel: buffer.text.encode("utf-8", errors="surrogatepass") for rel, buffer in latest.buffers.items()}
+        return functools.partial(store, latest.config, self._cache, latest.kb.diagnostics, latest.began, read)
 
     def _retire(self, kb: KnowledgeBase) -> None:
         with self._changed:
@@ -324,7 +368,9 @@ class Checker:
         try:
             over = _overlaid(config, buffers)
             stages = self._until_superseded(CHECK_STAGES, generation)
+            began = time.time_ns()
             kb = compile_knowledge_base(over, stages, cache)
+            self._cached = generation
             if self.latest is not None:
                 # loading froze what it allocated; what the process held before is not kept frozen. The full
                 # collection this sets off (0.7 to 1.5 s at 10,000 records) would delay the first diagnostics: the
@@ -334,7 +380,7 @@ class Checker:
                 kb.release()
                 return None
             cache.keep_derived()
-            return Checked(over, generation, buffers, kb), kb.diagnostics
+            return Checked(over, generation, buffers, kb, began=began), kb.diagnostics
         except Exception as error:  # flopkb's bug: reported on each open buffer, and the server keeps running
             return _failed(config, generation, buffers, error)
 

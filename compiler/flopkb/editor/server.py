@@ -37,6 +37,8 @@ NAME = "flopkb"
 SYMBOLS = 200
 """At most this many workspace symbols are answered: the editor asks again as more is typed."""
 RESCAN = "flopkb.rescan"
+STORE_SECONDS = 10.0
+"""At exit, the longest wait for the load cache and the latest diagnostics to be stored (`flopkb.pipeline.verdict`)."""
 _WATCHED = ("**/*.yaml", "**/*.yml", "**/pyproject.toml")
 _REQUESTS_ONLY = (
     "flopkb.authoring.fmt",
@@ -488,5 +490,12 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     def shutdown(ls: FlopkbServer, params: None) -> None:
         if ls.checker is not None:
             ls.checker.stop()
+
+    @server.feature(types.EXIT)
+    def exit_server(ls: FlopkbServer, params: None) -> None:
+        """Let the checking thread store the load cache and the latest diagnostics for the next start, for a while."""
+        if ls.checker is not None:
+            ls.checker.stop()
+            ls.checker.join(STORE_SECONDS)
 
     return server

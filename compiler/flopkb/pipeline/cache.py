@@ -419,9 +419,10 @@ def _loads_to_store(config: Config, results: list[tuple[Entry, list[Diagnostic]]
         yield entry.path, loaded
 
 
-def untrusted_since() -> int:
-    """A file changed since this time (in nanoseconds) has a stat not to be trusted (see the module)."""
-    return time.time_ns() - RACY_SECONDS * 1_000_000_000
+def untrusted_since(read: int | None = None) -> int:
+    """A file changed since this time (in nanoseconds) has a stat not to be trusted when read now, or at `read` (see
+    the module)."""
+    return (time.time_ns() if read is None else read) - RACY_SECONDS * 1_000_000_000
 
 
 def trusted_stat(status: os.stat_result | None, trusted_before: int) -> Stat | None:

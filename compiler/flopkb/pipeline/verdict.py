@@ -39,7 +39,7 @@ from flopkb.config import Config
 from flopkb.links.journal import journal_path
 from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.sources import WorkTree
-from flopkb.pipeline.cache import CACHE_FOLDER, RACY_SECONDS, FileCache, trusted_stat, untrusted_since
+from flopkb.pipeline.cache import CACHE_FOLDER, FileCache, trusted_stat, untrusted_since
 from flopkb.pipeline.cache_lock import Busy, hold
 from flopkb.pipeline.keys import code_key
 from flopkb.pipeline.shards import Stat
@@ -61,17 +61,14 @@ def store(
     buffers: Mapping[str, bytes] | None = None,
 ) -> None:
     """Store `diagnostics`, of a check of `config`'s base that began at `began` (`time.time_ns`) and loaded through
-    `cache` (saved: its stats are this check's), with the files at `buffers` read from these bytes; when they cannot
-    be told to hold for the files on disk, remove what is stored. Run while the cache's lock is held (`FileCache.save`).
+    `cache` (saved: its stats are this check's), with the files at `buffers` read from these bytes; nothing when they
+    cannot be told to hold for the files on disk (what is stored stays: it holds only for what it was stored for).
+    Run while the cache's lock is held (`FileCache.save`).
     """
-    if cache.folder is None:
-        return
-    path = cache.folder / VERDICT_NAME
     listing = _listing(config, cache.stats(), began, buffers or {})
+    if cache.folder is None or listing is None or not all(d.path in listing for d in diagnostics):
+        return
     try:
-        if listing is None or not all(d.path in listing for d in diagnostics):
-            path.unlink(missing_ok=True)
-            return
         data = {
             "format": _FORMAT,
             "code": code_key().hex(),
@@ -81,7 +78,9 @@ def store(
                 [d.path, d.line, d.column, d.code, d.message, d.hint, d.severity.value] for d in diagnostics
             ],
         }
-        write_atomically(path, seal(_SEAL_PURPOSE, json.dumps(data, separators=(",", ":")).encode()))
+        write_atomically(
+            cache.folder / VERDICT_NAME, seal(_SEAL_PURPOSE, json.dumps(data, separators=(",", ":")).encode())
+        )
     except OSError:
         return  # a cache folder that cannot be written: the next server checks first
 
@@ -155,7 +154,7 @@ def _listing(
             return None
         listing[rel] = list(held)
     vocabulary = _vocabulary_rel(config)
-    held = _held(files, vocabulary, began - RACY_SECONDS * 1_000_000_000, buffers.get(vocabulary))
+    held = _held(files, vocabulary, untrusted_since(began), buffers.get(vocabulary))
     if held is None:
         return None
     listing[vocabulary] = list(held)

@@ -1,0 +1,156 @@
+"""A warm start (issue 17): the server pushes the diagnostics the last check stored (`flopkb.pipeline.verdict`) before
+it has checked, when they still hold, and stores its own latest check's when it exits."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import attrs
+import pytest
+from click.testing import CliRunner
+from lsprotocol import types
+
+import flopkb.pipeline.cache
+from flopkb.cli import main
+from flopkb.config import Config, load_config
+from flopkb.editor.checker import Checked, Checker
+from flopkb.pipeline.verdict import VERDICT_NAME, stored
+from kbfixture import accelerator, write_kb
+from lsp_session import (
+    UTF16,
+    Pushes,
+    Seen,
+    as_seen,
+    checked,
+    environment,
+    lsp_session,
+    open_file,
+    record_files,
+    seen,
+    settled,
+)
+from repo import REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+from generate import generate
+
+RIDGE = """\
+id: facts/ridge
+kind: fact
+statement: The ridge point of [[hw/alpha]], and [[hw/nowhere]].
+formulas:
+  - id: ridge
+    expr: hw.peak_bf16_dense / hw.memory_bandwidth
+    unit: FLOP/byte
+    hardware: [hw/alpha]
+"""
+FILES = {
+    "records/hw/alpha.yaml": accelerator(
+        "hw/alpha", basis="unverified", peak_bf16_dense="1000 TFLOP/s", memory_bandwidth="4 TB/s"
+    ),
+    "records/facts/ridge.yaml": RIDGE,
+}
+
+
+def first_checks(config: Config) -> list[Checked]:
+    """What a new checker of `config`'s base hands out until its first full check is done."""
+    handed: list[Checked] = []
+    checker = Checker(config)
+    checker.attach(UTF16, handed.append)
+    try:
+        checker.wait(checker.update({}))
+    finally:
+        checker.stop()
+    return handed
+
+
+@pytest.fixture
+def stored_base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    """A base checked twice by `flopkb check`, which stored its diagnostics; every stat old enough to trust."""
+    monkeypatch.setattr(flopkb.pipeline.cache, "RACY_SECONDS", -3600)
+    root = write_kb(tmp_path / "kb", FILES)
+    for _ in range(2):
+        assert CliRunner().invoke(main, ["check", "--root", str(root)]).exit_code == 1
+    config = load_config(root)
+    assert stored(config) is not None
+    return config
+
+
+def test_the_stored_diagnostics_are_handed_out_first_and_equal_the_first_check_s(stored_base: Config) -> None:
+    first, *then = first_checks(stored_base)
+    assert first.kb is None and not first.related  # from what was stored: nothing loaded, no related places
+    assert first.diagnostics == then[0].diagnostics != {}  # the first check's own first hand-out, before related places
+    full = then[-1]
+    assert full.related and full.kb is not None
+    without_related = {
+        rel: [attrs.evolve(item, related_information=None) for item in items] for rel, items in full.diagnostics.items()
+    }
+    assert first.diagnostics == without_related
+    assert any(item.related_information for items in full.diagnostics.values() for item in items)
+
+
+def test_a_file_edited_on_disk_since_they_were_stored_means_a_check_first(stored_base: Config) -> None:
+    (stored_base.root / "records/facts/ridge.yaml").write_text(RIDGE.replace("[[hw/nowhere]]", "nothing"))
+    handed = first_checks(stored_base)
+    assert handed[0].kb is not None
+    assert not any("hw/nowhere" in item.message for c in handed for items in c.diagnostics.values() for item in items)
+
+
+def test_damaged_stored_diagnostics_mean_a_check_first(stored_base: Config) -> None:
+    assert stored_base.cache_path is not None
+    path = stored_base.cache_path / "check" / VERDICT_NAME
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0x55
+    path.write_bytes(bytes(raw))
+    assert first_checks(stored_base)[0].kb is not None
+
+
+def flopkb_check(root: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "flopkb", "check", "--root", str(root)], env=environment(), capture_output=True
+    )
+    assert run.returncode in (0, 1), run.stderr
+
+
+def first_pushes(pushes: Pushes, root: Path) -> list[Seen]:
+    """The first diagnostics pushed for each file, as the user reads them."""
+    first: dict[str, list[types.Diagnostic]] = {}
+    for uri, items in pushes.log:
+        first.setdefault(uri, items)
+    return as_seen(first, root)
+
+
+@pytest.mark.asyncio
+async def test_the_server_stores_its_latest_check_at_exit_and_starts_from_it(tmp_path: Path) -> None:
+    root = generate(tmp_path / "kb", 120)
+    time.sleep(2.1)  # the stats of files this recent are not trusted (`flopkb.pipeline.cache.RACY_SECONDS`)
+    config = load_config(root)
+    expected = checked(root, UTF16)
+    assert config.cache_path is not None
+    (config.cache_path / "check" / VERDICT_NAME).unlink(missing_ok=True)
+    async with lsp_session(root) as lsp:
+        open_file(lsp, root, record_files(root)[0])
+        await settled(lsp, (root / record_files(root)[0]).as_uri())
+    found = stored(config)
+    assert found is not None and seen(root, [d.to_dict() for d in found], UTF16) == expected
+    async with lsp_session(root) as lsp:
+        await settled(lsp, (root / record_files(root)[0]).as_uri())
+        assert isinstance(lsp.diagnostics, Pushes)
+        assert first_pushes(lsp.diagnostics, root) == expected != []
+
+
+@pytest.mark.asyncio
+async def test_a_pulling_client_is_answered_from_the_check_not_from_what_was_stored(tmp_path: Path) -> None:
+    root = write_kb(tmp_path / "kb", FILES)
+    time.sleep(2.1)
+    flopkb_check(root)
+    flopkb_check(root)
+    assert stored(load_config(root)) is not None
+    async with lsp_session(root, client="neovim@v0.11.0") as lsp:
+        report = await lsp.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+        assert lsp.diagnostics == {}  # nothing pushed, not even what was stored
+    unverified = [d for item in report.items for d in item.items if d.code == "unverified-basis"]
+    assert unverified and all(d.related_information for d in unverified)  # the check's, with their related places
