@@ -1,15 +1,19 @@
 """Benchmark `flopkb lsp` on a generated base: start, keystrokes, hover, completion, an accelerator edit, memory.
 
-    python benchmarks/bench_lsp.py [--records 10000] [--keystrokes 30] [--root DIR]
+    python benchmarks/bench_lsp.py [--records 10000] [--keystrokes 30] [--root DIR] [--compiler DIR]
 
 One run of this script measures, against baselines taken in the same run
 (the machine is shared and noisy: compare the ratios):
 
 - start: `flopkb check --no-cache` (cold) and `flopkb check` with the cache
-  it wrote (warm), against the server's start -> first diagnostics, without
-  and then with that cache; and start -> the first check's diagnostics with
-  their related places (pushed after them: `flopkb.editor.checker`), until a
-  workspace pull answers;
+  it wrote (warm: the third check, once the detached writers of the two
+  before it are done), against the server's start -> first diagnostics,
+  without and then with that cache (and the diagnostics the checks stored
+  with it: `flopkb.pipeline.verdict`); and start -> the first check's
+  diagnostics with their related places (pushed after them:
+  `flopkb.editor.checker`), until a workspace pull answers; in wall time,
+  and in CPU (the check's, its parse workers' included, and the server's
+  when its first diagnostics are in);
 - keystroke: one character typed into a content record's description (an
   incremental `didChange`), until the server answers a pull of that
   document's diagnostics (the pull waits for the check of what was typed:
@@ -23,13 +27,16 @@ One run of this script measures, against baselines taken in the same run
 
 The client is pytest-lsp's, over stdio, as in the tests, with Neovim 0.9's
 capabilities and file watching (the server then trusts the editor to tell
-what changed on disk: `flopkb.editor.disk`).
+what changed on disk: `flopkb.editor.disk`). `--compiler` runs another
+tree's flopkb (`--compiler /work/wt/before/compiler`: main, unchanged) with
+this script, so that two trees are timed the same way.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import fcntl
 import os
 import re
 import resource
@@ -50,13 +57,15 @@ from generate import generate
 COMPILER = Path(__file__).resolve().parents[1] / "compiler"
 
 
-def environment(cache_home: Path) -> dict[str, str]:
+def environment(cache_home: Path, compiler: Path) -> dict[str, str]:
     env = dict(os.environ, XDG_CACHE_HOME=str(cache_home))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(COMPILER), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(compiler), env.get("PYTHONPATH")]))
     return env
 
 
-def check(root: Path, env: dict[str, str], *options: str) -> float:
+def check(root: Path, env: dict[str, str], *options: str) -> tuple[float, float]:
+    """Seconds of wall time and of CPU (its parse workers' included) of one `flopkb check`."""
+    used = _children_cpu()
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "flopkb", "check", "--root", str(root), *options],
@@ -64,12 +73,30 @@ def check(root: Path, env: dict[str, str], *options: str) -> float:
         env=env,
         check=False,
     )
-    return time.perf_counter() - start
+    return time.perf_counter() - start, _children_cpu() - used
 
 
-async def start_server(root: Path, env: dict[str, str]) -> tuple[LanguageClient, float, float]:
-    """A client with the server started and every diagnostic of the base in: (client, seconds to them, seconds to
-    them with their related places)."""
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def writers_done(cache_home: Path) -> None:
+    """Wait for the detached writers of the checks run so far (`flopkb.pipeline.cache_lock`: they hold the lock)."""
+    for lock in cache_home.glob("flopkb/bases/*/check/.lock"):
+        with lock.open("rb") as held:
+            fcntl.flock(held, fcntl.LOCK_SH)
+
+
+def process_cpu(pid: int) -> float:
+    """Seconds of CPU of process `pid` so far, its threads' and its waited-for children's included."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+async def start_server(root: Path, env: dict[str, str]) -> tuple[LanguageClient, float, float, float]:
+    """A client with the server started and every diagnostic of the base in: (client, seconds to them, the server's
+    CPU seconds to them, seconds to them with their related places)."""
     config = ClientServerConfig(
         server_command=[sys.executable, "-m", "flopkb", "lsp", "--root", str(root)], server_env=env
     )
@@ -90,8 +117,10 @@ async def start_server(root: Path, env: dict[str, str]) -> tuple[LanguageClient,
     )
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     first = time.perf_counter() - started
+    assert client._server is not None
+    cpu = process_cpu(client._server.pid)
     await client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
-    return client, first, time.perf_counter() - started
+    return client, first, cpu, time.perf_counter() - started
 
 
 async def stop_server(client: LanguageClient) -> int:
@@ -132,8 +161,12 @@ def open_document(client: LanguageClient, path: Path) -> tuple[str, str]:
 
 
 async def session(root: Path, env: dict[str, str], keystrokes: int) -> dict[str, object]:
-    client, first, related = await start_server(root, env)
-    figures: dict[str, object] = {"first diagnostics (warm)": first, "with related places (warm)": related}
+    client, first, cpu, related = await start_server(root, env)
+    figures: dict[str, object] = {
+        "first diagnostics (warm)": first,
+        "CPU to them (warm)": cpu,
+        "with related places (warm)": related,
+    }
     record = next(
         path
         for path in sorted((root / "records/kb").rglob("*.yaml"))
@@ -201,10 +234,10 @@ async def accelerator_edit(client: LanguageClient, root: Path) -> float:
     return elapsed
 
 
-async def cold_start(root: Path, env: dict[str, str]) -> tuple[float, float]:
-    client, first, related = await start_server(root, env)
+async def cold_start(root: Path, env: dict[str, str]) -> tuple[float, float, float]:
+    client, first, cpu, related = await start_server(root, env)
     await stop_server(client)
-    return first, related
+    return first, cpu, related
 
 
 def main() -> None:
@@ -212,34 +245,42 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--keystrokes", type=int, default=30)
     parser.add_argument("--root", type=Path, default=None)
+    parser.add_argument("--compiler", type=Path, default=COMPILER, help="the flopkb to run (default: this tree's)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="flopkb-bench-lsp-"))
     try:
         root = args.root or generate(work / "kb", args.records)
-        env = environment(work / "cache")
+        env = environment(work / "cache", args.compiler.resolve())
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        cold_check = check(root, env, "--no-cache")
+        cold_check, cold_check_cpu = check(root, env, "--no-cache")
         check_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         if check_peak <= before:
             print("  (the check's peak is below an earlier child's: memory ratio is a lower bound)", file=sys.stderr)
-        cold_first, cold_related = asyncio.run(cold_start(root, dict(env, XDG_CACHE_HOME=str(work / "no-cache"))))
-        check(root, env)  # writes the cache
-        warm_check = check(root, env)
+        cold_first, cold_cpu, cold_related = asyncio.run(
+            cold_start(root, dict(env, XDG_CACHE_HOME=str(work / "no-cache")))
+        )
+        for _ in range(2):  # the first writes the cache, the second what stages derive (answer first: see FileCache)
+            check(root, env)
+            writers_done(work / "cache")
+        warm_check, warm_check_cpu = check(root, env)
+        writers_done(work / "cache")
         figures = asyncio.run(session(root, env, args.keystrokes))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"records: {args.records}")
+    print(f"records: {args.records}; flopkb from {args.compiler}")
     print(
-        f"cold check (--no-cache): {cold_check:.2f} s; server start -> first diagnostics, no cache: {cold_first:.2f} s "
-        f"(ratio {cold_first / cold_check:.2f}); with their related places {cold_related:.2f} s "
-        f"(ratio {cold_related / cold_check:.2f})"
+        f"cold check (--no-cache): {cold_check:.2f} s, CPU {cold_check_cpu:.2f} s; server start -> first diagnostics,"
+        f" no cache: {cold_first:.2f} s (ratio {cold_first / cold_check:.2f}), CPU {cold_cpu:.2f} s (ratio"
+        f" {cold_cpu / cold_check_cpu:.2f}); with their related places {cold_related:.2f} s (ratio"
+        f" {cold_related / cold_check:.2f})"
     )
     warm = float(figures.pop("first diagnostics (warm)"))  # type: ignore[arg-type]
+    warm_cpu = float(figures.pop("CPU to them (warm)"))  # type: ignore[arg-type]
     warm_related = float(figures.pop("with related places (warm)"))  # type: ignore[arg-type]
     print(
-        f"warm check: {warm_check:.2f} s; server start -> first diagnostics, warm cache: {warm:.2f} s "
-        f"(ratio {warm / warm_check:.2f}); with their related places {warm_related:.2f} s "
-        f"(ratio {warm_related / warm_check:.2f})"
+        f"warm check: {warm_check:.2f} s, CPU {warm_check_cpu:.2f} s; server start -> first diagnostics, warm cache:"
+        f" {warm:.2f} s (ratio {warm / warm_check:.2f}), CPU {warm_cpu:.2f} s (ratio {warm_cpu / warm_check_cpu:.2f});"
+        f" with their related places {warm_related:.2f} s (ratio {warm_related / warm_check:.2f})"
     )
     peak = int(figures.pop("server peak KiB"))  # type: ignore[call-overload]
     ratio = peak / check_peak

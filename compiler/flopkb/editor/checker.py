@@ -30,6 +30,15 @@ related places (`flopkb.editor.convert`), whose files it then parses again
 with positions (0.2 to 0.4 s at 10,000 records): later checks find those
 positions kept in the load cache. What its loading froze is unfrozen after
 them too, as that sets off a full collection.
+
+Before it, when the last check stored its diagnostics and they still hold
+for the files on disk (`flopkb.pipeline.verdict`: every record's stat as
+the load cache kept it), those are handed out as soon as the client's
+encoding is known, without related places and without loading anything;
+the first check then starts (with a warm cache it parses nothing that could
+overlap the import), and its diagnostics, the same, change nothing the
+server pushes but the related places. When the server stops, the latest
+check's diagnostics are stored in turn, with the load cache.
 """
 
 from __future__ import annotations
@@ -270,8 +279,9 @@ class Checker:
             self._on_loop(functools.partial(self._retire, retired.kb))
 
     def _hand_out_stored(self) -> None:
-        """Hand out the diagnostics that the last check stored, when they hold for the files on disk (and the buffers
-        opened meanwhile are those files): before the first check, which then starts."""
+        """Hand out the diagnostics that the last check stored, when they hold for the files on disk (and neither the
+        disk nor the settings were said to change since, and the buffers opened meanwhile are those files): before the
+        first check, which then starts."""
         found = stored(self.config)
         if found is None:
             return
@@ -286,6 +296,7 @@ class Checker:
             if (
                 self.latest is None
                 and not self._stopping
+                and self._disk_from == 0
                 and all(_disk_text(config, rel) == buffer.text for rel, buffer in buffers.items())
             ):
                 handed.buffers = buffers
