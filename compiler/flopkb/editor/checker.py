@@ -69,6 +69,10 @@ if TYPE_CHECKING:
     from lsprotocol import types
 
 
+OUT_SECONDS = 1.0
+"""How long the first check waits for the stored diagnostics to be sent (by the message loop) before it starts."""
+
+
 @dataclass(frozen=True)
 class Buffer:
     """An open document: its text and the client's version of it."""
@@ -301,6 +305,9 @@ class Checker:
             ):
                 handed.buffers = buffers
                 self._on_checked(handed)
+        out = threading.Event()
+        self._on_loop(out.set)  # after them: the check would hold the interpreter while they are sent
+        out.wait(OUT_SECONDS)
 
     def _storing(self) -> Callable[[], None] | None:
         """Storing the latest check's diagnostics (`flopkb.pipeline.verdict`), when the load cache keeps its stats;
