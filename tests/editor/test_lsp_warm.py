@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from lsprotocol import types
 
-import flopkb.pipeline.cache
+import flopkb.pipeline.stats
 from flopkb.cli import main
 from flopkb.config import Config, load_config
 from flopkb.editor.checker import Checked, Checker
@@ -70,7 +70,7 @@ def first_checks(config: Config) -> list[Checked]:
 @pytest.fixture
 def stored_base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
     """A base checked twice by `flopkb check`, which stored its diagnostics; every stat old enough to trust."""
-    monkeypatch.setattr(flopkb.pipeline.cache, "RACY_SECONDS", -3600)
+    monkeypatch.setattr(flopkb.pipeline.stats, "RACY_SECONDS", -3600)
     root = write_kb(tmp_path / "kb", FILES)
     for _ in range(2):
         assert CliRunner().invoke(main, ["check", "--root", str(root)]).exit_code == 1
@@ -126,7 +126,7 @@ def first_pushes(pushes: Pushes, root: Path) -> list[Seen]:
 @pytest.mark.asyncio
 async def test_the_server_stores_its_latest_check_at_exit_and_starts_from_it(tmp_path: Path) -> None:
     root = generate(tmp_path / "kb", 120)
-    time.sleep(2.1)  # the stats of files this recent are not trusted (`flopkb.pipeline.cache.RACY_SECONDS`)
+    time.sleep(2.1)  # the stats of files this recent are not trusted (`flopkb.pipeline.stats.RACY_SECONDS`)
     config = load_config(root)
     expected = checked(root, UTF16)
     assert config.cache_path is not None

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import flopkb.pipeline.cache
+import flopkb.pipeline.stats
 from flopkb.config import Config, load_config
 from flopkb.formulas.results import LaterResults
 from flopkb.kb.knowledge_base import KnowledgeBase
@@ -193,7 +194,7 @@ def test_a_cycle_of_formula_refs_is_evaluated_whole_and_reported_as_cold(tmp_pat
 def trusting(monkeypatch: pytest.MonkeyPatch) -> None:
     """Stats count as old enough to trust (the files of a test are seconds old: too recent, see
     flopkb.pipeline.cache)."""
-    monkeypatch.setattr(flopkb.pipeline.cache, "RACY_SECONDS", -3600)
+    monkeypatch.setattr(flopkb.pipeline.stats, "RACY_SECONDS", -3600)
 
 
 @pytest.fixture

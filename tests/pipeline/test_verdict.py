@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import flopkb.pipeline.cache
+import flopkb.pipeline.stats
 from flopkb.cli import main
 from flopkb.config import Config, load_config
 from flopkb.links.journal import JOURNAL_NAME
@@ -34,7 +34,7 @@ FILES = {
 @pytest.fixture(autouse=True)
 def trusted_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every stat is old enough to be trusted (the load cache waits two seconds after a file changed)."""
-    monkeypatch.setattr(flopkb.pipeline.cache, "RACY_SECONDS", -3600)
+    monkeypatch.setattr(flopkb.pipeline.stats, "RACY_SECONDS", -3600)
 
 
 def check(root: Path) -> None:

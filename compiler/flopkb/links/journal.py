@@ -21,13 +21,15 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flopkb.atomic import WriteError, create_atomically, replace_if_unchanged
 from flopkb.config import Config
-from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.load.files import Unreadable, read_bytes
 from flopkb.report.diagnostics import Diagnostic, make
+
+if TYPE_CHECKING:
+    from flopkb.kb.knowledge_base import KnowledgeBase
 
 JOURNAL_NAME = ".flopkb-mv.json"
 _FORMAT = 1

@@ -59,7 +59,6 @@ import gc
 import hashlib
 import os
 import pickle
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
@@ -76,7 +75,7 @@ from flopkb.load.vocabulary import Vocabulary
 from flopkb.pipeline import background
 from flopkb.pipeline.cache_lock import WAIT_SECONDS, Busy, hold
 from flopkb.pipeline.compile import load_entries, load_entry
-from flopkb.pipeline.keys import cache_key
+from flopkb.pipeline.keys import code_key
 from flopkb.pipeline.shards import (
     PICKLED,
     SHARDS,
@@ -84,19 +83,17 @@ from flopkb.pipeline.shards import (
     Loaded,
     Model,
     Pickled,
-    Stat,
     read_shard,
     shard_bytes,
     shard_name,
     shard_of,
     with_blobs,
 )
+from flopkb.pipeline.stats import CACHE_FOLDER, Stat, trusted_stat, untrusted_since
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.sealed import NoKey, user_key
 
-CACHE_FOLDER = "check"
-RACY_SECONDS = 2
-"""A file changed this recently when it was read has its stat kept as untrusted (see the module)."""
+FORMAT = 5
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 
 
@@ -419,19 +416,6 @@ def _loads_to_store(config: Config, results: list[tuple[Entry, list[Diagnostic]]
         yield entry.path, loaded
 
 
-def untrusted_since(read: int | None = None) -> int:
-    """A file changed since this time (in nanoseconds) has a stat not to be trusted when read now, or at `read` (see
-    the module)."""
-    return (time.time_ns() if read is None else read) - RACY_SECONDS * 1_000_000_000
-
-
-def trusted_stat(status: os.stat_result | None, trusted_before: int) -> Stat | None:
-    """The stat to store of a file: None when it changed too recently to be trusted."""
-    if status is None or max(status.st_mtime_ns, status.st_ctime_ns) >= trusted_before:
-        return None
-    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
-
-
 class _Prefetched:
     """`base`, with the bytes of some files already read (to hash them): each is handed out once, so that a file is
     read once, and what is loaded is what was hashed. Sent to a parse worker without them (it reads from `base`)."""
@@ -458,6 +442,16 @@ class _Prefetched:
 
     def digest(self, rel: str) -> bytes | None:
         return self.base.digest(rel)
+
+
+def cache_key(config: Config, vocabulary: Vocabulary | None) -> bytes:
+    """What every stored result depends on besides its file: code, versions, the cache's format, settings and
+    vocabulary."""
+    key = hashlib.blake2b(code_key(), digest_size=20)
+    for part in (str(FORMAT), str(SHARDS), config.records, repr(vocabulary)):
+        key.update(part.encode())
+        key.update(b"\0")
+    return key.digest()
 
 
 def _read_bytes(config: Config, rel: str) -> bytes | None:

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from flopkb.kb.entry import RecordSummary
 from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.models import Record
+from flopkb.pipeline.stats import Stat
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.sealed import seal, unseal
 
@@ -28,8 +29,6 @@ _SEAL_PURPOSE = b"flopkb-shard"
 _HEAD_LENGTH = 8
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 
-Stat = tuple[int, int, int, int]
-"""(size, mtime_ns, ctime_ns, inode) of a file."""
 Model = tuple[dict[str, Any], Record | None]
 """A file's parsed data and its record model (None when it did not validate)."""
 

@@ -32,20 +32,22 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flopkb.atomic import write_atomically
 from flopkb.config import Config
 from flopkb.links.journal import journal_path
 from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.sources import WorkTree
-from flopkb.pipeline.cache import CACHE_FOLDER, FileCache, trusted_stat, untrusted_since
 from flopkb.pipeline.cache_lock import Busy, hold
 from flopkb.pipeline.keys import code_key
-from flopkb.pipeline.shards import Stat
+from flopkb.pipeline.stats import CACHE_FOLDER, Stat, trusted_stat, untrusted_since
 from flopkb.report.codes import Severity
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.sealed import seal, unseal
+
+if TYPE_CHECKING:
+    from flopkb.pipeline.cache import FileCache
 
 VERDICT_NAME = "verdict.json"
 MAX_VERDICT_BYTES = 1 << 28
