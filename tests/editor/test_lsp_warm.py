@@ -3,6 +3,7 @@ it has checked, when they still hold, and stores its own latest check's when it 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -154,3 +155,15 @@ async def test_a_pulling_client_is_answered_from_the_check_not_from_what_was_sto
         assert lsp.diagnostics == {}  # nothing pushed, not even what was stored
     unverified = [d for item in report.items for d in item.items if d.code == "unverified-basis"]
     assert unverified and all(d.related_information for d in unverified)  # the check's, with their related places
+
+
+def test_the_server_and_its_checker_import_nothing_of_the_pipeline() -> None:
+    """Stored diagnostics that hold are pushed before the pipeline (pydantic's models, the stages: 0.5 s) is imported:
+    the checking thread imports it after them."""
+    modules = "flopkb.cli, flopkb.editor.start, flopkb.editor.server"
+    probe = f"import json, sys, {modules}; print(json.dumps(sorted(sys.modules)))"
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True, env=environment())
+    loaded = set(json.loads(run.stdout))
+    assert "flopkb.pipeline.verdict" in loaded
+    pipeline = {"flopkb.kb.knowledge_base", "flopkb.load.models", "flopkb.pipeline.cache", "pydantic.main"}
+    assert loaded.isdisjoint(pipeline)

@@ -53,20 +53,18 @@ from typing import TYPE_CHECKING
 
 from flopkb.config import Config
 from flopkb.editor.disk import Remembered
-from flopkb.editor.focus import focused_check
-from flopkb.kb.entry import Entry
-from flopkb.kb.knowledge_base import KnowledgeBase, Stage
 from flopkb.load.files import Unreadable
 from flopkb.load.source import decode
 from flopkb.load.sources import Overlay
-from flopkb.pipeline.cache import FileCache
-from flopkb.pipeline.compile import compile_knowledge_base, stamp_severities
-from flopkb.pipeline.stages import CHECK_STAGES
 from flopkb.pipeline.verdict import store, stored
 from flopkb.report.diagnostics import Diagnostic, internal_error
 
 if TYPE_CHECKING:
     from lsprotocol import types
+
+    from flopkb.kb.entry import Entry
+    from flopkb.kb.knowledge_base import KnowledgeBase, Stage
+    from flopkb.pipeline.cache import FileCache
 
 
 OUT_SECONDS = 1.0
@@ -150,7 +148,8 @@ class Checker:
         """The latest check of an edited buffer first (`flopkb.editor.focus`): its file's diagnostics only."""
         self._on_checked: Callable[[Checked], None] = _dropped
         self._on_loop: Callable[[Callable[[], None]], None] = _at_once
-        self._cache = FileCache(config)
+        self._cache: FileCache | None = None
+        """The load cache: made by the checking thread, once it has imported the pipeline."""
         self._buffers: dict[str, Buffer] = {}
         self._generation = 0
         self._done = -1
@@ -202,7 +201,7 @@ class Checker:
             self._buffers = dict(buffers)
             self._generation += 1
             if config is not None:
-                self.config, self._cache = self._remembering(config), FileCache(config)
+                self.config, self._cache = self._remembering(config), None
                 disk = True
             if disk:
                 self._disk_from = self._generation
@@ -243,12 +242,17 @@ class Checker:
 
     def _run(self) -> None:
         self._hand_out_stored()
+        from flopkb.pipeline.cache import FileCache  # once what was stored is out: see the module
+
         while True:
             with self._changed:
                 self._changed.wait_for(lambda: self._generation > self._done or self._stopping)
                 if self._stopping:
-                    self._cache.save(then=self._storing())
+                    if self._cache is not None:
+                        self._cache.save(then=self._storing(self._cache))
                     return
+                if self._cache is None:
+                    self._cache = FileCache(self.config)
                 generation, buffers, config, cache = self._generation, self._buffers, self.config, self._cache
             first = self.latest is None  # written by this thread alone
             self._check_and_hand_out(generation, config, cache, buffers)
@@ -309,14 +313,14 @@ class Checker:
         self._on_loop(out.set)  # after them: the check would hold the interpreter while they are sent
         out.wait(OUT_SECONDS)
 
-    def _storing(self) -> Callable[[], None] | None:
+    def _storing(self, cache: FileCache) -> Callable[[], None] | None:
         """Storing the latest check's diagnostics (`flopkb.pipeline.verdict`), when the load cache keeps its stats;
         where they are not the disk's, `store` tells."""
         latest = self.latest
         if latest is None or latest.kb is None or latest.generation != self._cached:
             return None
         read = {rel: buffer.text.encode("utf-8", errors="surrogatepass") for rel, buffer in latest.buffers.items()}
-        return functools.partial(store, latest.config, self._cache, latest.kb.diagnostics, latest.began, read)
+        return functools.partial(store, latest.config, cache, latest.kb.diagnostics, latest.began, read)
 
     def _retire(self, kb: KnowledgeBase) -> None:
         with self._changed:
@@ -363,6 +367,9 @@ class Checker:
             return None
         rel = edited[0]
         over = _overlaid(config, buffers)
+        from flopkb.editor.focus import focused_check
+        from flopkb.pipeline.stages import CHECK_STAGES
+
         kb: KnowledgeBase | None = None
         try:
             kb = focused_check(base.kb, over, rel, CHECK_STAGES)
@@ -383,6 +390,9 @@ class Checker:
         self, generation: int, config: Config, cache: FileCache, buffers: dict[str, Buffer]
     ) -> tuple[Checked, list[Diagnostic]] | None:
         """The check of `buffers` and its diagnostics, not yet converted; None when superseded."""
+        from flopkb.pipeline.compile import compile_knowledge_base
+        from flopkb.pipeline.stages import CHECK_STAGES
+
         try:
             over = _overlaid(config, buffers)
             stages = self._until_superseded(CHECK_STAGES, generation)
@@ -428,6 +438,8 @@ def _failed(
     config: Config, generation: int, buffers: dict[str, Buffer], error: Exception
 ) -> tuple[Checked, list[Diagnostic]]:
     """A check that failed: an `internal-error` on each open buffer."""
+    from flopkb.pipeline.compile import stamp_severities
+
     failed = [internal_error(rel, error, "checking the open files") for rel in buffers]
     return Checked(config, generation, buffers, None), stamp_severities(failed, config)
 

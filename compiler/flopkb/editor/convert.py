@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from lsprotocol import types
 from pygls import uris
@@ -17,9 +17,10 @@ from pygls import uris
 from flopkb.config import Config
 from flopkb.editor.diagnostics import to_lsp
 from flopkb.editor.positions import diagnostic_range
-from flopkb.editor.related import related_places
-from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.report.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from flopkb.kb.knowledge_base import KnowledgeBase
 
 
 class Converted(Protocol):
@@ -35,6 +36,8 @@ class Converted(Protocol):
 def convert(checked: Converted, diagnostics: list[Diagnostic], encoding: str, *, related: bool = True) -> None:
     """Add `diagnostics` to `checked`'s, by file; with their related places unless `related` is False."""
     kb = checked.kb if related else None
+    if kb is not None:
+        from flopkb.editor.related import related_places  # the pipeline's: not imported for stored diagnostics
     for diagnostic in diagnostics:
         places = [
             types.DiagnosticRelatedInformation(

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls import uris
@@ -27,11 +28,11 @@ from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.actions import quick_fixes
 from flopkb.editor.checker import Buffer, Checked, Checker
 from flopkb.editor.convert import uri_of
-from flopkb.editor.inlay import claim_hints
 from flopkb.editor.positions import code_point_offset, diagnostic_range, lsp_position, offset_of
-from flopkb.kb.knowledge_base import KnowledgeBase
-from flopkb.links.mv import MoveError, record_id_of
 from flopkb.load.positions import LineIndex
+
+if TYPE_CHECKING:
+    from flopkb.kb.knowledge_base import KnowledgeBase
 
 NAME = "flopkb"
 SYMBOLS = 200
@@ -425,6 +426,8 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
     def inlay_hints(ls: FlopkbServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
+        from flopkb.editor.inlay import claim_hints
+
         rel = ls.relative(params.text_document.uri)
         checked = ls.checker.latest if ls.checker is not None else None
         entry = checked.entry_at(rel) if checked is not None and rel is not None else None
@@ -443,6 +446,7 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     def rename(ls: FlopkbServer, params: types.RenameParams) -> types.WorkspaceEdit:
         from flopkb.editor.navigation import target_at
         from flopkb.editor.rename import plan, rename_edit
+        from flopkb.links.mv import MoveError
 
         found = ls.at(params.text_document.uri, params.position)
         checked = ls.checker.latest if ls.checker is not None else None
@@ -459,6 +463,7 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     )
     def will_rename_files(ls: FlopkbServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
         from flopkb.editor.rename import plan, rename_edit
+        from flopkb.links.mv import record_id_of
 
         checked = ls.checker.latest if ls.checker is not None else None
         if checked is None or ls.config is None:

@@ -1,7 +1,11 @@
-"""`flopkb lsp`'s start: the first check starts before the server's modules are imported.
+"""`flopkb lsp`'s start: the checker starts before the server's modules are imported.
 
-pygls and lsprotocol take 0.6 s to import; the checker, made first, parses
-the base's files meanwhile (`flopkb.editor.checker`).
+pygls and lsprotocol take 0.6 s to import. The checker, made first (its
+module and the server's import nothing of the pipeline), reads meanwhile the
+diagnostics the last check stored, and when they hold pushes them once the
+client is initialized, before it imports the pipeline (0.5 s) and checks;
+when none hold, it imports the pipeline and parses the base's files while
+the server is imported (`flopkb.editor.checker`).
 """
 
 from __future__ import annotations
