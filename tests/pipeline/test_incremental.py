@@ -335,6 +335,30 @@ def test_a_parse_worker_gets_the_source_once_not_with_every_chunk(
     assert _CountedTree.pickled == 1
 
 
+def test_a_language_server_s_remembered_files_go_to_parse_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files of a server whose editor watches files (`flopkb.editor.disk.Remembered`, behind its buffers): its
+    first check, without a cache, parsed in workers once failed to pickle them, and pushed nothing."""
+    import dataclasses
+    import multiprocessing
+
+    import flopkb.pipeline.compile
+    from flopkb.editor.disk import Remembered
+    from flopkb.load.sources import Overlay
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork here")
+    root = write_kb(tmp_path / "kb", initial(random.Random(10)))
+    serial = view(cold(root))
+    monkeypatch.setattr(flopkb.pipeline.compile, "start_method", lambda: "fork")
+    monkeypatch.setattr(flopkb.pipeline.compile, "PARALLEL_FROM_FILES", 1)
+    monkeypatch.setattr(flopkb.pipeline.compile.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(flopkb.pipeline.compile, "idle_cores", lambda: 2.0)
+    config = dataclasses.replace(load_config(root), files=Overlay(Remembered(WorkTree(root)), {}))
+    assert view(compile_knowledge_base(config, CHECK_STAGES)) == serial
+
+
 def test_the_parse_is_serial_when_no_core_is_idle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import multiprocessing
 

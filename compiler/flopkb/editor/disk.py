@@ -29,6 +29,11 @@ class Remembered:
         """Counts `forget`s: a stat taken while one ran is not kept (it may be from before the change)."""
         self._lock = threading.Lock()
 
+    def __reduce__(self) -> tuple[type[Remembered], tuple[FileSource]]:
+        """A parse worker's copy (`flopkb.pipeline.compile.read_sources`) remembers nothing yet: only this process is
+        told of changes."""
+        return Remembered, (self.files,)
+
     def walk(self, folder: str) -> tuple[list[str], list[tuple[str, str]]]:
         with self._lock:
             found, forgotten = self._walks.get(folder), self._forgotten
