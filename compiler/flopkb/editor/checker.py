@@ -21,8 +21,9 @@ A base that a newer full check replaces is released (`KnowledgeBase.release`)
 once nothing reads it: its cycles broken, it is freed at once, without the
 full collections that took seconds at 10,000 records while typing.
 
-The first check, of the files on disk, starts when the checker is made:
-`flopkb lsp` makes it before it imports pygls and lsprotocol (0.6 s), so
+The first check, of the files on disk, starts when the checker is made
+(its thread imports the pipeline: this module and the server's import none
+of it): `flopkb lsp` makes it before it imports pygls and lsprotocol (0.6 s), so
 the parse workers (`flopkb.pipeline.compile.read_sources`) parse while the
 server imports them. It waits for `attach` (the client's position encoding,
 where checks go) before converting. Its diagnostics go out before their
@@ -309,6 +310,8 @@ class Checker:
             ):
                 handed.buffers = buffers
                 self._on_checked(handed)
+            else:
+                return
         out = threading.Event()
         self._on_loop(out.set)  # after them: the check would hold the interpreter while they are sent
         out.wait(OUT_SECONDS)

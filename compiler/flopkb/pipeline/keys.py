@@ -19,7 +19,6 @@ import flopkb
 _PACKAGE = Path(flopkb.__file__).parent
 
 
-@functools.cache
 def code_key() -> bytes:
     """The Python, pydantic and flopkb versions, and the digest of flopkb's code."""
     key = hashlib.blake2b(digest_size=20)
@@ -30,8 +29,9 @@ def code_key() -> bytes:
     return key.digest()
 
 
+@functools.cache
 def _code_digest() -> bytes:
-    """The digest of flopkb's code, once a process (`code_key` is kept): the code it runs is the code it imported (a
+    """The digest of flopkb's code, once a process: the code it runs is the code it imported (a
     server checks on every keystroke, and hashing every module each time cost tens of milliseconds)."""
     digest = hashlib.blake2b(digest_size=20)
     for path in _code_files():
