@@ -10,6 +10,9 @@ the server is imported (`flopkb.editor.checker`).
 
 from __future__ import annotations
 
+import os
+import sys
+
 from flopkb.config import Config
 from flopkb.editor.checker import Checker
 
@@ -22,6 +25,10 @@ def serve_editor(config: Config | None, *, root_named: bool, port: int | None) -
 
     server = make_server(config.root if root_named and config is not None else None, started)
     if port is None:
-        server.start_io()
+        # pygls's reader thread blocks reading stdin with its buffer's lock held; a parse worker forked meanwhile
+        # (`flopkb.pipeline.compile.read_sources`) closes `sys.stdin` as it starts, and waited for that lock forever
+        with open(os.devnull, encoding="utf-8") as null:
+            stdin, sys.stdin = sys.stdin.buffer, null
+            server.start_io(stdin)
     else:
         server.start_tcp("127.0.0.1", port)
