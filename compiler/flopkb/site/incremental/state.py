@@ -81,6 +81,8 @@ class BuildState:
     """Record id -> the other records its page's key read."""
     faces: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Record id -> (its content digest, its face: `flopkb.site.incremental.keys.face`)."""
+    beyond: dict[str, list[str]] = field(default_factory=dict)
+    """Record id -> the records of its `reads` that its key read more of than their face (none: not listed)."""
 
     @classmethod
     def load(cls, path: Path, folders: Folders) -> BuildState | None:
@@ -103,6 +105,7 @@ class BuildState:
                 dict(data["prints"]),
                 dict(data["reads"]),
                 {rid: (digest, face) for rid, (digest, face) in data["faces"].items()},
+                {rid: list(others) for rid, others in data["beyond"].items()},
             )
         # A state is only ever a shortcut: whatever is wrong with it, the answer is a full build.
         except Exception:
@@ -121,6 +124,7 @@ class BuildState:
             "prints": dict(sorted(self.prints.items())),
             "reads": dict(sorted(self.reads.items())),
             "faces": dict(sorted(self.faces.items())),
+            "beyond": dict(sorted(self.beyond.items())),
         }
         text = json.dumps(data, separators=(",", ":")).encode("utf-8")
         write_atomically(path, _check(text).encode("ascii") + b"\n" + text)
@@ -146,6 +150,8 @@ class PageKeys:
     """Record id -> its fingerprint (None when its digest or dependency key is not known)."""
     faces: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Record id -> (its content digest, its face)."""
+    beyond: dict[str, list[str]] = field(default_factory=dict)
+    """Record id -> the records it read more of than their face, sorted (none: not listed)."""
     computed: int = 0
     """How many keys were computed (the others were the previous build's)."""
 

@@ -390,7 +390,15 @@ def build(
         write_config(mkdocs_config(docs_dir=kept_docs, site_dir=site, nav=rendered.nav, **options), kept_config)
         keys = rendered.keys
         state = BuildState(
-            rendered.base, result.base, rendered.records, docs, rendered.pages, keys.prints, keys.reads, keys.faces
+            rendered.base,
+            result.base,
+            rendered.records,
+            docs,
+            rendered.pages,
+            keys.prints,
+            keys.reads,
+            keys.faces,
+            keys.beyond,
         )
         if held is None or not in_place:
             state.save(state_file, folders_of(site, kept_docs))
