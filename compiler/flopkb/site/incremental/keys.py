@@ -148,6 +148,8 @@ def _affected(site: Site, found: PageKeys, previous: BuildState) -> set[str] | N
             if computes_with is None:
                 return None
             affected.update(computes_with)
+    # A key that was not known (a record computing on an accelerator had no dependency key) may be known now.
+    affected.update(record_id for record_id, (key, _files) in previous.records.items() if key is None)
     affected &= site.entries.keys()
     kept = site.entries.keys() - affected
     if not (kept <= previous.records.keys() and kept <= previous.reads.keys()):
