@@ -38,10 +38,11 @@ def state_of(keys: PageKeys, base: str) -> BuildState:
         prints=keys.prints,
         reads=keys.reads,
         faces=keys.faces,
+        beyond=keys.beyond,
     )
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", [*range(9), 39])  # 8 and 39: a key not known (None) that became known
 def test_keys_computed_where_they_can_have_changed_are_every_key_computed(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
     root = write_kb(tmp_path / "kb", initial(rng))
@@ -51,6 +52,7 @@ def test_keys_computed_where_they_can_have_changed_are_every_key_computed(tmp_pa
         full, incremental, base = keys_of(root, tmp_path / "docs", previous)
         assert incremental.keys == full.keys, f"seed {seed}, step {step}"
         assert incremental.reads == full.reads and incremental.prints == full.prints
+        assert incremental.beyond == full.beyond
         if previous is not None and previous.render_base == base:
             computed += incremental.computed
             total += len(full.keys)
@@ -59,20 +61,30 @@ def test_keys_computed_where_they_can_have_changed_are_every_key_computed(tmp_pa
     assert computed < total  # the test compared keys that were not computed again
 
 
-def test_a_prose_edit_computes_the_keys_of_its_record_and_its_neighbours_only(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("old", "new", "computed"),
+    [
+        ("About", "Now about", {"facts/b"}),  # prose: its face is the same, its neighbours show nothing new
+        ("statement:", "title: Bee\nstatement:", {"facts/a", "facts/b", "facts/c"}),  # its title: shown by both
+        ("[[facts/c]]", "[[facts/d]]", {"facts/a", "facts/b", "facts/c", "facts/d"}),  # its links: c's and d's pages
+    ],
+)
+def test_an_edit_computes_the_keys_of_its_record_and_of_the_neighbours_that_show_what_changed(
+    tmp_path: Path, old: str, new: str, computed: set[str]
+) -> None:
     files = {
         "records/facts/a.yaml": "id: facts/a\nkind: fact\nstatement: Links [[facts/b]].\n",
         "records/facts/b.yaml": "id: facts/b\nkind: fact\nstatement: About [[facts/c]].\n",
         "records/facts/c.yaml": "id: facts/c\nkind: fact\nstatement: Alone.\n",
-        "records/facts/d.yaml": "id: facts/d\nkind: fact\nstatement: Far away, [[facts/c]].\n",
+        "records/facts/d.yaml": "id: facts/d\nkind: fact\nstatement: Far away.\n",
     }
     root = write_kb(tmp_path / "kb", files)
     full, _, base = keys_of(root, tmp_path / "docs", None)
-    (root / "records/facts/b.yaml").write_text(files["records/facts/b.yaml"].replace("About", "Now about"))
+    (root / "records/facts/b.yaml").write_text(files["records/facts/b.yaml"].replace(old, new))
     again, incremental, _ = keys_of(root, tmp_path / "docs", state_of(full, base))
     assert incremental.keys == again.keys
-    assert incremental.computed == 3  # facts/b, and facts/a and facts/c that show it; not facts/d
-    assert again.keys["facts/b"] != full.keys["facts/b"] and again.keys["facts/d"] == full.keys["facts/d"]
+    assert incremental.computed == len(computed)
+    assert {rid for rid, key in again.keys.items() if key != full.keys[rid]} <= computed
 
 
 def test_a_formula_borrowed_by_ref_reaches_the_accelerator_it_is_evaluated_on(tmp_path: Path) -> None:

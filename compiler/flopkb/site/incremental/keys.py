@@ -43,7 +43,12 @@ page's key can differ only if it read a record whose fingerprint changed, or
 if a changed record came to be read by it: by linking to it or from it, by
 computing with it (a formula evaluated on an accelerator, a figure its claims
 rest on: both within what the changed record's dependency key reaches,
-`flopkb.links.memo.reached`). So only the keys of the changed records and of
+`flopkb.links.memo.reached`). A page reads most records (its links and
+backlinks) by their face alone, and a changed record's face is often the same
+(a prose edit, an accelerator's figures): then the pages that read no more of
+it than its face (`beyond`: the records a key read their digest or results
+of) keep their keys, and so do its neighbours in the link graph, whose links
+with it are part of its face. So only the keys of the changed records and of
 those reached that way are computed; the others are the previous build's
 (`tests/site/test_keys.py` checks that this equals computing every key).
 """
@@ -92,43 +97,59 @@ def page_keys(site: Site, base: str, previous: BuildState | None = None) -> Page
     }
     todo: Sequence[str] = sorted(site.entries)
     if previous is not None and same_base:
-        affected = _affected(site, found.prints, previous)
+        affected = _affected(site, found, previous)
         if affected is not None:
             for record_id in todo:
                 if record_id not in affected:
                     found.keys[record_id] = previous.records[record_id][0]
                     found.reads[record_id] = previous.reads[record_id]
+                    if record_id in previous.beyond:
+                        found.beyond[record_id] = previous.beyond[record_id]
             todo = sorted(affected)
     for record_id in todo:
-        key, reads = record_key(site, record_id, base)
+        key, reads, beyond = record_key(site, record_id, base)
         found.keys[record_id] = key
         found.reads[record_id] = sorted(reads)
+        if beyond:
+            found.beyond[record_id] = sorted(beyond)
     found.computed = len(todo)
     return found
 
 
-def _affected(site: Site, prints: dict[str, str | None], previous: BuildState) -> set[str] | None:
+def _affected(site: Site, found: PageKeys, previous: BuildState) -> set[str] | None:
     """The record pages whose keys can differ from `previous`'s, or None when that is not known (compute them all)."""
+    prints = found.prints
     changed = {
         record_id for record_id, mine in prints.items() if mine is None or previous.prints.get(record_id) != mine
     }
     changed.update(previous.prints.keys() - prints.keys())
+    # A changed record that shows the same face: the pages that read no more of it than its face keep their keys.
+    same_face = {
+        record_id
+        for record_id in changed
+        if prints.get(record_id) is not None
+        and record_id in previous.faces
+        and found.faces[record_id][1] == previous.faces[record_id][1]
+    }
     readers: dict[str, list[str]] = {}
     for reader, reads in previous.reads.items():
+        beyond = previous.beyond.get(reader, ())
         for record_id in reads:
-            if record_id in changed:
+            if record_id in changed and (record_id not in same_face or record_id in beyond):
                 readers.setdefault(record_id, []).append(reader)
     affected = set(changed)
     graph = site.graph
     for record_id in changed:
         affected.update(readers.get(record_id, ()))
-        if graph is not None and record_id in graph:
+        if graph is not None and record_id in graph and record_id not in same_face:
             affected.update(graph.succ[record_id], graph.pred[record_id])
         if record_id in prints:
             computes_with = reached(site.kb, record_id)
             if computes_with is None:
                 return None
             affected.update(computes_with)
+    # A key that was not known (a record computing on an accelerator had no dependency key) may be known now.
+    affected.update(record_id for record_id, (key, _files) in previous.records.items() if key is None)
     affected &= site.entries.keys()
     kept = site.entries.keys() - affected
     if not (kept <= previous.records.keys() and kept <= previous.reads.keys()):
@@ -236,16 +257,16 @@ def _printed(site: Site, record_id: str) -> str | None:
     return hashlib.blake2b((own + _last_change(site, record_id)).encode(), digest_size=16).hexdigest()
 
 
-def record_key(site: Site, record_id: str, base: str) -> tuple[str | None, set[str]]:
-    """The key of a record's page, or None when what it reads is not known, and the other records it read (see the
-    module)."""
+def record_key(site: Site, record_id: str, base: str) -> tuple[str | None, set[str], set[str]]:
+    """The key of a record's page, or None when what it reads is not known; the other records it read; and those of
+    them it read more of than their face (see the module)."""
     kb = site.kb
     entries = kb.entries
     neighbours: set[str] = set()
     named: set[str] = set()
     own = fingerprint(site, record_id)
     if own is None:
-        return None, neighbours
+        return None, neighbours, neighbours
     key = hashlib.blake2b(base.encode(), digest_size=16)
     key.update(_computed(site, record_id))
     key.update(_last_change(site, record_id).encode())
@@ -258,7 +279,7 @@ def record_key(site: Site, record_id: str, base: str) -> tuple[str | None, set[s
     if site.kinds.get(record_id) == "accelerator":
         users = _formulas_reaching(site)
         if users is None:
-            return None, neighbours
+            return None, neighbours, neighbours
         computing.update(users.get(record_id, ()))
     if kb.evidence is not None:
         status = kb.evidence.of(record_id)
@@ -271,19 +292,20 @@ def record_key(site: Site, record_id: str, base: str) -> tuple[str | None, set[s
             named.update((debt.item.record, *debt.via))
     reads = neighbours | computing | named
     reads.discard(record_id)
+    beyond = reads & (computing | named)
     for other in sorted(reads):
         found = entries.get(other)
         key.update(other.encode() + b"\0")
         if found is None:
             continue
         if found.digest is None:
-            return None, reads
+            return None, reads, reads
         if other in computing:
             if fingerprint(site, other) is None:
-                return None, reads
+                return None, reads, reads
             key.update(_computed(site, other))
         elif other in named:
             key.update(found.digest)
         if other in neighbours:
             key.update(face(site, other).encode())
-    return key.hexdigest(), reads
+    return key.hexdigest(), reads, beyond

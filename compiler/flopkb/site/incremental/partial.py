@@ -41,6 +41,9 @@ class Reuse:
     """Files of the previous docs folder that are gone."""
     link: bool = True
     """Hard-link the files not built from the previous site (False: the caller moves the built ones into it)."""
+    since_kept: bool = False
+    """`changed` and `removed` are the changes since the build whose gathered files are kept
+    (`flopkb.site.incremental.kept`)."""
 
 
 def output_of(rel: str) -> str:

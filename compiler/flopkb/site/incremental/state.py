@@ -1,8 +1,8 @@
 """What one build leaves for the next, so that the next renders and builds only what changed.
 
-    state = BuildState.load(path)      # None when absent, unreadable or of another format
+    state = BuildState.load(path, folders)   # None when absent, damaged, of another format or other folders
     ...
-    state.save(path)
+    state.save(path, folders)                # folders: the site's and docs folder's identities, after the swap
 
 Beside the site (`build/site-state.json`, JSON: nothing is unpickled) a build
 keeps:
@@ -24,10 +24,16 @@ nothing to keep. Kept files are hard links into a fresh folder, never
 written in place, so the previous site stays whole until the new one is
 swapped in. The state file is removed before the swap and written after it:
 a build interrupted in between leaves no state, and the next build is full.
+A state is trusted only whole (a checksum on its first line) and only for
+the very folders it was written for (their device and inode, which a swap
+changes): a folder replaced or restored since costs a full build, never a
+wrong site. `flopkb serve` keeps it in memory between saves and writes it
+when it stops (`flopkb.site.incremental.held`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -36,7 +42,27 @@ from pathlib import Path
 
 from flopkb.atomic import write_atomically
 
-FORMAT = 3
+FORMAT = 4
+
+Identity = tuple[int, int]
+"""A folder's device and inode: kept by a rename and by changes inside it, not by a swap for another folder."""
+
+
+Folders = tuple[Identity | None, Identity | None]
+"""The identities of the site folder and the kept docs folder."""
+
+
+def identity(folder: Path) -> Identity | None:
+    """The folder's identity, None when there is none to read."""
+    try:
+        found = os.stat(folder)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino)
+
+
+def folders_of(site: Path, docs: Path) -> Folders:
+    return identity(site), identity(docs)
 
 
 @dataclass(slots=True)
@@ -55,12 +81,19 @@ class BuildState:
     """Record id -> the other records its page's key read."""
     faces: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Record id -> (its content digest, its face: `flopkb.site.incremental.keys.face`)."""
+    beyond: dict[str, list[str]] = field(default_factory=dict)
+    """Record id -> the records of its `reads` that its key read more of than their face (none: not listed)."""
 
     @classmethod
-    def load(cls, path: Path) -> BuildState | None:
+    def load(cls, path: Path, folders: Folders) -> BuildState | None:
+        """The state saved at `path` for these very folders (site, docs); None when it is absent, damaged, of
+        another format or of other folders."""
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("format") != FORMAT:
+            check, _, text = path.read_bytes().partition(b"\n")
+            if check.decode("ascii") != _check(text):
+                return None
+            data = json.loads(text)
+            if data.get("format") != FORMAT or None in folders or data["folders"] != _as_json(folders):
                 return None
             records = {rid: (key, list(files)) for rid, (key, files) in data["records"].items()}
             return cls(
@@ -72,14 +105,17 @@ class BuildState:
                 dict(data["prints"]),
                 dict(data["reads"]),
                 {rid: (digest, face) for rid, (digest, face) in data["faces"].items()},
+                {rid: list(others) for rid, others in data["beyond"].items()},
             )
         # A state is only ever a shortcut: whatever is wrong with it, the answer is a full build.
         except Exception:
             return None
 
-    def save(self, path: Path) -> None:
+    def save(self, path: Path, folders: Folders) -> None:
+        """Write the state for the site and docs folders as they are now (`folders`: their identities)."""
         data = {
             "format": FORMAT,
+            "folders": _as_json(folders),
             "render_base": self.render_base,
             "mkdocs_base": self.mkdocs_base,
             "records": {rid: [key, files] for rid, (key, files) in sorted(self.records.items())},
@@ -88,8 +124,19 @@ class BuildState:
             "prints": dict(sorted(self.prints.items())),
             "reads": dict(sorted(self.reads.items())),
             "faces": dict(sorted(self.faces.items())),
+            "beyond": dict(sorted(self.beyond.items())),
         }
-        write_atomically(path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
+        text = json.dumps(data, separators=(",", ":")).encode("utf-8")
+        write_atomically(path, _check(text).encode("ascii") + b"\n" + text)
+
+
+def _as_json(folders: Folders) -> list[list[int] | None]:
+    return [list(folder) if folder else None for folder in folders]
+
+
+def _check(text: bytes) -> str:
+    """The checksum on a state file's first line: a file damaged anywhere is no state."""
+    return hashlib.blake2b(text, digest_size=16).hexdigest()
 
 
 @dataclass(slots=True)
@@ -103,6 +150,8 @@ class PageKeys:
     """Record id -> its fingerprint (None when its digest or dependency key is not known)."""
     faces: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Record id -> (its content digest, its face)."""
+    beyond: dict[str, list[str]] = field(default_factory=dict)
+    """Record id -> the records it read more of than their face, sorted (none: not listed)."""
     computed: int = 0
     """How many keys were computed (the others were the previous build's)."""
 

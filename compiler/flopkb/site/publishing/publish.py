@@ -68,7 +68,7 @@ from flopkb.pipeline.compile import (
 )
 from flopkb.report.codes import Severity
 from flopkb.site.incremental.partial import Reuse, output_of
-from flopkb.site.incremental.state import BuildState, link_files, move_files, walk_files
+from flopkb.site.incremental.state import BuildState, folders_of, link_files, move_files, walk_files
 from flopkb.site.pages.common import file_digest
 from flopkb.site.publishing.mkdocs import (
     SITE_ROOT,
@@ -83,6 +83,7 @@ from flopkb.site.publishing.search import BUNDLE
 
 if TYPE_CHECKING:
     from flopkb.config import Config
+    from flopkb.site.incremental.held import Held
 
 
 class BuildError(Exception):
@@ -262,6 +263,7 @@ def build(
     formulas: FormulaResults | None = None,
     keep_frozen: bool = False,
     announce: Callable[[], None] | None = None,
+    held: Held | None = None,
 ) -> BuildOutcome:
     """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site.
 
@@ -275,7 +277,9 @@ def build(
     dependencies are unchanged are taken over (`LaterResults.take_from`). With `keep_frozen`, what was compiled stays
     frozen out of the cyclic collector's reach after the build (`flopkb serve`, which releases it at its next build).
     `announce` is called once the new pages are in the site, before the build's own bookkeeping (its configuration
-    and state written, the old site discarded): `flopkb serve` reloads its readers' pages then."""
+    and state written, the old site discarded): `flopkb serve` reloads its readers' pages then. With `held`, the
+    build takes the previous build's state from there when it can, and leaves its own there (with mkdocs' gathered
+    files) instead of on disk when it changed the site in place (`flopkb.site.incremental.held`)."""
     from flopkb.pipeline.stages import CHECK_STAGES
     from flopkb.site.render import render_docs
 
@@ -311,7 +315,10 @@ def build(
     except OSError as error:
         raise BuildError(_cannot_write(error, site.parent)) from error
     state_file = state_path(site)
-    previous = BuildState.load(state_file) if kept_docs.is_dir() and site.is_dir() else None
+    from_memory = held.take(site, kept_docs) if held is not None else None
+    previous = from_memory
+    if previous is None and kept_docs.is_dir() and site.is_dir():
+        previous = BuildState.load(state_file, folders_of(site, kept_docs))
     # The compiled base stays in memory while the site is rendered, built and its state saved: keep the cyclic
     # collector from scanning it again and again (it holds no garbage).
     gc.freeze()
@@ -335,7 +342,8 @@ def build(
         reuse = None
         if previous is not None and previous.mkdocs_base == mkdocs_base(cfg, when):
             changed = frozenset(rel for rel, digest in docs.items() if previous.docs.get(rel) != digest)
-            reuse = Reuse(site, changed, frozenset(previous.docs.keys() - docs.keys()), link=update is None)
+            removed = frozenset(previous.docs.keys() - docs.keys())
+            reuse = Reuse(site, changed, removed, link=update is None, since_kept=from_memory is not None)
         in_place = update is not None and reuse is not None and not search
         docs_dir = kept_docs if in_place else work / "docs"
         if in_place:
@@ -346,6 +354,7 @@ def build(
             move_files(work / "docs", kept_docs, reuse.changed)
         elif update is not None and previous is not None:
             link_files(kept_docs, work / "docs", docs.keys() - set(rendered.written) - set(assets))
+        mark_folder(docs_dir)  # before mkdocs gathers the folder: its gathering is of the folder as it stays
         result = build_site(
             docs_dir,
             work / "site",
@@ -356,13 +365,13 @@ def build(
             template_cache=config.cache_path / "templates" if config.cache_path is not None else None,
             nav=rendered.nav,
             search=search,
+            kept=held.files if held is not None else None,
             **options,
         )
         timings["mkdocs"] = time.perf_counter() - mark
         mark = time.perf_counter()
-        for folder in (work / "site", work / "docs"):
-            if folder.is_dir():
-                mark_folder(folder)
+        if (work / "site").is_dir():
+            mark_folder(work / "site")
         state_file.unlink(missing_ok=True)
         olds: list[Path | None] = []
         if in_place:
@@ -380,9 +389,21 @@ def build(
             announce()
         write_config(mkdocs_config(docs_dir=kept_docs, site_dir=site, nav=rendered.nav, **options), kept_config)
         keys = rendered.keys
-        BuildState(
-            rendered.base, result.base, rendered.records, docs, rendered.pages, keys.prints, keys.reads, keys.faces
-        ).save(state_file)
+        state = BuildState(
+            rendered.base,
+            result.base,
+            rendered.records,
+            docs,
+            rendered.pages,
+            keys.prints,
+            keys.reads,
+            keys.faces,
+            keys.beyond,
+        )
+        if held is None or not in_place:
+            state.save(state_file, folders_of(site, kept_docs))
+        if held is not None:
+            held.hold(state, site, kept_docs)
         for old in olds:
             if old is not None:
                 discard(old)

@@ -10,6 +10,12 @@
   beside it and moves them in, holding a lock that every page read takes,
   so that a reader never gets a page of a half-moved rebuild, and no
   rebuild hard-links or deletes 10,000 unchanged files.
+- A rebuild takes the previous build's state, and mkdocs' gathered files,
+  from this process's memory (`flopkb.site.incremental.held`,
+  `flopkb.site.incremental.kept`), not from disk: the state is written when
+  a whole site is swapped in (the first build) and when the server stops,
+  never after a save, and the one on disk is removed before a save changes
+  the site, so that a server killed meanwhile leaves none to trust.
 - `watchfiles` watches the base's `records/` and `schema/` folders and the
   presentation folder (`site/`: templates, assets, overrides). A batch of
   changes triggers one rebuild, in this process (warm imports and the load
@@ -17,8 +23,7 @@
 - Pages are reloaded by polling: every HTML page the server sends gets a tiny
   script that asks `/__flopkb__/version` a few times a second and reloads the
   page when the version changes, which it does as soon as a rebuild's pages
-  are in the site (the build's state and the load cache are written
-  after). The script is added to the response only;
+  are in the site (the load cache is written after). The script is added to the response only;
   the built site never contains it. When a rebuild is refused (the base has
   errors), the old site stays up and the pages show the diagnostics in a
   banner until the next good build.
@@ -57,7 +62,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from flopkb.site.publishing.publish import BuildError, build, remove_folder, site_paths, site_root_of, swap_in
+from flopkb.site.incremental.held import Held
+from flopkb.site.publishing.publish import (
+    BuildError,
+    build,
+    remove_folder,
+    site_paths,
+    site_root_of,
+    state_path,
+    swap_in,
+)
 from flopkb.site.publishing.search import BUNDLE, SearchIndexError, index_command
 from flopkb.site.publishing.serve_http import INDEX_ENTRY, VERSION_PATH, Listener, handler
 
@@ -76,6 +90,8 @@ def _discard_later(folder: Path) -> None:
 
 FROZEN_GROWTH = 1.25
 """A full collection runs when the frozen objects outnumber those after the last full one by this factor."""
+STOP_WAIT = 60.0
+"""Seconds `stop` waits for a rebuild under way to end, to write the build state (else the next build is full)."""
 SEARCH_WAIT = 300.0
 """Seconds a reader's first search after a save waits for the index (pagefind takes about 25 s at 10,000 records)."""
 
@@ -224,7 +240,7 @@ class Server:
         self.state = _State()
         self.on_build = on_build
         try:
-            self.site_dir = site_paths(config)[0]
+            self.site_dir, self._docs_dir, _ = site_paths(config)
         except BuildError as error:
             raise ServeError(str(error)) from error
         self.cache = None
@@ -246,6 +262,8 @@ class Server:
         """The last good build's base, released when the next good build replaces it."""
         self._frozen_limit = 0
         """Frozen objects above this many make the next collection a full one (`FROZEN_GROWTH`)."""
+        self._held = Held()
+        """The last build's state and mkdocs' gathered files, for the next build (written to disk on `stop`)."""
 
     # -- building ----------------------------------------------------------
 
@@ -289,6 +307,7 @@ class Server:
                 formulas=self._kb.formulas if self._kb is not None else None,
                 keep_frozen=True,
                 announce=self._announce,
+                held=self._held,
             )
         except Exception as error:
             message = f"the build failed: {type(error).__name__}: {error}"
@@ -389,6 +408,12 @@ class Server:
         for thread in self._threads:
             thread.join(timeout=10)
         self._threads.clear()
+        if self._build_lock.acquire(timeout=STOP_WAIT):
+            try:
+                with contextlib.suppress(OSError):  # unwritten, the state costs the next build a full one, no more
+                    self._held.flush(state_path(self.site_dir), self.site_dir, self._docs_dir)
+            finally:
+                self._build_lock.release()
 
 
 def run(config: Config, port: int = 8000, *, use_cache: bool = True, out: TextIO = sys.stdout) -> None:
