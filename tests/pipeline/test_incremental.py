@@ -283,20 +283,25 @@ def test_a_file_changed_during_the_run_has_no_stale_text(tmp_path: Path) -> None
     shutil.rmtree(config.cache_path)
 
 
-@pytest.mark.parametrize("method", ["fork", "spawn"])
-def test_the_parallel_parse_equals_the_serial_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str) -> None:
+def parse_in_workers(monkeypatch: pytest.MonkeyPatch, method: str) -> None:
+    """Make the next checks parse in worker processes started by `method`, whatever this machine's load."""
     import multiprocessing
 
     import flopkb.pipeline.compile
 
     if method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"no {method} here")
-    root = write_kb(tmp_path / "kb", initial(random.Random(7)))
-    serial = view(cold(root))
     monkeypatch.setattr(flopkb.pipeline.compile, "start_method", lambda: method)
     monkeypatch.setattr(flopkb.pipeline.compile, "PARALLEL_FROM_FILES", 1)
     monkeypatch.setattr(flopkb.pipeline.compile.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(flopkb.pipeline.compile, "idle_cores", lambda: 2.0)
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_the_parallel_parse_equals_the_serial_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str) -> None:
+    root = write_kb(tmp_path / "kb", initial(random.Random(7)))
+    serial = view(cold(root))
+    parse_in_workers(monkeypatch, method)
     assert view(cold(root)) == serial
     assert view(warm(root)) == serial  # a first cached run loads every file, in parallel
     assert view(warm(root)) == serial
@@ -317,19 +322,13 @@ def test_a_parse_worker_gets_the_source_once_not_with_every_chunk(
 ) -> None:
     """A source can be large to pickle (a `GitTree` lists every blob of its commit): each worker gets it once."""
     import dataclasses
-    import multiprocessing
 
     import flopkb.pipeline.compile
 
-    if "fork" not in multiprocessing.get_all_start_methods():
-        pytest.skip("no fork here")
     root = write_kb(tmp_path / "kb", initial(random.Random(9)))
     serial = view(cold(root))
-    monkeypatch.setattr(flopkb.pipeline.compile, "start_method", lambda: "fork")
-    monkeypatch.setattr(flopkb.pipeline.compile, "PARALLEL_FROM_FILES", 1)
+    parse_in_workers(monkeypatch, "fork")
     monkeypatch.setattr(flopkb.pipeline.compile, "CHUNK", 1)
-    monkeypatch.setattr(flopkb.pipeline.compile.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(flopkb.pipeline.compile, "idle_cores", lambda: 2.0)
     config = dataclasses.replace(load_config(root), files=_CountedTree(root))
     assert view(compile_knowledge_base(config, CHECK_STAGES)) == serial
     assert _CountedTree.pickled == 1
@@ -341,20 +340,13 @@ def test_a_language_server_s_remembered_files_go_to_parse_workers(
     """The files of a server whose editor watches files (`flopkb.editor.disk.Remembered`, behind its buffers): its
     first check, without a cache, parsed in workers once failed to pickle them, and pushed nothing."""
     import dataclasses
-    import multiprocessing
 
-    import flopkb.pipeline.compile
     from flopkb.editor.disk import Remembered
     from flopkb.load.sources import Overlay
 
-    if "fork" not in multiprocessing.get_all_start_methods():
-        pytest.skip("no fork here")
     root = write_kb(tmp_path / "kb", initial(random.Random(10)))
     serial = view(cold(root))
-    monkeypatch.setattr(flopkb.pipeline.compile, "start_method", lambda: "fork")
-    monkeypatch.setattr(flopkb.pipeline.compile, "PARALLEL_FROM_FILES", 1)
-    monkeypatch.setattr(flopkb.pipeline.compile.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(flopkb.pipeline.compile, "idle_cores", lambda: 2.0)
+    parse_in_workers(monkeypatch, "fork")
     config = dataclasses.replace(load_config(root), files=Overlay(Remembered(WorkTree(root)), {}))
     assert view(compile_knowledge_base(config, CHECK_STAGES)) == serial
 

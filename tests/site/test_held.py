@@ -28,13 +28,19 @@ def saved_state(root: Path) -> BuildState | None:
     return BuildState.load(state_path(site), folders_of(site, docs))
 
 
-def test_a_server_killed_after_a_save_leaves_no_state_and_the_next_build_is_full(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def serving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Server]:
+    """A base of `FILES` and its server, after its first build."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
     root = write_kb(tmp_path / "kb", FILES)
     server = Server(load_config(root), port=0)
     assert server.rebuild()
+    return root, server
+
+
+def test_a_server_killed_after_a_save_leaves_no_state_and_the_next_build_is_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, server = serving(tmp_path, monkeypatch)
     assert saved_state(root) is not None  # the first build's, for its folders
     (root / FLOP).write_text(FILES[FLOP].replace("Rests", "Still rests"))
     assert server.rebuild()
@@ -57,10 +63,7 @@ def test_a_server_killed_after_a_save_leaves_no_state_and_the_next_build_is_full
 def test_a_stopped_server_writes_the_state_its_next_start_takes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
-    root = write_kb(tmp_path / "kb", FILES)
-    server = Server(load_config(root), port=0)
-    assert server.rebuild()
+    root, server = serving(tmp_path, monkeypatch)
     (root / FLOP).write_text(FILES[FLOP].replace("Rests", "Still rests"))
     assert server.rebuild()
     server.stop()
@@ -94,11 +97,8 @@ def test_a_damaged_or_foreign_state_costs_a_full_build(tmp_path: Path, damage: s
 def test_the_held_state_is_not_used_after_another_build_swapped_the_folders(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
-    root = write_kb(tmp_path / "kb", FILES)
-    server = Server(load_config(root), port=0)
+    root, server = serving(tmp_path, monkeypatch)
     try:
-        assert server.rebuild()
         (root / FLOP).write_text(FILES[FLOP].replace("Rests", "Still rests"))
         assert server.rebuild()
         (root / ACCELERATOR).write_text(accelerator("4"))
