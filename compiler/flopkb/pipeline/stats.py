@@ -30,8 +30,12 @@ def untrusted_since(read: int | None = None) -> int:
     return (time.time_ns() if read is None else read) - RACY_SECONDS * 1_000_000_000
 
 
+def stat_of(status: os.stat_result) -> Stat:
+    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+
+
 def trusted_stat(status: os.stat_result | None, trusted_before: int) -> Stat | None:
     """The stat to store of a file: None when it changed too recently to be trusted."""
     if status is None or max(status.st_mtime_ns, status.st_ctime_ns) >= trusted_before:
         return None
-    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+    return stat_of(status)

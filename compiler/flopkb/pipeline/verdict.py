@@ -41,7 +41,7 @@ from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.sources import WorkTree
 from flopkb.pipeline.cache_lock import Busy, hold
 from flopkb.pipeline.keys import code_key
-from flopkb.pipeline.stats import CACHE_FOLDER, Stat, trusted_stat, untrusted_since
+from flopkb.pipeline.stats import CACHE_FOLDER, Stat, stat_of, trusted_stat, untrusted_since
 from flopkb.report.codes import Severity
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.sealed import seal, unseal
@@ -129,7 +129,7 @@ def _holding(config: Config, data: dict[str, Any]) -> list[Diagnostic] | None:
             status = files.stat(rel)
         except OSError:
             return None
-        if status is None or listing.get(rel) != _as_list(status):
+        if status is None or listing.get(rel) != list(stat_of(status)):
             return None
     found = []
     for path, line, column, code, message, hint, severity in data["diagnostics"]:
@@ -181,15 +181,11 @@ def _vocabulary(config: Config) -> list[int] | None:
         status = os.stat(config.vocabulary_path)
     except OSError:
         return None
-    return _as_list(status)
+    return list(stat_of(status))
 
 
 def _vocabulary_rel(config: Config) -> str:
     return config.vocabulary_path.relative_to(config.root).as_posix()
-
-
-def _as_list(status: os.stat_result) -> list[int]:
-    return [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
 
 
 def _settings(config: Config) -> str:
