@@ -30,7 +30,10 @@ where checks go) before converting. Its diagnostics go out before their
 related places (`flopkb.editor.convert`), whose files it then parses again
 with positions (0.2 to 0.4 s at 10,000 records): later checks find those
 positions kept in the load cache. What its loading froze is unfrozen after
-them too, as that sets off a full collection.
+them too, as that sets off a full collection. With nothing stored in the load
+cache, it loads as `flopkb check --no-cache` does (the cache's answer-first
+run: no file read, hashed and stat-ed before the parse), and the cache keeps
+what it loaded once its diagnostics are out (`FileCache.settle`).
 
 Before it, when the last check stored its diagnostics and they still hold
 for the files on disk (`flopkb.pipeline.verdict`: every record's stat as
@@ -253,10 +256,11 @@ class Checker:
                         self._cache.save(then=self._storing(self._cache))
                     return
                 if self._cache is None:
-                    self._cache = FileCache(self.config)
+                    self._cache = FileCache(self.config, answer_first=True)
                 generation, buffers, config, cache = self._generation, self._buffers, self.config, self._cache
             first = self.latest is None  # written by this thread alone
             self._check_and_hand_out(generation, config, cache, buffers)
+            cache.settle()  # before unfreezing: it allocates, and the full collection would rescan the base
             if first:
                 gc.unfreeze()  # after the first diagnostics: see `_check`
 
