@@ -158,12 +158,12 @@ async def test_a_pulling_client_is_answered_from_the_check_not_from_what_was_sto
 
 
 def test_the_server_and_its_checker_import_nothing_of_the_pipeline() -> None:
-    """Stored diagnostics that hold are pushed before the pipeline (pydantic's models, the stages: 0.5 s) is imported:
-    the checking thread imports it after them."""
+    """Stored diagnostics that hold are pushed before the pipeline (pydantic's models, the YAML parser, the stages:
+    0.5 s) is imported: the checking thread imports it after them."""
     modules = "flopkb.cli, flopkb.editor.start, flopkb.editor.server"
     probe = f"import json, sys, {modules}; print(json.dumps(sorted(sys.modules)))"
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True, env=environment())
     loaded = set(json.loads(run.stdout))
     assert "flopkb.pipeline.verdict" in loaded
-    pipeline = {"flopkb.kb.knowledge_base", "flopkb.load.models", "flopkb.pipeline.cache", "pydantic.main"}
-    assert loaded.isdisjoint(pipeline)
+    pipeline = {"flopkb.kb.knowledge_base", "flopkb.load.models", "flopkb.load.source", "flopkb.pipeline.cache"}
+    assert loaded.isdisjoint({*pipeline, "pydantic.main", "yaml"})

@@ -57,8 +57,7 @@ from typing import TYPE_CHECKING
 
 from flopkb.config import Config
 from flopkb.editor.disk import Remembered
-from flopkb.load.files import Unreadable
-from flopkb.load.source import decode
+from flopkb.load.files import Unreadable, decode
 from flopkb.load.sources import Overlay
 from flopkb.pipeline.verdict import store, stored
 from flopkb.report.diagnostics import Diagnostic, internal_error

@@ -66,9 +66,9 @@ from typing import Any
 from flopkb.atomic import sweep_temporaries, write_atomically
 from flopkb.config import Config
 from flopkb.kb.entry import Entry
-from flopkb.load.files import Unreadable
+from flopkb.load.files import Unreadable, decode
 from flopkb.load.models import Record
-from flopkb.load.source import Source, decode
+from flopkb.load.source import Source
 from flopkb.load.sources import FileSource, content_digest
 from flopkb.load.validate import expected_id
 from flopkb.load.vocabulary import Vocabulary
