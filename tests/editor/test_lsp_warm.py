@@ -6,18 +6,22 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
 from click.testing import CliRunner
 from lsprotocol import types
 
+import flopkb.pipeline.compile
 import flopkb.pipeline.stats
 from flopkb.cli import main
 from flopkb.config import Config, load_config
 from flopkb.editor.checker import Checked, Checker
+from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.pipeline.verdict import VERDICT_NAME, stored
 from kbfixture import accelerator, write_kb
 from lsp_session import (
@@ -107,6 +111,38 @@ def test_damaged_stored_diagnostics_mean_a_check_first(stored_base: Config) -> N
     raw[len(raw) // 2] ^= 0x55
     path.write_bytes(bytes(raw))
     assert first_checks(stored_base)[0].kb is not None
+
+
+@pytest.mark.parametrize("holding", [True, False])
+def test_the_server_is_imported_once_the_first_check_loads_or_the_stored_diagnostics_hold(
+    stored_base: Config, monkeypatch: pytest.MonkeyPatch, holding: bool
+) -> None:
+    """`flopkb lsp` imports pygls after `until_underway`: not beside the pipeline's import, and never after the whole
+    first check."""
+    if not holding:
+        assert stored_base.cache_path is not None
+        (stored_base.cache_path / "check" / VERDICT_NAME).unlink()
+    loading, release = threading.Event(), threading.Event()
+    compile_knowledge_base = flopkb.pipeline.compile.compile_knowledge_base
+
+    def held(*args: Any, **kwargs: Any) -> KnowledgeBase:
+        loading.set()
+        release.wait(60)
+        return compile_knowledge_base(*args, **kwargs)
+
+    monkeypatch.setattr(flopkb.pipeline.compile, "compile_knowledge_base", held)
+    checker = Checker(stored_base)
+    try:
+        began = time.monotonic()
+        checker.until_underway(60)
+        assert time.monotonic() - began < 30  # not kept for the check, which is held
+        if holding:
+            assert not loading.wait(0.5)  # stored diagnostics that hold go out first: nothing is loaded before them
+        else:
+            assert loading.wait(10)
+    finally:
+        release.set()
+        checker.stop()
 
 
 def flopkb_check(root: Path) -> None:

@@ -23,7 +23,8 @@ full collections that took seconds at 10,000 records while typing.
 
 The first check, of the files on disk, starts when the checker is made
 (its thread imports the pipeline: this module and the server's import none
-of it): `flopkb lsp` makes it before it imports pygls and lsprotocol (0.6 s), so
+of it): `flopkb lsp` makes it before it imports pygls and lsprotocol (0.6 s),
+and imports them once the check has begun loading (`until_underway`), so
 the parse workers (`flopkb.pipeline.compile.read_sources`) parse while the
 server imports them. It waits for `attach` (the client's position encoding,
 where checks go) before converting. Its diagnostics go out before their
@@ -165,6 +166,8 @@ class Checker:
         """The base the check of an edited buffer reads; released after it when it was retired meanwhile."""
         self._retired: list[KnowledgeBase] = []
         self._stopping = False
+        self._underway = threading.Event()
+        """Set once the first check has begun loading, or the stored diagnostics hold (`until_underway`)."""
         self._changed = threading.Condition()
         self._threads = [
             threading.Thread(target=self._run, name="flopkb-check", daemon=True),
@@ -230,6 +233,12 @@ class Checker:
 
             self._changed.wait_for(lambda: self._done >= wanted or self._stopping or told(), timeout)
             return self.preview if self._done < wanted and told() else self.latest
+
+    def until_underway(self, timeout: float) -> None:
+        """Wait, at most `timeout` seconds, until the first check has begun loading (its parse workers started, when
+        it has them) or the stored diagnostics are found to hold: what `flopkb lsp` imports after this (pygls) does
+        not contend for the interpreter with the pipeline's import, and is imported while the workers parse."""
+        self._underway.wait(timeout)
 
     def stop(self) -> None:
         """Stop checking at the next stage; the thread writes the load cache and the latest check's diagnostics
@@ -297,6 +306,7 @@ class Checker:
         found = stored(self.config)
         if found is None:
             return
+        self._underway.set()
         with self._changed:
             self._changed.wait_for(lambda: self.encoding is not None or self._stopping)
             if self._stopping:
@@ -403,6 +413,7 @@ class Checker:
             over = _overlaid(config, buffers)
             stages = self._until_superseded(CHECK_STAGES, generation)
             began = time.time_ns()
+            self._underway.set()
             kb = compile_knowledge_base(over, stages, cache)
             self._cached = generation
             if self.latest is not None:
