@@ -113,13 +113,13 @@ def test_damaged_stored_diagnostics_mean_a_check_first(stored_base: Config) -> N
     assert first_checks(stored_base)[0].kb is not None
 
 
-@pytest.mark.parametrize("holding", [True, False])
-def test_the_server_is_imported_once_the_first_check_loads_or_the_stored_diagnostics_hold(
-    stored_base: Config, monkeypatch: pytest.MonkeyPatch, holding: bool
+@pytest.mark.parametrize("present", [True, False])
+def test_the_server_is_imported_once_the_first_check_loads_or_diagnostics_are_stored(
+    stored_base: Config, monkeypatch: pytest.MonkeyPatch, present: bool
 ) -> None:
     """`flopkb lsp` imports pygls after `until_underway`: not beside the pipeline's import, and never after the whole
     first check."""
-    if not holding:
+    if not present:
         assert stored_base.cache_path is not None
         (stored_base.cache_path / "check" / VERDICT_NAME).unlink()
     loading, release = threading.Event(), threading.Event()
@@ -136,7 +136,7 @@ def test_the_server_is_imported_once_the_first_check_loads_or_the_stored_diagnos
         began = time.monotonic()
         checker.until_underway(60)
         assert time.monotonic() - began < 30  # not kept for the check, which is held
-        if holding:
+        if present:
             assert not loading.wait(0.5)  # stored diagnostics that hold go out first: nothing is loaded before them
         else:
             assert loading.wait(10)

@@ -60,7 +60,7 @@ from flopkb.config import Config
 from flopkb.editor.disk import Remembered
 from flopkb.load.files import Unreadable, decode
 from flopkb.load.sources import Overlay
-from flopkb.pipeline.verdict import store, stored
+from flopkb.pipeline.verdict import store, stored, stored_path
 from flopkb.report.diagnostics import Diagnostic, internal_error
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ class Checker:
         self._retired: list[KnowledgeBase] = []
         self._stopping = False
         self._underway = threading.Event()
-        """Set once the first check has begun loading, or the stored diagnostics hold (`until_underway`)."""
+        """Set once the first check has begun loading, or diagnostics are stored to read (`until_underway`)."""
         self._changed = threading.Condition()
         self._threads = [
             threading.Thread(target=self._run, name="flopkb-check", daemon=True),
@@ -235,9 +235,9 @@ class Checker:
             return self.preview if self._done < wanted and told() else self.latest
 
     def until_underway(self, timeout: float) -> None:
-        """Wait, at most `timeout` seconds, until the first check has begun loading (its parse workers started, when
-        it has them) or the stored diagnostics are found to hold: what `flopkb lsp` imports after this (pygls) does
-        not contend for the interpreter with the pipeline's import, and is imported while the workers parse."""
+        """Wait, at most `timeout` seconds, until the first check has begun loading (its parse workers about to start,
+        when it has them) or diagnostics are stored to read: what `flopkb lsp` imports after this (pygls) does not
+        contend for the interpreter with the pipeline's import, and is imported while the workers parse."""
         self._underway.wait(timeout)
 
     def stop(self) -> None:
@@ -303,10 +303,12 @@ class Checker:
         """Hand out the diagnostics that the last check stored, when they hold for the files on disk (and neither the
         disk nor the settings were said to change since, and the buffers opened meanwhile are those files): before the
         first check, which then starts."""
+        path = stored_path(self.config)
+        if path is not None and path.exists():
+            self._underway.set()  # they may hold: then the server is wanted first
         found = stored(self.config)
         if found is None:
             return
-        self._underway.set()
         with self._changed:
             self._changed.wait_for(lambda: self.encoding is not None or self._stopping)
             if self._stopping:
