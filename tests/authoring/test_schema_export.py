@@ -17,8 +17,9 @@ from flopkb.authoring.schema import RECORD_SCHEMA, schema_file, schemas
 from flopkb.cli import main
 from flopkb.config import load_config
 from flopkb.formulas.units import QuantityError, parse_quantity, quantity_pattern
+from flopkb.load.files import decode
 from flopkb.load.models import KINDS, MODELS
-from flopkb.load.source import decode, parse
+from flopkb.load.source import parse
 from flopkb.load.vocabulary import Vocabulary
 from flopkb.pipeline.compile import load_vocabulary, record_files
 from kbfixture import VOCABULARY, write_kb

@@ -6,18 +6,22 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
 from click.testing import CliRunner
 from lsprotocol import types
 
+import flopkb.pipeline.compile
 import flopkb.pipeline.stats
 from flopkb.cli import main
 from flopkb.config import Config, load_config
 from flopkb.editor.checker import Checked, Checker
+from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.pipeline.verdict import VERDICT_NAME, stored
 from kbfixture import accelerator, write_kb
 from lsp_session import (
@@ -109,6 +113,38 @@ def test_damaged_stored_diagnostics_mean_a_check_first(stored_base: Config) -> N
     assert first_checks(stored_base)[0].kb is not None
 
 
+@pytest.mark.parametrize("present", [True, False])
+def test_the_server_is_imported_once_the_first_check_loads_or_diagnostics_are_stored(
+    stored_base: Config, monkeypatch: pytest.MonkeyPatch, present: bool
+) -> None:
+    """`flopkb lsp` imports pygls after `until_underway`: not beside the pipeline's import, and never after the whole
+    first check."""
+    if not present:
+        assert stored_base.cache_path is not None
+        (stored_base.cache_path / "check" / VERDICT_NAME).unlink()
+    loading, release = threading.Event(), threading.Event()
+    compile_knowledge_base = flopkb.pipeline.compile.compile_knowledge_base
+
+    def held(*args: Any, **kwargs: Any) -> KnowledgeBase:
+        loading.set()
+        release.wait(60)
+        return compile_knowledge_base(*args, **kwargs)
+
+    monkeypatch.setattr(flopkb.pipeline.compile, "compile_knowledge_base", held)
+    checker = Checker(stored_base)
+    try:
+        began = time.monotonic()
+        checker.until_underway(60)
+        assert time.monotonic() - began < 30  # not kept for the check, which is held
+        if present:
+            assert not loading.wait(0.5)  # stored diagnostics that hold go out first: nothing is loaded before them
+        else:
+            assert loading.wait(10)
+    finally:
+        release.set()
+        checker.stop()
+
+
 def flopkb_check(root: Path) -> None:
     run = subprocess.run(
         [sys.executable, "-m", "flopkb", "check", "--root", str(root)], env=environment(), capture_output=True
@@ -158,12 +194,12 @@ async def test_a_pulling_client_is_answered_from_the_check_not_from_what_was_sto
 
 
 def test_the_server_and_its_checker_import_nothing_of_the_pipeline() -> None:
-    """Stored diagnostics that hold are pushed before the pipeline (pydantic's models, the stages: 0.5 s) is imported:
-    the checking thread imports it after them."""
+    """Stored diagnostics that hold are pushed before the pipeline (pydantic's models, the YAML parser, the stages:
+    0.5 s) is imported: the checking thread imports it after them."""
     modules = "flopkb.cli, flopkb.editor.start, flopkb.editor.server"
     probe = f"import json, sys, {modules}; print(json.dumps(sorted(sys.modules)))"
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, check=True, env=environment())
     loaded = set(json.loads(run.stdout))
     assert "flopkb.pipeline.verdict" in loaded
-    pipeline = {"flopkb.kb.knowledge_base", "flopkb.load.models", "flopkb.pipeline.cache", "pydantic.main"}
-    assert loaded.isdisjoint(pipeline)
+    pipeline = {"flopkb.kb.knowledge_base", "flopkb.load.models", "flopkb.load.source", "flopkb.pipeline.cache"}
+    assert loaded.isdisjoint({*pipeline, "pydantic.main", "yaml"})

@@ -25,8 +25,9 @@ from hypothesis import strategies as st
 from mutations import ANY_MUTATION, Mutation, alias_bomb, deep_block, deep_flow, mutated
 
 from flopkb.load import source as source_module
+from flopkb.load.files import decode
 from flopkb.load.nesting import C_SAFE_DEPTH
-from flopkb.load.source import decode, parse
+from flopkb.load.source import parse
 
 sys.path.insert(0, str(REPOSITORY / "benchmarks"))
 from generate import generate

@@ -55,17 +55,38 @@ def test_the_first_run_answers_as_no_cache_and_the_next_loads_nothing(tmp_path: 
     assert all(entry.digest is not None for path, entry in second.entries.items() if path != "flops/c")
 
 
+def test_a_settled_run_is_kept_as_a_run_through_the_cache_is(tmp_path: Path, loaded: list[list[str]]) -> None:
+    """`flopkb lsp`'s first check answers first too, then keeps what it loaded in memory (`settle`): the next run loads
+    nothing again, takes back what the stages derived from each file, and answers as a cold check; `save` stores it."""
+    root = write_kb(tmp_path / "kb", FILES)
+    config = load_config(root)
+    cache = FileCache(config, answer_first=True)
+    first = compile_knowledge_base(config, CHECK_STAGES, cache)
+    derived = {path: dict(entry.derived) for path, entry in first.entries.items()}
+    cache.settle()
+    assert all(entry.digest is not None for path, entry in first.entries.items() if path != "flops/c")
+    second = compile_knowledge_base(config, CHECK_STAGES, cache)
+    assert loaded == [sorted(FILES), ["records/flops/c.yaml"]]
+    assert report(second) == cold(root)
+    for path, entry in second.entries.items():
+        assert all(entry.derived[name] is value for name, value in derived[path].items()), path
+    cache.save()
+    compile_knowledge_base(config, CHECK_STAGES, FileCache(config))
+    assert loaded[2:] == [[]]  # the file that did not parse was stored by the second run
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     changes=st.dictionaries(
         st.sampled_from(sorted(FILES)), st.sampled_from(["edited", "touched", "removed"]), max_size=len(FILES)
     )
 )
+@pytest.mark.parametrize("kept", ["stored", "settled"])
 def test_files_changed_between_the_answer_and_the_store_are_loaded_again(
-    tmp_path_factory: pytest.TempPathFactory, changes: dict[str, str]
+    tmp_path_factory: pytest.TempPathFactory, changes: dict[str, str], kept: str
 ) -> None:
-    """Whatever happens to the files after the answer, before the cache is stored, the next run answers as a cold
-    one, and loads again exactly the files whose content changed."""
+    """Whatever happens to the files after the answer, before the cache is stored (or kept in memory: `settle`), the
+    next run answers as a cold one, and loads again exactly the files whose content changed."""
     root = write_kb(tmp_path_factory.mktemp("kb"), FILES)
     config = load_config(root)
     cache = FileCache(config, answer_first=True)
@@ -78,9 +99,13 @@ def test_files_changed_between_the_answer_and_the_store_are_loaded_again(
             os.utime(path, ns=(time.time_ns(), time.time_ns() + 10**9))
         else:
             path.unlink()
-    cache.save()
+    if kept == "stored":
+        cache.save()
+        cache = FileCache(config)
+    else:
+        cache.settle()
     with pytest.MonkeyPatch.context() as patch, recording_loads(patch) as runs:
-        kb = compile_knowledge_base(config, CHECK_STAGES, FileCache(config))
+        kb = compile_knowledge_base(config, CHECK_STAGES, cache)
     assert report(kb) == cold(root)
     unparsed = {"records/flops/c.yaml"} - {rel for rel, change in changes.items() if change == "removed"}
     assert set(runs[0]) == {rel for rel, change in changes.items() if change == "edited"} | unparsed

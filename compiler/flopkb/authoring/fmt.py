@@ -51,9 +51,9 @@ from ruamel.yaml.scalarstring import (
 
 from flopkb.atomic import replace_if_unchanged
 from flopkb.authoring.comments import Comments, attach, comment_texts, detach
-from flopkb.load.files import Unreadable, read_bytes
+from flopkb.load.files import Unreadable, decode, read_bytes
 from flopkb.load.models import MODELS, RefTo, field_order, is_url
-from flopkb.load.source import compose, decode, parse
+from flopkb.load.source import compose, parse
 from flopkb.load.tabs import untabbed
 from flopkb.report.diagnostics import Diagnostic, make
 

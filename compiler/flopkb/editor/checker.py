@@ -23,14 +23,18 @@ full collections that took seconds at 10,000 records while typing.
 
 The first check, of the files on disk, starts when the checker is made
 (its thread imports the pipeline: this module and the server's import none
-of it): `flopkb lsp` makes it before it imports pygls and lsprotocol (0.6 s), so
+of it): `flopkb lsp` makes it before it imports pygls and lsprotocol (0.6 s),
+and imports them once the check has begun loading (`until_underway`), so
 the parse workers (`flopkb.pipeline.compile.read_sources`) parse while the
 server imports them. It waits for `attach` (the client's position encoding,
 where checks go) before converting. Its diagnostics go out before their
 related places (`flopkb.editor.convert`), whose files it then parses again
 with positions (0.2 to 0.4 s at 10,000 records): later checks find those
 positions kept in the load cache. What its loading froze is unfrozen after
-them too, as that sets off a full collection.
+them too, as that sets off a full collection. With nothing stored in the load
+cache, it loads as `flopkb check --no-cache` does (the cache's answer-first
+run: no file read, hashed and stat-ed before the parse), and the cache keeps
+what it loaded once its diagnostics are out (`FileCache.settle`).
 
 Before it, when the last check stored its diagnostics and they still hold
 for the files on disk (`flopkb.pipeline.verdict`: every record's stat as
@@ -54,10 +58,9 @@ from typing import TYPE_CHECKING
 
 from flopkb.config import Config
 from flopkb.editor.disk import Remembered
-from flopkb.load.files import Unreadable
-from flopkb.load.source import decode
+from flopkb.load.files import Unreadable, decode
 from flopkb.load.sources import Overlay
-from flopkb.pipeline.verdict import store, stored
+from flopkb.pipeline.verdict import store, stored, stored_path
 from flopkb.report.diagnostics import Diagnostic, internal_error
 
 if TYPE_CHECKING:
@@ -163,6 +166,8 @@ class Checker:
         """The base the check of an edited buffer reads; released after it when it was retired meanwhile."""
         self._retired: list[KnowledgeBase] = []
         self._stopping = False
+        self._underway = threading.Event()
+        """Set once the first check has begun loading, or diagnostics are stored to read (`until_underway`)."""
         self._changed = threading.Condition()
         self._threads = [
             threading.Thread(target=self._run, name="flopkb-check", daemon=True),
@@ -229,6 +234,12 @@ class Checker:
             self._changed.wait_for(lambda: self._done >= wanted or self._stopping or told(), timeout)
             return self.preview if self._done < wanted and told() else self.latest
 
+    def until_underway(self, timeout: float) -> None:
+        """Wait, at most `timeout` seconds, until the first check has begun loading (its parse workers about to start,
+        when it has them) or diagnostics are stored to read: what `flopkb lsp` imports after this (pygls) does not
+        contend for the interpreter with the pipeline's import, and is imported while the workers parse."""
+        self._underway.wait(timeout)
+
     def stop(self) -> None:
         """Stop checking at the next stage; the thread writes the load cache and the latest check's diagnostics
         (`flopkb.pipeline.verdict`) for the next run, and ends."""
@@ -253,10 +264,11 @@ class Checker:
                         self._cache.save(then=self._storing(self._cache))
                     return
                 if self._cache is None:
-                    self._cache = FileCache(self.config)
+                    self._cache = FileCache(self.config, answer_first=True)
                 generation, buffers, config, cache = self._generation, self._buffers, self.config, self._cache
             first = self.latest is None  # written by this thread alone
             self._check_and_hand_out(generation, config, cache, buffers)
+            cache.settle()  # before unfreezing: it allocates, and the full collection would rescan the base
             if first:
                 gc.unfreeze()  # after the first diagnostics: see `_check`
 
@@ -291,6 +303,9 @@ class Checker:
         """Hand out the diagnostics that the last check stored, when they hold for the files on disk (and neither the
         disk nor the settings were said to change since, and the buffers opened meanwhile are those files): before the
         first check, which then starts."""
+        path = stored_path(self.config)
+        if path is not None and path.exists():
+            self._underway.set()  # they may hold: then the server is wanted first
         found = stored(self.config)
         if found is None:
             return
@@ -400,6 +415,7 @@ class Checker:
             over = _overlaid(config, buffers)
             stages = self._until_superseded(CHECK_STAGES, generation)
             began = time.time_ns()
+            self._underway.set()
             kb = compile_knowledge_base(over, stages, cache)
             self._cached = generation
             if self.latest is not None:

@@ -1,4 +1,4 @@
-"""Reading a record file: only regular files, and never more than the size limit allows.
+"""Reading a record file: only regular files, and never more than the size limit allows; its bytes as text (`decode`).
 
 A FIFO named like a record would block `open()` until some writer came; a
 symlink to `/dev/zero` or `/dev/urandom` never ends. The file is therefore
@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import os
 import stat
+
+from flopkb.load.positions import LineIndex
+from flopkb.report.diagnostics import Diagnostic, make
 
 MAX_FILE_BYTES = 1 << 20
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
@@ -56,3 +59,16 @@ def _kind(mode: int) -> str:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device"
     return "a special file"
+
+
+def decode(raw: bytes, path: str) -> str | Diagnostic:
+    """UTF-8 text without its BOM, or an `encoding` diagnostic at the first bad byte."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        before = raw[: err.start].decode("utf-8", errors="replace").removeprefix("\ufeff")
+        line, column = LineIndex(before).position(len(before))
+        return make(
+            "encoding", path, line, column, f"the file is not UTF-8: byte 0x{raw[err.start]:02x} is invalid here"
+        )
+    return text.removeprefix("\ufeff")

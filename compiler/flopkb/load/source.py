@@ -208,19 +208,6 @@ class _Problem(Exception):
         self.code, self.index, self.message = code, index, message
 
 
-def decode(raw: bytes, path: str) -> str | Diagnostic:
-    """UTF-8 text without its BOM, or an `encoding` diagnostic at the first bad byte."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        before = raw[: err.start].decode("utf-8", errors="replace").removeprefix("\ufeff")
-        line, column = LineIndex(before).position(len(before))
-        return make(
-            "encoding", path, line, column, f"the file is not UTF-8: byte 0x{raw[err.start]:02x} is invalid here"
-        )
-    return text.removeprefix("\ufeff")
-
-
 def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
     """Parse record text into a Source (None when it cannot be one) and the problems found on the way."""
     if len(text) > MAX_FILE_BYTES:

@@ -66,9 +66,9 @@ from typing import Any
 from flopkb.atomic import sweep_temporaries, write_atomically
 from flopkb.config import Config
 from flopkb.kb.entry import Entry
-from flopkb.load.files import Unreadable
+from flopkb.load.files import Unreadable, decode
 from flopkb.load.models import Record
-from flopkb.load.source import Source, decode
+from flopkb.load.source import Source
 from flopkb.load.sources import FileSource, content_digest
 from flopkb.load.validate import expected_id
 from flopkb.load.vocabulary import Vocabulary
@@ -245,12 +245,29 @@ class FileCache:
             if lock is not None:
                 os.close(lock)  # a detached writer holds its copy of the lock until it has written
 
+    def settle(self) -> None:
+        """Keep, in memory, what an answer-first run loaded and what its stages derived, with each file's digest and
+        stat, as a run that was not answer-first keeps them: the next run loads only what changed (`flopkb lsp`, once
+        its first diagnostics are out). `save` writes them."""
+        if self._unstored is None:
+            return
+        config, results = self._unstored
+        self._unstored = None
+        self._loaded = dict(_loads_to_store(config, results, keep_derived=True))
+        self._derived = {
+            rel: loaded.derived for rel, loaded in self._loaded.items() if isinstance(loaded.derived, dict)
+        }
+        self._entries = {rel: entry for entry, _ in results if (rel := entry.path) in self._loaded}
+        for rel, entry in self._entries.items():
+            entry.digest = self._loaded[rel].digest
+        self._dirty.update(range(SHARDS))
+
     def _store(self, then: Callable[[], None] | None) -> None:
         """Write the shards, with the loads of an answer-first run; then `then`."""
         if self._unstored is not None:
             config, results = self._unstored
             self._unstored = None
-            self._loaded = dict(_loads_to_store(config, results))
+            self._loaded = dict(_loads_to_store(config, results, keep_derived=False))
         if self._dirty:
             self._write()
         if then is not None:
@@ -389,9 +406,13 @@ class FileCache:
         )
 
 
-def _loads_to_store(config: Config, results: list[tuple[Entry, list[Diagnostic]]]) -> Iterator[tuple[str, Loaded]]:
+def _loads_to_store(
+    config: Config, results: list[tuple[Entry, list[Diagnostic]]], *, keep_derived: bool
+) -> Iterator[tuple[str, Loaded]]:
     """What an answer-first run loaded, to store: keyed by the digest of each file's bytes as read now, and only where
-    they still decode to the text that was loaded (a file saved since is loaded again by the next run)."""
+    they still decode to the text that was loaded (a file saved since is loaded again by the next run); with what its
+    stages derived from each file when `keep_derived` (else the next run derives it again). Its stages kept nothing
+    keyed by other files (`flopkb.links.memo`: no entry had a digest)."""
     trusted_before = untrusted_since()
     for entry, diagnostics in results:
         if entry.source is None:
@@ -410,7 +431,7 @@ def _loads_to_store(config: Config, results: list[tuple[Entry, list[Diagnostic]]
             entry.summary,
             tuple(diagnostics),
             model,
-            {},
+            entry.derived if keep_derived else {},
             (b"", b""),
         )
         yield entry.path, loaded

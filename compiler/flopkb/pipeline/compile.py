@@ -19,9 +19,9 @@ from flopkb.config import Config
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase, Stage
 from flopkb.load.cores import idle_cores
-from flopkb.load.files import Unreadable
+from flopkb.load.files import Unreadable, decode
 from flopkb.load.models import id_problem
-from flopkb.load.source import Source, decode, parse
+from flopkb.load.source import Source, parse
 from flopkb.load.sources import FileSource
 from flopkb.load.validate import expected_id, validate_record
 from flopkb.load.vocabulary import Vocabulary, VocabularyError, vocabulary_from_data

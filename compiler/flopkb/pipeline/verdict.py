@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flopkb.atomic import write_atomically
@@ -87,18 +88,24 @@ def store(
         return  # a cache folder that cannot be written: the next server checks first
 
 
+def stored_path(config: Config) -> Path | None:
+    """Where the diagnostics of `config`'s base are stored (None: it has no cache folder)."""
+    cache = config.cache_path
+    return None if cache is None else cache / CACHE_FOLDER / VERDICT_NAME
+
+
 def stored(config: Config) -> list[Diagnostic] | None:
     """The stored diagnostics of `config`'s base, when they hold for its files as they are now; else None."""
-    cache = config.cache_path
-    if cache is None:
+    path = stored_path(config)
+    if path is None:
         return None
-    folder = cache / CACHE_FOLDER
+    folder = path.parent
     try:
         lock = hold(folder, exclusive=False)  # once the last command's detached writer is done
     except (Busy, OSError):
         lock = None
     try:
-        sealed = read_bytes(str(folder / VERDICT_NAME), limit=MAX_VERDICT_BYTES)
+        sealed = read_bytes(str(path), limit=MAX_VERDICT_BYTES)
     except Unreadable:
         return None
     finally:
