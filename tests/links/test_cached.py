@@ -25,7 +25,7 @@ class Recorded:
 
 def test_a_lazy_pickle_is_unpickled_only_when_its_value_is_asked_for() -> None:
     UNPICKLED.clear()
-    held = {"links": LazyPickle((Recorded("a"),))}
+    held = {"links": LazyPickle(lambda: (Recorded("a"),))}
     stored = pickle.loads(pickle.dumps(held))
     assert UNPICKLED == []
     assert [item.name for item in stored["links"].value] == ["a"]
