@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import pickle
 import shutil
@@ -134,6 +135,46 @@ def test_a_commit_read_from_git_equals_its_checkout(tmp_path_factory: pytest.Tem
             assert _report(_compile(root, tree)) == checked
         finally:
             tree.close()
+
+
+_PATHS = ["kb/records/facts/a.yaml", "kb/records/facts/b c\tç.yaml", "kb/records/x/c.yml", "kb/notes.txt", "other.yaml"]
+states = st.lists(
+    st.dictionaries(st.sampled_from(_PATHS), st.sampled_from(["one", "two", "executable", "link"])),
+    min_size=2,
+    max_size=4,
+)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(states=states)
+def test_a_tree_listed_as_its_changes_from_another_equals_its_full_listing(
+    tmp_path_factory: pytest.TempPathFactory, states: list[dict[str, str]]
+) -> None:
+    """A diff's second side lists its commit as its changes from the first (`after`): the same blobs, modes and paths
+    as listing it in full, whatever was added, removed, edited, made executable or replaced by a link, under the
+    base's prefix or outside it."""
+    root = tmp_path_factory.mktemp("repo")
+    commits = []
+    for state in states:
+        shutil.rmtree(root / "kb", ignore_errors=True)
+        (root / "other.yaml").unlink(missing_ok=True)
+        for rel, what in state.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if what == "link":
+                path.symlink_to("elsewhere.yaml")
+            else:
+                path.write_text(FACT if what == "one" else H100, encoding="utf-8")
+                path.chmod(0o755 if what == "executable" else 0o644)
+        commits.append(_commit_all(root))
+    for before, commit in itertools.pairwise(commits):
+        previous, full = GitTree(root, before, "kb"), GitTree(root, commit, "kb")
+        listed = GitTree(root, commit, "kb", after=previous)
+        try:
+            assert listed._blobs == full._blobs
+        finally:
+            for tree in (previous, full, listed):
+                tree.close()
 
 
 def test_a_git_tree_lists_records_under_the_base_prefix_and_refuses_links(tmp_path: Path) -> None:

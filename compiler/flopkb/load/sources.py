@@ -146,11 +146,24 @@ class GitTree:
     hashed for it.
     """
 
-    def __init__(self, repository: Path, commit: str, prefix: str = "", known: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        repository: Path,
+        commit: str,
+        prefix: str = "",
+        known: frozenset[str] = frozenset(),
+        after: GitTree | None = None,
+    ) -> None:
+        """`after`: a tree of the same repository and prefix, already listed; this one is listed as its changes from
+        it (`git diff-tree`), not in full (a diff's second side: most of a base's 10,000 files are the same)."""
         self.repository = repository
         self.commit = commit
         self.prefix = prefix.strip("/")
-        self._blobs = _list_tree(repository, commit, self.prefix)
+        self._blobs = (
+            _list_tree(repository, commit, self.prefix)
+            if after is None
+            else _list_changes(repository, after.commit, after._blobs, commit, self.prefix)
+        )
         self._known = known
         self._fetched: dict[str, bytes | Unreadable] | None = None
         """The blobs read in one pass, by object id (None until the first read)."""
@@ -325,6 +338,28 @@ def _list_tree(repository: Path, commit: str, prefix: str) -> dict[str, tuple[st
 
 _LISTED = re.compile(r"([0-7]+) [a-z]+ ([0-9a-f]+)\t([^\0]*)\0")
 """One line of `git ls-tree -z`: mode, type, object id, tab, path."""
+
+
+def _list_changes(
+    repository: Path, before: str, listed: dict[str, tuple[str, str]], commit: str, prefix: str
+) -> dict[str, tuple[str, str]]:
+    """What `_list_tree` gives for `commit`, from what it gave for `before` (`listed`) and the blobs that differ."""
+    changes = git(repository, "diff-tree", "-r", "-z", "--no-renames", before, commit, "--", prefix or ".")
+    cut = len(prefix) + 1 if prefix else 0
+    blobs = dict(listed)
+    for mode, oid, path in _CHANGED.findall(changes):
+        if mode == _GONE:
+            del blobs[path[cut:]]
+        else:
+            blobs[path[cut:]] = (mode, oid)
+    return blobs
+
+
+_CHANGED = re.compile(r":[0-7]+ ([0-7]+) [0-9a-f]+ ([0-9a-f]+) [A-Z][0-9]*\0([^\0]*)\0")
+"""One change of `git diff-tree -r -z --no-renames`: old and new mode, old and new object id, status, path (the new mode
+and object id are kept)."""
+_GONE = "000000"
+"""The new mode of a path the commit removes."""
 
 
 class _BlobReader:
