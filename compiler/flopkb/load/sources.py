@@ -126,11 +126,11 @@ class GitError(Exception):
 class GitTree:
     """The files of one commit's tree, under `prefix` (the base's root inside the repository), read from git objects.
 
-    The tree is listed once. The first read takes every record file's blob
-    at once: from the work tree's file at its path when that file's bytes
-    hash to the blob's object id (as `git hash-object` would: then they are
-    the blob, and reading a file costs a fraction of git inflating it from a
-    pack), the others through one pipelined `git cat-file --batch` pass
+    The tree is listed once (in full, or as its changes from another: `after`).
+    The first read takes every record file's blob at once: from the work
+    tree's file at its path when that file's bytes hash to the blob's object
+    id (as `git hash-object` would: then they are the blob, and reading a
+    file costs a fraction of git inflating it from a pack), the others through one pipelined `git cat-file --batch` pass
     (object ids written by a thread while the contents stream back): one
     round trip per file would cost most of a large base's load. The blobs are
     kept until the tree is closed. A blob whose object id is in `known` is not fetched: its
