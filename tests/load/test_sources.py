@@ -236,7 +236,8 @@ def test_a_blobs_digest_is_its_object_id_so_the_load_cache_hashes_no_blob(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The load cache keys a file by its git blob id (`content_digest`, as `git hash-object` gives it): a commit's
-    blob is keyed by its object id, never hashed, and the work tree's file of the same bytes has the same digest."""
+    blob is keyed by its object id, never hashed nor asked its stat, and the work tree's file of the same bytes has
+    the same digest."""
     write_kb(tmp_path, {"records/facts/a.yaml": FACT, "records/hw/h100.yaml": H100})
     tree = GitTree(tmp_path, _commit_all(tmp_path))
     rel = "records/facts/a.yaml"
@@ -248,9 +249,11 @@ def test_a_blobs_digest_is_its_object_id_so_the_load_cache_hashes_no_blob(
         assert Overlay(tree, {}).digest(rel) == tree.digest(rel)
         hashed: list[bytes] = []
         monkeypatch.setattr(cache_module, "content_digest", lambda raw: hashed.append(raw) or b"")
+        asked: list[str] = []
+        monkeypatch.setattr(tree, "stat", lambda rel: asked.append(rel) or GitTree.stat(tree, rel))
         config = dataclasses.replace(load_config(tmp_path), files=tree)
         kb = compile_knowledge_base(config, CHECK_STAGES, FileCache(config))
-        assert hashed == []
+        assert hashed == [] and asked == []
         assert kb.entries["facts/a"].digest == bytes.fromhex(blob_id)
     finally:
         tree.close()

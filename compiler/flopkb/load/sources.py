@@ -139,11 +139,12 @@ class GitTree:
     blob read on demand is also taken from the work tree's file when that is
     the blob, else asked of git.
 
-    A file's stat is its blob's object id, so a load cache that saw the same
-    blob (in another commit of the same repository) takes it back without
-    reading it, as it trusts an unchanged stat on disk; and the object id is
-    the file's `content_digest`, so a blob the cache has not seen is not
-    hashed for it.
+    A file's object id is its `content_digest` (`digest`), so the load cache
+    takes a blob it saw before (in another commit of the same repository, or
+    as a file of the work tree) back without reading it, and hashes no blob.
+    In a SHA-256 repository, whose ids are not `content_digest`s, the object id
+    is the file's stat instead, which the cache trusts as an unchanged stat on
+    disk.
     """
 
     def __init__(
