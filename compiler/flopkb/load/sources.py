@@ -160,7 +160,7 @@ class GitTree:
         self.repository = repository
         self.commit = commit
         self.prefix = prefix.strip("/")
-        self._blobs = (
+        self._blobs: dict[str, tuple[str, str]] = (
             _list_tree(repository, commit, self.prefix)
             if after is None
             else _list_changes(repository, after.commit, after._blobs, commit, self.prefix)
