@@ -22,8 +22,8 @@ _new_link = tuple.__new__
 """Builds a `Link` from a tuple without NamedTuple's argument handling (a base has about ten per record)."""
 
 MEMO = "links"
-"""`Entry.derived` key of a file's links as written, unresolved (a `LazyPickle`: most runs never unpickle them; see
-`link_all`)."""
+"""`Entry.derived` key of a file's links as written, unresolved (a `LazyPickle`: most runs never make nor unpickle
+them; see `link_all`)."""
 EMPHASIS = "emphasis"
 """`Entry.derived` key of a file's `ambiguous-emphasis` warnings (absent when it has none): like its links as written,
 they depend on that file alone."""
