@@ -1,5 +1,6 @@
-"""A file's links as written are kept in the load cache pickled on their own: pickled only when the cache writes a
-shard (a diff, which writes none, never pickles them), and unpickled only when asked for."""
+"""A file's links as written are kept in the load cache pickled on their own: made and pickled only when the cache
+writes a shard or someone asks for them (a diff, which writes none, never makes them for an unchanged file without
+suspects), and unpickled only when asked for."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ class Recorded:
 
 def test_a_lazy_pickle_is_unpickled_only_when_its_value_is_asked_for() -> None:
     UNPICKLED.clear()
-    held = {"links": LazyPickle((Recorded("a"),))}
+    held = {"links": LazyPickle(lambda: (Recorded("a"),))}
     stored = pickle.loads(pickle.dumps(held))
     assert UNPICKLED == []
     assert [item.name for item in stored["links"].value] == ["a"]
@@ -33,6 +34,22 @@ def test_a_lazy_pickle_is_unpickled_only_when_its_value_is_asked_for() -> None:
     again = pickle.loads(pickle.dumps(stored))  # pickled again as it was read: not unpickled to be pickled
     assert UNPICKLED == ["a"]
     assert [item.name for item in again["links"].value] == ["a"]
+
+
+def test_a_lazy_pickle_is_made_only_when_its_value_is_asked_for_or_it_is_pickled() -> None:
+    made: list[str] = []
+
+    def make() -> tuple[str, ...]:
+        made.append("made")
+        return ("a",)
+
+    held = LazyPickle(make)
+    assert made == []
+    assert held.value == ("a",) and held.value == ("a",)
+    assert made == ["made"]
+    unasked = LazyPickle(make)
+    assert pickle.loads(pickle.dumps(unasked)).value == ("a",)
+    assert made == ["made", "made"]
 
 
 def test_the_links_a_cached_check_keeps_come_back_from_the_cache(tmp_path: Path) -> None:

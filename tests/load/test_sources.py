@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import pickle
 import shutil
@@ -136,6 +137,46 @@ def test_a_commit_read_from_git_equals_its_checkout(tmp_path_factory: pytest.Tem
             tree.close()
 
 
+_PATHS = ["kb/records/facts/a.yaml", "kb/records/facts/b c\tç.yaml", "kb/records/x/c.yml", "kb/notes.txt", "other.yaml"]
+states = st.lists(
+    st.dictionaries(st.sampled_from(_PATHS), st.sampled_from(["one", "two", "executable", "link"])),
+    min_size=2,
+    max_size=4,
+)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(states=states)
+def test_a_tree_listed_as_its_changes_from_another_equals_its_full_listing(
+    tmp_path_factory: pytest.TempPathFactory, states: list[dict[str, str]]
+) -> None:
+    """A diff's second side lists its commit as its changes from the first (`after`): the same blobs, modes and paths
+    as listing it in full, whatever was added, removed, edited, made executable or replaced by a link, under the
+    base's prefix or outside it."""
+    root = tmp_path_factory.mktemp("repo")
+    commits = []
+    for state in states:
+        shutil.rmtree(root / "kb", ignore_errors=True)
+        (root / "other.yaml").unlink(missing_ok=True)
+        for rel, what in state.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if what == "link":
+                path.symlink_to("elsewhere.yaml")
+            else:
+                path.write_text(FACT if what == "one" else H100, encoding="utf-8")
+                path.chmod(0o755 if what == "executable" else 0o644)
+        commits.append(_commit_all(root))
+    for before, commit in itertools.pairwise(commits):
+        previous, full = GitTree(root, before, "kb"), GitTree(root, commit, "kb")
+        listed = GitTree(root, commit, "kb", after=previous)
+        try:
+            assert listed._blobs == full._blobs
+        finally:
+            for tree in (previous, full, listed):
+                tree.close()
+
+
 def test_a_git_tree_lists_records_under_the_base_prefix_and_refuses_links(tmp_path: Path) -> None:
     base = tmp_path / "kb"
     odd = "records/facts/a b\tç.yaml"  # listed as git writes it with -z: unquoted
@@ -195,7 +236,8 @@ def test_a_blobs_digest_is_its_object_id_so_the_load_cache_hashes_no_blob(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The load cache keys a file by its git blob id (`content_digest`, as `git hash-object` gives it): a commit's
-    blob is keyed by its object id, never hashed, and the work tree's file of the same bytes has the same digest."""
+    blob is keyed by its object id, never hashed nor asked its stat, and the work tree's file of the same bytes has
+    the same digest."""
     write_kb(tmp_path, {"records/facts/a.yaml": FACT, "records/hw/h100.yaml": H100})
     tree = GitTree(tmp_path, _commit_all(tmp_path))
     rel = "records/facts/a.yaml"
@@ -207,9 +249,11 @@ def test_a_blobs_digest_is_its_object_id_so_the_load_cache_hashes_no_blob(
         assert Overlay(tree, {}).digest(rel) == tree.digest(rel)
         hashed: list[bytes] = []
         monkeypatch.setattr(cache_module, "content_digest", lambda raw: hashed.append(raw) or b"")
+        asked: list[str] = []
+        monkeypatch.setattr(tree, "stat", lambda rel: asked.append(rel) or GitTree.stat(tree, rel))
         config = dataclasses.replace(load_config(tmp_path), files=tree)
         kb = compile_knowledge_base(config, CHECK_STAGES, FileCache(config))
-        assert hashed == []
+        assert hashed == [] and asked == []
         assert kb.entries["facts/a"].digest == bytes.fromhex(blob_id)
     finally:
         tree.close()

@@ -10,6 +10,8 @@ links nor the file's data need be built again for them.
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable
+from functools import partial
 from typing import Any, NamedTuple
 
 from flopkb.links.extract import MEASURED, Link, Resolve, extract
@@ -20,8 +22,8 @@ _new_link = tuple.__new__
 """Builds a `Link` from a tuple without NamedTuple's argument handling (a base has about ten per record)."""
 
 MEMO = "links"
-"""`Entry.derived` key of a file's links as written, unresolved (a `LazyPickle`: most runs never unpickle them; see
-`link_all`)."""
+"""`Entry.derived` key of a file's links as written, unresolved (a `LazyPickle`: most runs never make nor unpickle
+them; see `link_all`)."""
 EMPHASIS = "emphasis"
 """`Entry.derived` key of a file's `ambiguous-emphasis` warnings (absent when it has none): like its links as written,
 they depend on that file alone."""
@@ -36,25 +38,29 @@ COMPUTING_ORIGINS = frozenset(
 
 
 class LazyPickle:
-    """A value that is pickled on its own, when what holds it is pickled (the load cache writes a shard), and unpickled
-    only when asked for (`value`): a run that never writes the cache (a diff's first side) never pickles it, and a run
-    that reads it from the cache unpickles only the few it uses."""
+    """A value that is made (`make`) only when asked for, pickled on its own when what holds it is pickled (the load
+    cache writes a shard), and unpickled only when asked for (`value`): a run that never writes the cache and never
+    asks (a diff's first side) neither makes nor pickles it, and a run that reads it from the cache unpickles only the
+    few it uses."""
 
-    __slots__ = ("_pickled", "_value")
+    __slots__ = ("_make", "_pickled", "_value")
 
-    def __init__(self, value: Any = None, pickled: bytes | None = None) -> None:
-        self._value, self._pickled = value, pickled
+    def __init__(self, make: Callable[[], Any] | None = None, pickled: bytes | None = None) -> None:
+        self._make, self._pickled, self._value = make, pickled, None
 
     @property
     def value(self) -> Any:
         if self._value is None:
-            assert self._pickled is not None
-            self._value = pickle.loads(self._pickled)
+            if self._make is not None:
+                self._value, self._make = self._make(), None
+            else:
+                assert self._pickled is not None
+                self._value = pickle.loads(self._pickled)
         return self._value
 
     def __reduce__(self) -> tuple[Any, tuple[None, bytes]]:
         if self._pickled is None:
-            self._pickled = pickle.dumps(self._value, protocol=pickle.HIGHEST_PROTOCOL)
+            self._pickled = pickle.dumps(self.value, protocol=pickle.HIGHEST_PROTOCOL)
         return LazyPickle, (None, self._pickled)
 
 
@@ -146,16 +152,13 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
                 if entry.digest is not None:
                     if stars:
                         derived[EMPHASIS] = tuple(stars)
-                    written = written_links(found)
-                    derived[MEMO] = LazyPickle(written)
-                    derived[RESOLVED] = _resolution(
-                        signature, record_id, written, [link.resolved for link in found], kind_of
-                    )
+                    derived[MEMO] = LazyPickle(partial(written_links, found))
+                    derived[RESOLVED] = _resolution(signature, record_id, found, kind_of)
                 continue
             # an unchanged file whose links may now resolve elsewhere: resolve them again, as written
             links = written.value
             kept = derived[RESOLVED] = _resolution(
-                signature, record_id, links, [resolve(link[1]) for link in links], kind_of
+                signature, record_id, [(record_id, *link, None, resolve(link[1])) for link in links], kind_of
             )
         referenced.update(kept[1])
         emphasis.extend(derived.get(EMPHASIS, ()))
@@ -169,23 +172,16 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
 
 
 def _resolution(
-    signature: bytes | None,
-    record_id: str,
-    links: list[tuple[Any, ...]] | tuple[tuple[Any, ...], ...],
-    targets: list[str | None],
-    kind_of: dict[str, str],
+    signature: bytes | None, record_id: str, links: list[Link] | list[tuple[Any, ...]], kind_of: dict[str, str]
 ) -> tuple[Any, ...]:
-    """What `RESOLVED` keeps of a file's links (as written, without record or source) that resolved to `targets`.
+    """What `RESOLVED` keeps of a file's links (`Link`s, or tuples of their fields: only origin, target, anchor,
+    kinds and resolved are read).
 
     One pass over the links (every file's, on a diff's first side and on a first run with the load cache)."""
-    reached = set(targets)
-    reached.discard(None)
-    reached.discard(record_id)
     suspects: list[tuple[int, str | None]] = []
     computing = []
     groups: dict[str, list[str]] = {}
-    for index, (origin, target, anchor, _, _, _, _, kinds, _) in enumerate(links):
-        resolved = targets[index]
+    for index, (_, origin, target, anchor, _, _, _, _, kinds, _, _, resolved) in enumerate(links):
         if resolved is None:
             suspects.append((index, resolved))
         else:
@@ -198,6 +194,8 @@ def _resolution(
                 group.append(origin)
         if origin in COMPUTING_ORIGINS:
             computing.append((origin, target, resolved))
+    reached = set(groups)
+    reached.discard(record_id)
     return signature, tuple(reached), tuple(suspects), tuple(computing), _edges(groups)
 
 

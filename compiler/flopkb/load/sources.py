@@ -126,11 +126,11 @@ class GitError(Exception):
 class GitTree:
     """The files of one commit's tree, under `prefix` (the base's root inside the repository), read from git objects.
 
-    The tree is listed once. The first read takes every record file's blob
-    at once: from the work tree's file at its path when that file's bytes
-    hash to the blob's object id (as `git hash-object` would: then they are
-    the blob, and reading a file costs a fraction of git inflating it from a
-    pack), the others through one pipelined `git cat-file --batch` pass
+    The tree is listed once (in full, or as its changes from another: `after`).
+    The first read takes every record file's blob at once: from the work
+    tree's file at its path when that file's bytes hash to the blob's object
+    id (as `git hash-object` would: then they are the blob, and reading a
+    file costs a fraction of git inflating it from a pack), the others through one pipelined `git cat-file --batch` pass
     (object ids written by a thread while the contents stream back): one
     round trip per file would cost most of a large base's load. The blobs are
     kept until the tree is closed. A blob whose object id is in `known` is not fetched: its
@@ -139,18 +139,32 @@ class GitTree:
     blob read on demand is also taken from the work tree's file when that is
     the blob, else asked of git.
 
-    A file's stat is its blob's object id, so a load cache that saw the same
-    blob (in another commit of the same repository) takes it back without
-    reading it, as it trusts an unchanged stat on disk; and the object id is
-    the file's `content_digest`, so a blob the cache has not seen is not
-    hashed for it.
+    A file's object id is its `content_digest` (`digest`), so the load cache
+    takes a blob it saw before (in another commit of the same repository, or
+    as a file of the work tree) back without reading it, and hashes no blob.
+    In a SHA-256 repository, whose ids are not `content_digest`s, the object id
+    is the file's stat instead, which the cache trusts as an unchanged stat on
+    disk.
     """
 
-    def __init__(self, repository: Path, commit: str, prefix: str = "", known: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        repository: Path,
+        commit: str,
+        prefix: str = "",
+        known: frozenset[str] = frozenset(),
+        after: GitTree | None = None,
+    ) -> None:
+        """`after`: a tree of the same repository and prefix, already listed; this one is listed as its changes from
+        it (`git diff-tree`), not in full (a diff's second side: most of a base's 10,000 files are the same)."""
         self.repository = repository
         self.commit = commit
         self.prefix = prefix.strip("/")
-        self._blobs = _list_tree(repository, commit, self.prefix)
+        self._blobs: dict[str, tuple[str, str]] = (
+            _list_tree(repository, commit, self.prefix)
+            if after is None
+            else _list_changes(repository, after.commit, after._blobs, commit, self.prefix)
+        )
         self._known = known
         self._fetched: dict[str, bytes | Unreadable] | None = None
         """The blobs read in one pass, by object id (None until the first read)."""
@@ -325,6 +339,28 @@ def _list_tree(repository: Path, commit: str, prefix: str) -> dict[str, tuple[st
 
 _LISTED = re.compile(r"([0-7]+) [a-z]+ ([0-9a-f]+)\t([^\0]*)\0")
 """One line of `git ls-tree -z`: mode, type, object id, tab, path."""
+
+
+def _list_changes(
+    repository: Path, before: str, listed: dict[str, tuple[str, str]], commit: str, prefix: str
+) -> dict[str, tuple[str, str]]:
+    """What `_list_tree` gives for `commit`, from what it gave for `before` (`listed`) and the blobs that differ."""
+    changes = git(repository, "diff-tree", "-r", "-z", "--no-renames", before, commit, "--", prefix or ".")
+    cut = len(prefix) + 1 if prefix else 0
+    blobs = dict(listed)
+    for mode, oid, path in _CHANGED.findall(changes):
+        if mode == _GONE:
+            del blobs[path[cut:]]
+        else:
+            blobs[path[cut:]] = (mode, oid)
+    return blobs
+
+
+_CHANGED = re.compile(r":[0-7]+ ([0-7]+) [0-9a-f]+ ([0-9a-f]+) [A-Z][0-9]*\0([^\0]*)\0")
+"""One change of `git diff-tree -r -z --no-renames`: old and new mode, old and new object id, status, path (the new mode
+and object id are kept)."""
+_GONE = "000000"
+"""The new mode of a path the commit removes."""
 
 
 class _BlobReader:

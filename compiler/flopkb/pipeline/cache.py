@@ -150,9 +150,13 @@ class FileCache:
         stale: list[str] = []
         for rel in files:
             stored = self._loaded.get(rel)
-            digest, raw = config.files.digest(rel), None
-            if digest is not None and stored is not None and stored.digest == digest:
-                kept[rel] = stored  # a blob seen before (in another commit, or as a file of the work tree)
+            digest = config.files.digest(rel)
+            if digest is not None:  # a blob: its stat would tell no more than its digest, so it is stored without one
+                if stored is not None and stored.digest == digest:
+                    kept[rel] = stored  # a blob seen before (in another commit, or as a file of the work tree)
+                else:
+                    stale.append(rel)
+                    read[rel] = (digest, None)
                 continue
             try:
                 status = config.files.stat(rel)
@@ -163,12 +167,11 @@ class FileCache:
             if stored is not None and stat is not None and stored.stat == stat:
                 kept[rel] = stored
                 continue
-            if digest is None:
-                raw = _read_bytes(config, rel)
-                if raw is None:
-                    stale.append(rel)
-                    continue
-                digest = content_digest(raw)
+            raw = _read_bytes(config, rel)
+            if raw is None:
+                stale.append(rel)
+                continue
+            digest = content_digest(raw)
             trusted = trusted_stat(status, trusted_before)
             if stored is not None and stored.digest == digest:
                 if stored.stat != trusted:
@@ -178,8 +181,7 @@ class FileCache:
             else:
                 stale.append(rel)
                 read[rel] = (digest, trusted)
-                if raw is not None:
-                    raws[rel] = raw
+                raws[rel] = raw
         prefetched = replace(config, files=_Prefetched(config.files, raws))
         fresh = dict(zip(stale, load_entries(prefetched, stale, vocabulary), strict=True))
         results = []

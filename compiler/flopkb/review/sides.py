@@ -40,6 +40,8 @@ class SideCompiler:
         self._seen: set[str] = set()
         self._trees = ExitStack()
         self._last: KnowledgeBase | None = None
+        self._tree: GitTree | None = None
+        """The last commit's tree: the next is listed as its changes from it."""
 
     def compile(self, revision: Revision) -> Side:
         stages: tuple[Stage, ...] = CHECK_STAGES
@@ -50,8 +52,9 @@ class SideCompiler:
             kb = compile_knowledge_base(self.config, stages, self.cache)
         else:
             git = self.git
-            tree = GitTree(git.top, revision.sha, git.prefix, known=frozenset(self._seen))
+            tree = GitTree(git.top, revision.sha, git.prefix, known=frozenset(self._seen), after=self._tree)
             self._trees.callback(tree.close)
+            self._tree = tree
             self._seen.update(tree.oids)
             kb = compile_knowledge_base(replace(self.config, files=tree), stages, self.cache)
         self._last = kb
