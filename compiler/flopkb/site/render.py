@@ -50,8 +50,6 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------------------
 # Record pages in several processes (large bases)
 
-FIRST_PAGES = 8
-"""A save of more records than this (a checkout, a `flopkb mv`) gets no pages first (`render_docs`'s `first`)."""
 PARALLEL_FROM = 2000
 """Bases of at least this many records render their record pages in worker processes."""
 MAX_RENDER_WORKERS = 4
@@ -84,6 +82,14 @@ def render_workers(records: int) -> int:
     return min(cores, MAX_RENDER_WORKERS)
 
 
+# ---------------------------------------------------------------------------
+# The whole docs folder
+
+
+FIRST_PAGES = 8
+"""A save of more records than this (a checkout, a `flopkb mv`) gets no pages first (`render_docs`'s `first`)."""
+
+
 def _render_first(
     site: Site,
     todo: list[str],
@@ -100,10 +106,6 @@ def _render_first(
     site.flush()
     first([rel for files in rendered.values() for rel in files])
     return rendered
-
-
-# ---------------------------------------------------------------------------
-# The whole docs folder
 
 
 def render_docs(
