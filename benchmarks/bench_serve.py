@@ -7,8 +7,10 @@
 For each size: generate a synthetic base (benchmarks/generate.py), start
 `flopkb serve` on a copy of it as a fresh process (port 0: a free one), wait
 for the first build, then make each edit `--repeat` times and measure, from
-just after the file is written to when a GET of the record's page returns a
-page with the new text (polled every 20 ms):
+just after the file is written to when a reader's page shows it: the
+server's version, which the pages it serves poll and reload on, has changed
+since the save, and a GET of the record's page returns the new text (both
+polled every 20 ms):
 
 - `prose`: a sentence with a new word appended to a flop's description;
 - `accelerator`: an accelerator's `memory_capacity` set to a new value
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -49,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import generate
 
 POLL = 0.02
+VERSION_PATH = "/__flopkb__/version"  # flopkb.site.publishing.serve_http's, not imported: `--before` runs other code
 IDLE_SHARE = 0.02
 IDLE_SECONDS = 2.0
 TICK = os.sysconf("SC_CLK_TCK")
@@ -128,10 +132,20 @@ def _children(pid: int) -> list[str]:
     return found
 
 
-def _until(url: str, text: str, timeout: float = 600) -> float:
+def _version(root_url: str) -> int | None:
+    """The version of the site that the served pages poll (they reload when it changes)."""
+    try:
+        return int(json.loads(_get(root_url + VERSION_PATH.lstrip("/")))["version"])
+    except (ValueError, KeyError):
+        return None
+
+
+def _until(url: str, text: str, changed_from: tuple[str, int | None] | None = None, timeout: float = 600) -> float:
+    """Seconds until the page at `url` holds `text` (and, with `changed_from`, the server at that root URL has a
+    version other than that one)."""
     start = time.perf_counter()
     while time.perf_counter() - start < timeout:
-        if text in _get(url):
+        if (changed_from is None or _version(changed_from[0]) != changed_from[1]) and text in _get(url):
             return time.perf_counter() - start
         time.sleep(POLL)
     return float("inf")
@@ -181,9 +195,9 @@ def measure(base: Path, code: str | None, repeat: int, saves: int, work: Path) -
         plan = [(name, n) for n in range(repeat) for name in EDITS] + [("prose", repeat + n) for n in range(saves)]
         for name, n in plan:
             time.sleep(0.5)  # the watcher settles; no build is running
-            cpu = served.cpu()
+            cpu, version = served.cpu(), _version(served.url)
             page, text = EDITS[name](root, n + (1000 if code else 0))
-            seconds = _until(served.url + page, text)
+            seconds = _until(served.url + page, text, (served.url, version))
             served.idle()
             if n < repeat:
                 found.seconds[name].append(seconds)

@@ -301,9 +301,11 @@ class FileCache:
                         except (pickle.PicklingError, TypeError, AttributeError):
                             continue  # this file is not stored: the next run loads it again
                         derived_digest = _digest(derived)
-                    if model is not loaded.model or derived is not loaded.derived:
-                        loaded = self._loaded[rel] = with_blobs(loaded, model, derived, (model_digest, derived_digest))
-                    content[rel] = loaded
+                    if model is not loaded.model:
+                        self._loaded[rel] = with_blobs(loaded, model, loaded.derived, (model_digest, loaded.digests[1]))
+                    # The derived data stays unpickled in memory: the next run would unpickle every file of every
+                    # shard written, before its answer (after an accelerator's save at 10,000 records, all of them).
+                    content[rel] = with_blobs(loaded, model, derived, (model_digest, derived_digest))
             for shard, content in by_shard.items():
                 path = folder / shard_name(shard)
                 if content:

@@ -51,7 +51,8 @@ class Loaded(NamedTuple):
     """`Entry.derived`, what later stages computed from the file: pickled (as stored), or as a stage left it in this
     process.
 
-    Pickled apart from the rest, so that rewriting a shard costs little for the files whose derived data did not change.
+    Pickled apart from the rest, so that rewriting a shard costs little for the files whose derived data is as stored
+    (once unpickled, it stays so in the process that holds the cache: `FileCache._write`).
     """
     digests: tuple[bytes, bytes]
     """The digests of the pickled `model` and `derived` (b"" for one not pickled), checked before it is unpickled."""

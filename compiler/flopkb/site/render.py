@@ -25,6 +25,7 @@ URLs, links and prose, the template environment) under every renderer;
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -85,6 +86,28 @@ def render_workers(records: int) -> int:
 # The whole docs folder
 
 
+FIRST_PAGES = 8
+"""A save of more records than this (a checkout, a `flopkb mv`) gets no pages first (`render_docs`'s `first`)."""
+
+
+def _render_first(
+    site: Site,
+    todo: list[str],
+    prints: dict[str, str | None],
+    previous: dict[str, str | None],
+    first: Callable[[list[str]], None],
+) -> dict[str, list[str]]:
+    """Render the pages of the records saved since the previous build (their fingerprint changed), if there are at
+    most FIRST_PAGES, and give `first` their files once written; return each one's files."""
+    saved = [record_id for record_id in todo if prints.get(record_id) != previous.get(record_id)]
+    if not saved or len(saved) > FIRST_PAGES:
+        return {}
+    rendered = render_records(site, saved)
+    site.flush()
+    first([rel for files in rendered.values() for rel in files])
+    return rendered
+
+
 def render_docs(
     kb: KnowledgeBase,
     docs_dir: str | Path,
@@ -95,6 +118,7 @@ def render_docs(
     previous: BuildState | None = None,
     previous_docs: Path | None = None,
     link_kept: bool = True,
+    first: Callable[[list[str]], None] | None = None,
 ) -> RenderResult:
     """Write every page, chart and data file of the site into `docs_dir` (which should be empty) and return the nav.
 
@@ -102,7 +126,9 @@ def render_docs(
     the one it was rendered under there is not rendered: its files are hard-linked from `previous_docs`
     (unless not `link_kept`: the caller moves what was rendered into `previous_docs` instead).
     With `parallel` (the default), PARALLEL_FROM record pages or more are rendered in worker processes
-    (`render_workers`)."""
+    (`render_workers`). With `first`, the pages of the records whose fingerprint changed since the `previous` build
+    (the records saved, up to FIRST_PAGES) are rendered before any other page, and `first` is given their files
+    once they are written (`flopkb.site.publishing.first`); not when the record pages are rendered in workers."""
     global _FORKED
     root = template_root if template_root is not None else kb.config.root
     dirs = template_dirs(root, site_root)
@@ -131,6 +157,7 @@ def render_docs(
     result.rendered = todo
     workers = render_workers(len(todo)) if parallel else 0
     pool = shares = None
+    rendered: dict[str, list[str]] = {}
     if workers:
         # Record pages are independent of each other: a large base renders them in forked workers (which
         # inherit the compiled base) while this process writes the index pages. Forked before this process
@@ -142,13 +169,14 @@ def render_docs(
         shares = pool.map_async(_render_share, [todo[start::workers] for start in range(workers)])
     try:
         if pool is None:
-            rendered = render_records(site, todo)
+            if first is not None and previous is not None:
+                rendered = _render_first(site, todo, page.prints, previous.prints, first)
+            rendered.update(render_records(site, [record_id for record_id in todo if record_id not in rendered]))
         render_compare_page(site)
         render_graph_page(site)
         result.nav = render_index_pages(site, with_changes=render_recent_changes(site))
         site.write(TITLES, titles_script(site))
         if pool is not None and shares is not None:
-            rendered = {}
             for files, digests in shares.get():
                 rendered.update(files)
                 result.digests.update(digests)

@@ -11,13 +11,15 @@ build changes the folders in place (`flopkb.site.publishing.publish`), so a serv
 no state that a later build could trust; one it wrote is checked on loading (`BuildState.load`).
 
 The gathered files (`flopkb.site.incremental.kept`) are used only with a held state: the changes a build
-gives them are the ones since the build that held it.
+gives them are the ones since the build that held it; and so is the nav the state was built with, under which
+the next build converts the saved records' pages first (`flopkb.site.publishing.first`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from flopkb.site.incremental.kept import KeptFiles
 from flopkb.site.incremental.state import BuildState, Folders, folders_of
@@ -31,6 +33,8 @@ class Held:
     folders: Folders = (None, None)
     """The identities of the site and docs folders that `state` describes."""
     files: KeptFiles = field(default_factory=KeptFiles)
+    nav: list[Any] = field(default_factory=list)
+    """The nav of the build that held `state`."""
 
     def take(self, site: Path, docs: Path) -> BuildState | None:
         """The held state, if the folders are still the ones it describes; nothing is held after."""
@@ -39,8 +43,8 @@ class Held:
             return None
         return state
 
-    def hold(self, state: BuildState, site: Path, docs: Path) -> None:
-        self.state, self.folders = state, folders_of(site, docs)
+    def hold(self, state: BuildState, site: Path, docs: Path, nav: list[Any]) -> None:
+        self.state, self.folders, self.nav = state, folders_of(site, docs), nav
 
     def flush(self, path: Path, site: Path, docs: Path) -> bool:
         """Write the held state to `path` if the folders are still the ones it describes; True when written."""

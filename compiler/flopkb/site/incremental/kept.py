@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mkdocs.structure.files import File, Files, file_sort_key, get_files, set_exclusions
 
+from flopkb.site.incremental.partial import Reuse
 from flopkb.site.incremental.state import Identity, identity
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.structure.pages import Page
 
-__all__ = ["KeptFiles"]
+__all__ = ["ChangedOnly", "KeptFiles"]
 
 # What a build leaves on a `File` that the next must not see: the paths derived from its folders (set again),
 # and the partial build's mark (`flopkb.site.incremental.partial`).
@@ -47,7 +48,8 @@ _PER_BUILD = ("abs_src_path", "abs_dest_path", "is_modified")
 
 
 class _Collection(Files):
-    """mkdocs' `Files`, holding the theme's files already when it was kept (adding them walks the whole theme)."""
+    """mkdocs' `Files`, to which mkdocs' build adds the theme's files (a walk of the whole theme) unless `with_theme`
+    says they are in it already (a kept collection) or not wanted (`ChangedOnly`)."""
 
     def __init__(self, files: Iterable[File], *, with_theme: bool) -> None:
         super().__init__(files)
@@ -76,13 +78,12 @@ class KeptFiles:
         self.reused = False
         """Whether the last build's gathering was the kept one (else: a fresh walk)."""
 
-    @contextlib.contextmanager
-    def gathering(self, base: str, changed: frozenset[str] | None, removed: frozenset[str]) -> Iterator[None]:
-        """For one mkdocs build (of the configuration keyed `base`): its gathering is the kept one, updated with the
-        docs folder's new or changed files (`changed`) and its removed ones; with `changed` None (what changed is
-        not known), a fresh one. The build's gathering is kept for the next when the build succeeds."""
-        import mkdocs.commands.build as mkdocs_build
-
+    def gathering(self, base: str, reuse: Reuse | None) -> contextlib.AbstractContextManager[None]:
+        """For one mkdocs build (of the configuration keyed `base`): its gathering is the kept one, updated with
+        `reuse`'s changed and removed files when they are the changes since it was kept; else a fresh one. The
+        build's gathering is kept for the next when the build succeeds."""
+        changed = reuse.changed if reuse is not None and reuse.since_kept else None
+        removed = reuse.removed if reuse is not None else frozenset()
         kept, self._kept = self._kept, None  # a build that fails half-way leaves no collection half-updated
         made: list[tuple[_Collection, Identity, str]] = []
 
@@ -98,15 +99,56 @@ class KeptFiles:
                 made.append((files, folder, config.docs_dir))
             return files
 
-        swapped = mkdocs_build.get_files
-        mkdocs_build.get_files = gather
-        try:
-            yield
-        finally:
-            mkdocs_build.get_files = swapped
-        if made:
-            files, folder, docs_dir = made[0]
-            self._kept = _settled(files, base, folder, docs_dir)
+        def settle() -> None:
+            if made:
+                files, folder, docs_dir = made[0]
+                self._kept = _settled(files, base, folder, docs_dir)
+
+        return _gathered_by(gather, settle)
+
+
+class ChangedOnly:
+    """A gathering of the changed files alone, with the nav's pages so that the nav is the whole build's: they
+    are gathered, not changed, so never read (`flopkb.site.incremental.partial`). The saved records' pages are
+    converted with it before the rest of a rebuild (`flopkb.site.publishing.first`). No theme file is gathered:
+    none is copied, and no page's HTML reads the collection's theme files."""
+
+    def gathering(self, base: str, reuse: Reuse | None) -> contextlib.AbstractContextManager[None]:
+        changed = reuse.changed if reuse is not None else frozenset()
+
+        def gather(config: MkDocsConfig) -> Files:
+            rels = dict.fromkeys([*sorted(changed), *_nav_pages(config.nav)])
+            files = [File(rel, config.docs_dir, config.site_dir, config.use_directory_urls) for rel in rels]
+            return _Collection(sorted(files, key=file_sort_key), with_theme=True)
+
+        return _gathered_by(gather)
+
+
+def _nav_pages(nav: object) -> Iterator[str]:
+    """The docs files a nav configuration names (its entries are paths, `{title: path}` or `{title: [entries]}`)."""
+    if isinstance(nav, str):
+        yield nav
+    elif isinstance(nav, dict):
+        for value in nav.values():
+            yield from _nav_pages(value)
+    elif isinstance(nav, list):
+        for item in nav:
+            yield from _nav_pages(item)
+
+
+@contextlib.contextmanager
+def _gathered_by(gather: Callable[[MkDocsConfig], Files], settle: Callable[[], None] | None = None) -> Iterator[None]:
+    """mkdocs' builds gather their files with `gather` for the length of the block; `settle` runs if it succeeded."""
+    import mkdocs.commands.build as mkdocs_build
+
+    swapped = mkdocs_build.get_files
+    mkdocs_build.get_files = gather  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        mkdocs_build.get_files = swapped
+    if settle is not None:
+        settle()
 
 
 def _updated(

@@ -319,10 +319,14 @@ class Site:
         while len(self._writes) > keep:
             self._writes.pop(0).result()  # re-raises a failed write
 
+    def flush(self) -> None:
+        """Wait for every file written so far to be written (raising the first failure)."""
+        self._drain()
+
     def close(self) -> None:
         """Wait for every file to be written (raising the first failure) and stop the writers."""
         try:
-            self._drain()
+            self.flush()
         finally:
             self._writer.shutdown(wait=True, cancel_futures=True)
 

@@ -64,7 +64,7 @@ from flopkb.site.sanitize import escape
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
 
-    from flopkb.site.incremental.kept import KeptFiles
+    from flopkb.site.incremental.kept import ChangedOnly, KeptFiles
     from flopkb.site.incremental.partial import Reuse
 
 __all__ = [
@@ -389,7 +389,7 @@ def build_site(
     template_cache: Path | None = None,
     search: bool = True,
     prerendered: bool = True,
-    kept: KeptFiles | None = None,
+    kept: KeptFiles | ChangedOnly | None = None,
     **config_kwargs: Any,
 ) -> BuildResult:
     """Install assets, write mkdocs.yml, build the site with mkdocs, and index it for search.
@@ -408,7 +408,8 @@ def build_site(
     (`flopkb.site.incremental.prerendered`: the same HTML); without, mkdocs converts every page, as
     `mkdocs build -f` on the written config does.
     With `kept` (held by the caller from one build to the next), mkdocs' gathered files are the previous build's
-    updated with `reuse`'s changes when they are the changes since then (`flopkb.site.incremental.kept`).
+    updated with `reuse`'s changes when they are the changes since then (`flopkb.site.incremental.kept`); with a
+    `ChangedOnly`, they are `reuse`'s changed files and the nav's pages alone.
     """
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -439,7 +440,7 @@ def build_site(
             config.plugins["flopkb/partial"] = partial
             if prerendered:
                 config.plugins["flopkb/prerendered"] = fast
-            with _gathering(kept, base, reuse):
+            with kept.gathering(base, reuse) if kept is not None else contextlib.nullcontext():
                 build(config, dirty=reuse is not None)
             partial.link_previous(site)
         if not cfg.get("site_url"):
@@ -450,13 +451,3 @@ def build_site(
         logger.removeHandler(handler)
     seconds = time.perf_counter() - start
     return BuildResult(site, cfg_path.resolve(), handler.messages, seconds, partial.built, base, fast.pages)
-
-
-def _gathering(kept: KeptFiles | None, base: str, reuse: Reuse | None) -> contextlib.AbstractContextManager[None]:
-    """mkdocs' gathering for one build: the kept one updated with `reuse`'s changes, when they are the changes
-    since it was kept; else a fresh one, kept for the next (nothing kept without `kept`)."""
-    if kept is None:
-        return contextlib.nullcontext()
-    if reuse is None or not reuse.since_kept:
-        return kept.gathering(base, None, frozenset())
-    return kept.gathering(base, reuse.changed, reuse.removed)

@@ -70,6 +70,7 @@ from flopkb.report.codes import Severity
 from flopkb.site.incremental.partial import Reuse, output_of
 from flopkb.site.incremental.state import BuildState, folders_of, link_files, move_files, walk_files
 from flopkb.site.pages.common import file_digest
+from flopkb.site.publishing.first import FirstPages
 from flopkb.site.publishing.mkdocs import (
     SITE_ROOT,
     build_site,
@@ -277,7 +278,9 @@ def build(
     dependencies are unchanged are taken over (`LaterResults.take_from`). With `keep_frozen`, what was compiled stays
     frozen out of the cyclic collector's reach after the build (`flopkb serve`, which releases it at its next build).
     `announce` is called once the new pages are in the site, before the build's own bookkeeping (its configuration
-    and state written, the old site discarded): `flopkb serve` reloads its readers' pages then. With `held`, the
+    and state written, the old site discarded): `flopkb serve` reloads its readers' pages then. With `announce`,
+    `update` and a `held` state, the saved records' pages are moved in first, and announced
+    (`flopkb.site.publishing.first`). With `held`, the
     build takes the previous build's state from there when it can, and leaves its own there (with mkdocs' gathered
     files) instead of on disk when it changed the site in place (`flopkb.site.incremental.held`)."""
     from flopkb.pipeline.stages import CHECK_STAGES
@@ -324,6 +327,21 @@ def build(
     gc.freeze()
     try:
         mark = time.perf_counter()
+        when = source_date_epoch(config) if epoch is None else epoch
+        first = None
+        if update is not None and announce is not None and from_memory is not None and held is not None:
+            state_file.unlink(missing_ok=True)  # the first pages change the site
+            first = FirstPages(
+                work,
+                site,
+                held.nav,
+                from_memory.mkdocs_base,
+                when,
+                update,
+                announce,
+                _template_cache(config),
+                options,
+            )
         rendered = render_docs(
             kb,
             work / "docs",
@@ -331,13 +349,13 @@ def build(
             previous=previous,
             previous_docs=kept_docs if previous else None,
             link_kept=update is None,
+            first=first,
         )
         docs = rendered.digests
         assets = install_assets(work / "docs", site_root)
         docs.update((rel, file_digest((work / "docs" / rel).read_bytes())) for rel in assets)
         timings["render"] = time.perf_counter() - mark
         mark = time.perf_counter()
-        when = source_date_epoch(config) if epoch is None else epoch
         cfg = mkdocs_config(docs_dir=work / "docs", site_dir=work / "site", nav=rendered.nav, **options)
         reuse = None
         if previous is not None and previous.mkdocs_base == mkdocs_base(cfg, when):
@@ -362,7 +380,7 @@ def build(
             source_date_epoch=when,
             install=False,
             reuse=reuse,
-            template_cache=config.cache_path / "templates" if config.cache_path is not None else None,
+            template_cache=_template_cache(config),
             nav=rendered.nav,
             search=search,
             kept=held.files if held is not None else None,
@@ -403,7 +421,7 @@ def build(
         if held is None or not in_place:
             state.save(state_file, folders_of(site, kept_docs))
         if held is not None:
-            held.hold(state, site, kept_docs)
+            held.hold(state, site, kept_docs, rendered.nav)
         for old in olds:
             if old is not None:
                 discard(old)
@@ -427,6 +445,10 @@ def build(
         built=result.pages,
         prerendered=result.prerendered,
     )
+
+
+def _template_cache(config: Config) -> Path | None:
+    return config.cache_path / "templates" if config.cache_path is not None else None
 
 
 def _cannot_write(error: OSError, where: Path) -> str:

@@ -22,8 +22,9 @@
   cache make a rebuild of a small base take about a second).
 - Pages are reloaded by polling: every HTML page the server sends gets a tiny
   script that asks `/__flopkb__/version` a few times a second and reloads the
-  page when the version changes, which it does as soon as a rebuild's pages
-  are in the site (the load cache is written after). The script is added to the response only;
+  page when the version changes, which it does as soon as the saved records'
+  pages are in the site (`flopkb.site.publishing.first`), and again once all
+  of a rebuild's pages are (the load cache is written after). The script is added to the response only;
   the built site never contains it. When a rebuild is refused (the base has
   errors), the old site stays up and the pages show the diagnostics in a
   banner until the next good build.
@@ -339,8 +340,9 @@ class Server:
         return True
 
     def _announce(self) -> None:
-        """The new pages are in the site: reload the readers' pages now, before the build writes its state and the
-        load cache its shards (a second at 10,000 records after an accelerator's save)."""
+        """New pages are in the site (the saved records', or all of the rebuild's): reload the readers' pages now,
+        before the build writes its state and the load cache its shards (a second at 10,000 records after an
+        accelerator's save)."""
         self.search.stale(self.site_dir)  # before the new version shows: a reader who sees it searches the new pages
         self.state.set("ok", "", bump=True)
 
