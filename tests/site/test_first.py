@@ -8,14 +8,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from test_incremental_site import EDITS, EPOCH, START, apply, build_with_cache, records, tree
-from test_serve_memory import FILES, FLOP
+from test_incremental_site import EDITS, EPOCH, START, records
+from test_serve_memory import FILES, FLOP, assert_the_full_build, save
 
 import flopkb.site.render
 from flopkb.config import load_config
 from flopkb.site.incremental.partial import output_of
 from flopkb.site.publishing.first import FirstPages
-from flopkb.site.publishing.search import BUNDLE
 from flopkb.site.publishing.serve import Server
 from kbfixture import write_kb
 
@@ -94,13 +93,7 @@ def test_the_first_pages_are_the_final_sites_pages(tmp_path_factory: pytest.Temp
             assert server.rebuild()
             watched(patch, events)
             for edit in edits:
-                before = records(model)
-                apply(model, edit)
-                for rel, text in records(model).items():
-                    if before.get(rel) != text:
-                        (root / rel).write_text(text)
-                for rel in before.keys() - records(model).keys():
-                    (root / rel).unlink()
+                before = save(root, model, edit)
                 events.clear()
                 assert server.rebuild()
                 firsts = [moved for what, moved in events if what == "first"]
@@ -111,9 +104,4 @@ def test_the_first_pages_are_the_final_sites_pages(tmp_path_factory: pytest.Temp
                     assert (server.site_dir / rel).read_bytes() == page, rel
         finally:
             server.stop()
-    fresh = write_kb(tmp / "fresh", records(model))
-    build_with_cache(fresh)
-    served, full = tree(server.site_dir), tree(fresh / "build" / "site")
-    assert {k: v for k, v in served.items() if not k.startswith(BUNDLE)} == {
-        k: v for k, v in full.items() if not k.startswith(BUNDLE)
-    }
+    assert_the_full_build(server.site_dir, model, tmp / "fresh")

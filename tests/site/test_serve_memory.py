@@ -96,19 +96,29 @@ def test_serves_rebuilds_are_the_full_build(tmp_path_factory: pytest.TempPathFac
         try:
             assert server.rebuild()
             for edit in edits:
-                before = records(model)
-                apply(model, edit)
-                for rel, text in records(model).items():
-                    if before.get(rel) != text:
-                        (root / rel).write_text(text)
-                for rel in before.keys() - records(model).keys():
-                    (root / rel).unlink()
+                save(root, model, edit)
                 assert server.rebuild()
         finally:
             server.stop()
-    fresh = write_kb(tmp / "fresh", records(model))
-    build_with_cache(fresh)
-    served, full = tree(server.site_dir), tree(fresh / "build" / "site")
+    assert_the_full_build(server.site_dir, model, tmp / "fresh")
+
+
+def save(root: Path, model: dict[str, dict[str, str]], edit: tuple[str, str, str]) -> dict[str, str]:
+    """Apply `edit` to `model` and write the files it changes under `root`; the files before it."""
+    before = records(model)
+    apply(model, edit)
+    for rel, text in records(model).items():
+        if before.get(rel) != text:
+            (root / rel).write_text(text)
+    for rel in before.keys() - records(model).keys():
+        (root / rel).unlink()
+    return before
+
+
+def assert_the_full_build(site: Path, model: dict[str, dict[str, str]], fresh: Path) -> None:
+    """`site` is what a full build of `model`'s files (written to `fresh`) gives, search index aside."""
+    build_with_cache(write_kb(fresh, records(model)))
+    served, full = tree(site), tree(fresh / "build" / "site")
     assert {k: v for k, v in served.items() if not k.startswith(BUNDLE)} == {
         k: v for k, v in full.items() if not k.startswith(BUNDLE)
     }
