@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,8 +36,20 @@ def record(description: str) -> str:
     return f"id: {RECORD}\nkind: flop\ncategory: memory-bandwidth\ndescription: {description}"
 
 
+_FOLDERS: list[Path] = []
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _bases_folder() -> Iterator[None]:
+    """One folder for the module's bases (hypothesis makes hundreds, too many to leave in the system's temp)."""
+    with tempfile.TemporaryDirectory(prefix="flopkb-prose-") as folder:
+        _FOLDERS.append(Path(folder))
+        yield
+        _FOLDERS.pop()
+
+
 def compiled(description: str) -> tuple[KnowledgeBase, Path]:
-    root = Path(tempfile.mkdtemp(prefix="flopkb-prose-"))
+    root = Path(tempfile.mkdtemp(dir=_FOLDERS[-1]))
     files = {f"records/facts/{name}.yaml": text for name, text in FACTS.items()}
     write_kb(root, {"pyproject.toml": CONFIG, **files, "records/flops/x.yaml": record(description)})
     return compile_kb(root), root

@@ -26,6 +26,7 @@ import pytest
 from browser import arrive, require_playwright, search
 from flopkb.config import load_config
 from flopkb.site.publishing.serve import VERSION_PATH, Server
+from flopkb.site.publishing.serve_http import POLL_MS
 from repo import REPO
 from site_fixtures import BuiltSite, copy_project_base
 
@@ -292,6 +293,33 @@ def test_a_search_after_a_save_finds_the_saved_words(served, page) -> None:
     # pagefind shows results as the word is typed: wait for those of the whole word (a prefix may match other pages)
     require_playwright().expect(results.first).to_contain_text("Ridge point zanzibarword", timeout=60_000)
     assert not server.search.pending
+
+
+def test_a_query_being_typed_is_not_reloaded_away(served, page) -> None:
+    """A save while the reader's search box holds text reloads nothing; emptying the box shows the save."""
+    base, server, url = served
+    server.search.wait(120)  # the first build's index
+    page.goto(url)
+    page.wait_for_selector(".pagefind-ui__search-input")
+    page.set_default_timeout(60_000)
+    page.evaluate("window.flopkbNotReloaded = true")
+    results = search(page, "ridge")
+    version = server.state.snapshot()["version"]
+    record = base / "records/facts/ridge-point.yaml"
+    text = record.read_text(encoding="utf-8")
+    changed = text.replace(
+        'title: "Ridge point and the batch at which decode turns compute-bound"', 'title: "Ridge point, saved"'
+    )
+    assert changed != text
+    record.write_text(changed, encoding="utf-8")
+    _wait_for_state(url, lambda state: state["version"] > version)
+    with server._build_lock:  # both of the save's version changes are out
+        pass
+    page.wait_for_timeout(5 * POLL_MS)  # several polls have seen the new version
+    assert page.locator(".pagefind-ui__search-input").input_value() == "ridge"
+    assert results.count() > 0 and page.evaluate("window.flopkbNotReloaded") is True
+    page.locator(".pagefind-ui__search-input").fill("")
+    page.wait_for_function("window.flopkbNotReloaded === undefined")
 
 
 def test_serve_keeps_the_last_good_site_while_the_base_has_errors(served, page) -> None:

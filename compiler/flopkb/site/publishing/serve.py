@@ -24,7 +24,9 @@
   script that asks `/__flopkb__/version` a few times a second and reloads the
   page when the version changes, which it does as soon as the saved records'
   pages are in the site (`flopkb.site.publishing.first`), and again once all
-  of a rebuild's pages are (the load cache is written after). The script is added to the response only;
+  of a rebuild's pages are (the load cache is written after). While a text field
+  of the page holds text (a search being typed), the reload waits until it is
+  empty: the reader's query is never lost. The script is added to the response only;
   the built site never contains it. When a rebuild is refused (the base has
   errors), the old site stays up and the pages show the diagnostics in a
   banner until the next good build.

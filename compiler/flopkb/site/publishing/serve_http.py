@@ -64,12 +64,15 @@ POLL_MS = 200
 RELOAD_SCRIPT = (
     "<script>/* flopkb serve: reload on rebuild (added by the server, not part of the site) */"
     "(function(){var seen=null,box=null;"
+    # A reader's typing (a search) is never thrown away: while a text field holds text, the reload waits.
+    "function typing(){var f=document.querySelectorAll('input,textarea');for(var i=0;i<f.length;i++){"
+    "var e=f[i];if((e.tagName==='TEXTAREA'||/^(text|search)$/.test(e.type))&&e.value){return true}}return false}"
     "function banner(text){if(!box){box=document.createElement('pre');box.id='flopkb-serve-banner';"
     "box.style.cssText='position:fixed;z-index:1000;left:0;right:0;bottom:0;max-height:40vh;overflow:auto;margin:0;"
     "padding:.8em 1.2em;background:#cf222e;color:#fff;font:12px/1.5 monospace;white-space:pre-wrap';"
     "document.body.appendChild(box)}box.textContent=text}"
     "function poll(){fetch('" + VERSION_PATH + "',{cache:'no-store'}).then(function(r){return r.json()})"
-    ".then(function(d){if(seen===null){seen=d.version}else if(d.version!==seen){location.reload();return}"
+    ".then(function(d){if(seen===null){seen=d.version}else if(d.version!==seen&&!typing()){location.reload();return}"
     "if(d.state!=='ok'){banner(d.message)}else if(box){box.remove();box=null}"
     "setTimeout(poll," + str(POLL_MS) + ")}).catch(function(){setTimeout(poll,1500)})}"
     "poll()})();</script>"
