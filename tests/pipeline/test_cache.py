@@ -13,8 +13,8 @@ import flopkb.pipeline.cache
 from flopkb.cli import main
 from flopkb.config import load_config
 from flopkb.kb.knowledge_base import KnowledgeBase
-from flopkb.load.sources import WorkTree
-from flopkb.pipeline.cache import FileCache, _Prefetched, shard_of
+from flopkb.load.sources import Prefetched, WorkTree
+from flopkb.pipeline.cache import FileCache, shard_of
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 from kbfixture import VOCABULARY, accelerator, write_kb
@@ -258,7 +258,7 @@ def test_a_cold_run_reads_each_file_once_and_loads_what_it_hashed(
 
 def test_a_parse_worker_gets_no_prefetched_bytes(kb_root: Path) -> None:
     """A parallel parse sends its file source to each worker: without the bytes, which the worker reads itself."""
-    source = _Prefetched(WorkTree(kb_root), {"records/flops/a.yaml": b"id: flops/a\n"})
+    source = Prefetched(WorkTree(kb_root), {"records/flops/a.yaml": b"id: flops/a\n"})
     sent = pickle.loads(pickle.dumps(source))
     assert sent.raws == {} and sent.read("records/flops/a.yaml") == (kb_root / "records/flops/a.yaml").read_bytes()
     assert source.read("records/flops/a.yaml") == b"id: flops/a\n"  # handed out once

@@ -149,17 +149,21 @@ def _holding(config: Config, data: dict[str, Any]) -> list[Diagnostic] | None:
 def _listing(
     config: Config, stats: Mapping[str, Stat | None], began: int, buffers: Mapping[str, bytes]
 ) -> dict[str, list[int]] | None:
-    """Every record file of the disk and the vocabulary, with the stat they hold what the check read under; None when
-    that cannot be told."""
-    files = WorkTree(config.root)
-    paths, unreadable = files.walk(config.records)
-    if unreadable or len(paths) != len(stats) or os.path.lexists(journal_path(config)):
+    """Every record file of the check and the vocabulary, with the stat they hold what the check read under; None when
+    that cannot be told.
+
+    A record's stat is the one the load cache kept it under (`stats`): whether it is still the file's, and whether the
+    check's files are still the disk's, is told when the diagnostics are used (`_holding`), not here again.
+    """
+    if os.path.lexists(journal_path(config)):
         return None
+    files = WorkTree(config.root)
     now = untrusted_since()
     listing: dict[str, list[int]] = {}
-    for rel in paths:
-        held = _held(files, rel, now, buffers.get(rel))
-        if held is None or (rel not in buffers and stats.get(rel) != held):
+    for rel, stat in stats.items():
+        buffer = buffers.get(rel)
+        held = stat if buffer is None else _held(files, rel, now, buffer)
+        if held is None:
             return None
         listing[rel] = list(held)
     vocabulary = _vocabulary_rel(config)
