@@ -341,23 +341,28 @@ _REGULAR = ("100644", "100755")
 SHA1_DIGITS = 40
 
 
-class Witness(NamedTuple):
-    """What reading a file told of the bytes that a parsed `Source`'s text was decoded from, for the load cache to
-    store the file's results under without reading it again (`flopkb.pipeline.cache`)."""
+_BOM = "\ufeff".encode()
 
-    digest: bytes
-    """The bytes' `content_digest`."""
+
+class Witness(NamedTuple):
+    """What reading a file told of the bytes a parsed `Source`'s text was decoded from (`flopkb.load.files.decode`), for
+    the load cache to store the file's results under without reading it again (`flopkb.pipeline.cache`)."""
+
     stat: tuple[int, int, int, int] | None
     """(size, mtime_ns, ctime_ns, inode) of the file they were read from, taken before they were read (as
     `flopkb.pipeline.stats.Stat`); None when no file on disk holds them (`FileSource.read_stat`)."""
-    read_at: int
-    """When they were read (`time.time_ns`, taken before the file was opened): a stat that changed too near it proves
-    nothing of them (`flopkb.pipeline.stats`)."""
+    bom: bool
+    """Whether they began with a byte order mark (which the text does not keep)."""
+
+    def digest(self, text: str) -> bytes:
+        """The `content_digest` of the bytes, from the text decoded from them (UTF-8 decodes and encodes back
+        exactly): taken by the cache's writer, once the check has answered, not by the check."""
+        return content_digest(_BOM + text.encode() if self.bom else text.encode())
 
 
-def witness(raw: bytes, status: os.stat_result | None, read_at: int) -> Witness:
+def witness(raw: bytes, status: os.stat_result | None) -> Witness:
     stat = None if status is None else (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
-    return Witness(content_digest(raw), stat, read_at)
+    return Witness(stat, raw.startswith(_BOM))
 
 
 def content_digest(raw: bytes) -> bytes:

@@ -112,8 +112,8 @@ class FileCache:
         is stored by the next run). The first check of a fresh clone then costs what `--no-cache` costs.
         """
         self._answer_first = answer_first
-        self._unstored: tuple[Config, list[tuple[Entry, list[Diagnostic]]]] | None = None
-        """The config and loads of an answer-first run, stored by `save`."""
+        self._unstored: tuple[Config, list[tuple[Entry, list[Diagnostic]]], int] | None = None
+        """The config and loads of an answer-first run, stored by `save`, and `untrusted_since` when they began."""
         self.notes: list[str] = []
         """What was wrong with the cache (a damaged shard, a missing key), in words for the user: never a verdict."""
         cache = config.cache_path
@@ -143,11 +143,11 @@ class FileCache:
             self._key = key
             self._loaded, self._dirty = self._read(key)
         self._files = files
+        trusted_before = untrusted_since()
         if self._answer_first and not self._loaded and self.folder is not None:
             results = list(load_entries(config, files, vocabulary, witnessed=True))
-            self._unstored = (config, results)
+            self._unstored = (config, results, trusted_before)
             return results
-        trusted_before = untrusted_since()
         kept: dict[str, Loaded] = {}
         read: dict[str, tuple[bytes, Stat | None]] = {}
         raws: dict[str, bytes] = {}
@@ -256,9 +256,9 @@ class FileCache:
         its first diagnostics are out). `save` writes them."""
         if self._unstored is None:
             return
-        config, results = self._unstored
+        config, results, trusted_before = self._unstored
         self._unstored = None
-        self._loaded = dict(_loads_to_store(config, results, keep_derived=True))
+        self._loaded = dict(_loads_to_store(config, results, trusted_before, keep_derived=True))
         self._derived = {
             rel: loaded.derived for rel, loaded in self._loaded.items() if isinstance(loaded.derived, dict)
         }
@@ -270,9 +270,9 @@ class FileCache:
     def _store(self, then: Callable[[], None] | None, keep: bool = True) -> None:
         """Write the shards, with the loads of an answer-first run (see `_write` for `keep`); then `then`."""
         if self._unstored is not None:
-            config, results = self._unstored
+            config, results, trusted_before = self._unstored
             self._unstored = None
-            self._loaded = dict(_loads_to_store(config, results, keep_derived=False))
+            self._loaded = dict(_loads_to_store(config, results, trusted_before, keep_derived=False))
         if self._dirty:
             self._write(keep)
         if then is not None:
@@ -289,35 +289,16 @@ class FileCache:
         key, folder = self._key, self.folder
         assert key is not None and folder is not None
         sweep_temporaries(folder, recursive=False)  # of a writer killed meanwhile: a detached one ends with its machine
-        by_shard: dict[int, dict[str, Loaded]] = {shard: {} for shard in self._dirty}
+        by_shard: dict[int, list[tuple[str, Loaded]]] = {shard: [] for shard in self._dirty}
+        for rel, loaded in self._loaded.items():
+            if (files := by_shard.get(shard_of(rel))) is not None:
+                files.append((rel, loaded))
         enabled = gc.isenabled()
         gc.disable()  # pickling allocates a little per model, which the collector would rescan many times
         pickled = model_pickler()
         try:
-            for rel, loaded in self._loaded.items():
-                content = by_shard.get(shard_of(rel))
-                if content is None:
-                    continue
-                model, derived, (model_digest, derived_digest) = loaded.model, loaded.derived, loaded.digests
-                if model is not None and not isinstance(model, PICKLED):
-                    model = pickled(model)
-                    model_digest = _digest(model)
-                    if keep:  # the derived data stays unpickled in memory: the next run would unpickle every file of
-                        # every shard written, before its answer (after an accelerator's save at 10,000 records, all)
-                        self._loaded[rel] = with_blobs(loaded, model, derived, (model_digest, loaded.digests[1]))
-                if isinstance(derived, dict) and derived:  # an empty one is stored as it is, in the shard's head
-                    try:
-                        derived = pickle.dumps(derived, protocol=_PROTOCOL)
-                    except (pickle.PicklingError, TypeError, AttributeError):
-                        continue  # this file is not stored: the next run loads it again
-                    derived_digest = _digest(derived)
-                content[rel] = with_blobs(
-                    loaded,
-                    pickle.PickleBuffer(model) if isinstance(model, PICKLED) else model,
-                    pickle.PickleBuffer(derived) if isinstance(derived, PICKLED) else derived,
-                    (model_digest, derived_digest),
-                )
-            for shard, content in by_shard.items():
+            for shard, files in by_shard.items():  # a shard at a time: its pickles, unless kept, are then let go
+                content = self._content(files, pickled, keep)
                 path = folder / shard_name(shard)
                 if content:
                     write_atomically(path, shard_bytes(key, content))
@@ -329,6 +310,34 @@ class FileCache:
         finally:
             if enabled:
                 gc.enable()
+
+    def _content(
+        self, files: list[tuple[str, Loaded]], pickled: Callable[[Model], bytes], keep: bool
+    ) -> dict[str, Loaded]:
+        """What a shard stores of `files`: each one's model and derived data pickled, as buffers to write out of band
+        (`shard_bytes`); a file whose derived data cannot be pickled is left out (the next run loads it again)."""
+        content: dict[str, Loaded] = {}
+        for rel, loaded in files:
+            model, derived, (model_digest, derived_digest) = loaded.model, loaded.derived, loaded.digests
+            if model is not None and not isinstance(model, PICKLED):
+                model = pickled(model)
+                model_digest = _digest(model)
+                if keep:  # the derived data stays unpickled in memory: the next run would unpickle every file of
+                    # every shard written, before its answer (after an accelerator's save at 10,000 records, all)
+                    self._loaded[rel] = with_blobs(loaded, model, derived, (model_digest, loaded.digests[1]))
+            if isinstance(derived, dict) and derived:  # an empty one is stored as it is, in the shard's head
+                try:
+                    derived = pickle.dumps(derived, protocol=_PROTOCOL)
+                except (pickle.PicklingError, TypeError, AttributeError):
+                    continue
+                derived_digest = _digest(derived)
+            content[rel] = with_blobs(
+                loaded,
+                pickle.PickleBuffer(model) if isinstance(model, PICKLED) else model,
+                pickle.PickleBuffer(derived) if isinstance(derived, PICKLED) else derived,
+                (model_digest, derived_digest),
+            )
+        return content
 
     def keep_derived(self) -> None:
         """Keep, in memory, what stages derived in the last run, for the next run (`save` also writes it to disk):
@@ -422,22 +431,23 @@ class FileCache:
 
 
 def _loads_to_store(
-    config: Config, results: list[tuple[Entry, list[Diagnostic]]], *, keep_derived: bool
+    config: Config, results: list[tuple[Entry, list[Diagnostic]]], read_before: int, *, keep_derived: bool
 ) -> Iterator[tuple[str, Loaded]]:
-    """What an answer-first run loaded, to store, keyed by the digest of the bytes each file's text was decoded from
-    and the stat they were read under (`Source.witness`), when that stat proves them; else by the digest of its bytes
-    as read now, and only where they still decode to the text that was loaded (a file saved since is loaded again by
-    the next run). With what its stages derived from each file when `keep_derived` (else the next run derives it
-    again). Its stages kept nothing keyed by other files (`flopkb.links.memo`: no entry had a digest)."""
+    """What an answer-first run loaded, to store: keyed by the digest of the bytes each file's text was decoded from
+    and the stat they were read under (`Source.witness`), when that stat proves them (unchanged since `read_before`,
+    `untrusted_since` the run began); else by the digest of its bytes as read now, and only where they still decode to
+    the text that was loaded (a file saved since is loaded again by the next run). With what its stages derived from
+    each file when `keep_derived` (else the next run derives it again). Its stages kept nothing keyed by other files
+    (`flopkb.links.memo`: no entry had a digest)."""
     trusted_before = untrusted_since()
     for entry, diagnostics in results:
         source = entry.source
         if source is None:
             continue  # a file that did not parse costs little to load again
         witness = source.witness
-        stat = None if witness is None else trusted_read(witness.stat, witness.read_at)
-        if witness is not None and stat is not None:
-            digest = witness.digest  # a file of this stat holds the bytes read: no need to read them again
+        stat = None if witness is None else trusted_read(witness.stat, read_before)
+        if witness is not None and stat is not None:  # a file of this stat holds the bytes read: no need to read it
+            digest = witness.digest(source.text)
         else:  # a stat too recent to prove the bytes read (or none): the file's stat now may
             try:
                 status = config.files.stat(entry.path)

@@ -11,7 +11,6 @@ import gc
 import multiprocessing
 import os
 import pickle
-import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -100,10 +99,9 @@ def read_source(files: FileSource, rel: str, witnessed: bool = False) -> tuple[S
 
 
 def _read_source(files: FileSource, rel: str, witnessed: bool) -> tuple[Source | None, list[Diagnostic]]:
-    status, read_at = None, 0
+    status = None
     try:
         if witnessed:
-            read_at = time.time_ns()
             raw, status = files.read_stat(rel)
         else:
             raw = files.read(rel)
@@ -114,7 +112,7 @@ def _read_source(files: FileSource, rel: str, witnessed: bool) -> tuple[Source |
         return None, [text]
     source, diagnostics = parse(text, rel)
     if witnessed and source is not None:
-        source.witness = witness(raw, status, read_at)
+        source.witness = witness(raw, status)
     return source, diagnostics
 
 

@@ -41,9 +41,6 @@ def trusted_stat(status: os.stat_result | None, trusted_before: int) -> Stat | N
     return stat_of(status)
 
 
-def trusted_read(stat: Stat | None, read_at: int) -> Stat | None:
-    """The stat to store of a file whose bytes were read at `read_at` (nanoseconds) from a file of stat `stat`, taken
-    before they were read: None when it changed too recently to be trusted."""
-    if stat is None or max(stat[1], stat[2]) >= untrusted_since(read_at):
-        return None
-    return stat
+def trusted_read(stat: Stat | None, trusted_before: int) -> Stat | None:
+    """`trusted_stat` of a stat kept as a `Stat`."""
+    return None if stat is None or max(stat[1], stat[2]) >= trusted_before else stat
