@@ -268,15 +268,22 @@ class FileCache:
         self._dirty.update(range(SHARDS))
 
     def _store(self, then: Callable[[], None] | None, keep: bool = True) -> None:
-        """Write the shards, with the loads of an answer-first run (see `_write` for `keep`); then `then`."""
-        if self._unstored is not None:
-            config, results, trusted_before = self._unstored
-            self._unstored = None
-            self._loaded = dict(_loads_to_store(config, results, trusted_before, keep_derived=False))
-        if self._dirty:
-            self._write(keep)
-        if then is not None:
-            then()
+        """Write the shards, with the loads of an answer-first run (`keep`: see `_write`); then `then`. Uncollected: all
+        is kept to the end, and a collection would scan the base (a detached writer's pages, shared, copied)."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            if self._unstored is not None:
+                config, results, trusted_before = self._unstored
+                self._unstored = None
+                self._loaded = dict(_loads_to_store(config, results, trusted_before, keep_derived=False))
+            if self._dirty:
+                self._write(keep)
+            if then is not None:
+                then()
+        finally:
+            if enabled:
+                gc.enable()
 
     def stats(self) -> dict[str, Stat | None]:
         """The stat that each file of the last run is kept under once `save` stored it (None: not trusted, or not
@@ -293,8 +300,6 @@ class FileCache:
         for rel, loaded in self._loaded.items():
             if (files := by_shard.get(shard_of(rel))) is not None:
                 files.append((rel, loaded))
-        enabled = gc.isenabled()
-        gc.disable()  # pickling allocates a little per model, which the collector would rescan many times
         pickled = model_pickler()
         try:
             for shard, files in by_shard.items():  # a shard at a time: its pickles, unless kept, are then let go
@@ -307,23 +312,18 @@ class FileCache:
                 self._dirty.discard(shard)
         except (OSError, pickle.PicklingError, TypeError, AttributeError):
             return
-        finally:
-            if enabled:
-                gc.enable()
 
     def _content(
         self, files: list[tuple[str, Loaded]], pickled: Callable[[Model], bytes], keep: bool
     ) -> dict[str, Loaded]:
-        """What a shard stores of `files`: each one's model and derived data pickled, as buffers to write out of band
-        (`shard_bytes`); a file whose derived data cannot be pickled is left out (the next run loads it again)."""
+        """What a shard stores of `files`, pickled to write out of band; any whose derived data cannot be, left out."""
         content: dict[str, Loaded] = {}
         for rel, loaded in files:
             model, derived, (model_digest, derived_digest) = loaded.model, loaded.derived, loaded.digests
             if model is not None and not isinstance(model, PICKLED):
                 model = pickled(model)
                 model_digest = _digest(model)
-                if keep:  # the derived data stays unpickled in memory: the next run would unpickle every file of
-                    # every shard written, before its answer (after an accelerator's save at 10,000 records, all)
+                if keep:  # not the derived data: the next run would unpickle every file of every shard written
                     self._loaded[rel] = with_blobs(loaded, model, derived, (model_digest, loaded.digests[1]))
             if isinstance(derived, dict) and derived:  # an empty one is stored as it is, in the shard's head
                 try:

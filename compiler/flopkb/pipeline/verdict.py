@@ -13,12 +13,13 @@ versions it runs on (`flopkb.pipeline.keys.code_key`), the settings that
 shape its diagnostics, the listing of the records folder, the stat of every
 record file and of the vocabulary, and no unfinished move's journal. A
 record's stat is the one the check's load cache kept it under (what that run
-loaded is what a file of that stat holds: `flopkb.pipeline.cache`), still the
-file's when stored; a file the check read from an editor's buffer holds the
-buffer's bytes; the vocabulary, read afresh by every check, is unchanged
-since before the check began. A check whose diagnostics lie elsewhere (an
-unreadable folder, a name that is not UTF-8, an unfinished move) stores
-nothing.
+loaded is what a file of that stat holds: `flopkb.pipeline.cache`), not the
+disk's taken again: whether it still is the file's, and whether the check's
+files are still the folder's, is told when the diagnostics are used; a file
+the check read from an editor's buffer holds the buffer's bytes; the
+vocabulary, read afresh by every check, is unchanged since before the check
+began. A check whose diagnostics lie elsewhere (an unreadable folder, a name
+that is not UTF-8, an unfinished move) stores nothing.
 
 The file is sealed as the cache's shards are (`flopkb.sealed`) and read as
 records are (`flopkb.load.files.read_bytes`): one that is damaged, not
