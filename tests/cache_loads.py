@@ -16,9 +16,9 @@ def recording_loads(patch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
     """The files each run loaded (parsed and validated) rather than took from the cache."""
     runs: list[list[str]] = []
 
-    def recording(config, files, vocabulary):  # type: ignore[no-untyped-def]
+    def recording(config, files, vocabulary, **options):  # type: ignore[no-untyped-def]
         runs.append(list(files))
-        return load_entries(config, files, vocabulary)
+        return load_entries(config, files, vocabulary, **options)
 
     patch.setattr(flopkb.pipeline.cache, "load_entries", recording)
     yield runs

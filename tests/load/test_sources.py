@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from flopkb.config import load_config
 from flopkb.kb.knowledge_base import KnowledgeBase
-from flopkb.load.files import MAX_FILE_BYTES, Unreadable
-from flopkb.load.sources import GitError, GitTree, Overlay, WorkTree, content_digest
+from flopkb.load.files import MAX_FILE_BYTES, Unreadable, decode
+from flopkb.load.sources import GitError, GitTree, Overlay, Prefetched, WorkTree, content_digest, witness
 from flopkb.pipeline import cache as cache_module
 from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base
@@ -296,3 +296,40 @@ def test_a_blob_is_read_from_the_work_tree_only_where_the_file_there_is_that_blo
     finally:
         tree.close()
         copied.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(), bom=st.booleans())
+def test_a_witness_gives_the_digest_of_the_bytes_from_the_text_decoded_from_them(text: str, bom: bool) -> None:
+    """The load cache's writer takes a file's digest from its text, not from its bytes read again
+    (`flopkb.pipeline.cache`): it is the digest of the bytes, byte order mark and all."""
+    raw = ("\ufeff" if bom else "").encode() + text.encode("utf-8", errors="surrogatepass")
+    decoded = decode(raw, "records/a.yaml")
+    if not isinstance(decoded, str):
+        return  # a lone surrogate is not UTF-8: no text to store
+    assert witness(raw, None).digest(decoded) == content_digest(raw)
+
+
+def test_each_source_reads_a_files_bytes_with_the_stat_they_were_read_under(tmp_path: Path) -> None:
+    """`read_stat`: the disk's stat of the file the bytes were read from, as `stat` gives it; none for a buffer's
+    bytes, a blob's or bytes read before (a `Prefetched` file's)."""
+    write_kb(tmp_path, {"records/facts/a.yaml": FACT, "records/hw/h100.yaml": H100})
+    rel, other = "records/facts/a.yaml", "records/hw/h100.yaml"
+    disk = WorkTree(tmp_path)
+    raw, status = disk.read_stat(rel)
+    assert raw == disk.read(rel) and status is not None
+    assert [getattr(status, name) for name in ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino", "st_dev")] == [
+        getattr(os.stat(tmp_path / rel), name) for name in ("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino", "st_dev")
+    ]
+    assert Overlay(disk, {rel: b"id: facts/a\n"}).read_stat(rel) == (b"id: facts/a\n", None)
+    assert Overlay(disk, {rel: b""}).read_stat(other)[0] == disk.read(other)
+    prefetched = Prefetched(disk, {rel: b"read before"})
+    assert prefetched.read_stat(rel) == (b"read before", None)
+    assert prefetched.read_stat(rel)[0] == raw  # handed out once
+    tree = GitTree(tmp_path, _commit_all(tmp_path))
+    try:
+        assert tree.read_stat(rel) == (raw, None)
+    finally:
+        tree.close()
+    with pytest.raises(Unreadable):
+        disk.read_stat("records/facts/missing.yaml")

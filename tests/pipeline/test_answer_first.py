@@ -8,14 +8,19 @@ import subprocess
 import sys
 import textwrap
 import time
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import flopkb.pipeline.cache
+import flopkb.pipeline.stats
 from cache_loads import recording_loads
-from flopkb.config import load_config
+from flopkb.config import Config, load_config
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.cache_lock import hold
@@ -75,6 +80,17 @@ def test_a_settled_run_is_kept_as_a_run_through_the_cache_is(tmp_path: Path, loa
     assert loaded[2:] == [[]]  # the file that did not parse was stored by the second run
 
 
+@contextmanager
+def stats_trusted(trusted: bool) -> Iterator[None]:
+    """With `trusted`, every stat counts as old enough to be trusted (a file changed two seconds before it was read
+    may have changed again without a new stat: `flopkb.pipeline.stats`); else the files of a test, seconds old, are too
+    recent."""
+    with pytest.MonkeyPatch.context() as patch:
+        if trusted:
+            patch.setattr(flopkb.pipeline.stats, "RACY_SECONDS", -3600)
+        yield
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     changes=st.dictionaries(
@@ -82,12 +98,20 @@ def test_a_settled_run_is_kept_as_a_run_through_the_cache_is(tmp_path: Path, loa
     )
 )
 @pytest.mark.parametrize("kept", ["stored", "settled"])
+@pytest.mark.parametrize("read", ["trusted", "too recent"])
 def test_files_changed_between_the_answer_and_the_store_are_loaded_again(
-    tmp_path_factory: pytest.TempPathFactory, changes: dict[str, str], kept: str
+    tmp_path_factory: pytest.TempPathFactory, changes: dict[str, str], kept: str, read: str
 ) -> None:
     """Whatever happens to the files after the answer, before the cache is stored (or kept in memory: `settle`), the
-    next run answers as a cold one, and loads again exactly the files whose content changed."""
-    root = write_kb(tmp_path_factory.mktemp("kb"), FILES)
+    next run answers as a cold one, and loads again exactly the files whose content changed: whether the stats the
+    check read the files under are trusted (then stored without reading the files again) or not (then the files are
+    read again, and stored where they still hold what was checked)."""
+    with stats_trusted(read == "trusted"):
+        changed_after_the_answer(tmp_path_factory.mktemp("kb"), changes, kept)
+
+
+def changed_after_the_answer(folder: Path, changes: dict[str, str], kept: str) -> None:
+    root = write_kb(folder, FILES)
     config = load_config(root)
     cache = FileCache(config, answer_first=True)
     compile_knowledge_base(config, CHECK_STAGES, cache)
@@ -109,6 +133,76 @@ def test_files_changed_between_the_answer_and_the_store_are_loaded_again(
     assert report(kb) == cold(root)
     unparsed = {"records/flops/c.yaml"} - {rel for rel, change in changes.items() if change == "removed"}
     assert set(runs[0]) == {rel for rel, change in changes.items() if change == "edited"} | unparsed
+
+
+PARSED = sorted(rel for rel in FILES if rel != "records/flops/c.yaml")
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(recent=st.sets(st.sampled_from(PARSED)))
+@pytest.mark.parametrize("kept", ["stored", "settled"])
+def test_only_a_file_changed_too_recently_when_read_is_read_again_to_be_stored(
+    tmp_path_factory: pytest.TempPathFactory, recent: set[str], kept: str
+) -> None:
+    """The check keeps the stat each file's bytes were read under (`Source.witness`): the cache is stored under it,
+    without reading the file again, unless the file had changed too recently when it was read (its stat then proves
+    nothing of the bytes): that file alone is read again, and stored under a stat only when that stat is old enough."""
+    root = write_kb(tmp_path_factory.mktemp("kb"), FILES)
+    ahead = time.time_ns() + 7200 * 10**9  # later than "now" for a clock two hours ahead (RACY_SECONDS = -3600)
+    for rel in recent:
+        os.utime(root / rel, ns=(ahead, ahead))
+    config = load_config(root)
+    read_under = {rel: stat_now(config, rel) for rel in FILES}
+    with stats_trusted(True), pytest.MonkeyPatch.context() as patch:
+        cache = FileCache(config, answer_first=True)
+        compile_knowledge_base(config, CHECK_STAGES, cache)
+        reads: list[str] = []
+        reading = flopkb.pipeline.cache._read_bytes
+        patch.setattr(
+            flopkb.pipeline.cache, "_read_bytes", lambda config, rel: reads.append(rel) or reading(config, rel)
+        )
+        if kept == "stored":
+            cache.save()
+        else:
+            cache.settle()
+        assert sorted(reads) == sorted(recent)
+        stored = cache.stats()
+        assert stored == {rel: None if rel in recent or rel not in PARSED else read_under[rel] for rel in FILES}
+        if kept == "stored":
+            cache = FileCache(config)
+        with recording_loads(patch) as runs:
+            kb = compile_knowledge_base(config, CHECK_STAGES, cache)
+        assert report(kb) == cold(root)
+        assert runs == [["records/flops/c.yaml"]]
+
+
+def test_a_stat_too_recent_when_read_is_not_trusted_once_old_enough(tmp_path: Path) -> None:
+    """Whether a stat proves the bytes read under it is told at the time they were read, not when the cache is stored:
+    a file written just before the check is read again by the writer, even when the writer runs minutes later, and
+    stored under its stat then (old enough by then) where it still holds what was checked."""
+    root = write_kb(tmp_path / "kb", FILES)
+    config = load_config(root)
+    cache = FileCache(config, answer_first=True)
+    compile_knowledge_base(config, CHECK_STAGES, cache)
+    (root / "records/flops/b.yaml").write_text(FILES["records/flops/b.yaml"] + "# saved after the answer\n")
+    later = time.time_ns() + 600 * 10**9
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(flopkb.pipeline.stats, "time", types.SimpleNamespace(time_ns=lambda: later))
+        reads: list[str] = []
+        reading = flopkb.pipeline.cache._read_bytes
+        patch.setattr(
+            flopkb.pipeline.cache, "_read_bytes", lambda config, rel: reads.append(rel) or reading(config, rel)
+        )
+        cache.save()
+        assert sorted(reads) == PARSED
+        assert cache.stats() == {
+            rel: stat_now(config, rel) if rel in PARSED and rel != "records/flops/b.yaml" else None for rel in FILES
+        }
+
+
+def stat_now(config: Config, rel: str) -> tuple[int, int, int, int]:
+    status = os.stat(config.root / rel)
+    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
 
 
 def wait_for_the_writer(folder: Path) -> None:

@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import pickle
+import random
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from pydantic import BaseModel
 
 import flopkb
 import flopkb.pipeline.cache
 from flopkb.cli import main
 from flopkb.config import load_config
 from flopkb.kb.knowledge_base import KnowledgeBase
-from flopkb.load.sources import WorkTree
-from flopkb.pipeline.cache import FileCache, _Prefetched, shard_of
+from flopkb.load.sources import Prefetched, WorkTree
+from flopkb.pipeline.cache import FileCache, shard_of
 from flopkb.pipeline.compile import compile_knowledge_base
+from flopkb.pipeline.shards import model_pickler
 from flopkb.pipeline.stages import CHECK_STAGES
 from kbfixture import VOCABULARY, accelerator, write_kb
+from random_kb import initial
+from repo import REPO
 
 FLOP = """\
 id: flops/{name}
@@ -258,8 +263,37 @@ def test_a_cold_run_reads_each_file_once_and_loads_what_it_hashed(
 
 def test_a_parse_worker_gets_no_prefetched_bytes(kb_root: Path) -> None:
     """A parallel parse sends its file source to each worker: without the bytes, which the worker reads itself."""
-    source = _Prefetched(WorkTree(kb_root), {"records/flops/a.yaml": b"id: flops/a\n"})
+    source = Prefetched(WorkTree(kb_root), {"records/flops/a.yaml": b"id: flops/a\n"})
     sent = pickle.loads(pickle.dumps(source))
     assert sent.raws == {} and sent.read("records/flops/a.yaml") == (kb_root / "records/flops/a.yaml").read_bytes()
     assert source.read("records/flops/a.yaml") == b"id: flops/a\n"  # handed out once
     assert source.read("records/flops/a.yaml") == (kb_root / "records/flops/a.yaml").read_bytes()
+
+
+def same_model(one: object, other: object) -> bool:
+    """Equal values of the same classes all the way down, with the same fields set (what pydantic's `==` leaves)."""
+    if type(one) is not type(other):
+        return False
+    if isinstance(one, BaseModel) and isinstance(other, BaseModel):
+        return one.model_fields_set == other.model_fields_set and same_model(one.__dict__, other.__dict__)
+    if isinstance(one, dict) and isinstance(other, dict):
+        return one.keys() == other.keys() and all(same_model(value, other[key]) for key, value in one.items())
+    if isinstance(one, list | tuple) and isinstance(other, list | tuple):
+        return len(one) == len(other) and all(map(same_model, one, other))
+    return one == other
+
+
+def test_a_model_pickled_for_the_cache_unpickles_as_it_was(tmp_path: Path) -> None:
+    """The cache pickles each file's data and record model with one pickler for all, which names no model class
+    (`flopkb.pipeline.shards.model_pickler`): they unpickle as they were, for the project's records and random ones."""
+    bases = [REPO, *(write_kb(tmp_path / str(seed), initial(random.Random(seed))) for seed in range(8))]
+    pickled = model_pickler()
+    models = []
+    for root in bases:
+        kb = compile_knowledge_base(load_config(root))
+        models.extend((entry.source.data, entry.record) for entry in kb.entries.values() if entry.source is not None)
+    assert sum(record is not None for _, record in models) > 50
+    blobs = [pickled(model) for model in models]
+    for model, blob in zip(models, blobs, strict=True):
+        assert same_model(pickle.loads(blob), model)
+        assert blob == pickled(model)  # nothing of one file's pickle is in the next one's

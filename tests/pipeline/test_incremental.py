@@ -238,9 +238,9 @@ def test_a_touched_file_is_hashed_not_loaded_and_an_edited_one_is_loaded(
     loaded: list[list[str]] = []
     original = flopkb.pipeline.cache.load_entries
 
-    def recording(config, files, vocabulary):  # type: ignore[no-untyped-def]
+    def recording(config, files, vocabulary, **options):  # type: ignore[no-untyped-def]
         loaded.append(list(files))
-        return original(config, files, vocabulary)
+        return original(config, files, vocabulary, **options)
 
     monkeypatch.setattr(flopkb.pipeline.cache, "load_entries", recording)
     flop = root / "records/flops/p1.yaml"

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,9 +19,10 @@ import flopkb.pipeline.stats
 from flopkb.cli import main
 from flopkb.config import Config, load_config
 from flopkb.links.journal import JOURNAL_NAME
+from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
-from flopkb.pipeline.verdict import VERDICT_NAME, stored
+from flopkb.pipeline.verdict import VERDICT_NAME, store, stored
 from flopkb.sealed import seal
 from kbfixture import H100, write_kb
 
@@ -111,6 +114,27 @@ def unfinished_move(root: Path) -> None:
 def test_what_changed_since_the_check_makes_them_absent(checked: Config, change: Callable[[Path], None]) -> None:
     change(checked.root)
     assert stored(load_config(checked.root)) is None
+
+
+def unchanged(root: Path) -> None:
+    pass
+
+
+@pytest.mark.parametrize("change", [unchanged, edit, touch, add, remove], ids=lambda change: change.__name__)
+def test_what_changed_between_the_check_and_the_store_makes_them_absent(
+    tmp_path: Path, change: Callable[[Path], None]
+) -> None:
+    """The store lists the stat each file was read under by the check (its load cache's), without a stat of the disk
+    of its own: what changed between the check's reading and the store is told when they are used."""
+    root = write_kb(tmp_path / "kb", {name: text for name, text in FILES.items() if "unclosed" not in name})
+    config = load_config(root)
+    cache = FileCache(config, answer_first=True)
+    began = time.time_ns()
+    kb = compile_knowledge_base(config, CHECK_STAGES, cache)
+    change(root)
+    cache.save(then=functools.partial(store, config, cache, kb.diagnostics, began))
+    assert verdict_path(config).exists()
+    assert held(load_config(root)) == (cold(config) if change is unchanged else None)
 
 
 def test_a_check_after_the_change_stores_them_again(checked: Config) -> None:

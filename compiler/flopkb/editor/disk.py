@@ -47,6 +47,9 @@ class Remembered:
     def read(self, rel: str) -> bytes:
         return self.files.read(rel)
 
+    def read_stat(self, rel: str) -> tuple[bytes, os.stat_result | None]:
+        return self.files.read_stat(rel)  # the disk's stat as the bytes were read, not the one kept
+
     def exists(self, rel: str) -> bool:
         return self.files.exists(rel)
 

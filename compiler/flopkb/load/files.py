@@ -25,6 +25,11 @@ class Unreadable(Exception):
 
 def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of the regular file at `path`, or `Unreadable` (also for more than `limit` bytes)."""
+    return read_stat(path, limit)[0]
+
+
+def read_stat(path: str, limit: int = MAX_FILE_BYTES) -> tuple[bytes, os.stat_result]:
+    """`read_bytes`, with the stat of the file they were read from: `fstat` of the open file, taken before the read."""
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as error:
@@ -46,7 +51,7 @@ def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
         os.close(fd)
     if len(raw) > limit:
         raise Unreadable(f"the file has more than {limit:,} bytes; records are limited to {limit:,}")
-    return raw
+    return raw, status
 
 
 def _kind(mode: int) -> str:

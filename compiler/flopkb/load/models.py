@@ -436,6 +436,17 @@ MODELS: dict[str, type[_Record]] = {
 }
 
 
+def model_classes() -> list[type[BaseModel]]:
+    """Every model class of a record and of its parts."""
+    found: list[type[BaseModel]] = []
+    parents: list[type[BaseModel]] = [_Model]
+    while parents:
+        children = parents.pop().__subclasses__()
+        found.extend(children)
+        parents.extend(children)
+    return found
+
+
 def ready(model: type[_Record]) -> type[_Record]:
     """`model`, its validator built (once, on first use), without pydantic plugins.
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
 from yaml.composer import Composer
@@ -41,6 +41,9 @@ from flopkb.load.nesting import C_SAFE_DEPTH, libyaml_bounds_nesting, nesting_bo
 from flopkb.load.positions import LineIndex, ScalarMap
 from flopkb.load.tabs import indenting_tab, tab_message, untabbed
 from flopkb.report.diagnostics import Diagnostic, make
+
+if TYPE_CHECKING:
+    from flopkb.load.sources import Witness
 
 MAX_NESTING = 64
 MAX_NODES = 200_000
@@ -97,10 +100,13 @@ class Source:
     another of the same path, text and data.
     """
 
-    __slots__ = ("_data", "_later", "_lines", "_positions", "_scalars", "_text", "path")
+    __slots__ = ("_data", "_later", "_lines", "_positions", "_scalars", "_text", "path", "witness")
 
-    def __init__(self, path: str, text: str, data: dict[str, Any]) -> None:
+    def __init__(self, path: str, text: str, data: dict[str, Any], witness: Witness | None = None) -> None:
         self.path = path
+        self.witness = witness
+        """What reading the file told of the bytes `text` was decoded from, when asked for
+        (`flopkb.pipeline.compile.load_entries`)."""
         self._text: str | None = text
         self._data: dict[str, Any] | None = data
         self._positions: _Positions | None = None
@@ -112,7 +118,7 @@ class Source:
     def deferred(cls, path: str, later: Later) -> Source:
         """A source whose text is `later.text()` and data `later.data()`, each asked for once, when first needed."""
         source = cls.__new__(cls)
-        source.path = path
+        source.path, source.witness = path, None
         source._text = source._data = source._positions = source._lines = source._scalars = None
         source._later = later
         return source
@@ -143,9 +149,9 @@ class Source:
     def __repr__(self) -> str:
         return f"Source(path={self.path!r}, text={self.text!r}, data={self.data!r})"
 
-    def __reduce__(self) -> tuple[type[Source], tuple[str, str, dict[str, Any]]]:
+    def __reduce__(self) -> tuple[type[Source], tuple[str, str, dict[str, Any], Witness | None]]:
         # Parse workers send sources back: the text and data, never the positions or what a deferred one asks.
-        return Source, (self.path, self.text, self.data)
+        return Source, (self.path, self.text, self.data, self.witness)
 
     def position(self, path: Path, *, key: bool = False) -> Mark:
         """The 1-based (line, column) of the value at `path` (or of its key), else of its nearest ancestor."""

@@ -2,7 +2,7 @@
 
 The pipeline reads every file of a base (its records and its vocabulary)
 through one `FileSource`: paths relative to the base's root, '/'-separated,
-with their bytes. Three sources implement it, each in a few lines over the
+with their bytes. Four sources implement it, each in a few lines over the
 same rules (regular files only, never more than the size limit):
 
 - `WorkTree`: the files on disk (`flopkb check`, `build`, `serve`);
@@ -10,7 +10,10 @@ same rules (regular files only, never more than the size limit):
   editor's unsaved buffers lie over the disk (`flopkb lsp`);
 - `GitTree`: the files of a commit, read from git objects in one pipelined
   `git cat-file --batch` pass, without a checkout (`flopkb diff`); a file's
-  stat is its blob's object id.
+  stat is its blob's object id;
+- `Prefetched`: another source with some files' bytes already read, each
+  handed out once (the load cache reads a file to hash it, then loads it
+  from those bytes).
 
 Everything downstream, the load cache included (it is keyed by the content's
 digest), is the same whichever source the files came from.
@@ -25,9 +28,9 @@ import subprocess
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, NamedTuple, Protocol
 
-from flopkb.load.files import MAX_FILE_BYTES, Unreadable, read_bytes
+from flopkb.load.files import MAX_FILE_BYTES, Unreadable, read_bytes, read_stat
 
 RECORD_SUFFIXES = (".yaml", ".yml")
 
@@ -41,6 +44,11 @@ class FileSource(Protocol):
 
     def read(self, rel: str) -> bytes:
         """The file's bytes; `Unreadable`, with why in an author's words, when it cannot be a record file."""
+        ...
+
+    def read_stat(self, rel: str) -> tuple[bytes, os.stat_result | None]:
+        """The file's bytes, as `read` gives them, and the stat of the file on disk they were read from, taken before
+        they were read (`fstat` of the open file); None when no file on disk holds them (a buffer, a blob)."""
         ...
 
     def exists(self, rel: str) -> bool: ...
@@ -78,6 +86,9 @@ class WorkTree:
     def read(self, rel: str) -> bytes:
         return read_bytes(f"{self.root}/{rel}")  # not pathlib: half the cost of reading 10,000 small files
 
+    def read_stat(self, rel: str) -> tuple[bytes, os.stat_result | None]:
+        return read_stat(f"{self.root}/{rel}")
+
     def exists(self, rel: str) -> bool:
         return os.path.exists(f"{self.root}/{rel}")
 
@@ -109,6 +120,9 @@ class Overlay:
             raise _too_large()
         return buffer
 
+    def read_stat(self, rel: str) -> tuple[bytes, os.stat_result | None]:
+        return (self.read(rel), None) if rel in self.buffers else self.base.read_stat(rel)
+
     def exists(self, rel: str) -> bool:
         return rel in self.buffers or self.base.exists(rel)
 
@@ -117,6 +131,39 @@ class Overlay:
 
     def digest(self, rel: str) -> bytes | None:
         return None if rel in self.buffers else self.base.digest(rel)
+
+
+class Prefetched:
+    """`base`, with the bytes of some files already read (by the load cache, to hash them): each is handed out once,
+    so that a file is read once, and what is loaded is what was hashed. Sent to a parse worker without them (it reads
+    from `base`)."""
+
+    def __init__(self, base: FileSource, raws: dict[str, bytes]) -> None:
+        self.base = base
+        self.raws = raws
+
+    def __reduce__(self) -> tuple[type[Prefetched], tuple[FileSource, dict[str, bytes]]]:
+        return Prefetched, (self.base, {})
+
+    def walk(self, folder: str) -> tuple[list[str], list[tuple[str, str]]]:
+        return self.base.walk(folder)
+
+    def read(self, rel: str) -> bytes:
+        raw = self.raws.pop(rel, None)
+        return self.base.read(rel) if raw is None else raw
+
+    def read_stat(self, rel: str) -> tuple[bytes, os.stat_result | None]:
+        raw = self.raws.pop(rel, None)
+        return self.base.read_stat(rel) if raw is None else (raw, None)
+
+    def exists(self, rel: str) -> bool:
+        return self.base.exists(rel)
+
+    def stat(self, rel: str) -> os.stat_result | None:
+        return self.base.stat(rel)
+
+    def digest(self, rel: str) -> bytes | None:
+        return self.base.digest(rel)
 
 
 class GitError(Exception):
@@ -209,6 +256,9 @@ class GitTree:
             self._reader = _BlobReader(self.repository)
         return self._reader.read(oid)
 
+    def read_stat(self, rel: str) -> tuple[bytes, os.stat_result | None]:
+        return self.read(rel), None
+
     def exists(self, rel: str) -> bool:
         return rel in self._blobs
 
@@ -289,6 +339,30 @@ _REGULAR = ("100644", "100755")
 
 
 SHA1_DIGITS = 40
+
+
+_BOM = "\ufeff".encode()
+
+
+class Witness(NamedTuple):
+    """What reading a file told of the bytes a parsed `Source`'s text was decoded from (`flopkb.load.files.decode`), for
+    the load cache to store the file's results under without reading it again (`flopkb.pipeline.cache`)."""
+
+    stat: tuple[int, int, int, int] | None
+    """(size, mtime_ns, ctime_ns, inode) of the file they were read from, taken before they were read (as
+    `flopkb.pipeline.stats.Stat`); None when no file on disk holds them (`FileSource.read_stat`)."""
+    bom: bool
+    """Whether they began with a byte order mark (which the text does not keep)."""
+
+    def digest(self, text: str) -> bytes:
+        """The `content_digest` of the bytes, from the text decoded from them (UTF-8 decodes and encodes back
+        exactly): taken by the cache's writer, once the check has answered, not by the check."""
+        return content_digest(_BOM + text.encode() if self.bom else text.encode())
+
+
+def witness(raw: bytes, status: os.stat_result | None) -> Witness:
+    stat = None if status is None else (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+    return Witness(stat, raw.startswith(_BOM))
 
 
 def content_digest(raw: bytes) -> bytes:

@@ -69,7 +69,7 @@ from flopkb.kb.entry import Entry
 from flopkb.load.files import Unreadable, decode
 from flopkb.load.models import Record
 from flopkb.load.source import Source
-from flopkb.load.sources import FileSource, content_digest
+from flopkb.load.sources import Prefetched, content_digest
 from flopkb.load.validate import expected_id
 from flopkb.load.vocabulary import Vocabulary
 from flopkb.pipeline import background
@@ -83,13 +83,14 @@ from flopkb.pipeline.shards import (
     Loaded,
     Model,
     Pickled,
+    model_pickler,
     read_shard,
     shard_bytes,
     shard_name,
     shard_of,
     with_blobs,
 )
-from flopkb.pipeline.stats import CACHE_FOLDER, Stat, trusted_stat, untrusted_since
+from flopkb.pipeline.stats import CACHE_FOLDER, Stat, trusted_read, trusted_stat, untrusted_since
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.sealed import NoKey, user_key
 
@@ -111,8 +112,8 @@ class FileCache:
         is stored by the next run). The first check of a fresh clone then costs what `--no-cache` costs.
         """
         self._answer_first = answer_first
-        self._unstored: tuple[Config, list[tuple[Entry, list[Diagnostic]]]] | None = None
-        """The config and loads of an answer-first run, stored by `save`."""
+        self._unstored: tuple[Config, list[tuple[Entry, list[Diagnostic]]], int] | None = None
+        """The config and loads of an answer-first run, stored by `save`, and `untrusted_since` when they began."""
         self.notes: list[str] = []
         """What was wrong with the cache (a damaged shard, a missing key), in words for the user: never a verdict."""
         cache = config.cache_path
@@ -124,6 +125,8 @@ class FileCache:
             self.folder = None
         self._key: bytes | None = None
         self._loaded: dict[str, Loaded] = {}
+        self._files: list[str] = []
+        """The files of the last run."""
         self._entries: dict[str, Entry] = {}
         self._dirty: set[int] = set()
         """The shards to write."""
@@ -139,11 +142,12 @@ class FileCache:
         if key != self._key:
             self._key = key
             self._loaded, self._dirty = self._read(key)
-        if self._answer_first and not self._loaded and self.folder is not None:
-            results = list(load_entries(config, files, vocabulary))
-            self._unstored = (config, results)
-            return results
+        self._files = files
         trusted_before = untrusted_since()
+        if self._answer_first and not self._loaded and self.folder is not None:
+            results = list(load_entries(config, files, vocabulary, witnessed=True))
+            self._unstored = (config, results, trusted_before)
+            return results
         kept: dict[str, Loaded] = {}
         read: dict[str, tuple[bytes, Stat | None]] = {}
         raws: dict[str, bytes] = {}
@@ -182,7 +186,7 @@ class FileCache:
                 stale.append(rel)
                 read[rel] = (digest, trusted)
                 raws[rel] = raw
-        prefetched = replace(config, files=_Prefetched(config.files, raws))
+        prefetched = replace(config, files=Prefetched(config.files, raws))
         fresh = dict(zip(stale, load_entries(prefetched, stale, vocabulary), strict=True))
         results = []
         loaded: dict[str, Loaded] = {}
@@ -239,10 +243,9 @@ class FileCache:
             lock = hold(self.folder, exclusive=True, wait=0.0 if after_exit else WAIT_SECONDS)
         except (Busy, OSError):
             return
-        store = functools.partial(self._store, then)
         try:
-            if not (after_exit and background.after_exit(store)):
-                store()
+            if not (after_exit and background.after_exit(functools.partial(self._store, then, keep=False))):
+                self._store(then)
         finally:
             if lock is not None:
                 os.close(lock)  # a detached writer holds its copy of the lock until it has written
@@ -253,9 +256,9 @@ class FileCache:
         its first diagnostics are out). `save` writes them."""
         if self._unstored is None:
             return
-        config, results = self._unstored
+        config, results, trusted_before = self._unstored
         self._unstored = None
-        self._loaded = dict(_loads_to_store(config, results, keep_derived=True))
+        self._loaded = dict(_loads_to_store(config, results, trusted_before, keep_derived=True))
         self._derived = {
             rel: loaded.derived for rel, loaded in self._loaded.items() if isinstance(loaded.derived, dict)
         }
@@ -264,49 +267,43 @@ class FileCache:
             entry.digest = self._loaded[rel].digest
         self._dirty.update(range(SHARDS))
 
-    def _store(self, then: Callable[[], None] | None) -> None:
-        """Write the shards, with the loads of an answer-first run; then `then`."""
-        if self._unstored is not None:
-            config, results = self._unstored
-            self._unstored = None
-            self._loaded = dict(_loads_to_store(config, results, keep_derived=False))
-        if self._dirty:
-            self._write()
-        if then is not None:
-            then()
+    def _store(self, then: Callable[[], None] | None, keep: bool = True) -> None:
+        """Write the shards, with the loads of an answer-first run (`keep`: see `_write`); then `then`. Uncollected: all
+        is kept to the end, and a collection would scan the base (a detached writer's pages, shared, copied)."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            if self._unstored is not None:
+                config, results, trusted_before = self._unstored
+                self._unstored = None
+                self._loaded = dict(_loads_to_store(config, results, trusted_before, keep_derived=False))
+            if self._dirty:
+                self._write(keep)
+            if then is not None:
+                then()
+        finally:
+            if enabled:
+                gc.enable()
 
     def stats(self) -> dict[str, Stat | None]:
-        """The stat that each stored file of the last run is kept under (None: not trusted), once `save` stored
-        them: a file whose stat is still this one holds what that run loaded."""
-        return {rel: loaded.stat for rel, loaded in self._loaded.items()}
+        """The stat that each file of the last run is kept under once `save` stored it (None: not trusted, or not
+        stored): a file whose stat is still this one holds what that run loaded."""
+        return {rel: None if (loaded := self._loaded.get(rel)) is None else loaded.stat for rel in self._files}
 
-    def _write(self) -> None:
+    def _write(self, keep: bool = True) -> None:
+        """Write the shards to write; unless `keep` is false (a detached writer, which ends then), keep each model
+        pickled in memory, for the next `save`."""
         key, folder = self._key, self.folder
         assert key is not None and folder is not None
         sweep_temporaries(folder, recursive=False)  # of a writer killed meanwhile: a detached one ends with its machine
-        by_shard: dict[int, dict[str, Loaded]] = {shard: {} for shard in self._dirty}
-        enabled = gc.isenabled()
-        gc.disable()  # pickling allocates a little per model, which the collector would rescan many times
+        by_shard: dict[int, list[tuple[str, Loaded]]] = {shard: [] for shard in self._dirty}
+        for rel, loaded in self._loaded.items():
+            if (files := by_shard.get(shard_of(rel))) is not None:
+                files.append((rel, loaded))
+        pickled = model_pickler()
         try:
-            for rel, loaded in self._loaded.items():
-                content = by_shard.get(shard_of(rel))
-                if content is not None:
-                    model, derived, (model_digest, derived_digest) = loaded.model, loaded.derived, loaded.digests
-                    if model is not None and not isinstance(model, PICKLED):
-                        model = pickle.dumps(model, protocol=_PROTOCOL)
-                        model_digest = _digest(model)
-                    if isinstance(derived, dict):
-                        try:
-                            derived = pickle.dumps(derived, protocol=_PROTOCOL)
-                        except (pickle.PicklingError, TypeError, AttributeError):
-                            continue  # this file is not stored: the next run loads it again
-                        derived_digest = _digest(derived)
-                    if model is not loaded.model:
-                        self._loaded[rel] = with_blobs(loaded, model, loaded.derived, (model_digest, loaded.digests[1]))
-                    # The derived data stays unpickled in memory: the next run would unpickle every file of every
-                    # shard written, before its answer (after an accelerator's save at 10,000 records, all of them).
-                    content[rel] = with_blobs(loaded, model, derived, (model_digest, derived_digest))
-            for shard, content in by_shard.items():
+            for shard, files in by_shard.items():  # a shard at a time: its pickles, unless kept, are then let go
+                content = self._content(files, pickled, keep)
                 path = folder / shard_name(shard)
                 if content:
                     write_atomically(path, shard_bytes(key, content))
@@ -315,9 +312,32 @@ class FileCache:
                 self._dirty.discard(shard)
         except (OSError, pickle.PicklingError, TypeError, AttributeError):
             return
-        finally:
-            if enabled:
-                gc.enable()
+
+    def _content(
+        self, files: list[tuple[str, Loaded]], pickled: Callable[[Model], bytes], keep: bool
+    ) -> dict[str, Loaded]:
+        """What a shard stores of `files`, pickled to write out of band; any whose derived data cannot be, left out."""
+        content: dict[str, Loaded] = {}
+        for rel, loaded in files:
+            model, derived, (model_digest, derived_digest) = loaded.model, loaded.derived, loaded.digests
+            if model is not None and not isinstance(model, PICKLED):
+                model = pickled(model)
+                model_digest = _digest(model)
+                if keep:  # not the derived data: the next run would unpickle every file of every shard written
+                    self._loaded[rel] = with_blobs(loaded, model, derived, (model_digest, loaded.digests[1]))
+            if isinstance(derived, dict) and derived:  # an empty one is stored as it is, in the shard's head
+                try:
+                    derived = pickle.dumps(derived, protocol=_PROTOCOL)
+                except (pickle.PicklingError, TypeError, AttributeError):
+                    continue
+                derived_digest = _digest(derived)
+            content[rel] = with_blobs(
+                loaded,
+                pickle.PickleBuffer(model) if isinstance(model, PICKLED) else model,
+                pickle.PickleBuffer(derived) if isinstance(derived, PICKLED) else derived,
+                (model_digest, derived_digest),
+            )
+        return content
 
     def keep_derived(self) -> None:
         """Keep, in memory, what stages derived in the last run, for the next run (`save` also writes it to disk):
@@ -411,27 +431,36 @@ class FileCache:
 
 
 def _loads_to_store(
-    config: Config, results: list[tuple[Entry, list[Diagnostic]]], *, keep_derived: bool
+    config: Config, results: list[tuple[Entry, list[Diagnostic]]], read_before: int, *, keep_derived: bool
 ) -> Iterator[tuple[str, Loaded]]:
-    """What an answer-first run loaded, to store: keyed by the digest of each file's bytes as read now, and only where
-    they still decode to the text that was loaded (a file saved since is loaded again by the next run); with what its
-    stages derived from each file when `keep_derived` (else the next run derives it again). Its stages kept nothing
-    keyed by other files (`flopkb.links.memo`: no entry had a digest)."""
+    """What an answer-first run loaded, to store: keyed by the digest of the bytes each file's text was decoded from
+    and the stat they were read under (`Source.witness`), when that stat proves them (unchanged since `read_before`,
+    `untrusted_since` the run began); else by the digest of its bytes as read now, and only where they still decode to
+    the text that was loaded (a file saved since is loaded again by the next run). With what its stages derived from
+    each file when `keep_derived` (else the next run derives it again). Its stages kept nothing keyed by other files
+    (`flopkb.links.memo`: no entry had a digest)."""
     trusted_before = untrusted_since()
     for entry, diagnostics in results:
-        if entry.source is None:
+        source = entry.source
+        if source is None:
             continue  # a file that did not parse costs little to load again
-        try:
-            status = config.files.stat(entry.path)
-        except OSError:
-            continue
-        raw = _read_bytes(config, entry.path)
-        if raw is None or decode(raw, entry.path) != entry.source.text:
-            continue
-        model = (entry.source.data, entry.record)
+        witness = source.witness
+        stat = None if witness is None else trusted_read(witness.stat, read_before)
+        if witness is not None and stat is not None:  # a file of this stat holds the bytes read: no need to read it
+            digest = witness.digest(source.text)
+        else:  # a stat too recent to prove the bytes read (or none): the file's stat now may
+            try:
+                status = config.files.stat(entry.path)
+            except OSError:
+                continue
+            raw = _read_bytes(config, entry.path)
+            if raw is None or decode(raw, entry.path) != source.text:
+                continue
+            digest, stat = content_digest(raw), trusted_stat(status, trusted_before)
+        model = (source.data, entry.record)
         loaded = Loaded(
-            content_digest(raw),
-            trusted_stat(status, trusted_before),
+            digest,
+            stat,
             entry.summary,
             tuple(diagnostics),
             model,
@@ -439,34 +468,6 @@ def _loads_to_store(
             (b"", b""),
         )
         yield entry.path, loaded
-
-
-class _Prefetched:
-    """`base`, with the bytes of some files already read (to hash them): each is handed out once, so that a file is
-    read once, and what is loaded is what was hashed. Sent to a parse worker without them (it reads from `base`)."""
-
-    def __init__(self, base: FileSource, raws: dict[str, bytes]) -> None:
-        self.base = base
-        self.raws = raws
-
-    def __reduce__(self) -> tuple[type[_Prefetched], tuple[FileSource, dict[str, bytes]]]:
-        return _Prefetched, (self.base, {})
-
-    def walk(self, folder: str) -> tuple[list[str], list[tuple[str, str]]]:
-        return self.base.walk(folder)
-
-    def read(self, rel: str) -> bytes:
-        raw = self.raws.pop(rel, None)
-        return self.base.read(rel) if raw is None else raw
-
-    def exists(self, rel: str) -> bool:
-        return self.base.exists(rel)
-
-    def stat(self, rel: str) -> os.stat_result | None:
-        return self.base.stat(rel)
-
-    def digest(self, rel: str) -> bytes | None:
-        return self.base.digest(rel)
 
 
 def cache_key(config: Config, vocabulary: Vocabulary | None) -> bytes:

@@ -22,7 +22,7 @@ from flopkb.load.cores import idle_cores
 from flopkb.load.files import Unreadable, decode
 from flopkb.load.models import id_problem
 from flopkb.load.source import Source, parse
-from flopkb.load.sources import FileSource
+from flopkb.load.sources import FileSource, witness
 from flopkb.load.validate import expected_id, validate_record
 from flopkb.load.vocabulary import Vocabulary, VocabularyError, vocabulary_from_data
 from flopkb.report.diagnostics import Diagnostic, internal_error, make
@@ -89,23 +89,31 @@ def load_entry(config: Config, rel: str, vocabulary: Vocabulary | None) -> tuple
     return validate_entry(config, rel, source, diagnostics, vocabulary)
 
 
-def read_source(files: FileSource, rel: str) -> tuple[Source | None, list[Diagnostic]]:
-    """Read and parse one file: the part of loading that needs no other file."""
+def read_source(files: FileSource, rel: str, witnessed: bool = False) -> tuple[Source | None, list[Diagnostic]]:
+    """Read and parse one file: the part of loading that needs no other file. With `witnessed`, the source keeps what
+    reading told of its bytes (`Source.witness`)."""
     try:
-        return _read_source(files, rel)
+        return _read_source(files, rel, witnessed)
     except Exception as error:  # flopkb's bug, reported on the file: the other files are still read
         return None, [internal_error(rel, error, "reading the file")]
 
 
-def _read_source(files: FileSource, rel: str) -> tuple[Source | None, list[Diagnostic]]:
+def _read_source(files: FileSource, rel: str, witnessed: bool) -> tuple[Source | None, list[Diagnostic]]:
+    status = None
     try:
-        raw = files.read(rel)
+        if witnessed:
+            raw, status = files.read_stat(rel)
+        else:
+            raw = files.read(rel)
     except Unreadable as problem:
         return None, [make("not-a-record", rel, 1, 1, str(problem))]
     text = decode(raw, rel)
     if isinstance(text, Diagnostic):
         return None, [text]
-    return parse(text, rel)
+    source, diagnostics = parse(text, rel)
+    if witnessed and source is not None:
+        source.witness = witness(raw, status)
+    return source, diagnostics
 
 
 def validate_entry(
@@ -142,20 +150,24 @@ def _validate_entry(
 
 _worker_files: FileSource | None = None
 """The source a parse worker reads from (`_start_worker`)."""
+_worker_witnessed = False
 
 
-def _start_worker(pickled: bytes) -> None:
-    global _worker_files
-    _worker_files = pickle.loads(pickled)
+def _start_worker(pickled: bytes, witnessed: bool) -> None:
+    global _worker_files, _worker_witnessed
+    _worker_files, _worker_witnessed = pickle.loads(pickled), witnessed
 
 
 def _parse_in_worker(rel: str) -> tuple[Source | None, list[Diagnostic]]:
     assert _worker_files is not None
-    return read_source(_worker_files, rel)
+    return read_source(_worker_files, rel, _worker_witnessed)
 
 
-def read_sources(source: FileSource, files: list[str]) -> Iterator[tuple[Source | None, list[Diagnostic]]]:
-    """Parse every file, in order; a large base is parsed by one worker process per core, when cores are idle.
+def read_sources(
+    source: FileSource, files: list[str], witnessed: bool = False
+) -> Iterator[tuple[Source | None, list[Diagnostic]]]:
+    """Parse every file, in order (`read_source`); a large base is parsed by one worker process per core, when cores
+    are idle.
 
     Workers return plain data (text, dicts, diagnostics), which pickles fast;
     models are built in this process, as pydantic models pickle slowly. Each
@@ -167,10 +179,10 @@ def read_sources(source: FileSource, files: list[str]) -> Iterator[tuple[Source 
     """
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if len(files) < PARALLEL_FROM_FILES or workers < 2 or idle_cores() < IDLE_FOR_PARALLEL:
-        yield from (read_source(source, rel) for rel in files)
+        yield from (read_source(source, rel, witnessed) for rel in files)
         return
     context = multiprocessing.get_context(start_method())
-    with context.Pool(workers, initializer=_start_worker, initargs=(pickle.dumps(source),)) as pool:
+    with context.Pool(workers, initializer=_start_worker, initargs=(pickle.dumps(source), witnessed)) as pool:
         yield from pool.imap(_parse_in_worker, files, chunksize=CHUNK)
 
 
@@ -205,10 +217,11 @@ EntryLoader = Callable[[Config, list[str], Vocabulary | None], Iterable[tuple[En
 
 
 def load_entries(
-    config: Config, files: list[str], vocabulary: Vocabulary | None
+    config: Config, files: list[str], vocabulary: Vocabulary | None, *, witnessed: bool = False
 ) -> Iterator[tuple[Entry, list[Diagnostic]]]:
-    """Parse and validate every file, in order."""
-    for rel, (source, parse_problems) in zip(files, read_sources(config.files, files), strict=True):
+    """Parse and validate every file, in order; with `witnessed`, each source keeps what reading told of its bytes
+    (`Source.witness`: the load cache stores what was loaded under it)."""
+    for rel, (source, parse_problems) in zip(files, read_sources(config.files, files, witnessed), strict=True):
         yield validate_entry(config, rel, source, parse_problems, vocabulary)
 
 

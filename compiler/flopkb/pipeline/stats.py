@@ -39,3 +39,8 @@ def trusted_stat(status: os.stat_result | None, trusted_before: int) -> Stat | N
     if status is None or max(status.st_mtime_ns, status.st_ctime_ns) >= trusted_before:
         return None
     return stat_of(status)
+
+
+def trusted_read(stat: Stat | None, trusted_before: int) -> Stat | None:
+    """`trusted_stat` of a stat kept as a `Stat`."""
+    return None if stat is None or max(stat[1], stat[2]) >= trusted_before else stat

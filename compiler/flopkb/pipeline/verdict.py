@@ -13,12 +13,13 @@ versions it runs on (`flopkb.pipeline.keys.code_key`), the settings that
 shape its diagnostics, the listing of the records folder, the stat of every
 record file and of the vocabulary, and no unfinished move's journal. A
 record's stat is the one the check's load cache kept it under (what that run
-loaded is what a file of that stat holds: `flopkb.pipeline.cache`), still the
-file's when stored; a file the check read from an editor's buffer holds the
-buffer's bytes; the vocabulary, read afresh by every check, is unchanged
-since before the check began. A check whose diagnostics lie elsewhere (an
-unreadable folder, a name that is not UTF-8, an unfinished move) stores
-nothing.
+loaded is what a file of that stat holds: `flopkb.pipeline.cache`), not the
+disk's taken again: whether it still is the file's, and whether the check's
+files are still the folder's, is told when the diagnostics are used; a file
+the check read from an editor's buffer holds the buffer's bytes; the
+vocabulary, read afresh by every check, is unchanged since before the check
+began. A check whose diagnostics lie elsewhere (an unreadable folder, a name
+that is not UTF-8, an unfinished move) stores nothing.
 
 The file is sealed as the cache's shards are (`flopkb.sealed`) and read as
 records are (`flopkb.load.files.read_bytes`): one that is damaged, not
@@ -149,17 +150,21 @@ def _holding(config: Config, data: dict[str, Any]) -> list[Diagnostic] | None:
 def _listing(
     config: Config, stats: Mapping[str, Stat | None], began: int, buffers: Mapping[str, bytes]
 ) -> dict[str, list[int]] | None:
-    """Every record file of the disk and the vocabulary, with the stat they hold what the check read under; None when
-    that cannot be told."""
-    files = WorkTree(config.root)
-    paths, unreadable = files.walk(config.records)
-    if unreadable or len(paths) != len(stats) or os.path.lexists(journal_path(config)):
+    """Every record file of the check and the vocabulary, with the stat they hold what the check read under; None when
+    that cannot be told.
+
+    A record's stat is the one the load cache kept it under (`stats`): whether it is still the file's, and whether the
+    check's files are still the disk's, is told when the diagnostics are used (`_holding`), not here again.
+    """
+    if os.path.lexists(journal_path(config)):
         return None
+    files = WorkTree(config.root)
     now = untrusted_since()
     listing: dict[str, list[int]] = {}
-    for rel in paths:
-        held = _held(files, rel, now, buffers.get(rel))
-        if held is None or (rel not in buffers and stats.get(rel) != held):
+    for rel, stat in stats.items():
+        buffer = buffers.get(rel)
+        held = stat if buffer is None else _held(files, rel, now, buffer)
+        if held is None:
             return None
         listing[rel] = list(held)
     vocabulary = _vocabulary_rel(config)
