@@ -14,6 +14,12 @@ One run of this script measures, against baselines taken in the same run
   `flopkb.editor.checker`), until a workspace pull answers; in wall time,
   and in CPU (the check's, its parse workers' included, and the server's
   when its first diagnostics are in);
+- start with a document opened (as an editor opens one as it starts the
+  server, right after `initialize`), without a cache: to the first
+  diagnostics, the document as on disk; and to the document's own
+  diagnostics, a dangling link typed into it (the first check tells the open
+  documents before its stages run: `flopkb.editor.checker`), in wall time and
+  CPU against the cold check;
 - keystroke: one character typed into a content record's description (an
   incremental `didChange`), until the server answers a pull of that
   document's diagnostics (the pull waits for the check of what was typed:
@@ -234,6 +240,50 @@ async def accelerator_edit(client: LanguageClient, root: Path) -> float:
     return elapsed
 
 
+async def opened_start(root: Path, env: dict[str, str], typed: bool) -> tuple[float, float]:
+    """Seconds from starting the server, a content record opened right after `initialize`, to the first diagnostics
+    pushed (the record as on disk), or to the record's own (`typed`: a dangling link typed into it); the server's CPU
+    seconds to them."""
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "flopkb", "lsp", "--root", str(root)], server_env=env
+    )
+    started = time.perf_counter()
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
+    capabilities = client_capabilities("neovim@v0.9.1")
+    assert capabilities.workspace is not None
+    capabilities.workspace.did_change_watched_files = types.DidChangeWatchedFilesClientCapabilities(
+        dynamic_registration=True
+    )
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities,
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="kb")],
+        )
+    )
+    path = next(path for path in sorted((root / "records/kb").rglob("*.yaml")) if "[[" in path.read_text())
+    text = path.read_text(encoding="utf-8")
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(
+                uri=uri,
+                language_id="yaml",
+                version=1,
+                text=text.replace("[[", "[[kb/nowhere]] [[", 1) if typed else text,
+            )
+        )
+    )
+    while not (uri in client.diagnostics if typed else client.diagnostics):  # pushes may come several at once
+        await asyncio.sleep(0.005)
+    elapsed = time.perf_counter() - started
+    assert client._server is not None
+    cpu = process_cpu(client._server.pid)
+    await stop_server(client)
+    return elapsed, cpu
+
+
 async def cold_start(root: Path, env: dict[str, str]) -> tuple[float, float, float]:
     client, first, cpu, related = await start_server(root, env)
     await stop_server(client)
@@ -259,6 +309,10 @@ def main() -> None:
         cold_first, cold_cpu, cold_related = asyncio.run(
             cold_start(root, dict(env, XDG_CACHE_HOME=str(work / "no-cache")))
         )
+        opened = [
+            asyncio.run(opened_start(root, dict(env, XDG_CACHE_HOME=str(work / f"no-cache-{typed}")), typed))
+            for typed in (False, True)
+        ]
         for _ in range(2):  # the first writes the cache, the second what stages derive (answer first: see FileCache)
             check(root, env)
             writers_done(work / "cache")
@@ -273,6 +327,13 @@ def main() -> None:
         f" no cache: {cold_first:.2f} s (ratio {cold_first / cold_check:.2f}), CPU {cold_cpu:.2f} s (ratio"
         f" {cold_cpu / cold_check_cpu:.2f}); with their related places {cold_related:.2f} s (ratio"
         f" {cold_related / cold_check:.2f})"
+    )
+    (opened_first, opened_cpu), (typed_first, typed_cpu) = opened
+    print(
+        f"server start, no cache, a record opened at once -> first diagnostics: {opened_first:.2f} s (ratio"
+        f" {opened_first / cold_check:.2f}), CPU {opened_cpu:.2f} s (ratio {opened_cpu / cold_check_cpu:.2f}); a link"
+        f" typed into it -> its diagnostics: {typed_first:.2f} s (ratio {typed_first / cold_check:.2f}), CPU"
+        f" {typed_cpu:.2f} s (ratio {typed_cpu / cold_check_cpu:.2f})"
     )
     warm = float(figures.pop("first diagnostics (warm)"))  # type: ignore[arg-type]
     warm_cpu = float(figures.pop("CPU to them (warm)"))  # type: ignore[arg-type]

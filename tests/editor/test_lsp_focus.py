@@ -16,7 +16,7 @@ from flopkb.editor.focus import focused_check
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.load.sources import Overlay
 from flopkb.pipeline.cache import FileCache
-from flopkb.pipeline.compile import compile_knowledge_base
+from flopkb.pipeline.compile import compile_knowledge_base, load_knowledge_base, run_stages
 from flopkb.pipeline.stages import CHECK_STAGES
 from flopkb.report.diagnostics import Diagnostic
 from kbfixture import write_kb
@@ -38,6 +38,22 @@ def base_of(config: Config, warm: bool) -> KnowledgeBase:
         kb.release()
         kb = compile_knowledge_base(config, CHECK_STAGES, cache)
     return kb
+
+
+def loaded_of(config: Config, how: str, rng: random.Random) -> KnowledgeBase:
+    """A base loaded, its stages not run, as a server's first check holds it when it checks its open buffers first:
+    with nothing in the load cache ("cold": loaded as `check --no-cache` does), or through a load cache that a check
+    filled before one file changed on disk ("cached": what the link stage kept of the others may hold, or may resolve
+    under another signature)."""
+    if how == "cold":
+        return load_knowledge_base(config, FileCache(config, answer_first=True))
+    cache = FileCache(config)
+    compile_knowledge_base(config, CHECK_STAGES, cache).release()
+    cache.keep_derived()
+    files = sorted(path.relative_to(config.root).as_posix() for path in (config.root / "records").rglob("*.yaml"))
+    changed = rng.choice(files)
+    (config.root / changed).write_text(render(rng, changed), encoding="utf-8")
+    return load_knowledge_base(config, cache)
 
 
 def full(config: Config, rel: str) -> list[Diagnostic]:
@@ -76,6 +92,49 @@ def test_the_edited_buffer_s_diagnostics_equal_a_full_check_s(
         if focused is not None:
             assert focused.diagnostics == full(over, rel)
             focused.release()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    seed=st.integers(0, 2**16),
+    which=st.lists(st.integers(0, 100), min_size=1, max_size=3),
+    how=st.sampled_from(["cold", "cached"]),
+    edits=st.lists(edit, max_size=4),
+)
+def test_a_file_checked_first_against_a_base_only_loaded_equals_the_full_check_s(
+    tmp_path_factory: pytest.TempPathFactory, seed: int, which: list[int], how: str, edits: list[tuple]
+) -> None:
+    """A server's first check tells its open buffers before its stages run over the whole base
+    (`flopkb.editor.checker`): checked first against the base as loaded, they equal a full check's, and the stages then
+    run over that base as if nothing had been checked first."""
+    rng = random.Random(seed)
+    root = write_kb(tmp_path_factory.mktemp("first"), initial(rng))
+    config = load_config(root)
+    base = loaded_of(config, how, rng)
+    files = sorted(entry.path for entry in base.entries.values())
+    resolutions: dict = {}
+    for index in which:  # the open buffers, as on disk, then one typed into
+        rel = files[index % len(files)]
+        focused = focused_check(base, config, rel, CHECK_STAGES, resolutions)
+        event("left to the full check" if focused is None else "checked first")
+        if focused is not None:
+            assert focused.diagnostics == full(config, rel)
+            focused.release()
+    text = (root / rel).read_text(encoding="utf-8")
+    for step in edits:
+        if step[0] == "type":
+            _, where, length, new = step
+            start = round(where * len(text))
+            text = text[:start] + new + text[start + length :]
+        else:
+            text = render(random.Random(step[1]), rel)
+        note(f"{rel}:\n{text}")
+        over = overlaid(config, rel, text)
+        focused = focused_check(base, over, rel, CHECK_STAGES, resolutions)
+        if focused is not None:
+            assert focused.diagnostics == full(over, rel)
+            focused.release()
+    assert run_stages(base, CHECK_STAGES).diagnostics == compile_knowledge_base(config, CHECK_STAGES).diagnostics
 
 
 def test_typing_into_a_description_is_checked_first_with_its_problems(tmp_path: Path) -> None:

@@ -165,7 +165,7 @@ class FlopkbServer(LanguageServer):
         told = checked.diagnostics
         if self.pulls and not checked.related:
             return  # a pull waits for the check's related places
-        if not self.imported:
+        if not self.imported and checked.files is None:  # not beside the first check's stages (its open files first)
             self.imported = True
             threading.Thread(target=_import_request_modules, name="flopkb-imports", daemon=True).start()
         if checked.files is not None:

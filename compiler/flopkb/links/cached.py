@@ -171,6 +171,14 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
     return Linked(built, referenced, frozenset(deferred), emphasis)
 
 
+def resolution_now(record_id: str, source: Source, resolver: Any) -> tuple[Any, ...]:
+    """What `RESOLVED` keeps of a file's links under `resolver`, found now and kept nowhere: the edited buffer's check
+    of a base whose link stage has not run yet (`flopkb.editor.focus`), which must not write into the entries that the
+    stage then reads."""
+    found = extract(record_id, source, resolver.target)
+    return _resolution(resolver.signature, record_id, found, resolver.kinds)
+
+
 def _resolution(
     signature: bytes | None, record_id: str, links: list[Link] | list[tuple[Any, ...]], kind_of: dict[str, str]
 ) -> tuple[Any, ...]:
