@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from flopkb.authoring.schema import RECORD_SCHEMA, schema_file, schemas
@@ -239,6 +239,7 @@ _JOINERS = ["", " ", "/", " / ", "*", " * ", "**2", "^-1", "//"]
         unique_by=lambda part: part[1],
     ),
 )
+@example(number="1", parts=[("", "1", False), ("//", "B", False)])  # pint's `//` once slipped through
 def test_the_quantity_pattern_accepts_exactly_what_flopkb_reads(
     number: str, parts: list[tuple[str, str, bool]]
 ) -> None:

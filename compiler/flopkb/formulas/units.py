@@ -129,7 +129,7 @@ def quantity_pattern() -> str:
     # or an operator between them, and anything else may touch (`B%`, `B(s)`).
     power = r"(?:\*\*|\^)-?[0-9](?![0-9(])"
     operand = rf"\(*\s*(?:{unit}(?![A-Za-z0-9µμ_])|%|1(?![0-9.]))(?:\s*{power})?(?:\s*\)(?:\s*{power})?)*"
-    return rf"^\s*{_NUMBER}(?:\s*{operand}(?:\s*(?:\*|//?)?\s*{operand})*)?\s*$"
+    return rf"^\s*{_NUMBER}(?:\s*{operand}(?:\s*[*/]?\s*{operand})*)?\s*$"
 
 
 _QUANTITY_RE = re.compile(rf"\s*({_NUMBER})\s*(.*?)\s*", re.DOTALL)
@@ -148,6 +148,8 @@ _DIMENSION_TOKEN_RE = re.compile(r"[ \t]+|\[[a-z_]+\]|1(?![0-9.])|(?:\*\*|\^)-?[
 
 def _check_unit_text(text: str) -> None:
     """Refuse anything but unit names, `1`, `*`, `/`, `%`, one-digit powers and shallow parentheses."""
+    if "//" in text:  # pint's floor division: `B//s` reads as B/s, and `1//B` fails inside pint
+        raise QuantityError(f"'//' in unit {text!r}: write one '/'", UNITS_HINT)
     depth, position = 0, 0
     while position < len(text):
         token = _UNIT_TOKEN_RE.match(text, position)
