@@ -159,3 +159,13 @@ def edit(rng: random.Random, root: Path) -> None:
         text = target.read_text(encoding="utf-8")
         target.unlink()
         renamed.write_text(text.replace(f"/{target.stem}\n", f"/{target.stem}-moved\n", 1), encoding="utf-8")
+
+
+def edited(text: str, step: tuple, rel: str) -> str:
+    """`text` of the file at `rel` after one random edit: `("type", where, length, new)` puts `new` in place of
+    `length` characters at `where` (a fraction of the text), `("rewrite", seed)` renders the record anew."""
+    if step[0] == "type":
+        _, where, length, new = step
+        start = round(where * len(text))
+        return text[:start] + new + text[start + length :]
+    return render(random.Random(step[1]), rel)

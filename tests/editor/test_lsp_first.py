@@ -21,7 +21,7 @@ from flopkb.editor.checker import Buffer, Checked, Checker
 from flopkb.kb.knowledge_base import KnowledgeBase
 from kbfixture import write_kb
 from lsp_session import UTF16, Pushes, lsp_session, open_file, record_files, settled
-from random_kb import initial, render
+from random_kb import edited, initial
 from repo import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -82,12 +82,7 @@ def test_the_open_buffer_told_before_the_first_check_s_stages_equals_that_check_
     rel = files[which % len(files)]
     disk = text = (root / rel).read_text(encoding="utf-8")
     for step in edits:
-        if step[0] == "type":
-            _, where, length, new = step
-            start = round(where * len(text))
-            text = text[:start] + new + text[start + length :]
-        else:
-            text = render(random.Random(step[1]), rel)
+        text = edited(text, step, rel)
     note(f"{rel}:\n{text}")
     handed, done, loads = first_hand_outs(root, rel, text)
     early = [checked for checked in handed if checked.files is not None]

@@ -20,7 +20,7 @@ from flopkb.pipeline.compile import compile_knowledge_base, load_knowledge_base,
 from flopkb.pipeline.stages import CHECK_STAGES
 from flopkb.report.diagnostics import Diagnostic
 from kbfixture import write_kb
-from random_kb import initial, render
+from random_kb import edited, initial, render
 
 INSERTS = ["", "x", " ", "\n", "[[", "]]", "[[hw/a1]]", "[[a2#x]]", "hw/a2", "#", ": ", "- ", "é", "value: 3 GB", '"']
 
@@ -79,12 +79,7 @@ def test_the_edited_buffer_s_diagnostics_equal_a_full_check_s(
     rel = files[which % len(files)]
     text = (root / rel).read_text(encoding="utf-8")
     for step in edits:
-        if step[0] == "type":
-            _, where, length, new = step
-            start = round(where * len(text))
-            text = text[:start] + new + text[start + length :]
-        else:
-            text = render(random.Random(step[1]), rel)
+        text = edited(text, step, rel)
         note(f"{rel}:\n{text}")
         over = overlaid(config, rel, text)
         focused = focused_check(base, over, rel, CHECK_STAGES)
@@ -122,12 +117,7 @@ def test_a_file_checked_first_against_a_base_only_loaded_equals_the_full_check_s
             focused.release()
     text = (root / rel).read_text(encoding="utf-8")
     for step in edits:
-        if step[0] == "type":
-            _, where, length, new = step
-            start = round(where * len(text))
-            text = text[:start] + new + text[start + length :]
-        else:
-            text = render(random.Random(step[1]), rel)
+        text = edited(text, step, rel)
         note(f"{rel}:\n{text}")
         over = overlaid(config, rel, text)
         focused = focused_check(base, over, rel, CHECK_STAGES, resolutions)
