@@ -16,8 +16,18 @@ from hypothesis import strategies as st
 
 from flopkb.config import load_config
 from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.load import sources as sources_module
 from flopkb.load.files import MAX_FILE_BYTES, Unreadable, decode
-from flopkb.load.sources import GitError, GitTree, Overlay, Prefetched, WorkTree, content_digest, witness
+from flopkb.load.sources import (
+    ON_DEMAND,
+    GitError,
+    GitTree,
+    Overlay,
+    Prefetched,
+    WorkTree,
+    content_digest,
+    witness,
+)
 from flopkb.pipeline import cache as cache_module
 from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base
@@ -333,3 +343,28 @@ def test_each_source_reads_a_files_bytes_with_the_stat_they_were_read_under(tmp_
         tree.close()
     with pytest.raises(Unreadable):
         disk.read_stat("records/facts/missing.yaml")
+
+
+def test_a_trees_first_reads_take_one_blob_each_and_the_next_reads_every_other_blob_in_one_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a base's vocabulary, or the few files a diff compares first, does not read every file (a base parsed
+    in worker processes is read there); from the `ON_DEMAND + 1`th read on, the rest comes in one pass, and no blob
+    is read twice."""
+    files = {f"records/facts/f{n}.yaml": FACT.replace("facts/a", f"facts/f{n}") for n in range(ON_DEMAND + 8)}
+    write_kb(tmp_path, files)
+    tree = GitTree(tmp_path, _commit_all(tmp_path))
+    hashed: list[str] = []
+    monkeypatch.setattr(sources_module, "_object_id", lambda raw, like: hashed.append(like) or like)
+    try:
+        paths = sorted(files)
+        for rel in paths[:ON_DEMAND]:
+            assert tree.read(rel) == files[rel].encode()
+        assert len(hashed) == ON_DEMAND, "one blob a read"
+        assert tree.read("schema/vocabulary.yaml") == (tmp_path / "schema/vocabulary.yaml").read_bytes()
+        assert len(hashed) == len(files) + 1 == len(set(hashed)), "every other blob at once, none twice"
+        for rel in paths:
+            assert tree.read(rel) == files[rel].encode()
+        assert len(hashed) == len(files) + 1
+    finally:
+        tree.close()

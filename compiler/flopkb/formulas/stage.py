@@ -445,6 +445,7 @@ def _evaluate(
             for formula_id in evaluator.definitions.formulas(entry.id)
         )
         problems[entry.id] = (mine, cyclic or entry.id in evaluator.over_base_limit, evaluator.values.get(entry.id, 0))
+    kb.values_refused = bool(evaluator.over_base_limit)
     return results, problems
 
 

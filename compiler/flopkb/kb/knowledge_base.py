@@ -44,6 +44,9 @@ class KnowledgeBase:
     """Every formula of every flop and fact, evaluated, with its claims, by record id in formula order
     (`flopkb.formulas.stage`). When the formula stage took its diagnostics from the load cache, each record's
     results are evaluated when first asked for (`LaterResults`: `check` never asks)."""
+    values_refused: bool = field(default=False, repr=False, compare=False)
+    """Whether the formula stage refused some record's values for the base's limit of values
+    (`flopkb.formulas.evaluate.BASE_VALUE_LIMIT`): which records it refuses depends on the order of evaluation."""
     dependency_keys: Any = field(default=None, repr=False, compare=False)
     """Per record, the key of what its evidence and formulas read of other files (`flopkb.links.memo`); built on
     first use."""

@@ -331,6 +331,14 @@ def _memoised(kb: KnowledgeBase, entry: Entry, memo: str, compute: Callable[[Ent
     return found
 
 
+def unverified_basis(item: DebtItem, users: int) -> Diagnostic:
+    """The `unverified-basis` warning of an unverified figure on which `users` other records rest."""
+    hint = "find the evidence, then set the basis to measured, vendor-spec, cited or derived and add sources"
+    if users:
+        hint += f"; {users} other record{'s' if users != 1 else ''} rest{'s' if users == 1 else ''} on this figure"
+    return make("unverified-basis", item.file, item.line, item.column, f"{item.label}: the basis is unverified", hint)
+
+
 def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
     """Evidence status of every record, the whole debt, and the unverified-basis / missing-source diagnostics.
 
@@ -382,23 +390,7 @@ def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
                     dependents[inherited_debt.item].add(record_id)
 
     for items in own.values():
-        for item in items:
-            users = len(dependents[item])
-            hint = "find the evidence, then set the basis to measured, vendor-spec, cited or derived and add sources"
-            if users:
-                hint += (
-                    f"; {users} other record{'s' if users != 1 else ''} rest{'s' if users == 1 else ''} on this figure"
-                )
-            diagnostics.append(
-                make(
-                    "unverified-basis",
-                    item.file,
-                    item.line,
-                    item.column,
-                    f"{item.label}: the basis is unverified",
-                    hint,
-                )
-            )
+        diagnostics.extend(unverified_basis(item, len(dependents[item])) for item in items)
 
     simulated: dict[str, tuple[SimulatedClaim, ...]] = {}
     for record_id in claimants:

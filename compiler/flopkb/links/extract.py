@@ -205,6 +205,48 @@ def _without_prose(node: Plan) -> Plan | None:
     return (_MODEL, fields) if fields else None
 
 
+def prose_masked(data: Any) -> Any:
+    """A record's parsed data without its prose: a markdown field (`Markdown`) of text, or a list of them, left out;
+    text among other values (a markdown value of a mapping) replaced by one mark. Two files whose data are equal so
+    differ in their prose alone (`flopkb.review.reuse`)."""
+    kind = data.get("kind") if type(data) is dict else None
+    plan = PLANS.get(kind) if isinstance(kind, str) else None
+    return data if plan is None else _stripped(plan, data)
+
+
+_PROSE_MARK = "\0prose"
+
+
+def _stripped(node: Plan, value: Any) -> Any:
+    tag = node[0]
+    if tag == _MD:
+        return _PROSE_MARK if type(value) is str else value
+    if tag == _REF:
+        return value
+    if tag == _LIST:
+        return [_stripped(node[1], item) for item in value] if type(value) is list else value
+    if tag == _DICT:
+        return {key: _stripped(node[1], item) for key, item in value.items()} if type(value) is dict else value
+    if type(value) is not dict:
+        return value
+    fields = node[1]
+    kept = {}
+    for key, item in value.items():
+        child = fields.get(key)
+        if child is None:
+            kept[key] = item
+        elif not _all_prose(child, item):
+            kept[key] = _stripped(child, item)
+    return kept
+
+
+def _all_prose(node: Plan, value: Any) -> bool:
+    """Whether a field's value is prose alone: a markdown text, or a list of them."""
+    if node[0] == _MD:
+        return type(value) is str
+    return node[0] == _LIST and node[1][0] == _MD and type(value) is list and all(type(item) is str for item in value)
+
+
 PLANS: dict[str, Plan] = {kind: (_MODEL, _model_plan(model, {})) for kind, model in MODELS.items()}
 """Per kind: where its prose and refs are."""
 REF_PLANS: dict[str, Plan] = {kind: _without_prose(plan) or (_MODEL, {}) for kind, plan in PLANS.items()}

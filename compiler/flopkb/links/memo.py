@@ -31,11 +31,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from flopkb.links.cached import RESOLVED
+from flopkb.links.cached import COMPUTING_ORIGINS, RESOLVED
 from flopkb.links.resolver import Resolver
 
 if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping
+
     from flopkb.kb.knowledge_base import KnowledgeBase
+    from flopkb.links.extract import Link
 
 _FOLLOWED = "formula-ref"
 Key = tuple[Any, ...]
@@ -73,6 +76,20 @@ def carry_keys(previous: KnowledgeBase, kb: KnowledgeBase) -> None:
     kb.dependency_keys = keys
 
 
+def keys_from_links(kb: KnowledgeBase, previous: KnowledgeBase | None = None, changed: Collection[str] = ()) -> None:
+    """Give `kb`, whose link stage kept nothing in `Entry.derived` (it ran without digests: a diff's lean first side,
+    `flopkb.review.reuse`), dependency keys computed from its links (`kb.links`), for the entries that have a digest
+    now. With `previous` (another version of the same base, under the same resolver signature, whose keys are also
+    computed so) and `changed` (the ids whose file differs from `previous`'s), a key is carried from `previous`,
+    when first asked for, for every record that is not changed and reaches no changed record, as `carry_keys` does."""
+    keys = _Keys(kb, kb.links)
+    if previous is not None:
+        before: _Keys | None = previous.dependency_keys
+        assert before is not None and before.signature == keys.signature, "keys carried under another signature"
+        keys.previous, keys.changed = before, frozenset(changed)
+    kb.dependency_keys = keys
+
+
 def reached(kb: KnowledgeBase, record_id: str) -> frozenset[str] | None:
     """The other records `record_id`'s dependency key is made of (what it computes with, through chains of formula
     refs), or None when it has no key."""
@@ -92,15 +109,28 @@ class _Keys:
 
     _ON_STACK: Any = object()
 
-    def __init__(self, kb: KnowledgeBase) -> None:
+    def __init__(self, kb: KnowledgeBase, links: Mapping[str, list[Link]] | None = None) -> None:
         self.entries = kb.entries
         self.signature = Resolver.of(kb).signature
         self.keys: dict[str, Key | None] = {}
         self.reached: dict[str, frozenset[str]] = {}
+        self.links = links
+        """A record's links, from which its computing references are read when the link stage kept none
+        (`keys_from_links`)."""
+        self.previous: _Keys | None = None
+        """Keys of another version of the base to carry (`keys_from_links`), and the ids whose file differs from it."""
+        self.changed: frozenset[str] = frozenset()
 
     def get(self, record_id: str) -> Key | None:
         key = self.keys.get(record_id, self)
         if isinstance(key, _Keys):  # not computed yet
+            previous = self.previous
+            if previous is not None and record_id not in self.changed:
+                key = previous.get(record_id)
+                reaches = previous.reached.get(record_id)
+                if key is not None and reaches is not None and reaches.isdisjoint(self.changed):
+                    self.keys[record_id], self.reached[record_id] = key, reaches
+                    return key
             return self._compute(record_id)
         return None if key is self._ON_STACK else key  # on the stack: a cycle of formula refs, which has no key
 
@@ -112,6 +142,11 @@ class _Keys:
             return None
         if entry.source is None:
             computing: tuple[tuple[str, str, str | None], ...] = ()  # no data, no references
+        elif self.links is not None:
+            links = self.links.get(record_id, ())
+            computing = tuple(
+                (link.origin, link.target, link.resolved) for link in links if link.origin in COMPUTING_ORIGINS
+            )
         else:
             kept = entry.derived.get(RESOLVED)
             if kept is None or kept[0] != self.signature:

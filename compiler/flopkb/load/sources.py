@@ -174,7 +174,10 @@ class GitTree:
     """The files of one commit's tree, under `prefix` (the base's root inside the repository), read from git objects.
 
     The tree is listed once (in full, or as its changes from another: `after`).
-    The first read takes every record file's blob at once: from the work
+    Its first `ON_DEMAND` reads take one blob each (a base's vocabulary, the
+    few files a diff compares before it compiles: no reason to read every file
+    in this process, which a base parsed in worker processes never needs); the
+    next takes every record file's blob at once: from the work
     tree's file at its path when that file's bytes hash to the blob's object
     id (as `git hash-object` would: then they are the blob, and reading a
     file costs a fraction of git inflating it from a pack), the others through one pipelined `git cat-file --batch` pass
@@ -185,6 +188,14 @@ class GitTree:
     worker process that received this source pickled reads on demand only. A
     blob read on demand is also taken from the work tree's file when that is
     the blob, else asked of git.
+
+    Hashing a work-tree file is what proves it is the commit's blob: the work
+    tree may hold edits, or another commit. git's index could tell it from
+    each file's stat, but not in a fresh clone (CI's), whose files are as
+    recent as the index and so "racily clean": `git diff-index` hashes every
+    one of them again, with git's slower collision-detecting SHA-1; and
+    inflating every blob with `git cat-file` instead costs more still
+    (docs/benchmarks.md, "The head from the base").
 
     A file's object id is its `content_digest` (`digest`), so the load cache
     takes a blob it saw before (in another commit of the same repository, or
@@ -207,14 +218,17 @@ class GitTree:
         self.repository = repository
         self.commit = commit
         self.prefix = prefix.strip("/")
-        self._blobs: dict[str, tuple[str, str]] = (
-            _list_tree(repository, commit, self.prefix)
-            if after is None
-            else _list_changes(repository, after.commit, after._blobs, commit, self.prefix)
-        )
+        self.changed: frozenset[str] | None = None
+        """The paths whose blob (or mode) differs from `after`'s, when listed after it: added, removed or edited."""
+        if after is None:
+            self._blobs: dict[str, tuple[str, str]] = _list_tree(repository, commit, self.prefix)
+        else:
+            self._blobs, self.changed = _list_changes(repository, after.commit, after._blobs, commit, self.prefix)
         self._known = known
         self._fetched: dict[str, bytes | Unreadable] | None = None
-        """The blobs read in one pass, by object id (None until the first read)."""
+        """The blobs read in one pass, by object id (None until that pass)."""
+        self._early: dict[str, bytes] = {}
+        """The blobs read one by one before the pass, by object id."""
         self._reader: _BlobReader | None = None
 
     def __getstate__(self) -> dict[str, object]:
@@ -222,12 +236,16 @@ class GitTree:
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
-        self._known, self._fetched, self._reader = frozenset(), {}, None
+        self._known, self._fetched, self._early, self._reader = frozenset(), {}, {}, None
 
     @property
     def oids(self) -> set[str]:
         """The object ids of every blob in the tree."""
         return {oid for _, oid in self._blobs.values()}
+
+    def blob(self, rel: str) -> tuple[str, str] | None:
+        """The mode and object id of the blob at `rel`, or None."""
+        return self._blobs.get(rel)
 
     def walk(self, folder: str) -> tuple[list[str], list[tuple[str, str]]]:
         prefix = f"{folder.rstrip('/')}/"
@@ -242,19 +260,21 @@ class GitTree:
             raise Unreadable("a symbolic link is not a record file; records are regular files")
         if mode not in _REGULAR:
             raise Unreadable("a submodule is not a record file; records are regular files")
-        if self._fetched is None:
+        if self._fetched is None and len(self._early) >= ON_DEMAND:
             self._fetched = self._fetch_all()
-        found = self._fetched.get(oid)
+        found = (self._early if self._fetched is None else self._fetched).get(oid)
         if isinstance(found, Unreadable):
             raise found
         if found is not None:
             return found
         raw = self._from_work_tree(rel, oid)
-        if raw is not None:
-            return raw
-        if self._reader is None:
-            self._reader = _BlobReader(self.repository)
-        return self._reader.read(oid)
+        if raw is None:
+            if self._reader is None:
+                self._reader = _BlobReader(self.repository)
+            raw = self._reader.read(oid)
+        if self._fetched is None:
+            self._early[oid] = raw
+        return raw
 
     def read_stat(self, rel: str) -> tuple[bytes, os.stat_result | None]:
         return self.read(rel), None
@@ -277,7 +297,7 @@ class GitTree:
         return bytes.fromhex(oid) if len(oid) == SHA1_DIGITS and mode in _REGULAR else None
 
     def close(self) -> None:
-        self._fetched = None
+        self._fetched, self._early = None, {}
         if self._reader is not None:
             self._reader.close()
             self._reader = None
@@ -293,12 +313,13 @@ class GitTree:
     def _fetch_all(self) -> dict[str, bytes | Unreadable]:
         """Every record file's blob not `known`, by object id: from the work tree where its file is the blob, the
         others read in one pipelined pass."""
+        early = self._early
         wanted = {
             rel: oid
             for rel, (mode, oid) in self._blobs.items()
-            if rel.endswith(RECORD_SUFFIXES) and mode in _REGULAR and oid not in self._known
+            if rel.endswith(RECORD_SUFFIXES) and mode in _REGULAR and oid not in self._known and oid not in early
         }
-        fetched: dict[str, bytes | Unreadable] = {}
+        fetched: dict[str, bytes | Unreadable] = dict(early)
         for rel, oid in wanted.items():
             raw = self._from_work_tree(rel, oid)
             if raw is not None:
@@ -336,6 +357,8 @@ class GitTree:
 
 
 _REGULAR = ("100644", "100755")
+ON_DEMAND = 32
+"""Blobs a `GitTree` reads one by one before it reads the rest in one pass."""
 
 
 SHA1_DIGITS = 40
@@ -417,17 +440,20 @@ _LISTED = re.compile(r"([0-7]+) [a-z]+ ([0-9a-f]+)\t([^\0]*)\0")
 
 def _list_changes(
     repository: Path, before: str, listed: dict[str, tuple[str, str]], commit: str, prefix: str
-) -> dict[str, tuple[str, str]]:
-    """What `_list_tree` gives for `commit`, from what it gave for `before` (`listed`) and the blobs that differ."""
+) -> tuple[dict[str, tuple[str, str]], frozenset[str]]:
+    """What `_list_tree` gives for `commit`, from what it gave for `before` (`listed`) and the blobs that differ; and
+    the paths that differ."""
     changes = git(repository, "diff-tree", "-r", "-z", "--no-renames", before, commit, "--", prefix or ".")
     cut = len(prefix) + 1 if prefix else 0
     blobs = dict(listed)
+    changed = []
     for mode, oid, path in _CHANGED.findall(changes):
+        changed.append(path[cut:])
         if mode == _GONE:
             del blobs[path[cut:]]
         else:
             blobs[path[cut:]] = (mode, oid)
-    return blobs
+    return blobs, frozenset(changed)
 
 
 _CHANGED = re.compile(r":[0-7]+ ([0-7]+) [0-9a-f]+ ([0-9a-f]+) [A-Z][0-9]*\0([^\0]*)\0")

@@ -5,11 +5,13 @@ tree is compiled where it is, with its own load cache read from disk (and never 
 `check` left it). Both sides go through the same `FileCache`, so a file whose bytes are the same on both sides is
 parsed once, and what the stages derived from it (links, evidence, formula problems, kept with dependency keys) is
 reused; so are the dependency keys the previous side computed that cannot differ (`flopkb.links.memo.carry_keys`).
-Both sides are read with the work tree's `[tool.flopkb]` settings.
+Two commits whose changes are prose alone take another way (`flopkb.review.reuse`): the base compiled as a cold check
+compiles it, the head made from it. Both sides are read with the work tree's `[tool.flopkb]` settings.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
@@ -23,6 +25,7 @@ from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.review.git import Comparison, Git, Revision
+from flopkb.review.reuse import lean_side, prose_edits, second_side
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,27 +39,54 @@ class SideCompiler:
 
     def __init__(self, config: Config, git: Git) -> None:
         self.config, self.git = config, git
-        self.cache = FileCache(config)
         self._seen: set[str] = set()
         self._trees = ExitStack()
         self._last: KnowledgeBase | None = None
         self._tree: GitTree | None = None
         """The last commit's tree: the next is listed as its changes from it."""
 
+    @functools.cached_property
+    def cache(self) -> FileCache:
+        """The load cache both sides go through (a change of prose alone needs none)."""
+        return FileCache(self.config)
+
     def compile(self, revision: Revision) -> Side:
+        return self._compile(revision, None if revision.sha is None else self._list(revision.sha))
+
+    def compile_commits(self, base: Revision, head: Revision) -> tuple[Side, Side]:
+        """Two commits: when the head changes records' prose alone, the base as a cold check compiles it and the head
+        from it (`flopkb.review.reuse`); else each through the load cache (`compile`)."""
+        assert base.sha is not None and head.sha is not None and self._tree is None
+        before = self._list(base.sha)
+        after = self._list(head.sha)
+        edits = prose_edits(self.config, before, after)
+        if edits is None:
+            return self._compile(base, before), self._compile(head, after)
+        kb = lean_side(self.config, before)
+        reused = second_side(self.config, kb, edits)
+        if reused is None:  # rare (see reuse's module): the head compiled by itself, from a tree of its own
+            alone = GitTree(self.git.top, head.sha, self.git.prefix)
+            self._trees.callback(alone.close)
+            reused = lean_side(self.config, alone)
+        return Side(base, kb), Side(head, reused)
+
+    def _list(self, sha: str) -> GitTree:
+        """The commit's tree, listed as its changes from the last one listed; its blobs read by an earlier side are
+        not read again."""
+        git = self.git
+        tree = GitTree(git.top, sha, git.prefix, known=frozenset(self._seen), after=self._tree)
+        self._trees.callback(tree.close)
+        self._tree = tree
+        self._seen.update(tree.oids)
+        return tree
+
+    def _compile(self, revision: Revision, tree: GitTree | None) -> Side:
         stages: tuple[Stage, ...] = CHECK_STAGES
         if self._last is not None:
             self.cache.keep_derived()  # what the stages derived last time, for this side's
             stages = (_carried_from(self._last), *CHECK_STAGES)
-        if revision.sha is None:
-            kb = compile_knowledge_base(self.config, stages, self.cache)
-        else:
-            git = self.git
-            tree = GitTree(git.top, revision.sha, git.prefix, known=frozenset(self._seen), after=self._tree)
-            self._trees.callback(tree.close)
-            self._tree = tree
-            self._seen.update(tree.oids)
-            kb = compile_knowledge_base(replace(self.config, files=tree), stages, self.cache)
+        config = self.config if tree is None else replace(self.config, files=tree)
+        kb = compile_knowledge_base(config, stages, self.cache)
         self._last = kb
         return Side(revision, kb)
 
@@ -85,8 +115,7 @@ def compiled_sides(config: Config, git: Git, comparison: Comparison) -> Iterator
             head = compiler.compile(comparison.head)
             base = compiler.compile(comparison.base)
         else:
-            base = compiler.compile(comparison.base)
-            head = compiler.compile(comparison.head)
+            base, head = compiler.compile_commits(comparison.base, comparison.head)
         yield base, head
     finally:
         compiler.close()
