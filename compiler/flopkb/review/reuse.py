@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from flopkb.config import Config
+from flopkb.formulas.results import FormulaResults
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.cached import COMPUTING_ORIGINS
@@ -174,8 +175,7 @@ def second_side(config: Config, base: KnowledgeBase, edits: ProseEdits) -> Knowl
         if record_id in checked.formulas:
             formulas[record_id] = checked.formulas[record_id]
     head.formulas = formulas
-    head.evidence = _evidence(base.evidence, checked.evidence, edits)
-    head.evidence._disagreements = lambda: find_disagreements(head.formulas)
+    head.evidence = _evidence(base.evidence, checked.evidence, edits, formulas)
     diagnostics = [diagnostic for diagnostic in base.diagnostics if diagnostic.path not in paths]
     diagnostics += [d for d in checked.diagnostics if d.path in paths and d.code != "unverified-basis"]
     for record_id in edits.edited:
@@ -222,7 +222,7 @@ def _checked(
     return run_stages(kb, CHECK_STAGES)
 
 
-def _evidence(base: Evidence, checked: Evidence, edits: ProseEdits) -> Evidence:
+def _evidence(base: Evidence, checked: Evidence, edits: ProseEdits, formulas: FormulaResults) -> Evidence:
     """The base side's evidence with the edited records' own: their figures are the same (by record, path and
     parameter), at the positions the head gives them."""
     records = dict(base.records)
@@ -232,4 +232,4 @@ def _evidence(base: Evidence, checked: Evidence, edits: ProseEdits) -> Evidence:
         fresh.update((item, item) for item in records[record_id].own)
     debt = tuple(fresh.get(item, item) for item in base.debt)
     dependents = {fresh.get(item, item): users for item, users in base.dependents.items()}
-    return Evidence(records, debt, dependents)
+    return Evidence(records, debt, dependents, lambda: find_disagreements(formulas))
