@@ -119,6 +119,21 @@ def test_a_missing_basis_of_a_measurement_lists_the_two_it_may_be(tmp_path: Path
     assert diagnostic.hint == "add `basis:` with one of measured, simulated"
 
 
+def test_a_missing_field_whose_key_is_misspelt_says_which_key_to_rename(tmp_path: Path) -> None:
+    text = FLOP + "scales_with:\n  - factor: batch_size\n    efect: grows with the batch\n"
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "missing-field")
+    assert (diagnostic.line, diagnostic.column) == (6, 5)
+    assert diagnostic.message == "the field 'effect' is required in scales_with[0]"
+    assert diagnostic.hint == "rename 'efect' (line 7) to `effect`"
+
+
+def test_a_missing_free_text_field_says_what_it_holds(tmp_path: Path) -> None:
+    text = FLOP + "scales_with:\n  - factor: batch_size\n    note: grows with the batch\n"
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "missing-field")
+    assert diagnostic.message == "the field 'effect' is required in scales_with[0]"
+    assert diagnostic.hint == "add `effect:`, how the cost moves with it (markdown; may hold [[wikilinks]])"
+
+
 def test_every_missing_field_of_a_mapping_is_reported(tmp_path: Path) -> None:
     kb = compile_kb(write_kb(tmp_path, {"records/flops/x.yaml": "kind: flop\ndescription: d\n"}))
     missing = sorted(d.message for d in kb.diagnostics if d.code == "missing-field")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -20,7 +21,7 @@ from flopkb.load.models import (
 from flopkb.load.source import LINK_AS_LIST_HINT, Path, Source
 from flopkb.load.vocabulary import Vocabulary
 from flopkb.report.diagnostics import Diagnostic, make
-from flopkb.report.hints import did_you_mean
+from flopkb.report.hints import closest, did_you_mean
 from flopkb.report.paths import field_path
 
 _CODE_BY_ERROR_TYPE = {
@@ -198,7 +199,7 @@ def _diagnostic(
         field = trailing[-1] if trailing else "?"
         line, column = source.position(path)
         message = f"the field '{field}' is required in {where}"
-        hint = _missing_hint(str(field), path, model, context)
+        hint = _missing_hint(str(field), path, source, model, context)
     elif code == "unknown-field":
         line, column = source.position(path, key=True)
         field = path[-1] if path else "?"
@@ -271,14 +272,43 @@ def _describe(value: Any) -> str:
     return "a list" if isinstance(value, list) else "a mapping"
 
 
-def _missing_hint(field: str, path: Path, model: type, context: _Context) -> str | None:
-    """What to write for a missing field: the id its path implies, or the values a closed set allows."""
+def _missing_hint(field: str, path: Path, source: Source, model: type, context: _Context) -> str | None:
+    """What to write for a missing field: the id its path implies; a misspelt key of the same mapping renamed; the
+    values a closed set allows; else what the field holds (its docstring's first sentence)."""
     if field == "id" and not path:
         return f"add `id: {context.record_id}`, the id that the file's path implies"
     owner = _model_at(model, path)
     info = owner.model_fields.get(field) if owner is not None else None
-    allowed = _allowed_values(info.metadata, context.vocabulary) if info is not None else []
-    return f"add `{field}:` with one of {', '.join(allowed)}" if allowed else None
+    if owner is None or info is None:
+        return None
+    misspelt = _misspelling_of(field, path, source, owner)
+    if misspelt is not None:
+        return misspelt
+    allowed = _allowed_values(info.metadata, context.vocabulary)
+    if allowed:
+        return f"add `{field}:` with one of {', '.join(allowed)}"
+    what = _FIRST_SENTENCE_END.split(info.description or "", maxsplit=1)[0].rstrip(".")
+    return f"add `{field}:`, {what[:1].lower()}{what[1:]}" if what else f"add `{field}:`"
+
+
+_FIRST_SENTENCE_END = re.compile(r"\.\s+(?=[A-Z])")
+"""Where a docstring's first sentence ends: not at "e.g. batch_size" or "p. 12"."""
+
+
+def _misspelling_of(field: str, path: Path, source: Source, owner: type[BaseModel]) -> str | None:
+    """A hint to rename a key of the mapping at `path` that is no field of `owner` and closest to `field` of its
+    fields (`efect` for a missing `effect`), or None."""
+    mapping: Any = source.data
+    for part in path:
+        mapping = mapping[part]
+    if not isinstance(mapping, dict):
+        return None
+    unknown = [key for key in mapping if isinstance(key, str) and key not in owner.model_fields]
+    for key in unknown:
+        if closest(key, owner.model_fields) == [field]:
+            line, _ = source.position((*path, key), key=True)
+            return f"rename '{key}' (line {line}) to `{field}`"
+    return None
 
 
 def _allowed_values(metadata: list[Any], vocabulary: Vocabulary) -> list[str]:

@@ -94,7 +94,8 @@ _CATALOGUE = [
         "A required field is absent.",
         "Required fields are what every reader and every formula counts on.",
         "kind: flop\n# no category",
-        "Add the field; the message names it.",
+        "Add the field; the message names it, and the hint says what to write: the id the path implies, the values a"
+        " closed set allows, what the field holds, or which misspelt key of the same mapping to rename.",
     ),
     Code(
         "unknown-field",
