@@ -305,3 +305,25 @@ def test_a_spec_in_another_dimension_gets_an_example_in_the_parameters_unit(tmp_
     diagnostic = the_diagnostic(tmp_path, {"records/hw/b200.yaml": wrong}, "unit-mismatch")
     assert (diagnostic.line, diagnostic.column) == (5, 29)
     assert diagnostic.hint == "write the value in a unit of byte/s, e.g. `8 TB/s`"
+
+
+@pytest.mark.parametrize(
+    ("written", "offered"),
+    [
+        ("2 byts", "did you mean byte for byts? "),
+        ("2 tokns", "did you mean token for tokns? "),
+        ("4 kilobyts", "did you mean kilobyte for kilobyts? "),
+    ],
+)
+def test_a_misspelt_unit_offers_the_closest_unit(tmp_path: Path, written: str, offered: str) -> None:
+    text = sweep_flop([written]).replace('["', '"').replace('"]', '"')
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
+    assert diagnostic.message.startswith(f"input `bw`: unknown unit '{written.split()[1]}'")
+    assert diagnostic.hint is not None and diagnostic.hint.startswith(offered)
+    assert diagnostic.hint.endswith("e.g. TB/s, TFLOP/s, GiB"), "and the units there are, with examples"
+
+
+def test_a_rate_written_with_ps_is_told_to_write_per_second(tmp_path: Path) -> None:
+    text = sweep_flop(["4 GBps"]).replace('["', '"').replace('"]', '"')
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
+    assert diagnostic.hint == "write a rate with /s: GB/s for GBps"

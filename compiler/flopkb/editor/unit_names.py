@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from flopkb.formulas.units import defined_units, dimension_of, format_dimension
+from flopkb.formulas.units import dimension_of, format_dimension, unit_spellings
 
 UNIT_FIELD = "unit"
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
@@ -24,19 +24,8 @@ _IN_UNIT = re.compile(rf"^[\"']?(?:(?:{_NAME}|[()])\s*[*/]\s*)*({_PART})")
 @cache
 def unit_names() -> list[tuple[str, str]]:
     """(what to write, its name and dimension) for every unit of the registry and each prefixed form of it."""
-    registry = defined_units()
-    units = {unit.symbol: unit.name for unit in registry._units.values()}
-    prefixes = {prefix.symbol: prefix.name for prefix in registry._prefixes.values() if prefix.symbol}
-    found = []
-    for symbol, name in sorted(units.items()):
-        dimension = format_dimension(dimension_of(symbol))
-        found.append((symbol, f"{name} · {dimension}"))
-        if symbol.isalpha():  # `%` takes no prefix
-            found += [
-                (f"{prefix}{symbol}", f"{prefix_name}{name} · {dimension}")
-                for prefix, prefix_name in sorted(prefixes.items())
-            ]
-    return found
+    dimensions = {unit: format_dimension(dimension_of(unit)) for _, _, unit in unit_spellings()}
+    return [(symbol, f"{name} · {dimensions[unit]}") for symbol, name, unit in unit_spellings()]
 
 
 def unit_typed(before: str, field: tuple[str, str] | None) -> str | None:

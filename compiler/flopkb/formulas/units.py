@@ -25,6 +25,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from flopkb.report.hints import closest
+
 if TYPE_CHECKING:
     import pint
 
@@ -202,7 +204,30 @@ def _unknown_unit_hint(names: tuple[str, ...] | str) -> str:
     names = (names,) if isinstance(names, str) else names
     if any(name.upper().endswith("FLOPS") for name in names):
         return "write a rate as FLOP/s (e.g. TFLOP/s); FLOP is a count of operations"
-    return UNITS_HINT
+    written = {spelling for symbol, name, _ in unit_spellings() for spelling in (symbol, name)}
+    rates = [f"{name[:-2]}/s for {name}" for name in names if name.endswith("ps") and name[:-2] in written]
+    if rates:
+        return f"write a rate with /s: {', '.join(rates)}"
+    close = [f"{found[0]} for {name}" for name in sorted(names) if (found := closest(name, sorted(written)))]
+    return f"did you mean {', '.join(close)}? {UNITS_HINT}" if close else UNITS_HINT
+
+
+@functools.cache
+def unit_spellings() -> tuple[tuple[str, str, str], ...]:
+    """Every unit as an author writes it, as (symbol, name, the unit it scales): each unit's symbol alone (`B`,
+    byte) and after each prefix's (`GB`, gigabyte; `%` takes none)."""
+    fresh = defined_units()
+    units = {unit.symbol: unit.name for unit in fresh._units.values()}
+    prefixes = {prefix.symbol: prefix.name for prefix in fresh._prefixes.values() if prefix.symbol}
+    found = []
+    for symbol, name in sorted(units.items()):
+        found.append((symbol, name, symbol))
+        if symbol.isalpha():  # `%` takes no prefix
+            found += [
+                (f"{prefix}{symbol}", f"{prefix_name}{name}", symbol)
+                for prefix, prefix_name in sorted(prefixes.items())
+            ]
+    return tuple(found)
 
 
 def _check_finite_scale(text: str, unit: Unit) -> None:
