@@ -106,3 +106,40 @@ def test_an_unknown_field_never_hides_another_diagnostic(
     assert before <= after
     added = {(code, path) for code, path, *_ in after - before}
     assert added == {("unknown-field", rel)}
+
+
+ACCELERATORS = [rel for rel in RECORDS if rel.startswith("records/accelerators/")]
+_SPEC = re.compile(r'\n  [a-z0-9_]+:\n    value: "(?P<value>[^"]*)"\n    basis: (?P<basis>[a-z-]+)\n')
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rel=st.sampled_from(ACCELERATORS), which=st.integers(0, 20), other=st.integers(1, 20))
+def test_a_spec_whose_basis_is_no_term_hides_nothing_else(repo_copy: Path, rel: str, which: int, other: int) -> None:
+    """A spec whose basis is no term is reported there, and left out: the accelerator's other specs are still
+    checked (one given a unit that is no unit stays reported), and no record that computes with the accelerator is
+    told anything new (its formulas are not evaluated on the left-out spec, as for a spec that fails its own check).
+    """
+    text = (REPO / rel).read_text(encoding="utf-8")
+    specs = list(_SPEC.finditer(text))
+    broken, unit = specs[which % len(specs)], specs[(which + other) % len(specs)]
+    if broken.start() == unit.start():
+        return
+    edits = sorted([(broken.end("basis"), "s"), (unit.end("value"), "q")], reverse=True)
+    with_unit = text[: unit.end("value")] + "q" + text[unit.end("value") :]
+    both = text
+    for at, added in edits:
+        both = both[:at] + added + both[at:]
+    before, after = _edited(repo_copy, rel, with_unit), _edited(repo_copy, rel, both)
+    added_codes = {(code, path, line) for code, path, line, *_ in after - before}
+    assert added_codes == {("unknown-term", rel, text[: broken.start("basis")].count("\n") + 1)}
+    unit_line = text[: unit.start("value")].count("\n") + 1
+    assert any(code == "invalid-value" and path == rel and line == unit_line for code, path, line, *_ in after)
+
+
+def test_a_formula_whose_only_accelerator_is_no_record_model_is_not_told_none_is_in_scope(repo_copy: Path) -> None:
+    rel = "records/accelerators/nvidia-h100-sxm.yaml"
+    text = (REPO / rel).read_text(encoding="utf-8")
+    found = _edited(repo_copy, rel, text.replace("vendor: NVIDIA\n", ""))
+    assert {(code, path) for code, path, *_ in found if code in ("missing-field", "formula-missing-spec")} == {
+        ("missing-field", rel)
+    }

@@ -6,7 +6,10 @@ along the formula's `ref` chain (`HW_OWN` when the formula writes it,
 (`HW_DEFAULT`): the record's `affected_by_hardware` plus every
 `hardware_parameters` row's `values_for`. Every ref is resolved; refs that do
 not land on an accelerator are left out (the link stage reports them), and
-an accelerator named twice counts once. `flopkb eval --hardware` replaces
+an accelerator named twice counts once. A ref to a record that did not
+validate (its kind unknown) stays in: the formula is not evaluated there, its
+errors are reported in its own file, and a formula that names only such
+records is not told that no accelerator is in scope. `flopkb eval --hardware` replaces
 the scope with one accelerator.
 """
 
@@ -37,7 +40,7 @@ def hardware_scope(
     found: list[str] = []
     for index, ref in refs:
         record_id = target(ref)
-        if record_id is None or kinds.get(record_id) != "accelerator" or record_id in items:
+        if record_id is None or kinds.get(record_id, "accelerator") != "accelerator" or record_id in items:
             continue
         items[record_id] = index
         found.append(record_id)

@@ -11,7 +11,8 @@ memory bandwidth.
 only with spec values that passed this check. A spec that fails it is left
 out of `AcceleratorSpecs.values` and listed in `invalid`, so formulas that
 use it are not evaluated on that accelerator and the problem is reported once,
-here, not again at every formula.
+here, not again at every formula. So is a spec that validation left out (its
+basis no term, say: `flopkb.load.validate`), reported where it is written.
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ def read_specs(entry: Entry, vocabulary: Vocabulary | None) -> tuple[Accelerator
         return None, []
     source = entry.source
     figures: dict[str, SpecFigure] = {}
-    invalid: set[str] = set()
+    written = source.data.get("specs")
+    invalid = {name for name in written if name not in record.specs} if isinstance(written, dict) else set()
     problems: list[Diagnostic] = []
     for parameter, spec in record.specs.items():
         path = ("specs", parameter, "value")

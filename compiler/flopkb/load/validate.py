@@ -49,8 +49,11 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
     record that is no model hides its formulas, claims and evidence from the
     later stages. So the parts found wrong (an unknown field, a wrong value of
     a field) are reported, left out, and the rest validated again, a few
-    times at most: every problem of a record in one run. When the part left out
-    was required, the record is no model, and its problems stand as found.
+    times at most: every problem of a record in one run. When a part left out
+    was required, the entry of a mapping that holds it is left out whole (a
+    spec whose basis is no term: the accelerator's other specs are still
+    checked); when a list item or the record itself holds it, the record is no
+    model, and its problems stand as found.
     """
     data = source.data
     kind = data.get("kind")
@@ -77,15 +80,17 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
             return record, diagnostics
         except ValidationError as error:
             items: list[Any] = error.errors(include_url=False)
-        if any(_lost(item, data, left_out) for item in items):
-            break  # a part left out was required: the problems found so far are the record's
+        lost = {holder for item in items if (holder := _holder_of_lost(item, data, left_out)) is not None}
+        if any(not holder or not isinstance(holder[-1], str) for holder in lost):
+            break  # the record or a list item lost a required part: the problems found so far are the record's
         # A mapping that lost a part may now break its own rules ("exactly one of value and measured"):
         # that is of the retry's making, not the author's, so it is left out too, not reported.
         made = [item for item in items if _around(_data_path(data, item["loc"])[0], meaningful)]
         reported = [item for item in items if item not in made]
         diagnostics.extend(_located(reported, data, source, model, seen, _Context(record_id, vocabulary)))
         parts = [(item["type"], _optional_part(data, item["loc"])) for item in items]
-        wrong = {path for _, path in parts if path}
+        # A mapping's entry that lost a required part (a spec without its basis) is left out whole.
+        wrong = {path for _, path in parts if path and path not in lost and not _around(path, lost)} | lost
         if not wrong - left_out:
             break
         left_out |= wrong
@@ -113,12 +118,12 @@ def _around(path: Path, left_out: set[Path]) -> bool:
     return any(len(path) < len(part) and part[: len(path)] == path for part in left_out)
 
 
-def _lost(item: dict[str, Any], data: Any, left_out: set[Path]) -> bool:
-    """Whether pydantic misses a field only because it was left out."""
+def _holder_of_lost(item: dict[str, Any], data: Any, left_out: set[Path]) -> Path | None:
+    """The mapping that misses a field only because it was left out, if that is what pydantic reports."""
     if item["type"] != "missing":
-        return False
+        return None
     path, trailing = _data_path(data, item["loc"])
-    return bool(trailing) and (*path, trailing[-1]) in left_out
+    return path if trailing and (*path, trailing[-1]) in left_out else None
 
 
 def _without(data: Any, paths: set[Path], at: Path = ()) -> Any:
