@@ -18,8 +18,17 @@ TYPOS = """\
 id: flops/decode
 kind: flop
 category: memory-bandwith
-description: Decode streams the weights on [[hw/alhpa]].
+description: Decode streams the weights on [[hw/alhpa]], as [[flops/other#stram]] does.
 affected_by_hardware: [hw/alpah]
+"""
+OTHER = """\
+id: flops/other
+kind: flop
+category: memory-bandwidth
+description: Streams, see [[flops/decode]].
+formulas:
+  - id: stream
+    expr: 2 * 3
 """
 
 
@@ -32,7 +41,8 @@ def apply(text: str, edit: types.TextEdit) -> str:
 
 
 async def test_every_did_you_mean_is_a_quick_fix_that_leaves_no_diagnostic(tmp_path: Path) -> None:
-    root = write_kb(tmp_path, {"records/hw/alpha.yaml": accelerator("hw/alpha", memory_bandwidth="4 TB/s")})
+    alpha = accelerator("hw/alpha", memory_bandwidth="4 TB/s")
+    root = write_kb(tmp_path, {"records/hw/alpha.yaml": alpha, "records/flops/other.yaml": OTHER})
     async with lsp_session(root) as lsp:
         uri = open_file(lsp, root, "records/flops/decode.yaml", TYPOS)
         text, version = TYPOS, 1
@@ -64,9 +74,11 @@ async def test_every_did_you_mean_is_a_quick_fix_that_leaves_no_diagnostic(tmp_p
         assert fixed == [
             "unknown-term: Write 'memory-bandwidth' for 'memory-bandwith'",
             "dangling-link: Write 'hw/alpha' for 'hw/alhpa'",
+            "dangling-anchor: Write 'stream' for 'stram'",
             "dangling-ref: Write 'hw/alpha' for 'hw/alpah'",
         ]
-        assert "category: memory-bandwidth\n" in text and "[[hw/alpha]]." in text and "[hw/alpha]" in text
+        assert "category: memory-bandwidth\n" in text and "[[hw/alpha]], as [[flops/other#stream]]" in text
+        assert "[hw/alpha]" in text
 
 
 UNFORMATTED = """\

@@ -272,17 +272,29 @@ def test_dangling_anchor_in_prose_lists_the_formulas(tmp_path: Path) -> None:
             {
                 "records/facts/ridge.yaml": FACT,
                 "records/hw/h100.yaml": ACC,
-                "records/flops/a.yaml": flop('"[[ridge#rigde|x]] and [[hw/h100#peak]]"'),
+                "records/flops/a.yaml": flop('"[[ridge#rigde|x]], [[ridge#zzz]] and [[hw/h100#peak]]"'),
             },
         )
     )
     assert located(kb, ignore=QUIET) == [
         ("dangling-anchor", "records/flops/a.yaml", 4, 15),
-        ("dangling-anchor", "records/flops/a.yaml", 4, 37),
+        ("dangling-anchor", "records/flops/a.yaml", 4, 34),
+        ("dangling-anchor", "records/flops/a.yaml", 4, 52),
     ]
     assert shown(kb)[0].message == "[[ridge#rigde|x]]: facts/ridge has no formula 'rigde'"
-    assert shown(kb)[0].hint == "its formulas: ridge, other"
-    assert shown(kb)[1].hint == "hw/h100 has no formulas; link to the record without '#peak'"
+    assert shown(kb)[0].hint == "did you mean ridge?"
+    assert shown(kb)[1].hint == "its formulas: ridge, other"
+    assert shown(kb)[2].hint == "hw/h100 has no formulas; link to the record without '#peak'"
+
+
+def test_a_dangling_anchor_of_a_source_of_many_measurements_lists_the_first_ones(tmp_path: Path) -> None:
+    rows = "".join(
+        f"  - {{id: m{index:02d}, quantity: q, value: 1, basis: measured, where: Table 1}}\n" for index in range(20)
+    )
+    source = f"id: sources/s\nkind: source\ntitle: S\nmeasurements:\n{rows}"
+    kb = compile_kb(write_kb(tmp_path, {"records/sources/s.yaml": source, "records/flops/a.yaml": flop('"[[s#zzz]]"')}))
+    hint = next(d.hint for d in kb.diagnostics if d.code == "dangling-anchor")
+    assert hint == f"its measurements: {', '.join(f'm{index:02d}' for index in range(12))}, and 8 more"
 
 
 # -- a broken file does not cascade --------------------------------------------

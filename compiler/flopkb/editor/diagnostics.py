@@ -34,6 +34,8 @@ def message_of(diagnostic: Diagnostic) -> str:
 
 DID_YOU_MEAN = "did you mean "
 _WORD = re.compile(r"(?:\[\[|[\"'])?([^\s\]|#,}\"']+)")
+_ANCHOR = re.compile(r"(?:\[\[|[\"'])?[^\s\]|#,}\"']*#([^\s\]|#,}\"']+)")
+"""The anchor of a link or ref written at a `dangling-anchor`'s place (`[[record#anchor]]`): what its hint replaces."""
 
 
 def fixes(diagnostic: Diagnostic, text: str, encoding: str) -> dict[str, Any] | None:
@@ -43,7 +45,7 @@ def fixes(diagnostic: Diagnostic, text: str, encoding: str) -> dict[str, Any] | 
     if not hint.startswith(DID_YOU_MEAN) or not hint.endswith("?"):
         return None
     start = offset_of(LineIndex(text), diagnostic.line, diagnostic.column)
-    word = _WORD.match(text, start)
+    word = (_ANCHOR if diagnostic.code == "dangling-anchor" else _WORD).match(text, start)
     if word is None:
         return None
     return {

@@ -16,6 +16,7 @@ from flopkb.links.cached import link_all
 from flopkb.links.extract import Link
 from flopkb.links.resolver import AMBIGUOUS, Resolution, Resolver
 from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.report.hints import closest
 
 
 def resolve_target(kb: KnowledgeBase, target: str) -> str | None:
@@ -130,12 +131,21 @@ def _wrong_kind(link: Link, target_id: str, kind: str, resolver: Resolver) -> Di
     return make("wrong-kind-ref", link.file, line, column, message, hint)
 
 
+_ANCHORS_LISTED = 12
+"""A source may hold a hundred measurements: a hint lists the first ones (the site's page of the source has all)."""
+
+
 def _dangling_anchor(link: Link, target_id: str, kind: str | None, anchors: tuple[str, ...]) -> Diagnostic:
     line, column = link.position
     what = "measurement" if kind == "source" else "formula"
     message = f"{_describe(link)}: {target_id} has no {what} '{link.anchor}'"
-    if anchors:
-        hint = f"its {what}s: {', '.join(anchors)}"
+    close = closest(link.anchor or "", anchors, count=2)
+    if close:
+        hint = f"did you mean {' or '.join(close)}?"
+    elif anchors:
+        listed = ", ".join(anchors[:_ANCHORS_LISTED])
+        more = f", and {len(anchors) - _ANCHORS_LISTED} more" if len(anchors) > _ANCHORS_LISTED else ""
+        hint = f"its {what}s: {listed}{more}"
     else:
         hint = f"{target_id} has no {what}s; link to the record without '#{link.anchor}'"
     return make("dangling-anchor", link.file, line, column, message, hint)
