@@ -33,8 +33,9 @@ def message_of(diagnostic: Diagnostic) -> str:
 
 
 DID_YOU_MEAN = "did you mean "
-_WORD = re.compile(r"(?:\[\[|[\"'])?([^\s\]|#,}\"']+)")
-_ANCHOR = re.compile(r"(?:\[\[|[\"'])?[^\s\]|#,}\"']*#([^\s\]|#,}\"']+)")
+_WORD = re.compile(r"(?:\[\[|[\"'])?([^\s\]|#,:}\"']+)")
+"""The word written at a diagnostic's place: a value, a link's target, or a key (without its colon)."""
+_ANCHOR = re.compile(r"(?:\[\[|[\"'])?[^\s\]|#,:}\"']*#([^\s\]|#,:}\"']+)")
 """The anchor of a link or ref written at a `dangling-anchor`'s place (`[[record#anchor]]`): what its hint replaces."""
 
 
