@@ -327,3 +327,14 @@ def test_a_rate_written_with_ps_is_told_to_write_per_second(tmp_path: Path) -> N
     text = sweep_flop(["4 GBps"]).replace('["', '"').replace('"]', '"')
     diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
     assert diagnostic.hint == "write a rate with /s: GB/s for GBps"
+
+
+# A claim's `where` that names no input
+
+
+def test_a_misspelt_input_in_a_claims_where_offers_the_input_and_is_told_once(tmp_path: Path) -> None:
+    text = sweep_flop(["10 GB/s", "20 GB/s"], '    expect:\n      - where: {b: "10 GB/s"}\n        value: 1 s\n')
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")  # not "does not pin bw"
+    assert (diagnostic.line, diagnostic.column) == (13, 17)
+    assert diagnostic.message.startswith("expect[0].where names `b`, which is not an input of the formula")
+    assert diagnostic.hint == "did you mean bw?"

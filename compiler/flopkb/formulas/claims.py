@@ -54,6 +54,7 @@ from flopkb.formulas.units import (
     to_base,
 )
 from flopkb.load.models import Expect
+from flopkb.report.hints import closest
 
 
 class Target:
@@ -115,13 +116,17 @@ class ClaimChecker:
         ok = True
         values = dict(inputs)
         where: list[tuple[str, QuantityLike]] = []
+        misspelt: set[str] = set()
         for name, raw in row.where.items():
             if name not in inputs:
                 known = ", ".join(f"`{known}`" for known in inputs) or "none"
+                close = closest(name, [other for other in inputs if other not in row.where])
+                misspelt.update(close)
                 self.report(
                     "invalid-value",
                     self.at(*here, "where", name, key=True),
                     f"expect[{index}].where names `{name}`, which is not an input of the formula (its inputs: {known})",
+                    f"did you mean {close[0]}?" if close else None,
                 )
                 ok = False
                 continue
@@ -150,7 +155,7 @@ class ClaimChecker:
                 continue
             values[name] = value
             where.append((name, value))
-        loose = [name for name in swept if name not in row.where]
+        loose = [name for name in swept if name not in row.where and name not in misspelt]  # told: did you mean
         if loose:
             names = ", ".join(f"`{name}`" for name in loose)
             place = self.at(*here, "where") if row.where else self.at(*here)
