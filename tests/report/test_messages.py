@@ -338,3 +338,23 @@ def test_a_misspelt_input_in_a_claims_where_offers_the_input_and_is_told_once(tm
     assert (diagnostic.line, diagnostic.column) == (13, 17)
     assert diagnostic.message.startswith("expect[0].where names `b`, which is not an input of the formula")
     assert diagnostic.hint == "did you mean bw?"
+
+
+# An expression that does not parse
+
+
+@pytest.mark.parametrize(
+    ("expr", "column", "hint"),
+    [
+        ("max(bytes, bw", 15, "add the ')' that closes it"),
+        ("bytes / bw)", 22, "remove it, or open its group before it"),
+        ("bytes bw", 18, "is an operator missing? An expression is made of numbers, input names, hw.<parameter>, "),
+    ],
+)
+def test_an_expression_that_does_not_parse_says_what_to_write(
+    tmp_path: Path, expr: str, column: int, hint: str
+) -> None:
+    text = sweep_flop(["10 GB/s"]).replace("expr: bytes / bw", f'expr: "{expr}"')
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "formula-syntax")
+    assert (diagnostic.line, diagnostic.column) == (7, column)
+    assert diagnostic.hint is not None and diagnostic.hint.startswith(hint)

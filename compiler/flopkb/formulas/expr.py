@@ -33,10 +33,25 @@ _GRAMMAR = "numbers, input names, hw.<parameter>, + - * / **, parentheses and " 
 class ExprSyntaxError(ValueError):
     """An expression outside the grammar; `offset` is the 0-based column within the expression."""
 
-    def __init__(self, message: str, offset: int) -> None:
+    def __init__(self, message: str, offset: int, hint: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.offset = offset
+        self.hint = hint
+
+
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+
+
+def _python_syntax_hint(message: str) -> str | None:
+    """What to do about a message of Python's parser, in a formula's terms."""
+    if message.endswith("was never closed"):
+        return f"add the {_CLOSING.get(message[1], ')')!r} that closes it"
+    if message.startswith("unmatched"):
+        return "remove it, or open its group before it"
+    if message.startswith("invalid syntax"):
+        return f"is an operator missing? An expression is made of {_GRAMMAR}"
+    return None
 
 
 # Every node carries `offset`, its 0-based column in the source (a binary
@@ -210,7 +225,8 @@ class _Converter:
         try:
             tree = ast.parse(self.text, mode="eval")
         except SyntaxError as error:
-            raise ExprSyntaxError(error.msg, self.shift + max(0, (error.offset or 1) - 1)) from None
+            offset = self.shift + max(0, (error.offset or 1) - 1)
+            raise ExprSyntaxError(error.msg, offset, _python_syntax_hint(error.msg)) from None
         except (ValueError, RecursionError, MemoryError, OverflowError) as error:
             raise ExprSyntaxError(f"cannot parse the expression: {error}", self.shift) from None
         return tree.body

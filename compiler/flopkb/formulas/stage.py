@@ -89,7 +89,7 @@ class _FormulaRun(FormulaReporter):
         expr = ev.expression(definition.expr)
         if isinstance(expr, ExprSyntaxError):
             if definition.expr_at == self.key:
-                self.report("formula-syntax", self.at_definition(expr.offset), f"expr: {expr.message}")
+                self.report("formula-syntax", self.at_definition(expr.offset), f"expr: {expr.message}", expr.hint)
             return self.finish(fields)
         overrides = {
             name: value for name, value in ev.overrides.items() if name in definition.inputs or name in expr.inputs_used
@@ -157,7 +157,10 @@ class _FormulaRun(FormulaReporter):
         condition = self.ev.condition(definition.valid_when)
         if isinstance(condition, ExprSyntaxError):
             self.report(
-                "formula-syntax", self.at_regime(definition, condition.offset), f"valid_when: {condition.message}"
+                "formula-syntax",
+                self.at_regime(definition, condition.offset),
+                f"valid_when: {condition.message}",
+                condition.hint,
             )
             return None
         return condition
