@@ -358,3 +358,23 @@ def test_an_expression_that_does_not_parse_says_what_to_write(
     diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "formula-syntax")
     assert (diagnostic.line, diagnostic.column) == (7, column)
     assert diagnostic.hint is not None and diagnostic.hint.startswith(hint)
+
+
+# A value of the wrong shape
+
+
+ENGINE = "id: engines/e\nkind: engine\ndescription: Serves [[flops/y]].\n"
+
+
+def test_a_homepage_without_its_scheme_offers_the_url(tmp_path: Path) -> None:
+    text = ENGINE + "homepage: github.com/org/e\n"
+    diagnostic = the_diagnostic(tmp_path, {"records/engines/e.yaml": text}, "invalid-value")
+    assert (diagnostic.line, diagnostic.column) == (4, 11)
+    assert diagnostic.hint == "did you mean https://github.com/org/e?"
+
+
+def test_a_text_where_a_list_goes_is_offered_as_a_list_of_one(tmp_path: Path) -> None:
+    text = ENGINE + 'features: "Separate draft"\n'
+    diagnostic = the_diagnostic(tmp_path, {"records/engines/e.yaml": text}, "invalid-value")
+    assert diagnostic.message == "features: expected a list, got the text 'Separate draft'"
+    assert diagnostic.hint == 'make it a list: ["Separate draft"], or one `- item` a line below the field'

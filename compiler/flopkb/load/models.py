@@ -105,6 +105,10 @@ def _term(section: str) -> AfterValidator:
     return AfterValidator(check)
 
 
+_ONE_WORD = re.compile(r"[^\s\]|#,:}\"']+")
+"""A value an editor's quick fix replaces whole (`flopkb.editor.diagnostics`: the word at the diagnostic's place)."""
+
+
 def _pattern(regex: re.Pattern[str], what: str, suggest: Callable[[str], str | None] | None = None) -> AfterValidator:
     def check(value: str) -> str:
         if not regex.fullmatch(value):
@@ -113,7 +117,7 @@ def _pattern(regex: re.Pattern[str], what: str, suggest: Callable[[str], str | N
             if suggestion and regex.fullmatch(suggestion):
                 # "did you mean" offers a word in place of the word written (an editor's quick fix replaces it):
                 # a value of several words gets the name to write instead.
-                one_word = re.fullmatch(r"[\w.-]+", value) is not None
+                one_word = _ONE_WORD.fullmatch(value) is not None
                 hint = f"did you mean {suggestion}?" if one_word else f"write it as one name: {suggestion}"
             raise PydanticCustomError(
                 "invalid_value", "'{value}' is not {what}", {"value": value, "what": what, "hint": hint}
@@ -148,7 +152,14 @@ def _anchored(value: str) -> str:
 AcceleratorRef = Annotated[str, AfterValidator(_target), RefTo("accelerator")]
 MeasurementRef = Annotated[str, AfterValidator(_anchored), RefTo("source", anchored=True)]
 SourceRef = Annotated[str, AfterValidator(_target), RefTo("source", urls=True)]
-Url = Annotated[str, _pattern(re.compile(r"https?://\S+"), "an http(s) URL")]
+
+
+def _with_scheme(value: str) -> str | None:
+    """`github.com/x` as the URL it stands for."""
+    return f"https://{value}" if re.fullmatch(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?", value) else None
+
+
+Url = Annotated[str, _pattern(re.compile(r"https?://\S+"), "an http(s) URL", _with_scheme)]
 
 
 class QuantityText:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any, cast
@@ -219,8 +220,16 @@ def _diagnostic(
     else:
         line, column = source.position(path, key="[key]" in trailing)
         message = f"{where}: {_message(item)}"
-        hint = (item.get("ctx") or {}).get("hint") or _flow_list_hint(item)
+        hint = (item.get("ctx") or {}).get("hint") or _flow_list_hint(item) or _list_hint(item)
     return make(code, source.path, line, column, message, hint)
+
+
+def _list_hint(item: dict[str, Any]) -> str | None:
+    """A text where a list goes (`features: "Separate draft"`): write it as a list of one."""
+    value = item.get("input")
+    if item["type"] != "list_type" or not isinstance(value, str):
+        return None
+    return f"make it a list: [{json.dumps(value, ensure_ascii=False)}], or one `- item` a line below the field"
 
 
 def _flow_list_hint(item: dict[str, Any]) -> str | None:
