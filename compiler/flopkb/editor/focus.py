@@ -39,6 +39,7 @@ from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase, Stage
 from flopkb.links.cached import RESOLVED, link_all, resolution_now
 from flopkb.links.debt import SPEC
+from flopkb.links.reads import computing_targets, first_referencer, records_read
 from flopkb.links.resolver import Resolver
 from flopkb.load.validate import expected_id
 from flopkb.pipeline.compile import knowledge_base_of, load_entry, run_stages
@@ -126,46 +127,50 @@ def differing(base: KnowledgeBase, records: str, read: dict[str, str], newer: di
 def _read_by(
     base: KnowledgeBase, entry: Entry, resolver: Resolver, resolutions: dict[str, tuple[Any, ...]] | None
 ) -> set[str] | None:
-    """The ids of the records the stages read to check `entry` (itself included), or None when unknown.
+    """The ids of the records the stages read to check `entry` (itself included), or None when unknown: those of
+    `flopkb.links.reads`, and every record its links reach and every candidate of an ambiguous one.
 
-    Every record taken in brings what it computes with (its computing references, `flopkb.links.memo`), so that
-    the stages' keyed results of each record are those of a full check.
+    The other records' links are known by what the link stage kept of each file (`RESOLVED`), or for a base whose
+    stages have not run by what is found now (`_resolution`); `entry`'s by its links as edited, since `base` holds
+    the file as it was. The record that links to it is looked for there alone: one whose links were not kept (a base
+    checked without the load cache) would leave what it computes with unknown, and the answer None, all the same;
+    the base's whole edges would tell it at up to 0.3 s the first time a new base is asked for them.
     """
-    wanted = {entry.id}
-    for link in link_all({entry.id: entry}, resolver, []).built.get(entry.id, []):
-        wanted.update([link.resolved] if link.resolved is not None else resolver.resolve(link.target).candidates)
-    for alias in entry.summary.aliases:  # who else claims it: the record of that id, the alias's first owner
-        if alias in resolver.ids:
-            wanted.add(alias)
-        if alias in resolver.aliases:
-            wanted.add(resolver.aliases[alias])
-    if resolutions is None:
-        referencer = _referencer(base, entry.id, resolver.signature)
-    else:
-        referencer = _first_referencer(base, entry.id, resolver, resolutions)
-    if referencer is not None:
-        wanted.add(referencer)
-    unread = [key for key in wanted if key != entry.id]
-    while unread:
-        key = unread.pop()
-        other = base.entries[key]
+    links = link_all({entry.id: entry}, resolver, []).built.get(entry.id, [])
+    reached: set[str] = set()
+    for link in links:
+        reached.update([link.resolved] if link.resolved is not None else resolver.resolve(link.target).candidates)
+
+    def reaches(record_id: str) -> tuple[str, ...] | None:
+        found = _resolution(record_id, base.entries[record_id], resolver, resolutions)
+        return None if found is None else found[1]
+
+    def computes_with(record_id: str) -> list[str] | None:
+        if record_id == entry.id:
+            return computing_targets(links)
+        other = base.entries[record_id]
         if other.source is None:
-            continue
-        kept = _resolution(key, other, resolver, resolutions)
-        if kept is None:
-            return None
-        for _, _, resolved in kept[3]:
-            if resolved is not None and resolved not in wanted:
-                wanted.add(resolved)
-                unread.append(resolved)
-    return wanted
+            return []
+        found = _resolution(record_id, other, resolver, resolutions)
+        # [3]: its computing references as (origin, target, resolved), the links `computing_targets` picks
+        return None if found is None else [resolved for _, _, resolved in found[3] if resolved is not None]
+
+    return records_read(
+        [entry],
+        resolver,
+        base.referenced,
+        lambda record_id: first_referencer(record_id, base.entries, reaches),
+        computes_with,
+        reached,
+    )
 
 
 def _resolution(
     record_id: str, entry: Entry, resolver: Resolver, resolutions: dict[str, tuple[Any, ...]] | None
 ) -> tuple[Any, ...] | None:
     """What the link stage keeps of a file's links (`RESOLVED`) under `resolver`: as it kept it; or, for a base whose
-    stages have not run (`resolutions` given), found now when it kept none that holds. None when it is not known."""
+    stages have not run (`resolutions` given), found now when it kept none that holds (at 10,000 records, 40 µs a
+    file). None when it is not known."""
     kept = entry.derived.get(RESOLVED)
     if kept is not None and kept[0] == resolver.signature:
         return kept
@@ -175,35 +180,3 @@ def _resolution(
     if found is None:
         found = resolutions[record_id] = resolution_now(record_id, entry.source, resolver)
     return found
-
-
-def _referencer(base: KnowledgeBase, record_id: str, signature: bytes) -> str | None:
-    """A record that links to `record_id` in `base` (what tells it is no orphan), or None when none does.
-
-    Found in what the link stage kept of each file (`RESOLVED`), stopping at the first: the base's whole edges
-    (`KnowledgeBase.edges`) cost a keystroke up to 0.3 s the first time a new base was asked for them.
-    """
-    if base.referenced is not None and record_id not in base.referenced:
-        return None
-    for other, entry in base.entries.items():
-        kept = entry.derived.get(RESOLVED)
-        if other != record_id and kept is not None and kept[0] == signature and record_id in kept[1]:
-            return other
-    edges = base.edges.items()
-    linking = (other for other, found in edges if other != record_id and record_id in {e[0] for e in found})
-    return next(linking, None)
-
-
-def _first_referencer(
-    base: KnowledgeBase, record_id: str, resolver: Resolver, resolutions: dict[str, tuple[Any, ...]]
-) -> str | None:
-    """A record that links to `record_id` in a base whose stages have not run, or None when none does: the files'
-    links resolved in order until one reaches it (at 10,000 records, 40 µs a file; every file, about the link
-    stage's walk, for an orphan)."""
-    for other, entry in base.entries.items():
-        if other == record_id or entry.source is None:
-            continue
-        kept = _resolution(other, entry, resolver, resolutions)
-        if kept is not None and record_id in kept[1]:
-            return other
-    return None

@@ -4,8 +4,8 @@ When every record file the head commit changes differs from its base version in 
 the base side is compiled as a cold check compiles it (`lean_side`: no load cache, nothing kept per file), and the
 head side is the base side with those records put in (`second_side`): the stages run over the edited records and
 the few records their checks read (what they compute with, through chains of formula refs; a record that links to
-each, which tells it is no orphan; the claimants of its aliases), with the whole base's resolver, as
-`flopkb.editor.focus` does for one edited buffer; everything else is the base side's.
+each, which tells it is no orphan; the claimants of its aliases: `flopkb.links.reads`), with the whole base's
+resolver, as `flopkb.editor.focus` does for one edited buffer; everything else is the base side's.
 
 What other records read of a record, and why a prose edit leaves it:
 
@@ -36,12 +36,12 @@ from flopkb.config import Config
 from flopkb.formulas.results import FormulaResults
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase
-from flopkb.links.cached import COMPUTING_ORIGINS
 from flopkb.links.debt import DebtItem, Evidence
 from flopkb.links.evidence import find_disagreements, unverified_basis
-from flopkb.links.extract import PROSE, Link, extract, prose_masked
+from flopkb.links.extract import PROSE, extract, prose_masked
 from flopkb.links.graph import LinkGraph
 from flopkb.links.memo import dependency_key, keys_from_links
+from flopkb.links.reads import computing_targets, first_referencer, records_read
 from flopkb.links.resolver import Resolver
 from flopkb.load.sources import RECORD_SUFFIXES, GitTree
 from flopkb.load.vocabulary import Vocabulary
@@ -148,21 +148,22 @@ def second_side(config: Config, base: KnowledgeBase, edits: ProseEdits) -> Knowl
         paths.add(entry.path)
     resolver = base.resolver.with_entries(entries)
     links = dict(base.links)
-    wanted = set(edits.edited)
     for record_id, (entry, _) in edits.edited.items():
         assert entry.source is not None
         links[record_id] = extract(record_id, entry.source, resolver.target)
-        for alias in entry.summary.aliases:  # who else claims it: the record of that id, the alias's first owner
-            if alias in resolver.ids:
-                wanted.add(alias)
-            if alias in resolver.aliases:
-                wanted.add(resolver.aliases[alias])
-        if base.referenced is not None and record_id in base.referenced:
-            referencer = _referencer(base.links, record_id)
-            if referencer is None:
-                return None
-            wanted.add(referencer)
-    _computing_closure(wanted, links)
+
+    def reaches(record_id: str) -> list[str | None]:
+        return [link.resolved for link in links[record_id]]
+
+    wanted = records_read(
+        [entry for entry, _ in edits.edited.values()],
+        resolver,
+        base.referenced,
+        lambda record_id: first_referencer(record_id, links, reaches),
+        lambda record_id: computing_targets(links.get(record_id, ())),
+    )
+    if wanted is None:
+        return None
     checked = _checked(config, edits, entries, wanted, resolver)
     assert checked.evidence is not None
     head = KnowledgeBase(config, base.vocabulary, entries)
@@ -185,25 +186,6 @@ def second_side(config: Config, base: KnowledgeBase, edits: ProseEdits) -> Knowl
     keys_from_links(head, base, edits.edited)
     checked.release()
     return head
-
-
-def _referencer(links: dict[str, list[Link]], record_id: str) -> str | None:
-    """A record whose links reach `record_id` (what tells it is no orphan), or None."""
-    for other, found in links.items():
-        if other != record_id and any(link.resolved == record_id for link in found):
-            return other
-    return None
-
-
-def _computing_closure(wanted: set[str], links: dict[str, list[Link]]) -> None:
-    """Add to `wanted` every record the records in it compute with, through chains of formula refs
-    (`flopkb.links.memo`): what their evidence and formulas read."""
-    unread = list(wanted)
-    while unread:
-        for link in links.get(unread.pop(), ()):
-            if link.origin in COMPUTING_ORIGINS and link.resolved is not None and link.resolved not in wanted:
-                wanted.add(link.resolved)
-                unread.append(link.resolved)
 
 
 def _checked(
