@@ -10,8 +10,9 @@ import attrs
 import pytest
 from lsprotocol import types
 
+from flopkb.editor.related import related_places
 from hostile_kb import write_hostile_kb
-from kbfixture import accelerator, write_kb
+from kbfixture import accelerator, compile_kb, write_kb
 from lsp_session import UTF8, UTF16, Pushes, checked, lsp_session, open_file, pushed, record_files, settled
 from repo import REPO
 
@@ -174,3 +175,45 @@ async def test_a_server_started_in_one_base_checks_the_base_the_client_opens(tmp
     async with lsp_session(root, started_in=started_in) as lsp:
         await lsp.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
         assert pushed(lsp, root) == checked(root, UTF16) != []
+
+
+async def test_buffers_indented_by_tabs_have_every_problem_at_its_place_in_the_buffer(tmp_path: Path) -> None:
+    """Unsaved buffers whose indented lines start with a tab (the files on disk with spaces): besides each buffer's
+    tab error, the problems the spaced files have, each on a tabbed line one character left, related places too."""
+    gain = GAIN.replace("statement: See [[h100]]", "statement: |\n  See [[nowhere]]")
+    files = {"records/facts/gain.yaml": gain, "records/sources/paper.yaml": PAPER}
+    root = write_kb(tmp_path, files)
+    spaced = compile_kb(root)
+    tabbed = {rel: text.replace("\n  ", "\n\t") for rel, text in files.items()}
+    tabs = {(rel, n) for rel, text in tabbed.items() for n, line in enumerate(text.split("\n")) if "\t" in line}
+
+    def moved(rel: str, line: int, character: int) -> tuple[str, int, int]:
+        return rel, line, character - ((rel, line) in tabs)
+
+    async with lsp_session(root) as lsp:
+        uris = {rel: open_file(lsp, root, rel, text) for rel, text in tabbed.items()}
+        await settled(lsp, uris["records/facts/gain.yaml"])
+        found = {
+            (rel_of(root, uri), item.range.start.line, item.range.start.character, str(item.code)): sorted(
+                (rel_of(root, info.location.uri), info.location.range.start.line, info.location.range.start.character)
+                for info in item.related_information or []
+            )
+            for uri, items in lsp.diagnostics.items()
+            for item in items
+            if item.code != "yaml-syntax"
+        }
+        errors = sorted(
+            (rel_of(root, uri), item.range.start.line, item.range.start.character)
+            for uri, items in lsp.diagnostics.items()
+            for item in items
+            if item.code == "yaml-syntax"
+        )
+    assert errors == [("records/facts/gain.yaml", 3, 0), ("records/sources/paper.yaml", 5, 0)]
+    expected = {
+        (*moved(d.path, d.line - 1, d.column - 1), d.code): sorted(
+            moved(rel, line - 1, column - 1) for rel, line, column, _ in related_places(spaced, d)
+        )
+        for d in spaced.diagnostics
+    }
+    assert {code for *_, code in expected} >= {"dangling-link", "measurement-disagrees"}
+    assert found == expected

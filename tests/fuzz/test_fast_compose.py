@@ -73,8 +73,8 @@ def outcome(text: str) -> tuple[Any, ...]:
     return (
         repr(source.data),
         diagnostics,
-        {path: mark.index for path, mark in positions.values.items()},
-        {path: mark.index for path, mark in positions.keys.items()},
+        positions.values,
+        positions.keys,
         positions.spans,
     )
 

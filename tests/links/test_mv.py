@@ -141,6 +141,29 @@ def test_mv_keeps_crlf_and_bom(tmp_path: Path) -> None:
     assert located(compile_kb(tmp_path), ignore=("orphan",)) == []
 
 
+def _tabbed(text: str) -> str:
+    """`text` with a tab in place of the first two spaces of every indented line: the same data (docs/authoring.md)."""
+    return re.sub("^  ", "\t", text, flags=re.MULTILINE)
+
+
+@pytest.mark.parametrize(
+    "aliases", ["", "aliases:\n  - facts/older  # kept\n"], ids=["no aliases", "a block list of aliases"]
+)
+def test_mv_edits_files_indented_by_tabs_at_their_places_and_keeps_the_tabs(tmp_path: Path, aliases: str) -> None:
+    ridge = RIDGE.replace("title: Ridge point\n", f"title: Ridge point\n{aliases}")
+    spaced = write_kb(tmp_path / "spaced", {"records/facts/ridge.yaml": ridge, "records/flops/user.yaml": USER})
+    tabbed = write_kb(
+        tmp_path / "tabbed", {"records/facts/ridge.yaml": _tabbed(ridge), "records/flops/user.yaml": _tabbed(USER)}
+    )
+    for root in (spaced, tabbed):
+        status, output = mv(root, "facts/ridge", "facts/roofline/ridge-point")
+        assert status == 0, output
+    for rel in ("records/facts/roofline/ridge-point.yaml", "records/flops/user.yaml"):
+        assert (tabbed / rel).read_text(encoding="utf-8") == _tabbed((spaced / rel).read_text(encoding="utf-8"))
+    assert "records/flops/user.yaml: 5 links rewritten" in output
+    assert [code for code, *_ in located(compile_kb(tabbed), ignore=("orphan",))] == ["yaml-syntax", "yaml-syntax"]
+
+
 def test_mv_rewrites_links_that_the_new_id_would_make_ambiguous(tmp_path: Path) -> None:
     other = "id: other/ridge-point\nkind: fact\nstatement: Another.\n"
     user = (

@@ -54,7 +54,7 @@ from flopkb.authoring.comments import Comments, attach, comment_texts, detach
 from flopkb.load.files import Unreadable, decode, read_bytes
 from flopkb.load.models import MODELS, RefTo, field_order, is_url
 from flopkb.load.source import compose, parse
-from flopkb.load.tabs import untabbed
+from flopkb.load.tabs import replace_line_start_tabs
 from flopkb.report.diagnostics import Diagnostic, make
 
 FLOW_WIDTH = 100
@@ -127,9 +127,8 @@ def format_text(text: str, path: str) -> str | list[Diagnostic]:
     newline = "\r\n" if text.partition("\n")[0].endswith("\r") else "\n"
     text = text.replace("\r\n", "\n")
     source, problems = parse(text, path)
-    spaced = untabbed(text, lambda replaced: parse(replaced, path)[0] is not None) if source is None else None
-    if spaced is not None:  # tabs that indent, each replaced by one level of spaces
-        text = spaced
+    if source is not None and source.untabbed:  # tabs that indent, each replaced by one level of spaces
+        text = replace_line_start_tabs(text)
         source, problems = parse(text, path)
     if source is None or problems:
         return problems

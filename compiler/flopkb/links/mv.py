@@ -314,8 +314,8 @@ def _alias_edit(source: Source, old: str) -> tuple[int, int, str]:
         if last is None:
             raise MoveError(f"{source.path}: cannot add an alias to this aliases list; add '{old}' by hand")
         line_start = text.rfind("\n", 0, last.start) + 1
-        prefix = text[line_start : last.start]
-        if prefix.strip(" -") or "-" not in prefix:
+        prefix = text[line_start : last.start]  # its indentation kept, tabs that start it too (`flopkb.load.tabs`)
+        if prefix.strip(" \t-") or "-" not in prefix:
             raise MoveError(f"{source.path}: cannot add an alias to this aliases list; add '{old}' by hand")
         end = _line_end(text, last.end)
         return end, end, f"{newline}{prefix}{item}"

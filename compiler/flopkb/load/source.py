@@ -22,13 +22,21 @@ repeated keys, a top level that is not a mapping, hostile sizes or nesting,
 explicit tags whose text is not of their type, numbers too long to convert.
 Positions come from mark indexes through one line index (`flopkb.load.positions`),
 never from libyaml's line numbers, which count breaks that editors and git do not.
+
+A file that does not parse only because tabs start some of its lines, and
+parses with each of them replaced by two spaces (as `flopkb fmt` replaces
+them: `flopkb.load.tabs`), is read from the replaced text: the tab is still
+reported (`yaml-syntax`), and the record is checked as any other. Its
+`Source.text` stays the file's own text, and every position found in the
+replaced text is turned into one in the file's own
+(`flopkb.load.builder.Builder._at`), so no reader of a source sees the
+replaced text.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
@@ -36,33 +44,22 @@ from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
+from flopkb.load.builder import MAP, MAX_NESTING, SEQ, STR, TOO_DEEP, Builder, Path, Positions, Problem, ScalarSpan
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.nesting import C_SAFE_DEPTH, libyaml_bounds_nesting, nesting_bound
 from flopkb.load.positions import LineIndex, ScalarMap
-from flopkb.load.tabs import indenting_tab, tab_message, untabbed
+from flopkb.load.tabs import Untabbing, has_line_start_tabs, indenting_tab, replace_line_start_tabs, tab_message
 from flopkb.report.diagnostics import Diagnostic, make
 
 if TYPE_CHECKING:
     from flopkb.load.sources import Witness
 
-MAX_NESTING = 64
-MAX_NODES = 200_000
-
-Path = tuple[str | int, ...]
 Mark = tuple[int, int]
 
-_STR = "tag:yaml.org,2002:str"
-_SEQ = "tag:yaml.org,2002:seq"
-_MAP = "tag:yaml.org,2002:map"
 _IMPLICIT_FIRST_CHARACTERS = frozenset(key for key in yaml.resolver.Resolver.yaml_implicit_resolvers if key)
 # Plain scalars starting with one of these letters are typed only as yes/no/true/false/on/off/null.
 _WORD_LITERAL_FIRST_CHARACTERS = frozenset("yYnNtTfFoO")
 _LONGEST_WORD_LITERAL = len("false")
-_ALLOWED_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("int", "float", "bool", "null", "timestamp"))
-_SCALAR_CONSTRUCTORS = SafeConstructor.yaml_constructors
-_MAX_INT_BITS = 14_000
-"""Whole numbers are refused above about 10^4214: Python will not turn more than 4,300 digits into text."""
-_COLLECTION_TAGS: dict[type[yaml.Node], str] = {yaml.SequenceNode: _SEQ, yaml.MappingNode: _MAP}
 # What YAML allows in a stream (its c-printable set); libyaml refuses the rest, reporting only a byte offset.
 _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 LINK_AS_LIST_HINT = "a value that starts with [[ is read as a YAML list: quote the text or write it as a block (|)"
@@ -75,15 +72,6 @@ class Later(Protocol):
     def text(self) -> str: ...
 
     def data(self) -> dict[str, Any]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class ScalarSpan:
-    """Where a string scalar's source text stands, to locate text inside it."""
-
-    start: int
-    end: int
-    style: str | None
 
 
 class Source:
@@ -100,26 +88,29 @@ class Source:
     another of the same path, text and data.
     """
 
-    __slots__ = ("_data", "_later", "_lines", "_positions", "_scalars", "_text", "path", "witness")
+    __slots__ = ("_data", "_later", "_lines", "_positions", "_scalars", "_text", "_untabbed", "path", "witness")
 
-    def __init__(self, path: str, text: str, data: dict[str, Any], witness: Witness | None = None) -> None:
+    def __init__(
+        self, path: str, text: str, data: dict[str, Any], witness: Witness | None = None, untabbed: bool | None = None
+    ) -> None:
         self.path = path
         self.witness = witness
         """What reading the file told of the bytes `text` was decoded from, when asked for
         (`flopkb.pipeline.compile.load_entries`)."""
         self._text: str | None = text
         self._data: dict[str, Any] | None = data
-        self._positions: _Positions | None = None
+        self._positions: Positions | None = None
         self._lines: LineIndex | None = None
         self._scalars: dict[tuple[Path, re.Pattern[str]], ScalarMap] | None = None
         self._later: Later | None = None
+        self._untabbed = untabbed
 
     @classmethod
     def deferred(cls, path: str, later: Later) -> Source:
         """A source whose text is `later.text()` and data `later.data()`, each asked for once, when first needed."""
         source = cls.__new__(cls)
         source.path, source.witness = path, None
-        source._text = source._data = source._positions = source._lines = source._scalars = None
+        source._text = source._data = source._positions = source._lines = source._scalars = source._untabbed = None
         source._later = later
         return source
 
@@ -139,6 +130,15 @@ class Source:
             data = self._data = self._later.data()
         return data
 
+    @property
+    def untabbed(self) -> bool:
+        """Whether `data` was read from `text` with the tabs that start its lines replaced (`parse`): the text as it
+        is does not parse. Found out from the text when the parse did not tell (a deferred source)."""
+        untabbed = self._untabbed
+        if untabbed is None:
+            untabbed = self._untabbed = _parses_only_untabbed(self.text)
+        return untabbed
+
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
@@ -149,21 +149,23 @@ class Source:
     def __repr__(self) -> str:
         return f"Source(path={self.path!r}, text={self.text!r}, data={self.data!r})"
 
-    def __reduce__(self) -> tuple[type[Source], tuple[str, str, dict[str, Any], Witness | None]]:
+    def __reduce__(self) -> tuple[type[Source], tuple[str, str, dict[str, Any], Witness | None, bool | None]]:
         # Parse workers send sources back: the text and data, never the positions or what a deferred one asks.
-        return Source, (self.path, self.text, self.data, self.witness)
+        return Source, (self.path, self.text, self.data, self.witness, self._untabbed)
 
     def position(self, path: Path, *, key: bool = False) -> Mark:
         """The 1-based (line, column) of the value at `path` (or of its key), else of its nearest ancestor."""
         positions = self._index()
         table = positions.keys if key else positions.values
         while path:
-            mark = table.get(path) or positions.values.get(path)
-            if mark is not None:
-                return self.lines.position(mark.index)
+            offset = table.get(path)
+            if offset is None:
+                offset = positions.values.get(path)
+            if offset is not None:
+                return self.lines.position(offset)
             path = path[:-1]
         root = positions.values.get(())
-        return self.lines.position(root.index) if root else (1, 1)
+        return (1, 1) if root is None else self.lines.position(root)
 
     def span(self, path: Path) -> ScalarSpan | None:
         """Where the source text of the string scalar at `path` stands."""
@@ -188,30 +190,18 @@ class Source:
             found = self._scalars[path, anchor] = ScalarMap(self.lines, span.start, span.end, span.style, value, anchor)
         return found
 
-    def _index(self) -> _Positions:
+    def _index(self) -> Positions:
         if self._positions is None:
-            builder = _Builder(self.path, self.lines, record_positions=True)
-            root = compose(self.text, _loader_for(self.text))
+            text, untabbing = self.text, None
+            if self.untabbed:  # parsed as `parse` parsed it, its positions turned into the file's own
+                text, untabbing = replace_line_start_tabs(text), Untabbing(text)
+            builder = Builder(self.path, self.lines, untabbing, record_positions=True)
+            root = compose(text, _loader_for(text))
             if root is not None:  # None: the text of a deferred source whose file changed since (flopkb.pipeline.cache)
                 builder.build(root, (), 0)
             assert builder.positions is not None
             self._positions = builder.positions
         return self._positions
-
-
-@dataclass(slots=True)
-class _Positions:
-    values: dict[Path, yaml.Mark] = field(default_factory=dict)
-    keys: dict[Path, yaml.Mark] = field(default_factory=dict)
-    spans: dict[Path, ScalarSpan] = field(default_factory=dict)
-
-
-class _Problem(Exception):
-    """A problem that makes the file no record, at a mark index."""
-
-    def __init__(self, code: str, index: int, message: str) -> None:
-        super().__init__(message)
-        self.code, self.index, self.message = code, index, message
 
 
 def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
@@ -226,29 +216,43 @@ def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
                 f"the file has {len(text):,} characters; records are limited to {MAX_FILE_BYTES:,}",
             )
         ]
-    lines = LineIndex(text)
+    return _load(text, path, LineIndex(text))
+
+
+def _load(
+    text: str, path: str, lines: LineIndex, untabbing: Untabbing | None = None
+) -> tuple[Source | None, list[Diagnostic]]:
+    """Parse `text`: the file's own (`lines.text`), or, with `untabbing`, that text with its line-start tabs
+    replaced."""
     fast = _loader_for(text)
     if fast is not _Loader:
-        parsed = _parse(text, path, lines, fast)
+        parsed = _parse(text, path, lines, fast, untabbing)
         if parsed[0] is not None:
             return parsed
-    return _parse(text, path, lines, _Loader)
+    return _parse(text, path, lines, _Loader, untabbing)
 
 
-def _parse(text: str, path: str, lines: LineIndex, loader: type) -> tuple[Source | None, list[Diagnostic]]:
+def _parse(
+    text: str, path: str, lines: LineIndex, loader: type, untabbing: Untabbing | None
+) -> tuple[Source | None, list[Diagnostic]]:
+    def inside(index: int) -> tuple[int, int]:
+        return lines.inside(index if untabbing is None else untabbing.original(index))
+
     try:
         root = compose(text, loader)
-    except _Problem as problem:
-        return None, [make(problem.code, path, *lines.inside(problem.index), problem.message)]
+    except Problem as problem:
+        return None, [make(problem.code, path, *inside(problem.index), problem.message)]
     except yaml.reader.ReaderError as err:
         return None, [_not_printable(text, path, lines, err)]
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
-        line, column = lines.inside(mark.index) if mark else (1, 1)
+        line, column = inside(mark.index) if mark else (1, 1)
         message = " ".join(part for part in (err.context, err.problem) if part) or str(err)
         if "maximum nesting depth" in message:  # libyaml's own bound, far above ours
             return None, [make("not-a-record", path, line, column, f"values nest deeper than {MAX_NESTING} levels")]
-        return None, [_syntax_error(text, path, line, column, message)]
+        if untabbing is not None:  # the replaced text does not parse either: the file's own error is reported
+            return None, [make("yaml-syntax", path, line, column, message)]
+        return _syntax_error(text, path, lines, line, column, message)
     except yaml.YAMLError as err:
         return None, [make("yaml-syntax", path, 1, 1, str(err))]
     if root is None:
@@ -258,16 +262,16 @@ def _parse(text: str, path: str, lines: LineIndex, loader: type) -> tuple[Source
             make(
                 "not-a-record",
                 path,
-                *lines.inside(root.start_mark.index),
+                *inside(root.start_mark.index),
                 "the top level is not a mapping; a record is a mapping of fields",
             )
         ]
-    builder = _Builder(path, lines)
+    builder = Builder(path, lines, untabbing)
     try:
         data = builder.plain(root, 0)
-    except _Problem as problem:
-        return None, [make(problem.code, path, *lines.inside(problem.index), problem.message)]
-    source = Source(path, text, data)
+    except Problem as problem:
+        return None, [make(problem.code, path, *inside(problem.index), problem.message)]
+    source = Source(path, lines.text, data, untabbed=untabbing is not None)
     source._lines = lines
     return source, builder.diagnostics
 
@@ -286,14 +290,43 @@ def _not_printable(text: str, path: str, lines: LineIndex, err: yaml.reader.Read
     )
 
 
-def _syntax_error(text: str, path: str, line: int, column: int, message: str) -> Diagnostic:
-    """libyaml's message, or what an author needs to read instead: a tab where spaces indent."""
-    lines = text.split("\n")
-    tab = indenting_tab(lines[line - 1]) if 0 < line <= len(lines) else None
-    if tab is not None:
-        fixable = untabbed(text, lambda replaced: parse(replaced, path)[0] is not None) is not None
-        return make("yaml-syntax", path, line, tab + 1, *tab_message(line, tab + 1, fixable))
-    return make("yaml-syntax", path, line, column, message, _syntax_hint(text, line))
+def _syntax_error(
+    text: str, path: str, lines: LineIndex, line: int, column: int, message: str
+) -> tuple[Source | None, list[Diagnostic]]:
+    """libyaml's message, or what an author needs to read instead: a tab where spaces indent. When the text parses
+    with the tabs that start its lines replaced (`fmt`'s replacement, which changes no value), the record is read from
+    that text, the tab reported with its other problems."""
+    split = text.split("\n")
+    tab = indenting_tab(split[line - 1]) if 0 < line <= len(split) else None
+    if tab is None:
+        return None, [make("yaml-syntax", path, line, column, message, _syntax_hint(text, line))]
+    source, problems = _untabbed(text, path, lines)
+    error = make("yaml-syntax", path, line, tab + 1, *tab_message(line, tab + 1, source is not None))
+    return source, [error, *problems]
+
+
+def _untabbed(text: str, path: str, lines: LineIndex) -> tuple[Source | None, list[Diagnostic]]:
+    """The record of `text` with the tabs that start its lines replaced, and its problems, at their places in `text`;
+    (None, []) when no line starts with a tab, or the replaced text is too large or makes no record either."""
+    if not has_line_start_tabs(text):
+        return None, []
+    replaced = replace_line_start_tabs(text)
+    if len(replaced) > MAX_FILE_BYTES:
+        return None, []
+    source, problems = _load(replaced, path, lines, Untabbing(text))
+    return (source, problems) if source is not None else (None, [])
+
+
+def _parses_only_untabbed(text: str) -> bool:
+    """Whether the text of a source (`parse` made a record of it) was read with its line-start tabs replaced: then,
+    and only then, the text as it is does not compose."""
+    if not has_line_start_tabs(text):
+        return False
+    try:
+        compose(text, _loader_for(text))
+    except yaml.YAMLError:
+        return True
+    return False
 
 
 def _syntax_hint(text: str, line: int) -> str | None:
@@ -356,8 +389,8 @@ class _TypedPlainResolver(Resolver):
         if kind is yaml.ScalarNode:
             if implicit[0] and (not value or _may_be_typed(value)):
                 return super().resolve(kind, value, implicit)
-            return _STR
-        return _SEQ if kind is yaml.SequenceNode else _MAP
+            return STR
+        return SEQ if kind is yaml.SequenceNode else MAP
 
 
 class _DepthGuard(Composer):
@@ -375,7 +408,7 @@ class _DepthGuard(Composer):
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         if self._depth > MAX_NESTING:
             mark = self.peek_event().start_mark
-            raise _Problem("not-a-record", mark.index if mark is not None else 0, _TOO_DEEP)
+            raise Problem("not-a-record", mark.index if mark is not None else 0, TOO_DEEP)
         self._depth += 1
         try:
             return super().compose_node(parent, index)
@@ -420,7 +453,6 @@ _FastLoader: type | None = (
 )
 """libyaml's compiled composer, for texts that cannot nest deep enough to overflow the C stack; None where `_Loader`
 is it already (libyaml 0.2.6 and later) or there is no libyaml."""
-_TOO_DEEP = f"values nest deeper than {MAX_NESTING} levels"
 
 
 def _loader_for(text: str) -> type:
@@ -436,147 +468,3 @@ def _may_be_typed(plain: str) -> bool:
     if first in _WORD_LITERAL_FIRST_CHARACTERS:
         return len(plain) <= _LONGEST_WORD_LITERAL
     return first in _IMPLICIT_FIRST_CHARACTERS
-
-
-class _Builder:
-    """Walks a composed node tree into plain values, recording where each value and key starts.
-
-    Positions are kept as libyaml's own mark objects and turned into
-    (line, column) only when asked: most are never needed.
-    """
-
-    def __init__(self, path: str, lines: LineIndex, *, record_positions: bool = False) -> None:
-        self.path = path
-        self.lines = lines
-        self.positions = _Positions() if record_positions else None
-        self.diagnostics: list[Diagnostic] = []
-        self._nodes = 0
-        self._constructor = SafeConstructor()
-
-    def _enter(self, node: yaml.Node, depth: int) -> None:
-        if self._nodes > MAX_NODES:
-            raise _Problem(
-                "not-a-record", node.start_mark.index, f"the file has more than {MAX_NODES:,} values (alias expansion?)"
-            )
-        if depth > MAX_NESTING:
-            raise _Problem("not-a-record", node.start_mark.index, _TOO_DEEP)
-
-    def build(self, node: yaml.Node, path: Path, depth: int) -> Any:
-        self._nodes += 1
-        self._enter(node, depth)
-        positions = self.positions
-        if positions is not None:
-            positions.values[path] = node.start_mark
-        if isinstance(node, yaml.ScalarNode):
-            if node.tag == _STR:
-                if positions is not None:
-                    positions.spans[path] = ScalarSpan(node.start_mark.index, node.end_mark.index, node.style)
-                return node.value
-            return self._typed_scalar(node)
-        self._collection_tag(node)
-        if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, (*path, index), depth + 1) for index, item in enumerate(node.value)]
-        result: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            key = self._key(key_node, result, node)
-            if key is not None:
-                key_path = (*path, key)
-                if positions is not None:
-                    positions.keys[key_path] = key_node.start_mark
-                result[key] = self.build(value_node, key_path, depth + 1)
-        return result
-
-    def plain(self, node: yaml.Node, depth: int) -> Any:
-        """`build` without positions: no data paths are made (the parse that builds every file's data records none).
-
-        The walk every file takes, so its common cases are written out: no call per node but `plain` itself.
-        """
-        self._nodes += 1
-        if self._nodes > MAX_NODES or depth > MAX_NESTING:
-            self._enter(node, depth)
-        tag = node.tag
-        if tag == _STR and type(node) is yaml.ScalarNode:
-            return node.value
-        if type(node) is yaml.ScalarNode:
-            return self._typed_scalar(node)
-        if tag != _COLLECTION_TAGS[type(node)]:
-            self._collection_tag(node)
-        depth += 1
-        if tag == _SEQ:
-            return [self.plain(item, depth) for item in node.value]
-        result: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            if key_node.tag == _STR and type(key_node) is yaml.ScalarNode and key_node.value not in result:
-                key = key_node.value
-            else:
-                key = self._key(key_node, result, node)
-                if key is None:
-                    continue
-            result[key] = self.plain(value_node, depth)
-        return result
-
-    def _key(self, node: yaml.Node, seen: dict[str, Any], mapping: yaml.Node) -> str | None:
-        """The text of a mapping key; None for a repeated key (reported, with the line of its first copy)."""
-        if not isinstance(node, yaml.ScalarNode):
-            raise _Problem(
-                "invalid-value", node.start_mark.index, "a mapping key must be a plain name, not a collection"
-            )
-        key = self._key_text(node)
-        if key in seen:
-            first = next(
-                other
-                for other, _ in mapping.value
-                if isinstance(other, yaml.ScalarNode) and self._key_text(other) == key
-            )
-            first_line = self.lines.position(first.start_mark.index)[0]
-            line, column = self.lines.position(node.start_mark.index)
-            self.diagnostics.append(
-                make(
-                    "duplicate-key",
-                    self.path,
-                    line,
-                    column,
-                    f"the key '{key}' is repeated; its first copy is on line {first_line}",
-                    f"keep one of the two: delete this line or line {first_line}, or merge their values",
-                )
-            )
-            return None
-        return key
-
-    def _key_text(self, node: yaml.ScalarNode) -> str:
-        return node.value if node.tag == _STR else str(self._typed_scalar(node))
-
-    def _collection_tag(self, node: yaml.Node) -> None:
-        if node.tag != _COLLECTION_TAGS[type(node)]:
-            what = "list" if isinstance(node, yaml.SequenceNode) else "mapping"
-            raise _Problem("invalid-value", node.start_mark.index, f"the tag {_shown(node.tag)} cannot be on a {what}")
-
-    def _typed_scalar(self, node: yaml.ScalarNode) -> Any:
-        """The value of a scalar that is not text: the one path for implicit types and explicit tags alike."""
-        if node.tag not in _ALLOWED_TAGS:
-            raise _Problem(
-                "invalid-value", node.start_mark.index, f"the tag {_shown(node.tag)} is not allowed in a record"
-            )
-        # Dates and times stay text: records quote them, they are never computed with.
-        if node.tag.endswith(":timestamp"):
-            return node.value
-        try:
-            value = _SCALAR_CONSTRUCTORS[node.tag](self._constructor, node)
-        except (ValueError, KeyError, IndexError) as error:
-            # An explicit tag on text not of its type (!!int a, !!bool 2024, !!float ''), or a number
-            # too long for Python to convert (more than sys.get_int_max_str_digits() digits).
-            too_long = isinstance(error, ValueError) and "digits" in str(error)
-            raise _Problem("invalid-value", node.start_mark.index, _unreadable(node, too_long)) from error
-        if type(value) is int and value.bit_length() > _MAX_INT_BITS:  # 1:0:0:...: fine to read, never to print
-            raise _Problem("invalid-value", node.start_mark.index, _unreadable(node, True))
-        return value
-
-
-def _unreadable(node: yaml.ScalarNode, too_long: bool) -> str:
-    shown = node.value if len(node.value) <= 40 else f"{node.value[:40]}... ({len(node.value):,} characters)"
-    return f"'{shown}' is {'a number too long to read' if too_long else f'not a valid {_shown(node.tag)}'}"
-
-
-def _shown(tag: str) -> str:
-    """A tag as authors write it: `!!int`, not `tag:yaml.org,2002:int`."""
-    return tag.replace("tag:yaml.org,2002:", "!!", 1)

@@ -34,9 +34,14 @@ _CATALOGUE = [
         "yaml-syntax",
         E,
         "The file is not valid YAML.",
-        "Nothing in a file that does not parse can be checked; the rest of the knowledge base still is.",
+        "Nothing in a file that does not parse can be checked; the rest of the knowledge base still is. One "
+        "exception: a file that fails only because tabs start some of its lines, and parses with each such tab "
+        "replaced by two spaces, is reported with `a tab indents line N (at N:1)` and checked as the replaced text "
+        "reads (which holds the same values), so its other problems are reported too, at their places in the file "
+        "as it is.",
         "description: [unclosed",
-        "Fix the syntax at the reported position; the message quotes the parser.",
+        "Fix the syntax at the reported position; the message quotes the parser. A tab that indents: replace it "
+        "with spaces (`flopkb fmt` does it when the hint says so).",
     ),
     Code(
         "duplicate-key",
