@@ -48,6 +48,7 @@ from flopkb.load.builder import MAP, MAX_NESTING, SEQ, STR, TOO_DEEP, Builder, P
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.nesting import C_SAFE_DEPTH, libyaml_bounds_nesting, nesting_bound
 from flopkb.load.positions import LineIndex, ScalarMap
+from flopkb.load.slips import explained
 from flopkb.load.tabs import Untabbing, has_line_start_tabs, indenting_tab, replace_line_start_tabs, tab_message
 from flopkb.report.diagnostics import Diagnostic, make
 
@@ -252,7 +253,8 @@ def _parse(
             return None, [make("not-a-record", path, line, column, f"values nest deeper than {MAX_NESTING} levels")]
         if untabbing is not None:  # the replaced text does not parse either: the file's own error is reported
             return None, [make("yaml-syntax", path, line, column, message)]
-        return _syntax_error(text, path, lines, line, column, message)
+        opened = inside(err.context_mark.index)[0] if err.context_mark is not None else None
+        return _syntax_error(text, path, lines, line, column, message, opened)
     except yaml.YAMLError as err:
         return None, [make("yaml-syntax", path, 1, 1, str(err))]
     if root is None:
@@ -291,14 +293,18 @@ def _not_printable(text: str, path: str, lines: LineIndex, err: yaml.reader.Read
 
 
 def _syntax_error(
-    text: str, path: str, lines: LineIndex, line: int, column: int, message: str
+    text: str, path: str, lines: LineIndex, line: int, column: int, message: str, opened: int | None = None
 ) -> tuple[Source | None, list[Diagnostic]]:
-    """libyaml's message, or what an author needs to read instead: a tab where spaces indent. When the text parses
-    with the tabs that start its lines replaced (`fmt`'s replacement, which changes no value), the record is read from
-    that text, the tab reported with its other problems."""
+    """libyaml's message, or what an author needs to read instead: a tab where spaces indent, or one of the slips
+    authors make most (`flopkb.load.slips`). When the text parses with the tabs that start its lines replaced
+    (`fmt`'s replacement, which changes no value), the record is read from that text, the tab reported with its other
+    problems."""
     split = text.split("\n")
     tab = indenting_tab(split[line - 1]) if 0 < line <= len(split) else None
     if tab is None:
+        slip = explained(text, line, _holds, opened)
+        if slip is not None:
+            return None, [make("yaml-syntax", path, *slip)]
         return None, [make("yaml-syntax", path, line, column, message, _syntax_hint(text, line))]
     source, problems = _untabbed(text, path, lines)
     error = make("yaml-syntax", path, line, tab + 1, *tab_message(line, tab + 1, source is not None))
@@ -327,6 +333,33 @@ def _parses_only_untabbed(text: str) -> bool:
     except yaml.YAMLError:
         return True
     return False
+
+
+def _holds(text: str, line: int | None) -> bool:
+    """Whether `text` parses, with its `line` (1-based; when not None) read as written: not inside a scalar that
+    starts above it."""
+    try:
+        root = compose(text)
+    except Exception:
+        return False
+    if line is None:
+        return True
+    index = line - 1
+    stack, seen = ([root] if root is not None else []), set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:  # an alias: the same node again (and a node may hold itself)
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            start, end = node.start_mark, node.end_mark
+            if start.line < index and (index < end.line or (index == end.line and end.column > 0)):
+                return False
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        else:
+            stack.extend(part for pair in node.value for part in pair)
+    return True
 
 
 def _syntax_hint(text: str, line: int) -> str | None:

@@ -1,0 +1,210 @@
+"""The YAML slips authors make most, told in their words where libyaml's message names only the parser's state.
+
+libyaml says where parsing stopped ("while scanning a simple key could not
+find expected ':'"), which is often lines after the slip (a quote left open
+swallows the lines below it). Each slip here is a guess with a repair: the
+repair is applied to the text, and the guess is told only when the repaired
+text parses, with the repaired line read as written (a key indented into the
+block scalar above it would parse, as text of the block). So a message names
+a slip whose repair makes the file parse; where no guess holds (or a file has
+two slips), libyaml's message stands. The repairs are never written: the hint
+says what to change.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+_UNTIL_COMMENT = r"(?:[^#]|(?<=\S)#)*?"
+"""Text up to a comment: a '#' after a space or at the start."""
+_KEY_THEN_WORDS = re.compile(
+    rf"^(?P<indent>\s*(?:- )?)(?P<key>[A-Za-z_][\w-]*)[ ]+(?P<rest>[^\s:#]{_UNTIL_COMMENT})\s*(?:#.*)?$"
+)
+_PLAIN_VALUE = re.compile(
+    rf"^(?P<lead>\s*(?:- )?[A-Za-z_][\w-]*:[ ]+)(?P<value>[^\s\"'\[{{|>&*!#]{_UNTIL_COMMENT})\s*(?:#.*)?$"
+)
+_KEY = re.compile(r"\s*[A-Za-z_][\w-]*:(?:\s|$)")
+_KEY_OR_ITEM = re.compile(r"\s*(?:- |[A-Za-z_][\w-]*:(?:\s|$))")
+_QUOTED_VALUE = re.compile(r"^(?P<lead>\s*(?:- )?(?:[A-Za-z_][\w-]*:[ ]+)?)(?P<quote>[\"'])")
+_FLOW_VALUE = re.compile(r"^(?P<lead>\s*(?:- )?[A-Za-z_][\w-]*:[ ]+)(?P<open>[\[{])")
+_CLOSING = {"[": "]", "{": "}"}
+_SHOWN = 60
+"""The longest line a hint quotes whole."""
+_LOOK_BACK = 30
+"""How many lines above where parsing stopped a slip is looked for."""
+_MAX_GUESSES = 60
+"""Guesses tried at the most, each a parse of the text (a few ms for a record): a broken buffer in an editor is
+checked again at every keystroke."""
+_LARGEST = 100_000
+"""A larger text is not parsed again guess after guess: libyaml's message stands."""
+
+
+class Slip(NamedTuple):
+    """What to tell instead of libyaml's message: where the slip is (1-based), what it is, and how to fix it."""
+
+    line: int
+    column: int
+    message: str
+    hint: str
+
+
+def explained(text: str, line: int, holds: Callable[[str, int | None], bool], opened: int | None = None) -> Slip | None:
+    """The slip that made libyaml stop at `line` (1-based), or None when no guess holds. `holds(repaired, at)`: whether
+    a repaired text parses, with its line `at` (when not None) read as written: not swallowed into a scalar that
+    starts above it, as a key indented into the block of text above it would be. `opened`: the line where what libyaml
+    was reading began (a quoted value), looked at too however far above."""
+    lines = text.split("\n")
+    if not 0 < line <= len(lines) or len(text) > _LARGEST:
+        return None
+    for guess in itertools.islice(_guesses(lines, line, opened), _MAX_GUESSES):
+        repaired = lines.copy()
+        repaired[guess.at - 1] = guess.repaired
+        structure = _KEY_OR_ITEM.match(guess.repaired) is not None  # text may go back into its block; a key may not
+        if holds("\n".join(repaired), guess.at if structure else None):
+            return guess.slip
+    return None
+
+
+class _Guess(NamedTuple):
+    at: int
+    repaired: str
+    slip: Slip
+
+
+def _guesses(lines: list[str], line: int, opened: int | None) -> Iterator[_Guess]:
+    """The slips that could have stopped parsing at `line`, nearest first: libyaml often stops a line or more after
+    the slip (after a key without its ':', at the end of a quoted value left open). A line indented unlike its two
+    neighbours, which agree, was pulled out of (or pushed into) its block; a line whose neighbours disagree may just
+    end a block, so that guess comes last (after `key value` where `key: value` was meant, say)."""
+    numbers = list(range(line, max(0, line - _LOOK_BACK), -1))
+    if opened is not None and 0 < opened < line - _LOOK_BACK:
+        numbers.append(opened)
+    window = [
+        (number, lines[number - 1])
+        for number in numbers
+        if lines[number - 1].strip() and not _comment(lines[number - 1])
+    ]
+    for number, here in window:
+        yield from _indented_unlike(lines, number, here, neighbours_agree=True)
+        yield from _written_slips(number, here)
+    for number, here in window:
+        yield from _indented_unlike(lines, number, here, neighbours_agree=False)
+    for number, here in window:
+        yield from _indented_unlike_a_key_above(lines, number, here)
+    for number in range(line - _LOOK_BACK, 0, -1):  # a quote left open swallows any number of lines below it
+        yield from _open_quote(number, lines[number - 1])
+
+
+def _indented_unlike(lines: list[str], number: int, here: str, *, neighbours_agree: bool) -> Iterator[_Guess]:
+    """A line indented unlike each of its neighbours, indented as one of them: only where the two agree, or only
+    where they do not (a line with one neighbour counts as the latter)."""
+    indent = _indent(here)
+    neighbours = ((_next_line(lines, number, -1), "above"), (_next_line(lines, number, 1), "below"))
+    known = [(neighbour, where) for neighbour, where in neighbours if neighbour is not None]
+    if not known or any(_indent(neighbour) == indent for neighbour, _ in known):
+        return
+    agree = len(known) == 2 and _indent(known[0][0]) == _indent(known[1][0])
+    if agree != neighbours_agree:
+        return
+    for neighbour, where in known[:1] if agree else known:
+        wanted = _indent(neighbour)
+        message = f"line {number} is indented by {indent} spaces, the line {where} by {wanted}"
+        hint = f"indent it by {wanted} spaces, as the line {where}"
+        yield _Guess(number, " " * wanted + here.lstrip(" "), Slip(number, 1, message, hint))
+
+
+def _indented_unlike_a_key_above(lines: list[str], number: int, here: str) -> Iterator[_Guess]:
+    """A key indented as the nearest key above it that is indented less, or as the nearest indented more: a key set
+    one space off its siblings, whose neighbours are a list's items or a block's text."""
+    if _KEY.match(here) is None:
+        return
+    indent = _indent(here)
+    above = [(other, lines[other - 1]) for other in range(number - 1, max(0, number - _LOOK_BACK), -1)]
+    keys = [(other, _indent(line)) for other, line in above if _KEY.match(line) is not None]
+    for closer in (lambda wanted: wanted < indent, lambda wanted: wanted > indent):
+        found = next(((other, wanted) for other, wanted in keys if closer(wanted)), None)
+        if found is not None:
+            other, wanted = found
+            message = f"line {number} is indented by {indent} spaces, the key on line {other} by {wanted}"
+            hint = f"indent it by {wanted} spaces, as line {other}"
+            yield _Guess(number, " " * wanted + here.lstrip(" "), Slip(number, 1, message, hint))
+
+
+def _written_slips(number: int, here: str) -> Iterator[_Guess]:
+    """A ':' missing after a key, a ': ' in a value not quoted, a quote or a bracket left open, on line `number`."""
+    missing_colon = _KEY_THEN_WORDS.match(here)
+    if missing_colon is not None:
+        key, rest = missing_colon["key"], missing_colon["rest"]
+        if rest[0] in "\"'":  # a quoted value: a '#' in it is no comment
+            rest = here[missing_colon.start("rest") :].rstrip()
+        fixed = f"{missing_colon['indent']}{key}: {rest}"
+        place = missing_colon.start("key") + 1
+        yield _Guess(number, fixed, Slip(number, place, f"a ':' is missing after '{key}'", f"write {_shown(fixed)}"))
+    colon_in_value = _PLAIN_VALUE.match(here)
+    if colon_in_value is not None and ": " in colon_in_value["value"]:
+        fixed = f"{colon_in_value['lead']}{json.dumps(colon_in_value['value'], ensure_ascii=False)}"
+        message = "': ' inside a value that is not quoted starts a key of its own"
+        place = colon_in_value.start("value") + 1
+        yield _Guess(number, fixed, Slip(number, place, message, f"quote the value: {_shown(fixed)}"))
+    yield from _open_quote(number, here)
+    flow = _FLOW_VALUE.match(here)
+    if flow is not None:
+        closing = _CLOSING[flow["open"]]
+        what = "list" if closing == "]" else "mapping"
+        message = f"the {what} that '{flow['open']}' opens on line {number} is not closed"
+        hint = f"end it with '{closing}' (or a ',' is missing between its items)"
+        yield _Guess(number, here.rstrip() + closing, Slip(number, flow.start("open") + 1, message, hint))
+
+
+def _open_quote(number: int, here: str) -> Iterator[_Guess]:
+    quoted = _QUOTED_VALUE.match(here)
+    if quoted is not None and not _closes(here, quoted.end("quote"), quoted["quote"]):
+        quote = quoted["quote"]
+        message = f"the value on line {number} opens a quote ({quote}) that does not close on that line"
+        place = quoted.start("quote") + 1
+        yield _Guess(number, here.rstrip() + quote, Slip(number, place, message, f"end the value with {quote}"))
+
+
+def _next_line(lines: list[str], number: int, step: int) -> str | None:
+    """The nearest line above (`step` -1) or below (1) line `number` that holds more than a comment."""
+    index = number - 1 + step
+    while 0 <= index < len(lines):
+        if lines[index].strip() and not _comment(lines[index]):
+            return lines[index]
+        index += step
+    return None
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _closes(line: str, start: int, quote: str) -> bool:
+    """Whether the quoted value that starts at `start` (after its quote) ends on `line`."""
+    index = start
+    while index < len(line):
+        character = line[index]
+        if quote == '"' and character == "\\":
+            index += 2
+            continue
+        if character == quote:
+            if quote == "'" and line[index + 1 : index + 2] == "'":
+                index += 2
+                continue
+            return True
+        index += 1
+    return False
+
+
+def _comment(line: str) -> bool:
+    return line.lstrip().startswith("#")
+
+
+def _shown(line: str) -> str:
+    """A repaired line as a hint quotes it: without its indentation, cut when long."""
+    shown = line.strip()
+    return f"`{shown}`" if len(shown) <= _SHOWN else f"`{shown[: _SHOWN - 1]}…`"
