@@ -339,7 +339,7 @@ def _holds(text: str, line: int | None) -> bool:
     """Whether `text` parses, with its `line` (1-based; when not None) read as written: not inside a scalar that
     starts above it."""
     try:
-        root = compose(text)
+        root = compose(text, _loader_for(text))
     except Exception:
         return False
     if line is None:
