@@ -3,7 +3,7 @@ line libyaml stopped at, and never a slip that is not the one in the way."""
 
 from __future__ import annotations
 
-import re
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,61 +13,28 @@ from flopkb.load.slips import explained
 from flopkb.load.source import _holds, parse
 from repo import REPO
 
+sys.path.insert(0, str(REPO / "benchmarks"))
+from bench_slips import TOLD, slips_of, told_near, with_slip
+
 RECORDS = {
     path.relative_to(REPO).as_posix(): path.read_text(encoding="utf-8") for path in REPO.glob("records/**/*.yaml")
 }
-SLIPS = (
-    "a ':' is missing after",
-    "': ' inside a value that is not quoted",
-    "opens a quote",
-    "' opens on line",
-    "is indented by",
-)
-
-
-def _slipped(line: str, slip: str) -> str | None:
-    """`line` with one slip made in it, or None when it cannot take that slip."""
-    if slip == "colon" and (found := re.match(r"\s*(?:- )?[a-z_]+(: )\S", line)):
-        return line[: found.start(1)] + " " + line[found.end(1) :]
-    if slip == "colon-in-value" and (found := re.match(r"\s*(?:- )?[a-z_]+: [A-Za-z][^\"'#:\[{ ]*( )[^\"'#:]+$", line)):
-        return line[: found.start(1)] + ": " + line[found.end(1) :]
-    if (slip == "quote" and re.search(r": \"[^\"\\]*\"\s*$", line)) or (
-        slip == "bracket" and re.search(r": \[[^\]\[]*\]\s*$", line)
-    ):
-        return line.rstrip()[:-1]
-    if slip == "indent+1" and line.startswith("  ") and not line.lstrip().startswith("#"):
-        return " " + line
-    if slip == "indent-1" and line.startswith("  ") and not line.lstrip().startswith("#"):
-        return line[1:]
-    return None
-
-
-SLIPPED = [
-    (rel, number, slip)
-    for rel, text in sorted(RECORDS.items())
-    for number, line in enumerate(text.split("\n"), start=1)
-    for slip in ("colon", "colon-in-value", "quote", "bracket", "indent+1", "indent-1")
-    if _slipped(line, slip) is not None
-]
-"""Every line of the project's records that can take each slip."""
+SLIPPED = list(slips_of(RECORDS))
+"""Every line of the project's records that can take each slip (`benchmarks/bench_slips.py` counts what each
+gives)."""
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(SLIPPED))
 def test_a_slip_told_in_an_authors_words_is_told_at_its_line(slipped: tuple[str, int, str]) -> None:
-    rel, number, slip = slipped
-    lines = RECORDS[rel].split("\n")
-    lines[number - 1] = _slipped(lines[number - 1], slip) or ""
-    source, diagnostics = parse("\n".join(lines), rel)
+    rel, number, kind = slipped
+    source, diagnostics = parse(with_slip(RECORDS[rel], number, kind), rel)
     syntax = [diagnostic for diagnostic in diagnostics if diagnostic.code == "yaml-syntax"]
     if source is not None or not syntax:
         return  # the slip still parses (a plain value may hold ':', an indent may be another valid layout)
     told = syntax[0]
-    if any(words in told.message for words in SLIPS):
-        # A line indented unlike both its neighbours may be the one after the slip: the first line of a block set
-        # one space deeper, and the next back at the block's depth. Either repair holds; the nearer one is told.
-        near = 1 if slip.startswith("indent") else 0
-        assert abs(told.line - number) <= near, (told, lines[number - 1])
+    if any(words in told.message for words in TOLD):
+        assert abs(told.line - number) <= told_near(kind), told
         assert told.hint
 
 
@@ -124,4 +91,4 @@ def test_a_slip_that_no_guess_repairs_keeps_libyamls_message() -> None:
     text = "id: x\nkind: engine\n? [a\n"
     assert explained(text, 3, _holds) is None
     _, diagnostics = parse(text, "x.yaml")
-    assert not any(words in diagnostics[0].message for words in SLIPS)
+    assert not any(words in diagnostics[0].message for words in TOLD)
