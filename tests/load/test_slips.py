@@ -92,3 +92,35 @@ def test_a_slip_that_no_guess_repairs_keeps_libyamls_message() -> None:
     assert explained(text, 3, _holds) is None
     _, diagnostics = parse(text, "x.yaml")
     assert not any(words in diagnostics[0].message for words in TOLD)
+
+
+BASE = "id: x\nkind: fact\ntitle: T\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        BASE + "summary: a\nfoo x" + " " * 40_000 + "y z: q\n",
+        BASE + "summary: a" + " " * 40_000 + "b: c\nfoo: [\n",
+    ],
+)
+def test_a_long_run_of_spaces_is_read_once(text: str) -> None:
+    """Guessing reads a line in one pass: a run of 40,000 spaces in a broken line once took a minute."""
+    _, diagnostics = parse(text, "x.yaml")
+    assert [d.code for d in diagnostics] == ["yaml-syntax"]
+
+
+def test_a_wrapped_line_of_text_with_a_colon_is_never_told_to_become_a_key() -> None:
+    _, diagnostics = parse(BASE + "summary: this is a long\n  text that continues: here\nnotes: x\n", "x.yaml")
+    assert "indented" not in diagnostics[0].message, diagnostics
+
+
+def test_lines_are_the_files_own_where_a_value_holds_a_lone_carriage_return() -> None:
+    text = 'id: x\nkind: fact\ntitle: "a\rb\rc\rd"\nnotes: |\n  text\n  more\n summary: x\nfoo: 1\n'
+    _, diagnostics = parse(text, "x.yaml")
+    assert (diagnostics[0].line, diagnostics[0].hint) == (7, "indent it by 0 spaces, as the line below")
+
+
+def test_a_hash_in_a_value_is_no_comment_in_a_hint() -> None:
+    _, diagnostics = parse(BASE + "source x#y  # a note\n", "x.yaml")
+    assert diagnostics[0].hint == "write `source: x#y`"

@@ -378,3 +378,26 @@ def test_a_text_where_a_list_goes_is_offered_as_a_list_of_one(tmp_path: Path) ->
     diagnostic = the_diagnostic(tmp_path, {"records/engines/e.yaml": text}, "invalid-value")
     assert diagnostic.message == "features: expected a list, got the text 'Separate draft'"
     assert diagnostic.hint == 'make it a list: ["Separate draft"], or one `- item` a line below the field'
+
+
+def test_a_misspelt_key_of_a_spec_is_offered_both_ways(tmp_path: Path) -> None:
+    spec = "  memory_bandwidth:\n    value: 8 TB/s\n    bassis: derived\n"
+    text = f"id: hw/b200\nkind: accelerator\nvendor: V\nspecs:\n{spec}"
+    kb = compile_kb(write_kb(tmp_path, {"records/hw/b200.yaml": text}))
+    hints = {d.code: (d.line, d.hint) for d in kb.diagnostics if d.code in ("missing-field", "unknown-field")}
+    assert hints == {
+        "missing-field": (6, "rename 'bassis' (line 7) to `basis`"),
+        "unknown-field": (7, "did you mean basis?"),
+    }
+
+
+def test_a_rate_in_bits_written_with_bps_is_told_bit_per_second(tmp_path: Path) -> None:
+    text = sweep_flop(["4 Gbps"]).replace('["', '"').replace('"]', '"')
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
+    assert diagnostic.hint == "write a rate with /s: Gbit/s for Gbps"
+
+
+def test_a_url_that_a_quick_fix_cannot_replace_whole_is_told_with_its_scheme(tmp_path: Path) -> None:
+    text = ENGINE + "homepage: github.com/org/e#readme\n"
+    diagnostic = the_diagnostic(tmp_path, {"records/engines/e.yaml": text}, "invalid-value")
+    assert diagnostic.hint == "write it with its scheme: https://github.com/org/e#readme"

@@ -13,6 +13,7 @@ from flopkb.editor.positions import diagnostic_range, lsp_position, offset_of
 from flopkb.load.positions import LineIndex
 from flopkb.report.codes import Severity
 from flopkb.report.diagnostics import Diagnostic
+from flopkb.report.hints import WORD
 
 SOURCE = "flopkb"
 _SEVERITY = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning}
@@ -33,9 +34,9 @@ def message_of(diagnostic: Diagnostic) -> str:
 
 
 DID_YOU_MEAN = "did you mean "
-_WORD = re.compile(r"(?:\[\[|[\"'])?([^\s\]|#,:}\"']+)")
+_WORD = re.compile(rf"(?:\[\[|[\"'])?({WORD}+)")
 """The word written at a diagnostic's place: a value, a link's target, or a key (without its colon)."""
-_ANCHOR = re.compile(r"(?:\[\[|[\"'])?[^\s\]|#,:}\"']*#([^\s\]|#,:}\"']+)")
+_ANCHOR = re.compile(rf"(?:\[\[|[\"'])?{WORD}*#({WORD}+)")
 """The anchor of a link or ref written at a `dangling-anchor`'s place (`[[record#anchor]]`): what its hint replaces."""
 
 

@@ -205,7 +205,12 @@ def _unknown_unit_hint(names: tuple[str, ...] | str) -> str:
     if any(name.upper().endswith("FLOPS") for name in names):
         return "write a rate as FLOP/s (e.g. TFLOP/s); FLOP is a count of operations"
     written = {spelling for symbol, name, _ in unit_spellings() for spelling in (symbol, name)}
-    rates = [f"{name[:-2]}/s for {name}" for name in names if name.endswith("ps") and name[:-2] in written]
+    rates = [
+        f"{per_second}/s for {name}"
+        for name in names
+        if name.endswith("ps")
+        and (per_second := name[:-3] + "bit" if name.endswith("bps") else name[:-2]) in written  # Gbps: Gbit/s
+    ]
     if rates:
         return f"write a rate with /s: {', '.join(rates)}"
     close = [f"{found[0]} for {name}" for name in sorted(names) if (found := closest(name, sorted(written)))]

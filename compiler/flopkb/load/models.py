@@ -27,7 +27,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
-from flopkb.report.hints import did_you_mean, snake_case
+from flopkb.report.hints import WORD, did_you_mean, snake_case
 
 ID_SEGMENT = re.compile(r"[a-z0-9][a-z0-9._-]*")
 FORMULA_ID = re.compile(r"[a-z][a-z0-9_-]*")
@@ -105,11 +105,19 @@ def _term(section: str) -> AfterValidator:
     return AfterValidator(check)
 
 
-_ONE_WORD = re.compile(r"[^\s\]|#,:}\"']+")
-"""A value an editor's quick fix replaces whole (`flopkb.editor.diagnostics`: the word at the diagnostic's place)."""
+_ONE_WORD = re.compile(f"{WORD}+")
+"""A value an editor's quick fix replaces whole."""
 
 
-def _pattern(regex: re.Pattern[str], what: str, suggest: Callable[[str], str | None] | None = None) -> AfterValidator:
+def _pattern(
+    regex: re.Pattern[str],
+    what: str,
+    suggest: Callable[[str], str | None] | None = None,
+    instead: str = "write it as one name: {}",
+) -> AfterValidator:
+    """Values must match `regex` (`what` it is, in the message); `suggest` offers what to write instead, a "did you
+    mean" where a quick fix can replace the value whole, else said as `instead` says it."""
+
     def check(value: str) -> str:
         if not regex.fullmatch(value):
             suggestion = suggest(value) if suggest is not None else None
@@ -118,7 +126,7 @@ def _pattern(regex: re.Pattern[str], what: str, suggest: Callable[[str], str | N
                 # "did you mean" offers a word in place of the word written (an editor's quick fix replaces it):
                 # a value of several words gets the name to write instead.
                 one_word = _ONE_WORD.fullmatch(value) is not None
-                hint = f"did you mean {suggestion}?" if one_word else f"write it as one name: {suggestion}"
+                hint = f"did you mean {suggestion}?" if one_word else instead.format(suggestion)
             raise PydanticCustomError(
                 "invalid_value", "'{value}' is not {what}", {"value": value, "what": what, "hint": hint}
             )
@@ -159,7 +167,9 @@ def _with_scheme(value: str) -> str | None:
     return f"https://{value}" if re.fullmatch(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?", value) else None
 
 
-Url = Annotated[str, _pattern(re.compile(r"https?://\S+"), "an http(s) URL", _with_scheme)]
+Url = Annotated[
+    str, _pattern(re.compile(r"https?://\S+"), "an http(s) URL", _with_scheme, "write it with its scheme: {}")
+]
 
 
 class QuantityText:

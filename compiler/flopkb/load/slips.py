@@ -19,14 +19,9 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-_UNTIL_COMMENT = r"(?:[^#]|(?<=\S)#)*?"
-"""Text up to a comment: a '#' after a space or at the start."""
-_KEY_THEN_WORDS = re.compile(
-    rf"^(?P<indent>\s*(?:- )?)(?P<key>[A-Za-z_][\w-]*)[ ]+(?P<rest>[^\s:#]{_UNTIL_COMMENT})\s*(?:#.*)?$"
-)
-_PLAIN_VALUE = re.compile(
-    rf"^(?P<lead>\s*(?:- )?[A-Za-z_][\w-]*:[ ]+)(?P<value>[^\s\"'\[{{|>&*!#]{_UNTIL_COMMENT})\s*(?:#.*)?$"
-)
+_KEY_THEN_WORDS = re.compile(r"(?P<indent>[ ]*(?:- )?)(?P<key>[A-Za-z_][\w-]*)[ ]+(?P<rest>[^\s:#].*)")
+_PLAIN_VALUE = re.compile(r"(?P<lead>[ ]*(?:- )?[A-Za-z_][\w-]*:[ ]+)(?P<value>[^\s\"'\[{|>&*!#].*)")
+_COMMENT = re.compile(r"\s#")
 _KEY = re.compile(r"\s*[A-Za-z_][\w-]*:(?:\s|$)")
 _KEY_OR_ITEM = re.compile(r"\s*(?:- |[A-Za-z_][\w-]*:(?:\s|$))")
 _QUOTED_VALUE = re.compile(r"^(?P<lead>\s*(?:- )?(?:[A-Za-z_][\w-]*:[ ]+)?)(?P<quote>[\"'])")
@@ -53,19 +48,20 @@ class Slip(NamedTuple):
     hint: str
 
 
-def explained(text: str, line: int, holds: Callable[[str, int | None], bool], opened: int | None = None) -> Slip | None:
-    """The slip that made libyaml stop at `line` (1-based), or None when no guess holds. `holds(repaired, at)`: whether
-    a repaired text parses, with its line `at` (when not None) read as written: not swallowed into a scalar that
-    starts above it, as a key indented into the block of text above it would be. `opened`: the line where what libyaml
-    was reading began (a quoted value), looked at too however far above."""
+def explained(text: str, line: int, holds: Callable[[str, int, bool], bool], opened: int | None = None) -> Slip | None:
+    """The slip that made libyaml stop at `line` (1-based), or None when no guess holds. `holds(repaired, at, as_text)`:
+    whether a repaired text parses with its line `at` read as the repair means it: no key there that no record could
+    have (words with spaces: a wrapped line of text read as a key), and, unless the line may be text (`as_text`), not
+    swallowed into a scalar that starts above it (a key indented into the block of text above it). `opened`: the line
+    where what libyaml was reading began (a quoted value), looked at too however far above."""
     lines = text.split("\n")
     if not 0 < line <= len(lines) or len(text) > _LARGEST:
         return None
     for guess in itertools.islice(_guesses(lines, line, opened), _MAX_GUESSES):
         repaired = lines.copy()
         repaired[guess.at - 1] = guess.repaired
-        structure = _KEY_OR_ITEM.match(guess.repaired) is not None  # text may go back into its block; a key may not
-        if holds("\n".join(repaired), guess.at if structure else None):
+        as_text = _KEY_OR_ITEM.match(guess.repaired) is None  # text may go back into its block; a key may not
+        if holds("\n".join(repaired), guess.at, as_text):
             return guess.slip
     return None
 
@@ -97,7 +93,8 @@ def _guesses(lines: list[str], line: int, opened: int | None) -> Iterator[_Guess
     for number, here in window:
         yield from _indented_unlike_a_key_above(lines, number, here)
     for number in range(line - _LOOK_BACK, 0, -1):  # a quote left open swallows any number of lines below it
-        yield from _open_quote(number, lines[number - 1])
+        if number != opened:
+            yield from _open_quote(number, lines[number - 1])
 
 
 def _indented_unlike(lines: list[str], number: int, here: str, *, neighbours_agree: bool) -> Iterator[_Guess]:
@@ -113,8 +110,8 @@ def _indented_unlike(lines: list[str], number: int, here: str, *, neighbours_agr
         return
     for neighbour, where in known[:1] if agree else known:
         wanted = _indent(neighbour)
-        message = f"line {number} is indented by {indent} spaces, the line {where} by {wanted}"
-        hint = f"indent it by {wanted} spaces, as the line {where}"
+        message = f"line {number} is indented by {_spaces(indent)}, the line {where} by {wanted}"
+        hint = f"indent it by {_spaces(wanted)}, as the line {where}"
         yield _Guess(number, " " * wanted + here.lstrip(" "), Slip(number, 1, message, hint))
 
 
@@ -130,24 +127,24 @@ def _indented_unlike_a_key_above(lines: list[str], number: int, here: str) -> It
         found = next(((other, wanted) for other, wanted in keys if closer(wanted)), None)
         if found is not None:
             other, wanted = found
-            message = f"line {number} is indented by {indent} spaces, the key on line {other} by {wanted}"
-            hint = f"indent it by {wanted} spaces, as line {other}"
+            message = f"line {number} is indented by {_spaces(indent)}, the key on line {other} by {wanted}"
+            hint = f"indent it by {_spaces(wanted)}, as line {other}"
             yield _Guess(number, " " * wanted + here.lstrip(" "), Slip(number, 1, message, hint))
 
 
 def _written_slips(number: int, here: str) -> Iterator[_Guess]:
     """A ':' missing after a key, a ': ' in a value not quoted, a quote or a bracket left open, on line `number`."""
-    missing_colon = _KEY_THEN_WORDS.match(here)
+    missing_colon = _KEY_THEN_WORDS.fullmatch(here)
     if missing_colon is not None:
         key, rest = missing_colon["key"], missing_colon["rest"]
-        if rest[0] in "\"'":  # a quoted value: a '#' in it is no comment
-            rest = here[missing_colon.start("rest") :].rstrip()
+        rest = rest.rstrip() if rest[0] in "\"'" else _without_comment(rest)  # a '#' in quotes is no comment
         fixed = f"{missing_colon['indent']}{key}: {rest}"
         place = missing_colon.start("key") + 1
         yield _Guess(number, fixed, Slip(number, place, f"a ':' is missing after '{key}'", f"write {_shown(fixed)}"))
-    colon_in_value = _PLAIN_VALUE.match(here)
-    if colon_in_value is not None and ": " in colon_in_value["value"]:
-        fixed = f"{colon_in_value['lead']}{json.dumps(colon_in_value['value'], ensure_ascii=False)}"
+    colon_in_value = _PLAIN_VALUE.fullmatch(here)
+    value = _without_comment(colon_in_value["value"]) if colon_in_value is not None else ""
+    if colon_in_value is not None and ": " in value:
+        fixed = f"{colon_in_value['lead']}{json.dumps(value, ensure_ascii=False)}"
         message = "': ' inside a value that is not quoted starts a key of its own"
         place = colon_in_value.start("value") + 1
         yield _Guess(number, fixed, Slip(number, place, message, f"quote the value: {_shown(fixed)}"))
@@ -159,6 +156,12 @@ def _written_slips(number: int, here: str) -> Iterator[_Guess]:
         message = f"the {what} that '{flow['open']}' opens on line {number} is not closed"
         hint = f"end it with '{closing}' (or a ',' is missing between its items)"
         yield _Guess(number, here.rstrip() + closing, Slip(number, flow.start("open") + 1, message, hint))
+
+
+def _without_comment(text: str) -> str:
+    """`text` up to a comment (a '#' after white space), without trailing white space, as YAML reads a plain value."""
+    comment = _COMMENT.search(text)
+    return (text[: comment.start()] if comment is not None else text).rstrip()
 
 
 def _open_quote(number: int, here: str) -> Iterator[_Guess]:
@@ -178,6 +181,10 @@ def _next_line(lines: list[str], number: int, step: int) -> str | None:
             return lines[index]
         index += step
     return None
+
+
+def _spaces(count: int) -> str:
+    return "1 space" if count == 1 else f"{count} spaces"
 
 
 def _indent(line: str) -> int:

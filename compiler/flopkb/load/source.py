@@ -227,15 +227,18 @@ def _load(
     replaced."""
     fast = _loader_for(text)
     if fast is not _Loader:
-        parsed = _parse(text, path, lines, fast, untabbing)
+        parsed = _parse(text, path, lines, fast, untabbing, explain=False)
         if parsed[0] is not None:
             return parsed
     return _parse(text, path, lines, _Loader, untabbing)
 
 
 def _parse(
-    text: str, path: str, lines: LineIndex, loader: type, untabbing: Untabbing | None
+    text: str, path: str, lines: LineIndex, loader: type, untabbing: Untabbing | None, *, explain: bool = True
 ) -> tuple[Source | None, list[Diagnostic]]:
+    """The source of `text`, or None with its problems; without `explain`, a syntax error is left to the caller's next
+    attempt (with the guarded composer) to explain, once: a tab read past, a slip guessed at."""
+
     def inside(index: int) -> tuple[int, int]:
         return lines.inside(index if untabbing is None else untabbing.original(index))
 
@@ -246,6 +249,8 @@ def _parse(
     except yaml.reader.ReaderError as err:
         return None, [_not_printable(text, path, lines, err)]
     except yaml.MarkedYAMLError as err:
+        if not explain:
+            return None, []
         mark = err.problem_mark or err.context_mark
         line, column = inside(mark.index) if mark else (1, 1)
         message = " ".join(part for part in (err.context, err.problem) if part) or str(err)
@@ -335,16 +340,14 @@ def _parses_only_untabbed(text: str) -> bool:
     return False
 
 
-def _holds(text: str, line: int | None) -> bool:
-    """Whether `text` parses, with its `line` (1-based; when not None) read as written: not inside a scalar that
-    starts above it."""
+def _holds(text: str, line: int, as_text: bool) -> bool:
+    """Whether `text` parses with its `line` (1-based) read as a repair means it (`flopkb.load.slips.explained`): no
+    key on it that no record could have, and unless it may be text, not inside a scalar that starts above it."""
     try:
         root = compose(text, _loader_for(text))
     except Exception:
         return False
-    if line is None:
-        return True
-    index = line - 1
+    lines = LineIndex(text)  # lines as the file counts them: libyaml's marks also break lines at a lone '\r'
     stack, seen = ([root] if root is not None else []), set()
     while stack:
         node = stack.pop()
@@ -352,14 +355,22 @@ def _holds(text: str, line: int | None) -> bool:
             continue
         seen.add(id(node))
         if isinstance(node, yaml.ScalarNode):
-            start, end = node.start_mark, node.end_mark
-            if start.line < index and (index < end.line or (index == end.line and end.column > 0)):
+            start, (end, end_column) = lines.position(node.start_mark.index)[0], lines.position(node.end_mark.index)
+            if not as_text and start < line and (line < end or (line == end and end_column > 1)):
                 return False
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
         else:
-            stack.extend(part for pair in node.value for part in pair)
+            for key, value in node.value:
+                on_line = lines.position(key.start_mark.index)[0] == line
+                if on_line and isinstance(key, yaml.ScalarNode) and _KEY_NAME.fullmatch(key.value) is None:
+                    return False
+                stack.extend((key, value))
     return True
+
+
+_KEY_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+"""A key a record may have: a field, a parameter, an input (never words with spaces)."""
 
 
 def _syntax_hint(text: str, line: int) -> str | None:

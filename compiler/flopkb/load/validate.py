@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, cast, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ValidationError
 
@@ -343,12 +343,27 @@ def _sibling_fields(model: type, path: Path) -> list[str]:
 def _model_at(model: type, path: Path) -> type[BaseModel] | None:
     """The model of the mapping at `path` in a record of `model` (nested rows included), or None."""
     current: Any = model
+    keyed = False
     for part in path:
+        if keyed:  # a key of a mapping of models (`specs.<parameter>`): the model is its value's
+            keyed = False
+            continue
         if isinstance(part, int) or not (isinstance(current, type) and issubclass(current, BaseModel)):
             continue
         field = current.model_fields.get(part)
         current = _inner_model(field.annotation) if field else None
+        keyed = field is not None and _is_mapping(field.annotation)
+    if keyed:
+        return None  # the mapping of models itself, whose keys are no fields
     return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _is_mapping(annotation: Any) -> bool:
+    """Whether `annotation` is `dict[K, V]` (or that, optional or annotated)."""
+    origin = get_origin(annotation)
+    if origin is dict:
+        return True
+    return origin is not None and any(_is_mapping(arg) for arg in get_args(annotation))
 
 
 def _inner_model(annotation: Any) -> Any:

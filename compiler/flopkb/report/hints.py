@@ -24,6 +24,11 @@ def closest(word: str, choices: Iterable[str], *, count: int = 1, cutoff: float 
     return [name for name, _ in scored(word, list(choices), limit=count, cutoff=cutoff)]
 
 
+WORD = r"[^\s\]|#,:}\"']"
+"""A character of the word a "did you mean" replaces in the file (an editor's quick fix, `flopkb.editor.actions`): a
+value, a link's target or a key runs up to white space, a bracket, a '|', '#', ',' or ':', or a quote."""
+
+
 def did_you_mean(word: str, choices: Iterable[str], *, count: int = 1) -> str | None:
     """A hint naming the closest of `choices`, or None when nothing is close."""
     close = closest(word, choices, count=count)
