@@ -1,6 +1,6 @@
 """Resolution in the contract's order, for any base: exact id, the unique id ending in `/<target>`, then aliases."""
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flopkb.links.resolver import ALIAS, AMBIGUOUS, DANGLING, ID, SUFFIX, Resolution, Resolver
@@ -35,3 +35,20 @@ def test_resolution_order_is_the_specs(ids: list[str], data: st.DataObject) -> N
         expected = by_the_spec(target, ids, aliases)
         assert resolver.resolve(target) == expected
         assert resolver.target(target) == expected.id
+
+
+NAMES = st.from_regex(r"[a-z]{4,8}(-[a-z]{2,8}){0,3}", fullmatch=True)
+
+
+@settings(max_examples=60)
+@given(st.lists(NAMES, min_size=1, max_size=12, unique=True), st.data())
+def test_a_name_half_typed_suggests_the_few_names_it_begins(names: list[str], data: st.DataObject) -> None:
+    """A target of three or more characters that begins at most three records' names (their last segment) suggests
+    each of them first, in the order of their ids."""
+    ids = [f"flops/{name}" for name in names]
+    name = data.draw(st.sampled_from(names))
+    target = name[: data.draw(st.integers(3, len(name)))]
+    begun = sorted(record_id for record_id in ids if record_id.split("/")[-1].startswith(target))
+    if target in names or len(begun) > 3:
+        return  # it resolves; or it begins too many names to say which
+    assert Resolver(ids, {}, {}).closest(target)[: len(begun)] == begun

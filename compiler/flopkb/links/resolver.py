@@ -19,6 +19,7 @@ are computed with rapidfuzz only for targets that resolve to nothing.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import hashlib
 from collections.abc import Iterable
@@ -174,7 +175,7 @@ class Resolver:
         best = found[0][1] if found else 0.0
         near = [keys[name] for name, score in found if score >= best - _HINT_SPREAD]
         result: list[str] = []
-        for choice in [*same_but_case, *near]:
+        for choice in [*same_but_case, *_begun(target, names, keys), *near]:
             if choice not in result:
                 result.append(choice)
         return result[:_HINT_COUNT]
@@ -201,7 +202,7 @@ class Resolver:
         folded: dict[str, list[str]] = {}
         for name, choice in keys.items():
             folded.setdefault(name.lower(), []).append(choice)
-        self._hints[(depth, wanted)] = cached = (keys, list(keys), folded)
+        self._hints[(depth, wanted)] = cached = (keys, sorted(keys), folded)
         return cached
 
     def hint(self, target: str, kinds: Iterable[str] = ()) -> str | None:
@@ -211,3 +212,19 @@ class Resolver:
             close = self.closest(target, key[1])
             self._hint_texts[key] = f"did you mean {' or '.join(close)}?" if close else None
         return self._hint_texts[key]
+
+
+_SHORTEST_BEGINNING = 3
+"""A target this long or longer that begins a few names (`sd-speedup`) suggests them: it is a name half typed."""
+
+
+def _begun(target: str, names: list[str], keys: dict[str, str]) -> list[str]:
+    """The ids of the names (sorted) that `target` begins, when at most `_HINT_COUNT` do."""
+    if len(target) < _SHORTEST_BEGINNING:
+        return []
+    begun: list[str] = []
+    index = bisect.bisect_left(names, target)
+    while index < len(names) and names[index].startswith(target) and len(begun) <= _HINT_COUNT:
+        begun.append(keys[names[index]])
+        index += 1
+    return begun if len(begun) <= _HINT_COUNT else []
