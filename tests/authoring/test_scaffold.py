@@ -81,6 +81,7 @@ def test_a_missing_schema_gets_a_hint(tmp_path: Path) -> None:
             "'flp' is not a record kind; one of flop, fact, engine, accelerator, source (did you mean flop?)",
         ),
         (("flop", "Flops/X"), "'Flops/X' is not a valid id: the segment 'Flops' must match"),
+        (("flop", "flops/Decode Step"), "(did you mean flops/decode-step?)"),
         (("flop", "flops/../x"), "'flops/../x' is not a valid id"),
         (("flop", "/flops/x"), "no leading or trailing '/'"),
         (("flop", "flops/x.yaml"), "'flops/x.yaml' is a file name; give the id, without the extension"),

@@ -193,6 +193,7 @@ def test_mv_dry_run_writes_nothing(tmp_path: Path) -> None:
     ("old", "new", "message"),
     [
         ("facts/ridge", "Facts/Bad Id", "is not a valid id"),
+        ("facts/ridge", "facts/Ridge_Point", "(did you mean facts/ridge_point?)"),
         ("facts/ridge", "flops/user", "is already the id of records/flops/user.yaml"),
         ("facts/ridge", "facts/ridge", "already has that id"),
         ("facts/rigde", "facts/x", "no record has the id 'facts/rigde' (did you mean facts/ridge"),

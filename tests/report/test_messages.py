@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flopkb.authoring.fmt import format_text
+from flopkb.load.models import id_like, id_problem
 from flopkb.load.source import parse
 from flopkb.load.tabs import replace_line_start_tabs
 from flopkb.report.diagnostics import Diagnostic
@@ -401,3 +402,14 @@ def test_a_url_that_a_quick_fix_cannot_replace_whole_is_told_with_its_scheme(tmp
     text = ENGINE + "homepage: github.com/org/e#readme\n"
     diagnostic = the_diagnostic(tmp_path, {"records/engines/e.yaml": text}, "invalid-value")
     assert diagnostic.hint == "write it with its scheme: https://github.com/org/e#readme"
+
+
+def test_a_file_whose_name_is_no_id_is_told_the_name_to_give_it(tmp_path: Path) -> None:
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/Decode Step.yaml": FLOP}, "invalid-id")
+    assert diagnostic.hint == "rename the file to records/flops/decode-step.yaml"
+
+
+@given(st.text(min_size=1, max_size=30))
+def test_an_id_offered_for_one_written_is_valid(written: str) -> None:
+    like = id_like(written)
+    assert like is None or (id_problem(like) is None and like != written)

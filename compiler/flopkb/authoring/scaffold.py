@@ -20,7 +20,7 @@ import yaml
 from flopkb.atomic import create_atomically
 from flopkb.authoring.schema import schema_file
 from flopkb.config import Config
-from flopkb.load.models import KINDS, MODELS, id_problem
+from flopkb.load.models import KINDS, MODELS, id_like, id_problem
 from flopkb.load.sources import RECORD_SUFFIXES
 from flopkb.load.vocabulary import Vocabulary
 from flopkb.report.hints import did_you_mean
@@ -64,7 +64,10 @@ def new_record(config: Config, kind: str, record_id: str, vocabulary: Vocabulary
         raise ScaffoldError(f"'{record_id}' is a file name; give the id, without the extension")
     problem = id_problem(record_id)
     if problem:
-        raise ScaffoldError(f"'{record_id}' is not a valid id: {problem}")
+        like = id_like(record_id)
+        raise ScaffoldError(
+            f"'{record_id}' is not a valid id: {problem}" + (f" (did you mean {like}?)" if like else "")
+        )
     existing = new_record_path(config, record_id)
     for path in existing:
         if path.exists():

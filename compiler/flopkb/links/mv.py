@@ -39,7 +39,7 @@ from flopkb.links.journal import FileChange, Journal, JournalError, begin, finis
 from flopkb.links.resolve import check_links
 from flopkb.links.resolver import ID, SUFFIX, Resolver
 from flopkb.load.files import Unreadable, read_bytes
-from flopkb.load.models import id_problem
+from flopkb.load.models import id_like, id_problem
 from flopkb.load.source import Source
 from flopkb.pipeline.compile import compile_knowledge_base
 
@@ -93,7 +93,8 @@ def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
         raise MoveError(f"no record has the id '{old}'" + (f" (did you mean {' or '.join(close)}?)" if close else ""))
     problem = id_problem(new)
     if problem:
-        raise MoveError(f"'{new}' is not a valid id: {problem}")
+        like = id_like(new)
+        raise MoveError(f"'{new}' is not a valid id: {problem}" + (f" (did you mean {like}?)" if like else ""))
     if new == old:
         raise MoveError(f"'{old}' already has that id")
     if new in kb.entries:

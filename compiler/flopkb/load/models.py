@@ -76,6 +76,17 @@ def id_problem(value: str) -> str | None:
     return None
 
 
+_NOT_IN_A_SEGMENT = re.compile(r"[^a-z0-9._-]+")
+
+
+def id_like(value: str) -> str | None:
+    """The valid id closest to `value` as written (`Bad Name` → `bad-name`, `flops/H100_SXM` → `flops/h100_sxm`), or
+    None when lowering it and joining its words with '-' gives none."""
+    segments = [_NOT_IN_A_SEGMENT.sub("-", segment.lower()).strip("-._") for segment in value.strip("/").split("/")]
+    like = "/".join(segments)
+    return like if like != value and id_problem(like) is None else None
+
+
 def _check_id(value: str) -> str:
     problem = id_problem(value)
     if problem:

@@ -20,7 +20,7 @@ from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase, Stage
 from flopkb.load.cores import idle_cores
 from flopkb.load.files import Unreadable, decode
-from flopkb.load.models import id_problem
+from flopkb.load.models import id_like, id_problem
 from flopkb.load.source import Source, parse
 from flopkb.load.sources import FileSource, witness
 from flopkb.load.validate import expected_id, validate_record
@@ -131,16 +131,14 @@ def _validate_entry(
     rel: str, record_id: str, source: Source | None, diagnostics: list[Diagnostic], vocabulary: Vocabulary | None
 ) -> tuple[Entry, list[Diagnostic]]:
     record = None
-    if id_problem(record_id):
+    problem = id_problem(record_id)
+    if problem:
+        like = id_like(record_id)
+        stem, dot, extension = rel.rpartition(".") if "." in rel.rsplit("/", 1)[-1] else (rel, "", "")
+        renamed = f"{stem[: len(stem) - len(record_id)]}{like}{dot}{extension}"  # the id is the stem's tail
+        message = f"the file's path gives the id '{record_id}': {problem}"
         diagnostics.append(
-            make(
-                "invalid-id",
-                rel,
-                1,
-                1,
-                f"the file's path gives the id '{record_id}': {id_problem(record_id)}",
-                "rename the file",
-            )
+            make("invalid-id", rel, 1, 1, message, f"rename the file to {renamed}" if like else "rename the file")
         )
     elif source is not None and vocabulary is not None:
         record, problems = validate_record(source, vocabulary, record_id)
