@@ -135,7 +135,8 @@ _CATALOGUE = [
         "An id that breaks the id grammar.",
         "Ids are paths and link targets; they must be lower-case segments `[a-z0-9][a-z0-9._-]*` joined by `/`.",
         "id: Flops/My Record",
-        "Use lower-case letters, digits, `.`, `_` and `-` only.",
+        "Use lower-case letters, digits, `.`, `_` and `-` only; the hint names the file the id it is closest to "
+        "would have (`records/flops/my-record.yaml`).",
     ),
     Code(
         "id-path-mismatch",
@@ -159,7 +160,8 @@ _CATALOGUE = [
         "A `[[wikilink]]` resolves to no record.",
         "A reader who follows it lands nowhere.",
         "See [[flops/no-such-record]].",
-        "Correct the target (the hint names the closest ids) or write the missing record.",
+        "Correct the target (the hint names the closest ids, or the few a half-typed name begins) or write the "
+        "missing record.",
     ),
     Code(
         "dangling-ref",
@@ -167,7 +169,8 @@ _CATALOGUE = [
         "A typed reference resolves to no record.",
         "Typed references carry hardware figures and evidence; a broken one silently drops them.",
         "values_for: [nvidia-h300]",
-        "Correct the target (the hint names the closest ids) or write the missing record.",
+        "Correct the target (the hint names the closest ids, or the few a half-typed name begins) or write the "
+        "missing record.",
     ),
     Code(
         "ambiguous-link",
