@@ -121,6 +121,11 @@ def test_lines_are_the_files_own_where_a_value_holds_a_lone_carriage_return() ->
     assert (diagnostics[0].line, diagnostics[0].hint) == (7, "indent it by 0 spaces, as the line below")
 
 
+def test_a_slip_above_a_tab_is_told_first() -> None:
+    _, diagnostics = parse(BASE + "homepage https://x.org\nnotes:\n\t- a\n", "x.yaml")
+    assert [(d.line, d.message) for d in diagnostics] == [(4, "a ':' is missing after 'homepage'")]
+
+
 def test_a_hash_in_a_value_is_no_comment_in_a_hint() -> None:
     _, diagnostics = parse(BASE + "source x#y  # a note\n", "x.yaml")
     assert diagnostics[0].hint == "write `source: x#y`"

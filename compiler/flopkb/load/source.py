@@ -342,7 +342,9 @@ def _parses_only_untabbed(text: str) -> bool:
 
 def _holds(text: str, line: int, as_text: bool) -> bool:
     """Whether `text` parses with its `line` (1-based) read as a repair means it (`flopkb.load.slips.explained`): no
-    key on it that no record could have, and unless it may be text, not inside a scalar that starts above it."""
+    key on it that no record could have, and unless it may be text, not inside a scalar that starts above it. Tabs
+    that start lines are read as `fmt` replaces them: a slip above a tab is told first, the tab once it is mended."""
+    text = replace_line_start_tabs(text)  # the same lines, and no line starts with a tab any more
     try:
         root = compose(text, _loader_for(text))
     except Exception:
