@@ -110,9 +110,23 @@ def test_a_long_run_of_spaces_is_read_once(text: str) -> None:
     assert [d.code for d in diagnostics] == ["yaml-syntax"]
 
 
-def test_a_wrapped_line_of_text_with_a_colon_is_never_told_to_become_a_key() -> None:
-    _, diagnostics = parse(BASE + "summary: this is a long\n  text that continues: here\nnotes: x\n", "x.yaml")
-    assert "indented" not in diagnostics[0].message, diagnostics
+@pytest.mark.parametrize(
+    ("wrapped", "hint"),
+    [
+        (
+            "summary: this is a long\n  text that continues: here\n",
+            'quote the value, from line 4 to line 5: `summary: "this is a long …"`',
+        ),
+        ("summary: a\n  b\n  c: d\n  e\n", 'quote the value, from line 4 to line 7: `summary: "a …"`'),
+    ],
+)
+def test_a_wrapped_line_of_text_with_a_colon_is_told_to_quote_the_value_never_to_become_a_key(
+    wrapped: str, hint: str
+) -> None:
+    _, diagnostics = parse(BASE + wrapped + "notes: x\n", "x.yaml")
+    assert [(d.message, d.hint) for d in diagnostics] == [
+        ("': ' inside a value that is not quoted starts a key of its own", hint)
+    ]
 
 
 def test_lines_are_the_files_own_where_a_value_holds_a_lone_carriage_return() -> None:

@@ -34,8 +34,8 @@ _LOOK_BACK = 30
 _MAX_GUESSES = 32
 """Guesses tried at the most, each a parse of the text: a broken buffer in an editor is checked again at every
 keystroke. Over every line of the project's records slipped one way at a time (`benchmarks/bench_slips.py`), 32 tell
-98% of what 60 do, at about half the worst cost: a slipped record's parse took 5.7 ms at the median, 0.33 s at worst
-(the largest record, 28 KB, on a loaded machine)."""
+98% of what 60 do, at about half the worst cost: a slipped record's parse took 4.3 ms at the median, 0.17 s at worst
+(the largest record, 28 KB; 0.33 s on a loaded machine)."""
 _LARGEST = 100_000
 """A larger text is not parsed again guess after guess: libyaml's message stands."""
 
@@ -61,7 +61,9 @@ def explained(text: str, line: int, holds: Callable[[str, int, bool], bool], ope
     for guess in itertools.islice(_guesses(lines, line, opened), _MAX_GUESSES):
         repaired = lines.copy()
         repaired[guess.at - 1] = guess.repaired
-        as_text = _KEY_OR_ITEM.match(guess.repaired) is None  # text may go back into its block; a key may not
+        for other, text_there in guess.also:
+            repaired[other - 1] = text_there
+        as_text = guess.text or _KEY_OR_ITEM.match(guess.repaired) is None  # text may go into its block; a key not
         if holds("\n".join(repaired), guess.at, as_text):
             return guess.slip
     return None
@@ -69,8 +71,13 @@ def explained(text: str, line: int, holds: Callable[[str, int, bool], bool], ope
 
 class _Guess(NamedTuple):
     at: int
+    """The line the repair is about: read as the repair means it (`holds`)."""
     repaired: str
     slip: Slip
+    also: tuple[tuple[int, str], ...] = ()
+    """Other lines the repair changes, with their new text (where a wrapped value's quotes open and close)."""
+    text: bool = False
+    """Whether the repair means the line to be text, even one that reads like a key (a wrapped value's)."""
 
 
 def _guesses(lines: list[str], line: int, opened: int | None) -> Iterator[_Guess]:
@@ -89,6 +96,7 @@ def _guesses(lines: list[str], line: int, opened: int | None) -> Iterator[_Guess
     for number, here in window:
         yield from _indented_unlike(lines, number, here, neighbours_agree=True)
         yield from _written_slips(number, here)
+        yield from _colon_in_wrapped_value(lines, number, here)
     for number, here in window:
         yield from _indented_unlike(lines, number, here, neighbours_agree=False)
     for number, here in window:
@@ -157,6 +165,37 @@ def _written_slips(number: int, here: str) -> Iterator[_Guess]:
         message = f"the {what} that '{flow['open']}' opens on line {number} is not closed"
         hint = f"end it with '{closing}' (or a ',' is missing between its items)"
         yield _Guess(number, here.rstrip() + closing, Slip(number, flow.start("open") + 1, message, hint))
+
+
+def _colon_in_wrapped_value(lines: list[str], number: int, here: str) -> Iterator[_Guess]:
+    """A ': ' in a line that carries on a plain value begun on a key's line above (`summary: a long` then `  text
+    that goes on: here`): the whole value quoted, from after its key to its last line. A double-quoted value folds
+    its lines as a plain one does, so it reads the same; only a value with no '"' or '\\' in it is quoted."""
+    if ": " not in _without_comment(here):
+        return
+    indent = _indent(here)
+    for above in range(number - 1, max(0, number - _LOOK_BACK), -1):
+        line = lines[above - 1]
+        if not line.strip() or _indent(line) >= indent:
+            continue
+        begun = _PLAIN_VALUE.fullmatch(line)
+        key_column = len(begun["lead"]) - len(begun["lead"].lstrip(" -")) if begun is not None else indent
+        if begun is None or indent <= key_column:  # a line no deeper than the key is the mapping's, not the value's
+            return
+        last = number
+        while last < len(lines) and lines[last].strip() and _indent(lines[last]) > key_column:
+            last += 1
+        value = _without_comment(begun["value"])
+        carried = [_without_comment(lines[index - 1]) for index in range(above + 1, last + 1)]
+        if any('"' in text or "\\" in text or not text.strip() for text in [value, *carried]):
+            return
+        message = "': ' inside a value that is not quoted starts a key of its own"
+        shown = _shown(f'{begun["lead"].strip()} "{value} …"')
+        hint = f"quote the value, from line {above} to line {last}: {shown}"
+        changes = ((above, f'{begun["lead"]}"{value}'), (last, f'{carried[-1]}"'))
+        repaired = changes[1][1] if last == number else here
+        yield _Guess(number, repaired, Slip(number, indent + 1, message, hint), also=changes, text=True)
+        return
 
 
 def _without_comment(text: str) -> str:
