@@ -19,13 +19,17 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-_KEY_THEN_WORDS = re.compile(r"(?P<indent>[ ]*(?:- )?)(?P<key>[A-Za-z_][\w-]*)[ ]+(?P<rest>[^\s:#].*)")
-_PLAIN_VALUE = re.compile(r"(?P<lead>[ ]*(?:- )?[A-Za-z_][\w-]*:[ ]+)(?P<value>[^\s\"'\[{|>&*!#].*)")
+_LEAD = r"[ ]*(?:- )?"
+"""What comes before a key on its line: its indentation in spaces, and the dash of a list's item."""
+_NAME = r"[A-Za-z_][\w-]*"
+"""A key as records write them."""
+_KEY_THEN_WORDS = re.compile(rf"(?P<indent>{_LEAD})(?P<key>{_NAME})[ ]+(?P<rest>[^\s:#].*)")
+_PLAIN_VALUE = re.compile(rf"(?P<lead>{_LEAD}{_NAME}:[ ]+)(?P<value>[^\s\"'\[{{|>&*!#].*)")
 _COMMENT = re.compile(r"\s#")
-_KEY = re.compile(r"\s*[A-Za-z_][\w-]*:(?:\s|$)")
-_KEY_OR_ITEM = re.compile(r"\s*(?:- |[A-Za-z_][\w-]*:(?:\s|$))")
-_QUOTED_VALUE = re.compile(r"^(?P<lead>\s*(?:- )?(?:[A-Za-z_][\w-]*:[ ]+)?)(?P<quote>[\"'])")
-_FLOW_VALUE = re.compile(r"^(?P<lead>\s*(?:- )?[A-Za-z_][\w-]*:[ ]+)(?P<open>[\[{])")
+_KEY = re.compile(rf"\s*{_NAME}:(?:\s|$)")
+_KEY_OR_ITEM = re.compile(rf"\s*(?:- |{_NAME}:(?:\s|$))")
+_QUOTED_VALUE = re.compile(rf"(?P<lead>\s*(?:- )?(?:{_NAME}:[ ]+)?)(?P<quote>[\"'])")
+_FLOW_VALUE = re.compile(rf"(?P<lead>\s*(?:- )?{_NAME}:[ ]+)(?P<open>[\[{{])")
 _CLOSING = {"[": "]", "{": "}"}
 _SHOWN = 60
 """The longest line a hint quotes whole."""

@@ -36,7 +36,7 @@ replaced text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
@@ -349,25 +349,17 @@ def _holds(text: str, line: int, as_text: bool) -> bool:
         root = compose(text, _loader_for(text))
     except Exception:
         return False
-    lines = LineIndex(text)  # lines as the file counts them: libyaml's marks also break lines at a lone '\r'
-    stack, seen = ([root] if root is not None else []), set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:  # an alias: the same node again (and a node may hold itself)
-            continue
-        seen.add(id(node))
+    starts = LineIndex(text).starts  # lines as the file counts them: libyaml's marks also break lines at a lone '\r'
+    begins, ends = starts[line - 1], starts[line] if line < len(starts) else len(text) + 1
+    for node in _each_node(root) if root is not None else ():
         if isinstance(node, yaml.ScalarNode):
-            start, (end, end_column) = lines.position(node.start_mark.index)[0], lines.position(node.end_mark.index)
-            if not as_text and start < line and (line < end or (line == end and end_column > 1)):
+            if not as_text and node.start_mark.index < begins < node.end_mark.index:
                 return False
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-        else:
-            for key, value in node.value:
-                on_line = lines.position(key.start_mark.index)[0] == line
+        elif isinstance(node, yaml.MappingNode):
+            for key, _ in node.value:
+                on_line = begins <= key.start_mark.index < ends
                 if on_line and isinstance(key, yaml.ScalarNode) and _KEY_NAME.fullmatch(key.value) is None:
                     return False
-                stack.extend((key, value))
     return True
 
 
@@ -409,17 +401,23 @@ _GIVE_BACK = str.maketrans("\uf8fd\uf8fe\uf8ff", "\x85\u2028\u2029")
 
 
 def _give_back(root: yaml.Node) -> None:
+    for node in _each_node(root):
+        if isinstance(node, yaml.ScalarNode):
+            node.value = node.value.translate(_GIVE_BACK)
+
+
+def _each_node(root: yaml.Node) -> Iterator[yaml.Node]:
+    """Every node of the tree under `root`, once: an alias is the same node again, and a node may hold itself."""
     stack, seen = [root], set()
     while stack:
         node = stack.pop()
-        if id(node) in seen:  # an alias: the same node again
+        if id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, yaml.ScalarNode):
-            node.value = node.value.translate(_GIVE_BACK)
-        elif isinstance(node, yaml.SequenceNode):
+        yield node
+        if isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
-        else:
+        elif isinstance(node, yaml.MappingNode):
             stack.extend(part for pair in node.value for part in pair)
 
 
