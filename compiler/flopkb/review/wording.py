@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flopkb.formulas.units import format_number
+from flopkb.formulas.units import format_value
 from flopkb.review.model import Cause, ClaimChange, Commit, EvidenceChange, Report, ValueChange, summary_counts
 
 STATUS = {"ok": "✓", "mismatch": "✗", "disagrees": "≠", "unchecked": "?", None: "—"}
@@ -61,9 +61,11 @@ def _plural(count: int, noun: str) -> str:
 
 
 def number(value: float | None, unit: str = "") -> str:
+    """A computed value as `flopkb check` shows it (`computes 131072 byte`): a value equal to a claim's stated value
+    reads as it."""
     if value is None:
         return "—"
-    text = format_number(value, 4)
+    text = format_value(value)
     return f"{text} {unit}" if unit and unit != "1" else text
 
 
