@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -15,8 +16,13 @@ from pathlib import Path
 
 import pytest
 from gitrepo import commit, init, replace_in
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flopkb.config import load_config
+from flopkb.load.source import parse
+from flopkb.report.diagnostics import Diagnostic
+from flopkb.review.diagnostics import pair_diagnostics
 from flopkb.review.model import Report
 from flopkb.review.run import diff_report
 from flopkb.review.text import render_text
@@ -168,3 +174,94 @@ def test_a_value_equal_to_its_stated_value_reads_equal(repo: Path) -> None:
         line.split("  records/")[0] for line in lines
     ]
     assert f"    {KV}#kv-bytes at bytes_per_elem=1 byte: 65536 byte → 67584 byte +3.12%" in lines
+
+
+# Finding 12: a diagnostic whose message changed is changed, neither new nor fixed.
+
+DECODE_FILE = f"records/{FLOP}.yaml"
+WAS = "expect[0] at on accelerators/acme-x1 states 5 ms, computes 4 ms (off by 25%, tolerance 1%)"
+NOW = "expect[0] at on accelerators/acme-x1 states 5 ms, computes 3.90244 ms (off by 28%, tolerance 1%)"
+
+
+def test_a_claim_that_fails_by_more_is_a_changed_diagnostic(repo: Path) -> None:
+    report = diff(repo, BANDWIDTH)
+    assert not report.new_diagnostics and not report.fixed_diagnostics
+    [changed] = report.changed_diagnostics
+    assert (changed.after.path, changed.after.line, changed.after.column) == (DECODE_FILE, 17, 16)
+    assert (changed.after.code, changed.before.message, changed.after.message) == ("claim-mismatch", WAS, NOW)
+    assert report.failures(("new-error",)) == []
+    lines = render_text(report).splitlines()
+    assert "1 diagnostic changed" in lines[1] and "new diagnostic" not in lines[1] and "fixed" not in lines[1]
+    at = lines.index("Diagnostics: 0 new, 0 fixed, 1 changed")
+    assert lines[at + 1 : at + 3] == [f"  ~ {DECODE_FILE}:17:16: error claim-mismatch: {NOW}", f"    was: {WAS}"]
+
+
+def test_fail_on_new_error_passes_when_an_old_error_changed(repo: Path) -> None:
+    done = flopkb(repo, "diff", BANDWIDTH, "--fail-on", "new-error", "--format", "json")
+    assert done.returncode == 0, done.stdout
+    data = json.loads(done.stdout)
+    assert data["diagnostics"]["new"] == [] and data["diagnostics"]["fixed"] == []
+    [changed] = data["diagnostics"]["changed"]
+    assert changed["before"]["message"] == WAS and changed["after"] == {
+        "path": DECODE_FILE,
+        "line": 17,
+        "column": 16,
+        "severity": "error",
+        "code": "claim-mismatch",
+        "message": NOW,
+    }
+    assert (data["summary"]["new_errors"], data["summary"]["changed_diagnostics"]) == (0, 1)
+
+
+def test_github_and_markdown_show_a_changed_diagnostic(repo: Path) -> None:
+    github = flopkb(repo, "diff", BANDWIDTH, "--format", "github").stdout.splitlines()
+    assert f"::error file={DECODE_FILE},line=17,col=16,title=claim-mismatch::changed: " in "\n".join(github)
+    assert any("(was: expect[0] at on accelerators/acme-x1 states 5 ms, computes 4 ms" in line for line in github)
+    markdown = flopkb(repo, "diff", BANDWIDTH, "--format", "markdown").stdout
+    assert "<summary>Diagnostics: 0 new, 0 fixed, 1 changed</summary>" in markdown
+    assert f"- ~ {DECODE_FILE}:17:16: error claim-mismatch: {NOW}" in markdown
+
+
+def test_a_new_error_is_counted_in_the_singular(repo: Path) -> None:
+    summary = render_text(diff(repo, ADDED)).splitlines()[1]
+    assert "2 new diagnostics (1 error)" in summary, summary
+
+
+def test_a_diagnostic_points_at_the_node_it_is_about() -> None:
+    source, problems = parse("id: flops/x\nformulas:\n  - id: f\n    expect:\n      - value: 5\n", "x.yaml")
+    assert source is not None and not problems
+    assert source.path_at(5, 16) == ("formulas", 0, "expect", 0, "value")
+    assert source.path_at(5, 9) == ("formulas", 0, "expect", 0, "value"), "a key: the path of its value"
+    assert source.path_at(5, 10) is None and source.path_at(9, 1) is None
+
+
+_CODES = ("claim-mismatch", "measurement-disagrees", "dangling-link")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.sampled_from(_CODES), st.integers(1, 40), st.integers(0, 999), st.integers(0, 999)),
+        max_size=8,
+        unique_by=lambda row: (row[0], row[1]),
+    ),
+    shift=st.integers(0, 30),
+    extra=st.integers(41, 60),
+)
+def test_moved_lines_and_moved_numbers_are_never_new(
+    rows: list[tuple[str, int, int, int]], shift: int, extra: int
+) -> None:
+    """The same diagnostics with lines moved and numbers changed: all paired, none new or fixed; a diagnostic about a
+    node no base diagnostic is about is new."""
+
+    def message(index: int, stated: int, computed: int) -> str:
+        return f"expect[{index}] on accelerators/acme-x1 states {stated} ms, computes {computed} ms (off by 2%)"
+
+    base = [Diagnostic("r.yaml", line, 3, code, message(line, a, b)) for code, line, a, b in rows]
+    head = [Diagnostic("r.yaml", line + shift, 3, code, message(line, a, b + 1)) for code, line, a, b in rows]
+    head.append(Diagnostic("r.yaml", extra + shift, 3, "claim-mismatch", message(extra, 1, 2)))
+    pairs, new, fixed = pair_diagnostics(
+        base, head, str, lambda d: ("formulas", d.line), lambda d: ("formulas", d.line - shift)
+    )
+    assert [(was.line + shift, now.line) for was, now in pairs] == [(d.line, d.line) for d in head[:-1]]
+    assert new == head[-1:] and fixed == []

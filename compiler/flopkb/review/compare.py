@@ -14,22 +14,20 @@ formulas that compute with that accelerator.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from flopkb.formulas.results import FormulaResult
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.memo import dependency_key
 from flopkb.links.resolver import Resolver
 from flopkb.load.models import Record, formulas_of
-from flopkb.report.diagnostics import Diagnostic
 from flopkb.review.causes import Attribution, record_place, spec_changes
+from flopkb.review.diagnostics import diagnostic_changes
 from flopkb.review.git import Comparison, Revision
 from flopkb.review.matching import Matching
 from flopkb.review.model import (
     ClaimChange,
     Commit,
-    DiagnosticLine,
     EvidenceChange,
     LinkChanges,
     Place,
@@ -76,7 +74,7 @@ def compare(base: Side, head: Side, comparison: Comparison) -> Report:
         causes=attribution.causes(values),
         values=tuple(values),
         evidence=tuple(_evidence_changes(match, attribution)),
-        **_diagnostic_changes(base.kb.diagnostics, head.kb.diagnostics),
+        **diagnostic_changes(match, base.kb.diagnostics, head.kb.diagnostics),
         records=RecordList(
             added=tuple(added),
             removed=tuple(removed),
@@ -229,43 +227,6 @@ def _evidence_changes(match: Matching, attribution: Attribution) -> Iterator[Evi
         if before != after:
             because = () if record_id in attribution.changed else attribution.edits_reaching(record_id)
             yield EvidenceChange(record_id, before, after, record_place(match.head, record_id), because)
-
-
-def _diagnostic_changes(
-    base: Iterable[Diagnostic], head: Iterable[Diagnostic]
-) -> dict[str, tuple[DiagnosticLine, ...]]:
-    """New and fixed diagnostics, told apart by file, code, severity and message: a line moved by an edit above it
-    is the same diagnostic."""
-
-    def key(diagnostic: Diagnostic) -> tuple[str, str, str, str]:
-        return diagnostic.path, diagnostic.code, str(diagnostic.severity), diagnostic.message
-
-    before, after = list(base), list(head)
-    left = Counter(map(key, before))
-    right = Counter(map(key, after))
-    new, fixed = [], []
-    for diagnostic in after:
-        if left[key(diagnostic)] > 0:
-            left[key(diagnostic)] -= 1
-        else:
-            new.append(_line(diagnostic))
-    for diagnostic in before:
-        if right[key(diagnostic)] > 0:
-            right[key(diagnostic)] -= 1
-        else:
-            fixed.append(_line(diagnostic))
-    return {"new_diagnostics": tuple(new), "fixed_diagnostics": tuple(fixed)}
-
-
-def _line(diagnostic: Diagnostic) -> DiagnosticLine:
-    return DiagnosticLine(
-        diagnostic.path,
-        diagnostic.line,
-        diagnostic.column,
-        str(diagnostic.severity),
-        diagnostic.code,
-        diagnostic.message,
-    )
 
 
 def _link_changes(match: Matching) -> LinkChanges:

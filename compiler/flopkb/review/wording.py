@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from flopkb.formulas.units import format_value
-from flopkb.review.model import Cause, ClaimChange, Commit, EvidenceChange, Report, ValueChange, summary_counts
+from flopkb.review.model import (
+    Cause,
+    ClaimChange,
+    Commit,
+    DiagnosticLine,
+    EvidenceChange,
+    Report,
+    ValueChange,
+    summary_counts,
+)
 
 STATUS = {"ok": "✓", "mismatch": "✗", "disagrees": "≠", "unchecked": "?", None: "—"}
 MARKER = "<!-- flopkb-diff -->"
@@ -42,9 +51,13 @@ def summary(report: Report) -> str:
     if counts["evidence_changed"]:
         parts.append(_plural(counts["evidence_changed"], "evidence status") + " changed")
     if counts["new_diagnostics"]:
-        parts.append(_plural(counts["new_diagnostics"], "new diagnostic") + f" ({counts['new_errors']} errors)")
+        parts.append(
+            f"{_plural(counts['new_diagnostics'], 'new diagnostic')} ({_plural(counts['new_errors'], 'error')})"
+        )
     if counts["fixed_diagnostics"]:
         parts.append(f"{counts['fixed_diagnostics']} fixed")
+    if counts["changed_diagnostics"]:
+        parts.append(f"{_plural(counts['changed_diagnostics'], 'diagnostic')} changed")
     for key, noun in (("records_added", "added"), ("records_removed", "removed"), ("records_renamed", "renamed")):
         if counts[key]:
             parts.append(f"{_plural(counts[key], 'record')} {noun}")
@@ -115,6 +128,11 @@ def value_where(change: ValueChange) -> str:
     if change.point:
         text += f" at {change.point}"
     return text
+
+
+def diagnostic_text(line: DiagnosticLine) -> str:
+    """`records/x.yaml:12:5: error claim-mismatch: ...`, as `check` prints it."""
+    return f"{line.path}:{line.line}:{line.column}: {line.severity} {line.code}: {line.message}"
 
 
 def evidence_move(change: EvidenceChange) -> str:
