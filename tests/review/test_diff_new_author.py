@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from gitrepo import commit, init, replace_in
+from gitrepo import commit, git, init, replace_in
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,11 +26,13 @@ from flopkb.review.diagnostics import pair_diagnostics
 from flopkb.review.model import Report
 from flopkb.review.run import diff_report
 from flopkb.review.text import render_text
+from flopkb.review.wording import cause_line
 from repo import REPO
 
 X1, X2 = "accelerators/acme-x1", "accelerators/acme-x2"
 FLOP = "flops/decode"
 KV = "facts/kv-cache-bytes"
+BORROW = "facts/ridge-again"
 
 _ACCELERATOR = """id: accelerators/{name}
 kind: accelerator
@@ -80,6 +82,17 @@ formulas:
     expect:
       - where: {bytes_per_elem: "2 byte"}
         value: 131072
+"""
+
+_BORROW = """id: facts/ridge-again
+kind: fact
+title: The ridge point, borrowed
+statement: |
+  As [[facts/ridge]] computes it.
+formulas:
+  - id: ridge-again
+    title: Ridge point, borrowed
+    ref: facts/ridge#ridge
 """
 
 _DATASHEET = """id: sources/acme-x1-datasheet
@@ -139,20 +152,29 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _write(root, X2, _ACCELERATOR.format(name="acme-x2", bandwidth="2.0 TB/s"))
     _write(root, "facts/ridge", _RIDGE)
     _write(root, KV, _KV)
-    commit(root, "base")
+    _write(root, BORROW, _BORROW)
+    _tag(root, "base")
     _write(root, X1, _ACCELERATOR.format(name="acme-x1", bandwidth="4.0 TB/s"))
     _write(root, "sources/acme-x1-datasheet", _DATASHEET)
     _write(root, FLOP, _FLOP)
     replace_in(root / f"records/{X2}.yaml", 'value: "2.0 TB/s"', 'value: "2.5 TB/s"')
-    commit(root, "added")
+    _tag(root, "added")
     replace_in(root / f"records/{KV}.yaml", "layers: 32", "layers: 33")
-    commit(root, "layers")
+    _tag(root, "layers")
     replace_in(root / f"records/{X1}.yaml", 'value: "4.0 TB/s"', 'value: "4.1 TB/s"')
-    commit(root, "bandwidth")
+    _tag(root, "bandwidth")
+    replace_in(root / "records/facts/ridge.yaml", "expr: hw.peak_bf16_dense", "expr: 2 * hw.peak_bf16_dense")
+    replace_in(root / f"records/{FLOP}.yaml", "reads every weight once", "reads each weight once")
+    _tag(root, "lender")
     return root
 
 
-ADDED, LAYERS, BANDWIDTH = "HEAD~3..HEAD~2", "HEAD~2..HEAD~1", "HEAD~1..HEAD"
+def _tag(root: Path, name: str) -> None:
+    commit(root, name)
+    git(root, "tag", name)
+
+
+ADDED, LAYERS, BANDWIDTH, LENDER = "base..added", "added..layers", "layers..bandwidth", "bandwidth..lender"
 
 
 def diff(root: Path, revisions: str) -> Report:
@@ -265,3 +287,32 @@ def test_moved_lines_and_moved_numbers_are_never_new(
     )
     assert [(was.line + shift, now.line) for was, now in pairs] == [(d.line, d.line) for d in head[:-1]]
     assert new == head[-1:] and fixed == []
+
+
+# Finding 13: a value's causes are the edits it reads, and only those.
+
+
+def test_the_values_of_an_added_record_have_that_record_as_their_only_cause(repo: Path) -> None:
+    report = diff(repo, ADDED)
+    spec = f"spec:{X2}:memory_bandwidth"
+    causes = {value.record: set() for value in report.values}
+    for value in report.values:
+        causes[value.record].add(value.causes)
+    assert causes == {FLOP: {(f"record:{FLOP}",)}, "facts/ridge": {(spec,)}, BORROW: {(spec,)}}
+    assert [(cause.id, cause.values, cause.records, cause.not_edited) for cause in report.causes] == [
+        (f"record:{FLOP}", 3, (FLOP,), 0),
+        (spec, 2, ("facts/ridge", BORROW), 2),
+    ], "the edit of acme-x2 did not make the values of the new flop, nor did the added accelerator or datasheet"
+    lines = render_text(report).splitlines()
+    assert "5 values changed in 3 records (2 records not edited themselves)" in lines[1]
+    assert f"  {FLOP} added → 3 values in 1 record" in lines
+    assert sum(line.startswith(f"    {FLOP}#") for line in lines) == 3, "each value under one cause"
+    assert any(line.endswith("→ 2 values in 2 records not edited themselves") for line in lines)
+
+
+def test_a_borrowed_formula_s_values_are_caused_by_its_lender_and_not_by_prose(repo: Path) -> None:
+    report = diff(repo, LENDER)
+    assert report.records.edited == ("facts/ridge", FLOP)
+    [cause] = report.causes
+    assert (cause.id, cause.records, cause.not_edited) == ("record:facts/ridge", ("facts/ridge", BORROW), 1)
+    assert cause_line(cause).endswith("→ 2 values in 2 records (1 record not edited itself)")

@@ -43,11 +43,8 @@ def summary(report: Report) -> str:
     elif counts["agreement_changed"]:
         parts.append(_plural(counts["agreement_changed"], "agreement") + " with a measurement changed")
     if counts["values_changed"]:
-        records = counts["records_with_values_changed"]
-        parts.append(
-            f"{_plural(counts['values_changed'], 'value')} changed in {_plural(records, 'record')}"
-            f" ({counts['records_with_values_changed_not_edited']} of them not edited)"
-        )
+        records = in_records(counts["records_with_values_changed"], counts["records_with_values_changed_not_edited"])
+        parts.append(f"{_plural(counts['values_changed'], 'value')} changed {records}")
     if counts["evidence_changed"]:
         parts.append(_plural(counts["evidence_changed"], "evidence status") + " changed")
     if counts["new_diagnostics"]:
@@ -116,9 +113,20 @@ def because(ids: tuple[str, ...], files: dict[str, str]) -> str:
 
 
 def cause_line(cause: Cause) -> str:
-    """ "`memory_bandwidth` of hw/h200: 4.8 TB/s → 4.9 TB/s → 37 values in 6 records, 5 of them not edited"."""
-    records = _plural(len(cause.records), "record")
-    return f"{cause.what} → {_plural(cause.values, 'value')} in {records}, {cause.not_edited} of them not edited"
+    """ "`memory_bandwidth` of hw/h200: 4.8 TB/s → 4.9 TB/s → 37 values in 6 records (5 records not edited
+    themselves)"."""
+    return f"{cause.what} → {_plural(cause.values, 'value')} {in_records(len(cause.records), cause.not_edited)}"
+
+
+def in_records(records: int, not_edited: int) -> str:
+    """`in 6 records (5 records not edited themselves)`: where values changed, and how many of those records the change
+    did not edit."""
+    text = f"in {_plural(records, 'record')}"
+    if not_edited == records:
+        return text + (" not edited itself" if records == 1 else " not edited themselves")
+    if not_edited:
+        return text + f" ({_plural(not_edited, 'record')} not edited {'itself' if not_edited == 1 else 'themselves'})"
+    return text
 
 
 def value_where(change: ValueChange) -> str:
