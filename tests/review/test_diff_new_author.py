@@ -126,6 +126,8 @@ formulas:
     expect:
       - hardware: accelerators/acme-x1
         value: 5
+      - hardware: accelerators/acme-x2
+        value: 6.4
   - id: steps-per-s
     title: Steps per second
     expr: hw.memory_bandwidth / weight_bytes
@@ -166,6 +168,9 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     replace_in(root / "records/facts/ridge.yaml", "expr: hw.peak_bf16_dense", "expr: 2 * hw.peak_bf16_dense")
     replace_in(root / f"records/{FLOP}.yaml", "reads every weight once", "reads each weight once")
     _tag(root, "lender")
+    replace_in(root / f"records/{X1}.yaml", 'value: "4.1 TB/s"', 'value: "4.2 TB/s"')
+    replace_in(root / f"records/{X2}.yaml", 'value: "2.5 TB/s"', 'value: "3.2 TB/s"')
+    _tag(root, "both")
     return root
 
 
@@ -175,6 +180,7 @@ def _tag(root: Path, name: str) -> None:
 
 
 ADDED, LAYERS, BANDWIDTH, LENDER = "base..added", "added..layers", "layers..bandwidth", "bandwidth..lender"
+BOTH = "lender..both"
 
 
 def diff(root: Path, revisions: str) -> Report:
@@ -316,3 +322,12 @@ def test_a_borrowed_formula_s_values_are_caused_by_its_lender_and_not_by_prose(r
     [cause] = report.causes
     assert (cause.id, cause.records, cause.not_edited) == ("record:facts/ridge", ("facts/ridge", BORROW), 1)
     assert cause_line(cause).endswith("→ 2 values in 2 records (1 record not edited itself)")
+
+
+def test_a_claim_is_failing_because_of_its_own_accelerator_alone(repo: Path) -> None:
+    report = diff(repo, BOTH)
+    [claim] = report.claims
+    assert (claim.record, claim.hardware, claim.before, claim.after) == (FLOP, X2, "ok", "mismatch")
+    assert claim.because == (X2,), "the edit of acme-x1 is not read by a claim on acme-x2"
+    spec = {value.hardware: value.causes for value in report.values if value.formula == "decode-time"}
+    assert spec == {X1: (f"spec:{X1}:memory_bandwidth",), X2: (f"spec:{X2}:memory_bandwidth",)}
