@@ -33,6 +33,7 @@ X1, X2 = "accelerators/acme-x1", "accelerators/acme-x2"
 FLOP = "flops/decode"
 KV = "facts/kv-cache-bytes"
 BORROW = "facts/ridge-again"
+SHEET = "sources/acme-x1-datasheet"
 
 _ACCELERATOR = """id: accelerators/{name}
 kind: accelerator
@@ -157,7 +158,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _write(root, BORROW, _BORROW)
     _tag(root, "base")
     _write(root, X1, _ACCELERATOR.format(name="acme-x1", bandwidth="4.0 TB/s"))
-    _write(root, "sources/acme-x1-datasheet", _DATASHEET)
+    _write(root, SHEET, _DATASHEET)
     _write(root, FLOP, _FLOP)
     replace_in(root / f"records/{X2}.yaml", 'value: "2.0 TB/s"', 'value: "2.5 TB/s"')
     _tag(root, "added")
@@ -170,6 +171,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _tag(root, "lender")
     replace_in(root / f"records/{X1}.yaml", 'value: "4.1 TB/s"', 'value: "4.2 TB/s"')
     replace_in(root / f"records/{X2}.yaml", 'value: "2.5 TB/s"', 'value: "3.2 TB/s"')
+    replace_in(root / f"records/{SHEET}.yaml", 'value: "250 1/s"', 'value: "200 1/s"')
     _tag(root, "both")
     return root
 
@@ -329,5 +331,8 @@ def test_a_claim_is_failing_because_of_its_own_accelerator_alone(repo: Path) -> 
     [claim] = report.claims
     assert (claim.record, claim.hardware, claim.before, claim.after) == (FLOP, X2, "ok", "mismatch")
     assert claim.because == (X2,), "the edit of acme-x1 is not read by a claim on acme-x2"
+    [agreement] = report.agreement
+    assert (agreement.hardware, agreement.before, agreement.after) == (X1, "ok", "disagrees")
+    assert agreement.because == (X1, SHEET), "the measurement it names changed too"
     spec = {value.hardware: value.causes for value in report.values if value.formula == "decode-time"}
     assert spec == {X1: (f"spec:{X1}:memory_bandwidth",), X2: (f"spec:{X2}:memory_bandwidth",)}

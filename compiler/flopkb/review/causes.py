@@ -193,13 +193,14 @@ class Attribution:
 
 
 def computing_part(record: Record | None) -> tuple[object, ...] | None:
-    """What of a record its own formulas and claims compute with: every field but its prose."""
+    """What of a record formulas and claims compute with (its own formulas, a source's measurements that claims
+    name): every field but its prose."""
     if record is None:
         return None
     return tuple(getattr(record, name, None) for name in _COMPUTING_FIELDS)
 
 
-_COMPUTING_FIELDS = ("kind", "formulas", "hardware_parameters", "affected_by_hardware")
+_COMPUTING_FIELDS = ("kind", "formulas", "hardware_parameters", "affected_by_hardware", "measurements")
 
 
 def record_place(kb: KnowledgeBase, record_id: str) -> Place | None:
