@@ -257,7 +257,7 @@ def graph(root: str | None, output_format: str, output: str | None) -> None:
 @click.option("--undo", is_flag=True, help="Undo an interrupted move: every file back as it was before it.")
 def mv(root: str | None, old: str | None, new: str | None, dry_run: bool, finish_only: bool, undo: bool) -> None:
     """Rename record OLD to id NEW: move its file, rewrite every link to it, keep OLD as an alias."""
-    from flopkb.authoring.folders import folder_warning
+    from flopkb.authoring.folders import move_warning
     from flopkb.links.journal import pending
     from flopkb.links.journal import undo as undo_move
     from flopkb.links.mv import MoveError, move
@@ -283,16 +283,10 @@ def mv(root: str | None, old: str | None, new: str | None, dry_run: bool, finish
             plan = move(config, old, new, dry_run=dry_run)
         except MoveError as error:
             raise UsageError(str(error)) from error
-    verb = "would move" if dry_run else "moved"
-    click.echo(f"{verb} {plan.old_path} -> {plan.new_path}")
-    for path, count in sorted(plan.rewritten.items()):
-        click.echo(f"  {path}: {count} link{'s' if count != 1 else ''} rewritten")
-    if plan.alias_added:
-        click.echo(f"  {plan.new_path}: '{plan.old}' added to aliases")
-    if plan.kind is not None and folder_warning(plan.kind, plan.old) is None:  # a base that follows the convention
-        misplaced = folder_warning(plan.kind, plan.new)
-        if misplaced:
-            click.echo(f"warning: {misplaced}", err=True)
+    click.echo("\n".join(plan.summary(dry_run)))
+    misplaced = plan.kind and move_warning(plan.kind, plan.old, plan.new)
+    if misplaced:
+        click.echo(f"warning: {misplaced}", err=True)
 
 
 @main.command(short_help="Write the JSON Schemas for editors into schema/.")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,6 +68,14 @@ class MovePlan:
     """How many links were rewritten, by root-relative path of the file that holds them (the moved file as
     `new_path`)."""
     alias_added: bool = False
+
+    def summary(self, dry_run: bool) -> Iterator[str]:
+        """What the move does (or, `dry_run`, would do), a line each."""
+        yield f"{'would move' if dry_run else 'moved'} {self.old_path} -> {self.new_path}"
+        for path, count in sorted(self.rewritten.items()):
+            yield f"  {path}: {count} link{'s' if count != 1 else ''} rewritten"
+        if self.alias_added:
+            yield f"  {self.new_path}: '{self.old}' added to aliases"
 
 
 def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
