@@ -182,3 +182,10 @@ def test_record_models_are_built_without_a_scan_for_pydantic_plugins(kb: Path) -
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env={"PATH": ""}, check=True)
     assert done.stderr.strip() == "True None"
+
+
+def test_the_command_list_says_what_each_command_does_in_full() -> None:
+    listed = CliRunner().invoke(main, ["--help"], terminal_width=80).output.split("Commands:\n", 1)[1]
+    commands = [line.split(None, 1) for line in listed.splitlines() if line.strip()]
+    assert {name for name, _ in commands} == set(main.commands)
+    assert [summary for _, summary in commands if summary.endswith("...") or not summary.endswith(".")] == []

@@ -67,7 +67,7 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
         )
     else:
         kb.links = linked.links(kb.entries, resolver.target)
-    yield from linked.emphasis
+    yield from linked.prose_warnings
     for link in suspects:
         target_id = link.resolved
         if target_id is None:

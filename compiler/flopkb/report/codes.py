@@ -202,6 +202,15 @@ _CATALOGUE = [
         "`k×T_base`; the hint quotes the place.",
     ),
     Code(
+        "split-link",
+        W,
+        "A `[[` link broken over two lines: the page shows it as text.",
+        "Prose wrapped at a fixed width can break a link between two lines. A link stands on one line, so the page "
+        "shows its brackets and text, the link graph lacks the edge, and no other check notices.",
+        "statement: |\n  The cost grows with [[flops/prefill-attention-\n  quadratic]] as the prompt grows.",
+        "Join the two lines: the hint gives the link as it reads on one line (a line may be longer than the others).",
+    ),
+    Code(
         "wrong-kind-ref",
         E,
         "A typed reference lands on a record of the wrong kind.",
