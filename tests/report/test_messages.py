@@ -374,6 +374,13 @@ def test_a_homepage_without_its_scheme_offers_the_url(tmp_path: Path) -> None:
     assert diagnostic.hint == "did you mean https://github.com/org/e?"
 
 
+def test_a_source_url_without_its_scheme_offers_the_url_not_a_record(tmp_path: Path) -> None:
+    text = ENGINE + "sources: [www.example.org/paper, sources/nowhere]\n"
+    kb = compile_kb(write_kb(tmp_path, {"records/engines/e.yaml": text}))
+    hints = [(d.line, d.column, d.hint) for d in kb.diagnostics if d.code == "dangling-ref"]
+    assert hints == [(4, 11, "did you mean https://www.example.org/paper?"), (4, 34, None)]
+
+
 def test_a_text_where_a_list_goes_is_offered_as_a_list_of_one(tmp_path: Path) -> None:
     text = ENGINE + 'features: "Separate draft"\n'
     diagnostic = the_diagnostic(tmp_path, {"records/engines/e.yaml": text}, "invalid-value")

@@ -89,6 +89,11 @@ class Link(NamedTuple):
         return self.offset >= 0
 
     @property
+    def takes_urls(self) -> bool:
+        """Whether its field takes an http(s) URL as well as a ref (`sources`)."""
+        return self.origin == "source"
+
+    @property
     def position(self) -> tuple[int, int]:
         """1-based (line, column) in the file: of the `[[` for prose, of the scalar for a ref. Computed on each call."""
         source = self.source

@@ -15,6 +15,7 @@ from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.cached import link_all
 from flopkb.links.extract import Link
 from flopkb.links.resolver import AMBIGUOUS, Resolution, Resolver
+from flopkb.load.models import with_scheme
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import closest
 
@@ -106,13 +107,14 @@ def _unresolved(link: Link, found: Resolution, resolver: Resolver) -> Diagnostic
         return make(
             "dangling-link", link.file, line, column, f"{link.text} resolves to no record", resolver.hint(link.target)
         )
+    url = with_scheme(link.target) if link.takes_urls else None
     return make(
         "dangling-ref",
         link.file,
         line,
         column,
         f"{_describe(link)} resolves to no record",
-        resolver.hint(link.target, link.kinds),
+        f"did you mean {url}?" if url else resolver.hint(link.target, link.kinds),
     )
 
 

@@ -173,13 +173,13 @@ MeasurementRef = Annotated[str, AfterValidator(_anchored), RefTo("source", ancho
 SourceRef = Annotated[str, AfterValidator(_target), RefTo("source", urls=True)]
 
 
-def _with_scheme(value: str) -> str | None:
+def with_scheme(value: str) -> str | None:
     """`github.com/x` as the URL it stands for."""
     return f"https://{value}" if re.fullmatch(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?", value) else None
 
 
 Url = Annotated[
-    str, _pattern(re.compile(r"https?://\S+"), "an http(s) URL", _with_scheme, "write it with its scheme: {}")
+    str, _pattern(re.compile(r"https?://\S+"), "an http(s) URL", with_scheme, "write it with its scheme: {}")
 ]
 
 
