@@ -413,3 +413,58 @@ def test_a_file_whose_name_is_no_id_is_told_the_name_to_give_it(tmp_path: Path) 
 def test_an_id_offered_for_one_written_is_valid(written: str) -> None:
     like = id_like(written)
     assert like is None or (id_problem(like) is None and like != written)
+
+
+# A unit in another case, spelt out, or standing for two units: the hint keeps the prefix
+
+
+@pytest.mark.parametrize(
+    ("parameter", "written", "message", "hint"),
+    [
+        ("memory_capacity", "96 GBytes", "unknown unit 'GBytes'", "write `96 GB`"),
+        ("memory_capacity", "96 gb", "unknown unit 'gb'", "write `96 GB` (gigabyte) or `96 Gbit` (gigabit)"),
+        ("memory_capacity", "96 Gb", "unknown unit 'Gb'", "write `96 GB` (gigabyte) or `96 Gbit` (gigabit)"),
+        ("memory_capacity", "128 KB", "unknown unit 'KB'", "write `128 kB` (kilobyte) or `128 KiB` (kibibyte)"),
+        ("memory_bandwidth", "4.0 TByte/s", "unknown unit 'TByte' in 'TByte/s'", "write `4.0 TB/s`"),
+        ("memory_bandwidth", "4.0 TB/S", "unknown unit 'S' in 'TB/S'", "write `4.0 TB/s`"),
+        ("memory_bandwidth", "4,0 TB/s", "the number '4,0' has a ','",
+         "write numbers without thousands separators and with '.' for decimals: `4.0 TB/s`"),
+    ],
+)  # fmt: skip
+def test_a_spec_in_a_unit_that_does_not_read_is_written_out_with_its_prefix(
+    tmp_path: Path, parameter: str, written: str, message: str, hint: str
+) -> None:
+    wrong = accelerator("hw/b200", **{parameter: written})
+    diagnostic = the_diagnostic(tmp_path, {"records/hw/b200.yaml": wrong}, "invalid-value")
+    assert (diagnostic.line, diagnostic.column) == (5, len(f'  {parameter}: {{value: "'))
+    assert diagnostic.message == f"specs.{parameter}: {message}"
+    assert diagnostic.hint == hint
+
+
+def test_a_peak_quoted_from_a_datasheet_loses_its_thousands_separator(tmp_path: Path) -> None:
+    wrong = accelerator("hw/b200", peak_bf16_dense="1,979 TFLOP/s")
+    diagnostic = the_diagnostic(tmp_path, {"records/hw/b200.yaml": wrong}, "invalid-value")
+    assert diagnostic.message == "specs.peak_bf16_dense: the number '1,979' has a ','"
+    assert diagnostic.hint == ("write numbers without thousands separators and with '.' for decimals: `1979 TFLOP/s`")
+
+
+def test_a_bare_number_for_a_bandwidth_keeps_its_digits_in_every_example(tmp_path: Path) -> None:
+    wrong = accelerator("hw/b200", memory_bandwidth="4000")
+    diagnostic = the_diagnostic(tmp_path, {"records/hw/b200.yaml": wrong}, "unit-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (5, 29)
+    assert diagnostic.hint == (
+        "a bare number has no unit: write it with the unit it is in, a unit of byte/s, e.g. `4000 GB/s` or `4000 TB/s`"
+    )
+
+
+def test_a_spec_missing_a_per_second_keeps_the_number_as_written(tmp_path: Path) -> None:
+    wrong = accelerator("hw/b200", memory_bandwidth="4.77612 TB")
+    diagnostic = the_diagnostic(tmp_path, {"records/hw/b200.yaml": wrong}, "unit-mismatch")
+    assert diagnostic.hint == "write the value in a unit of byte/s, e.g. `4.77612 TB/s`"
+
+
+def test_a_unit_in_a_what_if_keeps_its_prefix(tmp_path: Path) -> None:
+    text = sweep_flop(["4 GBytes/s"]).replace('["', '"').replace('"]', '"')
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
+    assert diagnostic.message == "input `bw`: unknown unit 'GBytes' in 'GBytes/s'"
+    assert diagnostic.hint == "write `4 GB/s`"
