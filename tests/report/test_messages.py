@@ -468,3 +468,28 @@ def test_a_unit_in_a_what_if_keeps_its_prefix(tmp_path: Path) -> None:
     diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
     assert diagnostic.message == "input `bw`: unknown unit 'GBytes' in 'GBytes/s'"
     assert diagnostic.hint == "write `4 GB/s`"
+
+
+# Where a claim is
+
+
+HW_FLOP = FLOP + (
+    "formulas:\n  - id: stream\n    expr: bytes / hw.memory_bandwidth\n    unit: ms\n    inputs:\n      bytes: 10 GB\n"
+    "    hardware: [hw/h100]\n"
+)
+
+
+def test_a_claim_without_where_is_placed_on_its_accelerator_alone(tmp_path: Path) -> None:
+    text = HW_FLOP + "    expect:\n      - {hardware: hw/h100, value: 5 ms}\n"
+    files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
+    diagnostic = the_diagnostic(tmp_path, files, "claim-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (13, 36)
+    assert diagnostic.message == "expect[0] on hw/h100 states 5 ms, computes 2.98507 ms (off by 68%, tolerance 1%)"
+
+
+def test_a_claim_without_where_outside_the_regime_is_placed_on_its_accelerator_alone(tmp_path: Path) -> None:
+    text = HW_FLOP.replace("    hardware:", "    valid_when: bytes > 2 * bytes\n    hardware:")
+    text += "    expect:\n      - {hardware: hw/h100, value: 2.98507 ms}\n"
+    files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
+    diagnostic = the_diagnostic(tmp_path, files, "claim-out-of-regime")
+    assert diagnostic.message.startswith("expect[0] on hw/h100 lies outside the formula's regime: ")

@@ -243,8 +243,7 @@ class ClaimChecker:
             )
             return result(None, CLAIM_UNCHECKED, problem.message)
         assert target.value is not None
-        pinned = [f"{name} = {format_value(value)}" for name, value in where] + ([f"on {hardware}"] if hardware else [])
-        at_point = f" at {', '.join(pinned)}" if pinned else ""
+        at_point = _point_text(where, hardware)
         in_regime = self.in_regime(values, hardware, specs)
         if not in_regime:
             assert self.condition is not None
@@ -356,6 +355,12 @@ class ClaimChecker:
                 f"(e.g. `unit: {point.value.strip().partition(' ')[2].strip()}`)",
             )
             return Target(None, point.value, point)
+
+
+def _point_text(where: list[tuple[str, QuantityLike]], hardware: str | None) -> str:
+    """Where a claim is, for its messages: ` at batch = 64, on hw/h100`, ` on hw/h100` (no `where`), or nothing."""
+    pinned = [f"{name} = {format_value(value)}" for name, value in where] + ([f"on {hardware}"] if hardware else [])
+    return f" {'at ' if where else ''}{', '.join(pinned)}" if pinned else ""
 
 
 def _prefix_slip(stated: float, computed: float, tolerance: float) -> int | None:
