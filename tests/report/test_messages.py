@@ -493,3 +493,42 @@ def test_a_claim_without_where_outside_the_regime_is_placed_on_its_accelerator_a
     files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
     diagnostic = the_diagnostic(tmp_path, files, "claim-out-of-regime")
     assert diagnostic.message.startswith("expect[0] on hw/h100 lies outside the formula's regime: ")
+
+
+# A formula without a unit
+
+
+def test_a_misspelt_unit_is_named_by_what_follows_from_it(tmp_path: Path) -> None:
+    text = HW_FLOP.replace("unit: ms", "units: ms") + "    expect:\n      - {hardware: hw/h100, value: 2.98507 ms}\n"
+    files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
+    result = the_diagnostic(tmp_path, files, "formula-unit-mismatch")
+    assert (result.line, result.column) == (7, 11)
+    assert result.message == (
+        "the result is [time] but the formula has no unit (dimensionless): is `units` on line 8 meant to be `unit`?"
+    )
+    assert result.hint == "rename `units` on line 8 to `unit`"
+    claim = the_diagnostic(tmp_path, files, "unit-mismatch")
+    assert (claim.line, claim.column) == (13, 36)
+    assert claim.message == (
+        "expect[0].value: 2.98507 ms is [time], but the formula has no unit (dimensionless): "
+        "is `units` on line 8 meant to be `unit`?"
+    )
+    assert claim.hint == "rename `units` on line 8 to `unit`"
+
+
+def test_a_claim_in_a_unit_the_formula_lacks_offers_it_to_the_formula(tmp_path: Path) -> None:
+    text = HW_FLOP.replace("    unit: ms\n", "") + "    expect:\n      - {hardware: hw/h100, value: 2.98507 ms}\n"
+    files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
+    result = the_diagnostic(tmp_path, files, "formula-unit-mismatch")
+    assert result.message == "the result is [time] but the formula has no unit (dimensionless)"
+    claim = the_diagnostic(tmp_path, files, "unit-mismatch")
+    assert claim.message == "expect[0].value: 2.98507 ms is [time], but the formula has no unit (dimensionless)"
+    assert claim.hint == "give the formula the claim's unit (`unit: ms`), or write the value as a bare number"
+
+
+def test_a_claim_of_another_dimension_is_quoted_as_written(tmp_path: Path) -> None:
+    text = HW_FLOP + "    expect:\n      - {hardware: hw/h100, value: 4.77612 GB}\n"
+    files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
+    claim = the_diagnostic(tmp_path, files, "unit-mismatch")
+    assert claim.message == "expect[0].value: 4.77612 GB is [information], not [time] (the formula's unit is ms)"
+    assert claim.hint == "write the value in the formula's unit, e.g. `4.77612 ms`, or as a bare number"

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flopkb.formulas.context import FormulaReporter
 from flopkb.formulas.definitions import Definition
@@ -47,14 +47,19 @@ from flopkb.formulas.units import (
     DIMENSIONLESS,
     Dimension,
     QuantityError,
+    dimension_of,
     format_dimension,
     format_number,
     format_value,
     magnitude_in,
     to_base,
+    written_parts,
 )
 from flopkb.load.models import Expect
 from flopkb.report.hints import closest
+
+if TYPE_CHECKING:
+    from flopkb.formulas.units import Quantity
 
 
 class Target:
@@ -316,17 +321,30 @@ class ClaimChecker:
             return Target(None, str(raw))
         if isinstance(quantity, (int, float)) or not quantity.unit_items():
             return Target(float(getattr(quantity, "magnitude", quantity)), str(raw).strip())
+        text = str(raw).strip()
         try:
-            return Target(magnitude_in(quantity, unit), str(raw).strip())
-        except QuantityError as error:
-            self.report(
-                "unit-mismatch",
-                self.at("expect", index, "value"),
-                f"expect[{index}].value: {error.message} (the formula's unit is {unit})",
-                f"write the value in the formula's unit, e.g. `{format_number(float(quantity.magnitude), 6)} {unit}`, "
-                f"or as a bare number",
+            return Target(magnitude_in(quantity, unit), text)
+        except QuantityError:
+            problem = self.other_dimension(index, text, quantity, unit)
+            self.report("unit-mismatch", self.at("expect", index, "value"), *problem)
+            return Target(None, text)
+
+    def other_dimension(self, index: int, text: str, quantity: Quantity, unit: str) -> tuple[str, str]:
+        """The message and hint of a claimed value (`text`, as written) of another dimension than the formula's
+        `unit`."""
+        number, own = written_parts(text)
+        dimension = format_dimension(to_base(quantity)[1])
+        if unit.strip() != "1":
+            return (
+                f"expect[{index}].value: {text} is {dimension}, not {format_dimension(dimension_of(unit))} "
+                f"(the formula's unit is {unit})",
+                f"write the value in the formula's unit, e.g. `{number} {unit}`, or as a bare number",
             )
-            return Target(None, str(raw).strip())
+        message = f"expect[{index}].value: {text} is {dimension}, but the formula has no unit (dimensionless)"
+        slip = self.reporter.unit_slip()
+        if slip is not None:
+            return f"{message}: is {slip} meant to be `unit`?", f"rename {slip} to `unit`"
+        return message, f"give the formula the claim's unit (`unit: {own}`), or write the value as a bare number"
 
     def measured(self, index: int, row: Expect, unit: str) -> Target:
         """The named measurement's value in the formula's unit; a reason when another check reports the problem."""

@@ -458,9 +458,13 @@ def _mismatch(node: Node, message: str) -> FormulaProblem:
 
 def _check_target(expr: Expr, dimension: Dimension, target: Dimension, unit: str) -> None:
     if dimension != target:
+        if unit.strip() == "1":
+            wanted = "the formula has no unit (dimensionless)"
+        else:
+            wanted = f"unit {unit!r} is {format_dimension(target)}"
         raise FormulaProblem(
             "formula-unit-mismatch",
-            f"the result is {format_dimension(dimension)} but unit {unit!r} is {format_dimension(target)}",
+            f"the result is {format_dimension(dimension)} but {wanted}",
             f"`{expr}` comes out in {dimension_unit(dimension)}: use a unit of that dimension "
             f"(e.g. `unit: {dimension_unit(dimension)}`), or fix the expression",
         )

@@ -421,12 +421,17 @@ def unit_symbols(text: str) -> str:
     return _format_unit([(name, Fraction(_real(exponent))) for name, exponent in unit._units.items()])
 
 
+def written_parts(text: str) -> tuple[str, str]:
+    """The number and the unit of a quantity as written (`"4.77612 ms"`: `4.77612`, `ms`); ("", "") when `text` is no
+    `<number> <unit>`."""
+    match = _QUANTITY_RE.fullmatch(text)
+    return (match.group(1), match.group(2)) if match else ("", "")
+
+
 def significant_digits(text: str) -> int:
-    """How many significant digits the number that starts `text` is written with (`4.77612 ms`: 6, `0.050`: 2)."""
-    match = re.match(rf"\s*{_NUMBER}", text)
-    mantissa = re.split("[eE]", match.group())[0] if match else ""
-    digits = mantissa.replace(".", "").lstrip(" +-0")
-    return len(digits) or 1
+    """How many significant digits the number of a quantity is written with (`4.77612 ms`: 6, `0.050`: 2)."""
+    mantissa = re.split("[eE]", written_parts(text)[0])[0]
+    return len(mantissa.replace(".", "").lstrip("+-0")) or 1
 
 
 def _format_unit(items: list[tuple[str, Fraction]]) -> str:
