@@ -532,3 +532,13 @@ def test_a_claim_of_another_dimension_is_quoted_as_written(tmp_path: Path) -> No
     claim = the_diagnostic(tmp_path, files, "unit-mismatch")
     assert claim.message == "expect[0].value: 4.77612 GB is [information], not [time] (the formula's unit is ms)"
     assert claim.hint == "write the value in the formula's unit, e.g. `4.77612 ms`, or as a bare number"
+
+
+@pytest.mark.parametrize(("written", "fraction"), [("5%", "0.05"), ("2.5 %", "0.025"), ("10%", "0.1")])
+def test_a_tolerance_in_percent_is_told_as_the_fraction(tmp_path: Path, written: str, fraction: str) -> None:
+    text = HW_FLOP + f"    expect:\n      - {{hardware: hw/h100, value: 2.98507 ms, rel_tol: {written}}}\n"
+    files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
+    diagnostic = the_diagnostic(tmp_path, files, "invalid-value")
+    assert (diagnostic.line, diagnostic.column) == (13, 57)
+    assert diagnostic.message == f"formulas[0].expect[0].rel_tol: expected a number, got the text '{written}'"
+    assert diagnostic.hint == f"write it as a fraction: {fraction}"
