@@ -542,3 +542,13 @@ def test_a_tolerance_in_percent_is_told_as_the_fraction(tmp_path: Path, written:
     assert (diagnostic.line, diagnostic.column) == (13, 57)
     assert diagnostic.message == f"formulas[0].expect[0].rel_tol: expected a number, got the text '{written}'"
     assert diagnostic.hint == f"write it as a fraction: {fraction}"
+
+
+def test_an_invalid_id_is_offered_the_id_the_path_implies(tmp_path: Path) -> None:
+    text = ENGINE.replace("id: engines/e", "id: Flops/My Record")
+    diagnostic = the_diagnostic(tmp_path, {"records/engines/e.yaml": text}, "invalid-id")
+    assert (diagnostic.line, diagnostic.column) == (1, 5)
+    assert diagnostic.message == (
+        "id: 'Flops/My Record' is not a valid id: the segment 'Flops' must match [a-z0-9][a-z0-9._-]*"
+    )
+    assert diagnostic.hint == "set id: engines/e, the id that the file's path implies"

@@ -222,6 +222,8 @@ def _diagnostic(
         line, column = source.position(path, key="[key]" in trailing)
         message = f"{where}: {_message(item)}"
         hint = (item.get("ctx") or {}).get("hint") or _flow_list_hint(item) or _list_hint(item) or _percent_hint(item)
+        if code == "invalid-id" and path == ("id",) and id_problem(context.record_id) is None:
+            hint = f"set id: {context.record_id}, the id that the file's path implies"
     return make(code, source.path, line, column, message, hint)
 
 

@@ -136,8 +136,9 @@ _CATALOGUE = [
         "An id that breaks the id grammar.",
         "Ids are paths and link targets; they must be lower-case segments `[a-z0-9][a-z0-9._-]*` joined by `/`.",
         "id: Flops/My Record",
-        "Use lower-case letters, digits, `.`, `_` and `-` only; the hint names the file the id it is closest to "
-        "would have (`records/flops/my-record.yaml`).",
+        "Use lower-case letters, digits, `.`, `_` and `-` only. At the `id:` field the hint names the id the "
+        "file's path implies (`set id: flops/my-record`); at an invalid file name, the name the closest id would "
+        "have (`records/flops/my-record.yaml`).",
     ),
     Code(
         "id-path-mismatch",
