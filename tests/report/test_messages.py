@@ -552,3 +552,59 @@ def test_an_invalid_id_is_offered_the_id_the_path_implies(tmp_path: Path) -> Non
         "id: 'Flops/My Record' is not a valid id: the segment 'Flops' must match [a-z0-9][a-z0-9._-]*"
     )
     assert diagnostic.hint == "set id: engines/e, the id that the file's path implies"
+
+
+# A formula's regime (valid_when)
+
+
+def regime_diagnostic(root: Path, valid_when: str, code: str) -> Diagnostic:
+    """The one `code` diagnostic of a formula on hw/h100 (line 11: `    valid_when: <valid_when>`)."""
+    text = HW_FLOP.replace("    hardware:", f"    valid_when: {valid_when}\n    hardware:")
+    return the_diagnostic(root, {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}, code)
+
+
+def test_a_misspelt_parameter_in_valid_when_is_told_once_where_it_is_written(tmp_path: Path) -> None:
+    diagnostic = regime_diagnostic(tmp_path, "bytes <= hw.memory_capacty", "formula-unknown-name")
+    assert (diagnostic.line, diagnostic.column) == (11, 26)
+    assert diagnostic.message == (
+        "valid_when: hw.memory_capacty is not a hardware parameter (schema/vocabulary.yaml has no `memory_capacty`)"
+    )
+    assert diagnostic.hint == "did you mean hw.memory_capacity?"
+    assert not [d for d in compile_kb(tmp_path).diagnostics if d.code == "formula-missing-spec"]
+
+
+def test_a_spec_only_valid_when_uses_is_asked_for_valid_when(tmp_path: Path) -> None:
+    diagnostic = regime_diagnostic(tmp_path, "bytes <= hw.memory_capacity", "formula-missing-spec")
+    assert diagnostic.message == "hw/h100 has no spec `memory_capacity`, which valid_when uses (hw.memory_capacity)"
+
+
+def test_valid_when_over_hw_without_accelerators_is_told_at_valid_when(tmp_path: Path) -> None:
+    text = FLOP + "formulas:\n  - id: f\n    expr: layers * 2\n    inputs:\n      layers: 32\n"
+    text += "    valid_when: layers <= hw.memory_capacity\n    expect:\n      - {value: 64}\n"
+    kb = compile_kb(write_kb(tmp_path, {"records/flops/y.yaml": OTHER, "records/flops/x.yaml": text}))
+    told = {d.code: (d.line, d.column, d.message) for d in kb.diagnostics if d.code != "orphan"}
+    assert told == {
+        "formula-missing-spec": (10, 17, "valid_when uses hw.memory_capacity but no accelerator is in scope"),
+        "invalid-value": (12, 9, "expect[0] names no accelerator, but valid_when uses hw."),
+    }
+
+
+def test_a_comparison_of_two_dimensions_is_quoted_as_written(tmp_path: Path) -> None:
+    diagnostic = regime_diagnostic(tmp_path, "bytes <= hw.memory_bandwidth", "formula-unit-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (11, 17)
+    assert diagnostic.message == (
+        "valid_when: `bytes <= hw.memory_bandwidth` compares [information] with [information] / [time]"
+    )
+    assert diagnostic.hint == "compare quantities of one dimension: correct the side that is not the quantity meant"
+
+
+def test_a_term_an_accelerator_lacks_is_asked_of_the_accelerator_not_respelt(tmp_path: Path) -> None:
+    text = HW_FLOP.replace("expr: bytes / hw.memory_bandwidth", "expr: bytes / hw.memory_capacity")
+    text = text.replace("unit: ms", "unit: 1")
+    files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
+    diagnostic = the_diagnostic(tmp_path, files, "formula-missing-spec")
+    assert diagnostic.message == "hw/h100 has no spec `memory_capacity`, which the expression uses (hw.memory_capacity)"
+    assert diagnostic.hint == (
+        'give hw/h100 a spec `memory_capacity` in its `specs` (e.g. `memory_capacity: {value: "...", basis: '
+        "vendor-spec}`), or leave it out of the formula's `hardware`"
+    )

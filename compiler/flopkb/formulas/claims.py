@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from flopkb.formulas.context import FormulaReporter
 from flopkb.formulas.definitions import Definition
 from flopkb.formulas.evaluate import FormulaProblem, QuantityLike, evaluate_point
-from flopkb.formulas.expr import Expr
+from flopkb.formulas.expr import Expr, HwParam, walk
 from flopkb.formulas.regime import Condition, holds_at
 from flopkb.formulas.results import (
     CLAIM_DISAGREES,
@@ -177,7 +177,7 @@ class ClaimChecker:
                 self.report(
                     "invalid-value",
                     self.at(*here),
-                    f"expect[{index}] names no accelerator, but the expression uses hw.",
+                    f"expect[{index}] names no accelerator, but {_hw_user(expr)} uses hw.",
                     "add `hardware: <accelerator>` to the claim" + (f", e.g. {scope[0]}" if scope else ""),
                 )
                 ok = False
@@ -373,6 +373,11 @@ class ClaimChecker:
                 f"(e.g. `unit: {point.value.strip().partition(' ')[2].strip()}`)",
             )
             return Target(None, point.value, point)
+
+
+def _hw_user(expr: Expr) -> str:
+    """What puts a formula on accelerators: its expression, or only its `valid_when`."""
+    return "the expression" if any(isinstance(node, HwParam) for node in walk(expr.root)) else "valid_when"
 
 
 def _point_text(where: list[tuple[str, QuantityLike]], hardware: str | None) -> str:

@@ -254,7 +254,7 @@ _CATALOGUE = [
     Code(
         "formula-unknown-name",
         E,
-        "A name that is neither an input nor `hw.<parameter>`.",
+        "A name that is neither an input nor `hw.<parameter>` (in `expr` or `valid_when`).",
         "An undefined name has no value to compute with.",
         "expr: B * k  # no input k",
         "Add the input, or correct the name (the hint names the closest).",
@@ -262,10 +262,11 @@ _CATALOGUE = [
     Code(
         "formula-missing-spec",
         E,
-        "An accelerator in scope lacks a spec the expression uses.",
+        "An accelerator in scope lacks a spec the expression (or its `valid_when`) uses.",
         "The formula cannot be evaluated for that accelerator.",
         "expr: hw.peak_fp8_dense on an accelerator without it",
-        "Add the spec to the accelerator, or narrow the formula's `hardware`.",
+        "Add the spec to the accelerator, or narrow the formula's `hardware` (a misspelt parameter is a "
+        "`formula-unknown-name`, with the closest named).",
     ),
     Code(
         "formula-unit-mismatch",
