@@ -608,3 +608,24 @@ def test_a_term_an_accelerator_lacks_is_asked_of_the_accelerator_not_respelt(tmp
         'give hw/h100 a spec `memory_capacity` in its `specs` (e.g. `memory_capacity: {value: "...", basis: '
         "vendor-spec}`), or leave it out of the formula's `hardware`"
     )
+
+
+# An erratum's field
+
+
+def erratum_of(field: str) -> str:
+    return f"errata:\n  - field: {field}\n    quote: Serves\n    correction: Streams.\n    basis: derived\n"
+
+
+def test_a_misspelt_erratum_field_is_offered_the_records_own_field(tmp_path: Path) -> None:
+    files = {"records/engines/e.yaml": ENGINE + erratum_of("descripton")}
+    diagnostic = the_diagnostic(tmp_path, files, "invalid-value")
+    assert (diagnostic.line, diagnostic.column) == (5, 12)
+    assert diagnostic.message == "errata[0].field: 'descripton' is no text field of this record"
+    assert diagnostic.hint == "did you mean description?"
+
+
+def test_an_erratum_field_far_from_any_lists_the_records_text_fields_only(tmp_path: Path) -> None:
+    text = FLOP + "scales_with:\n  - {factor: batch_size, effect: grows}\n" + erratum_of("statement")
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text.replace("Serves", "Streams")}, "invalid-value")
+    assert diagnostic.hint == "name a text field of this record: description, scales_with[0].effect"
