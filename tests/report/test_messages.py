@@ -629,3 +629,32 @@ def test_an_erratum_field_far_from_any_lists_the_records_text_fields_only(tmp_pa
     text = FLOP + "scales_with:\n  - {factor: batch_size, effect: grows}\n" + erratum_of("statement")
     diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text.replace("Serves", "Streams")}, "invalid-value")
     assert diagnostic.hint == "name a text field of this record: description, scales_with[0].effect"
+
+
+# A ref without its anchor
+
+
+def test_a_formula_ref_without_its_formula_lists_the_formulas_there(tmp_path: Path) -> None:
+    target = OTHER + "formulas:\n  - {id: a, expr: '1'}\n  - {id: b, expr: '2'}\n"
+    text = FLOP + "formulas:\n  - id: r\n    ref: flops/y\n"
+    kb = compile_kb(write_kb(tmp_path, {"records/flops/x.yaml": text, "records/flops/y.yaml": target}))
+    [diagnostic] = [d for d in kb.diagnostics if d.code != "orphan"]
+    assert (diagnostic.code, diagnostic.line, diagnostic.column) == ("dangling-anchor", 7, 10)
+    assert diagnostic.message == "formulas[0].ref: 'flops/y' names no formula of flops/y: write 'flops/y#<formula-id>'"
+    assert diagnostic.hint == "write flops/y#<formula-id>, one of its formulas: a, b"
+
+
+def test_a_measured_claim_without_its_measurement_is_offered_the_one_there(tmp_path: Path) -> None:
+    source = "id: sources/s\nkind: source\ntitle: T\nmeasurements:\n"
+    source += "  - {id: m1, quantity: q, basis: measured, where: setup, value: 1 s}\n"
+    expect = "    expect:\n      - measured: sources/s\n"
+    text = sweep_flop(["10 GB/s"], expect).replace('["', '"').replace('"]', '"')
+    diagnostic = the_diagnostic(
+        tmp_path, {"records/flops/x.yaml": text, "records/sources/s.yaml": source}, "dangling-anchor"
+    )
+    assert (diagnostic.line, diagnostic.column) == (13, 19)
+    assert diagnostic.message == (
+        "formulas[0].expect[0].measured: 'sources/s' names no measurement of sources/s: "
+        "write 'sources/s#<measurement-id>'"
+    )
+    assert diagnostic.hint == "write sources/s#m1"

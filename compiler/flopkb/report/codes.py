@@ -185,7 +185,8 @@ _CATALOGUE = [
     Code(
         "dangling-anchor",
         E,
-        "A `#anchor` names no formula of the target record (or no measurement of the target source).",
+        "A `#anchor` names no formula of the target record (or no measurement of the target source), or a `ref` "
+        "or `measured` has none.",
         "The link would land on the page but not on the formula or measurement it promises.",
         "[[facts/x#ridge]] where facts/x has no formula `ridge`; measured: sources/y#b64 where sources/y has no b64",
         "Use one of the target's formula or measurement ids: the hint offers the closest (a quick fix in an editor), or"
