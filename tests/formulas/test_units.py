@@ -304,3 +304,11 @@ def test_a_unit_hint_never_changes_the_prefix_written(unit: str, data: st.DataOb
     scales = {base_scale(parse_unit(f"{prefix}{name}"))[0] for name in meant}
     for spelling, _ in offered:
         assert base_scale(parse_unit(spelling))[0] in scales, (written, spelling)
+
+
+@given(st.integers(min_value=1000, max_value=10**15), st.sampled_from(["B", "TFLOP/s", "GB/s"]))
+def test_a_number_with_thousands_separators_is_offered_without_them(number: int, unit: str) -> None:
+    with pytest.raises(QuantityError) as caught:
+        parse_quantity(f"{number:,} {unit}")
+    assert caught.value.hint is not None and caught.value.hint.endswith(f": `{number} {unit}`")
+    assert parse_quantity(f"{number} {unit}").magnitude == number
