@@ -103,7 +103,7 @@ def readings(name: str) -> list[Reading]:
     return list(dict.fromkeys(reading for *rank, reading in found if tuple(rank) == best))
 
 
-def closest_reading(name: str) -> Reading | None:
+def _closest_reading(name: str) -> Reading | None:
     """The unit closest in spelling to `name`, within a letter of its length, with `name`'s prefix kept (`kilobyts`:
     kilobyte, `Gbyts`: GB)."""
     names = sorted({spelling for spelling in _units() if spelling != "%"})
@@ -159,7 +159,7 @@ def unknown_unit_hint(names: tuple[str, ...], text: str, number: str, reads: Cal
             return f"write {shown[0][0]}"
         named = [f"{quantity} ({', '.join(meant)})" for quantity, meant in shown]
         return f"write {', '.join(named[:-1])} or {named[-1]}"
-    close = [f"{reading[0]} for {name}" for name in sorted(names) if (reading := closest_reading(name))]
+    close = [f"{reading[0]} for {name}" for name in sorted(names) if (reading := _closest_reading(name))]
     return f"did you mean {', '.join(close)}? {UNITS_HINT}" if close else UNITS_HINT
 
 
