@@ -644,17 +644,31 @@ def test_a_formula_ref_without_its_formula_lists_the_formulas_there(tmp_path: Pa
     assert diagnostic.hint == "write flops/y#<formula-id>, one of its formulas: a, b"
 
 
-def test_a_measured_claim_without_its_measurement_is_offered_the_one_there(tmp_path: Path) -> None:
+def measured_claim(value: str, measured: str) -> dict[str, str]:
+    """A stream formula (unit s) claiming `measured` (line 13), and sources/s, whose one measurement m1 is `value`."""
     source = "id: sources/s\nkind: source\ntitle: T\nmeasurements:\n"
-    source += "  - {id: m1, quantity: q, basis: measured, where: setup, value: 1 s}\n"
-    expect = "    expect:\n      - measured: sources/s\n"
-    text = sweep_flop(["10 GB/s"], expect).replace('["', '"').replace('"]', '"')
-    diagnostic = the_diagnostic(
-        tmp_path, {"records/flops/x.yaml": text, "records/sources/s.yaml": source}, "dangling-anchor"
-    )
+    source += f"  - {{id: m1, quantity: q, basis: measured, where: setup, value: {value}}}\n"
+    text = sweep_flop(["10 GB/s"], f"    expect:\n      - measured: {measured}\n").replace('["', '"')
+    return {"records/flops/x.yaml": text.replace('"]', '"'), "records/sources/s.yaml": source}
+
+
+def test_a_measured_claim_without_its_measurement_is_offered_the_one_there(tmp_path: Path) -> None:
+    diagnostic = the_diagnostic(tmp_path, measured_claim("1 s", "sources/s"), "dangling-anchor")
     assert (diagnostic.line, diagnostic.column) == (13, 19)
     assert diagnostic.message == (
         "formulas[0].expect[0].measured: 'sources/s' names no measurement of sources/s: "
         "write 'sources/s#<measurement-id>'"
     )
     assert diagnostic.hint == "write sources/s#m1"
+
+
+def test_a_measurement_of_another_dimension_is_quoted_as_the_source_writes_it(tmp_path: Path) -> None:
+    diagnostic = the_diagnostic(tmp_path, measured_claim("4.77612 GB", "sources/s#m1"), "unit-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (13, 19)
+    assert diagnostic.message == (
+        "expect[0].measured: sources/s#m1 measured 4.77612 GB, which is [information], not [time] "
+        "(the formula's unit is s)"
+    )
+    assert diagnostic.hint == (
+        "claim a measurement of the quantity the formula computes, or give the formula that unit (e.g. `unit: GB`)"
+    )

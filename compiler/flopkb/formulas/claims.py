@@ -364,13 +364,16 @@ class ClaimChecker:
         point = measured.point
         try:
             return Target(magnitude_in(measured.quantity, unit), point.value, point)
-        except QuantityError as error:
+        except QuantityError:
+            written = point.value.strip()
             self.report(
                 "unit-mismatch",
                 self.at("expect", index, "measured"),
-                f"expect[{index}].measured: {point.anchor} is {error.message} (the formula's unit is {unit})",
+                f"expect[{index}].measured: {point.anchor} measured {written}, which is "
+                f"{format_dimension(to_base(measured.quantity)[1])}, not {format_dimension(dimension_of(unit))} "
+                f"(the formula's unit is {unit})",
                 "claim a measurement of the quantity the formula computes, or give the formula that unit "
-                f"(e.g. `unit: {point.value.strip().partition(' ')[2].strip()}`)",
+                f"(e.g. `unit: {written_parts(written)[1]}`)",
             )
             return Target(None, point.value, point)
 
