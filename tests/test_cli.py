@@ -84,7 +84,15 @@ def test_warnings_fail_only_with_strict(tmp_path: Path) -> None:
         {"records/flops/clean.yaml": CLEAN.replace(" and [[flops/warned]]", "").replace("[[flops/broken]]", "nothing")},
     )
     assert run(root, "check").exit_code == 0
-    assert run(root, "check", "--strict").exit_code == 1
+    assert run(root, "check").output.endswith("1 record: 0 errors, 1 warning\n")
+    strict = run(root, "check", "--strict")
+    assert strict.exit_code == 1
+    assert strict.output.endswith("1 record: 0 errors, 1 warning (--strict: warnings fail)\n"), "it says why it fails"
+    assert json.loads(run(root, "check", "--strict", "--format", "json").output)["summary"] == {
+        "records": 1,
+        "errors": 0,
+        "warnings": 1,
+    }
 
 
 def test_paths_filter_the_report_not_the_check(kb: Path) -> None:

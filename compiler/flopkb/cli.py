@@ -182,7 +182,7 @@ def check(
     def run() -> tuple[list[Diagnostic], Summary, KnowledgeBase]:
         kb = compile_knowledge_base(config, CHECK_STAGES, cache or load_entries)
         shown = [d for d in kb.diagnostics if in_paths(d.path, filters) or d.code == INTERNAL_ERROR]
-        return shown, Summary.of(shown, records=len(kb.entries)), kb
+        return shown, Summary.of(shown, records=len(kb.entries), strict=strict), kb
 
     if watch_mode:
         from flopkb.authoring.watch import watch
@@ -506,7 +506,7 @@ def build(root: str | None, output_format: str, strict: bool, use_cache: bool | 
     except BuildError as error:
         raise UsageError(str(error)) from error
     diagnostics = outcome.kb.diagnostics
-    summary = Summary.of(diagnostics, records=len(outcome.kb.entries))
+    summary = Summary.of(diagnostics, records=len(outcome.kb.entries), strict=strict)
     chosen = resolve_format(output_format, os.environ)
     report(
         diagnostics,

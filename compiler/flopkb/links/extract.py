@@ -328,8 +328,8 @@ def _compile(node: Plan) -> Walker:
         def ref(value: Any, path: Path, out: list[Link], context: Context) -> None:
             if type(value) is str and value and not (urls and value.startswith(_URL_PREFIXES)):
                 target, anchor = value, None
-                if split and "#" in value:
-                    target, anchor = value.split("#", 1)
+                if split:  # an anchor it lacks is '', told by the link stage with the anchors there are
+                    target, _, anchor = value.partition("#")
                 record_id, source, resolve, kind_of, suspects, _ = context
                 resolved = resolve(target)
                 link = _new_link(

@@ -31,7 +31,13 @@ _PLAIN_FIELDS = frozenset({"vendor"})
 @functools.cache
 def prose_fields() -> frozenset[str]:
     """The names of every markdown field of every kind, nested rows included."""
-    names: set[str] = set(_PLAIN_FIELDS)
+    return frozenset(_PLAIN_FIELDS).union(*(markdown_fields(model) for model in MODELS.values()))
+
+
+@functools.cache
+def markdown_fields(model: type) -> frozenset[str]:
+    """The names of the markdown fields of `model` (a record kind's), nested rows included."""
+    names: set[str] = set()
     seen: set[type] = set()
 
     def visit(model: type) -> None:
@@ -45,8 +51,7 @@ def prose_fields() -> frozenset[str]:
             for inner in _models_in(info.annotation):
                 visit(inner)
 
-    for model in MODELS.values():
-        visit(model)
+    visit(model)
     return frozenset(names)
 
 

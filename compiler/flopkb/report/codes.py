@@ -136,8 +136,9 @@ _CATALOGUE = [
         "An id that breaks the id grammar.",
         "Ids are paths and link targets; they must be lower-case segments `[a-z0-9][a-z0-9._-]*` joined by `/`.",
         "id: Flops/My Record",
-        "Use lower-case letters, digits, `.`, `_` and `-` only; the hint names the file the id it is closest to "
-        "would have (`records/flops/my-record.yaml`).",
+        "Use lower-case letters, digits, `.`, `_` and `-` only. At the `id:` field the hint names the id the "
+        "file's path implies (`set id: flops/my-record`); at an invalid file name, the name the closest id would "
+        "have (`records/flops/my-record.yaml`).",
     ),
     Code(
         "id-path-mismatch",
@@ -184,7 +185,8 @@ _CATALOGUE = [
     Code(
         "dangling-anchor",
         E,
-        "A `#anchor` names no formula of the target record (or no measurement of the target source).",
+        "A `#anchor` names no formula of the target record (or no measurement of the target source), or a `ref` "
+        "or `measured` has none.",
         "The link would land on the page but not on the formula or measurement it promises.",
         "[[facts/x#ridge]] where facts/x has no formula `ridge`; measured: sources/y#b64 where sources/y has no b64",
         "Use one of the target's formula or measurement ids: the hint offers the closest (a quick fix in an editor), or"
@@ -262,7 +264,7 @@ _CATALOGUE = [
     Code(
         "formula-unknown-name",
         E,
-        "A name that is neither an input nor `hw.<parameter>`.",
+        "A name that is neither an input nor `hw.<parameter>` (in `expr` or `valid_when`).",
         "An undefined name has no value to compute with.",
         "expr: B * k  # no input k",
         "Add the input, or correct the name (the hint names the closest).",
@@ -270,10 +272,11 @@ _CATALOGUE = [
     Code(
         "formula-missing-spec",
         E,
-        "An accelerator in scope lacks a spec the expression uses.",
+        "An accelerator in scope lacks a spec the expression (or its `valid_when`) uses.",
         "The formula cannot be evaluated for that accelerator.",
         "expr: hw.peak_fp8_dense on an accelerator without it",
-        "Add the spec to the accelerator, or narrow the formula's `hardware`.",
+        "Add the spec to the accelerator, or narrow the formula's `hardware` (a misspelt parameter is a "
+        "`formula-unknown-name`, with the closest named).",
     ),
     Code(
         "formula-unit-mismatch",
