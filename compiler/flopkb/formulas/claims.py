@@ -272,7 +272,10 @@ class ClaimChecker:
                 f"expect[{index}]{at_point}: the formula computes {format_number(computed, 6)}{unit_text}, "
                 f"but {point.source} ({point.where}) {point.basis} {target.text}{converted} ({off})"
             )
-            hint = f"the model and {point.anchor} disagree: say why in the record, or correct the formula or its inputs"
+            hint = (
+                "if the model is wrong, correct the formula or its inputs; if it holds only within a wider margin, "
+                "give the claim that `rel_tol`; else the disagreement is knowledge, shown on the page beside the model"
+            )
             self.report("measurement-disagrees", self.at(*here, claimed), message, hint)
             return result(computed, CLAIM_DISAGREES)
         should = f"{format_number(computed, 6)}{unit_text}"

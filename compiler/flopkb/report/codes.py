@@ -317,8 +317,10 @@ _CATALOGUE = [
         "A model that its own sources' measurements contradict is knowledge a reader needs: "
         "the page shows the disagreement instead of a check mark.",
         "expect: [{where: {batch: 32}, measured: sources/eagle3-2025#sglang-b32}]",
-        "Say in the record why the model and the measurement differ, or correct the formula or its inputs; "
-        "the message gives both numbers, the tolerance and where in the source the measurement stands.",
+        "Correct the formula or its inputs if the model is wrong; give the claim a wider `rel_tol` if the model is "
+        "known to hold only within that margin; else leave it: the disagreement is knowledge, and the page shows it "
+        "(say why in the record's prose). The message gives both numbers, the tolerance and where in the source the "
+        "measurement stands.",
     ),
     Code(
         "claim-out-of-regime",
