@@ -46,7 +46,6 @@ import errno
 import gc
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -60,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 from flopkb.config import ConfigError, check_paths
 from flopkb.formulas.results import FormulaResults, LaterResults
 from flopkb.links.graph import LinkGraph
+from flopkb.load.sources import GitError, git
 from flopkb.pipeline.compile import (
     EntryLoader,
     KnowledgeBase,
@@ -125,17 +125,10 @@ def source_date_epoch(config: Config) -> int:
         return int(given)
     folders = [config.records, config.schema, "site"]
     try:
-        done = subprocess.run(
-            ["git", "-C", str(config.root), "log", "-1", "--format=%ct", "--", *folders],
-            capture_output=True,
-            text=True,
-            timeout=20,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
+        text = git(config.root, "log", "-1", "--format=%ct", "--", *folders).strip()
+    except GitError:
         return 0
-    text = done.stdout.strip()
-    return int(text) if done.returncode == 0 and text.isdigit() else 0
+    return int(text) if text.isdigit() else 0
 
 
 MARKER = ".flopkb-site"
