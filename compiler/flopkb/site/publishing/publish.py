@@ -31,7 +31,9 @@ Guarantees:
   docs folder beside it) is replaced only when it is empty, new, or holds the
   marker file (`.flopkb-site`) that a build writes into it; the settings that
   name it are checked (`flopkb.config.check_paths`: inside the base, never on
-  `.git`, `docs`, `records`, ...). The base's `site/` is published without
+  `.git`, `docs`, `records`, ...). A symlink at one of the files written
+  beside it (`build/site-mkdocs.yml`, `build/site-state.json`) refuses the
+  build: it could lead anywhere. The base's `site/` is published without
   following a symlink out of it (`flopkb.site.publishing.own_files`): such a link in
   `site/assets/` is left out with a warning, one in `site/overrides/` refuses
   the build.
@@ -152,7 +154,14 @@ def site_paths(config: Config) -> tuple[Path, Path, Path]:
                 f"site_dir {config.site_dir!r}: {folder} holds files that flopkb did not write (it has no {MARKER}),"
                 " and a build would replace them: choose another site_dir, or move that folder away"
             )
-    return site, docs, site.with_name(site.name + "-mkdocs.yml")
+    kept_config = site.with_name(site.name + "-mkdocs.yml")
+    for file in (kept_config, state_path(site)):
+        if file.is_symlink() or (file.exists() and not file.is_file()):
+            raise BuildError(
+                f"site_dir {config.site_dir!r}: {file} is a symlink or not a file, and every build writes that file"
+                " (a symlink there could lead anywhere): remove it"
+            )
+    return site, docs, kept_config
 
 
 def mark_folder(folder: Path) -> None:
