@@ -60,6 +60,7 @@ from flopkb.atomic import write_atomically
 from flopkb.site.publishing.notfound import relative_404
 from flopkb.site.publishing.own_files import publishable_files
 from flopkb.site.publishing.search import index_site
+from flopkb.site.sandbox import sandboxed, template_failure
 from flopkb.site.sanitize import escape
 
 if TYPE_CHECKING:
@@ -288,8 +289,10 @@ def write_config(config: dict[str, Any], path: str | Path) -> Path:
 _TEMPLATE_CACHE: list[Path] = []
 
 
-def cache_theme_templates(folder: Path) -> None:
-    """Keep the theme's compiled templates in `folder`, from one build (and process) to the next.
+def sandbox_theme(template_cache: Path | None) -> None:
+    """Render mkdocs' theme (Material, and a base's `site/overrides/`) in flopkb's jinja2 sandbox
+    (`flopkb.site.sandbox`), and keep its compiled templates in `template_cache` when given, from one build (and
+    process) to the next.
 
     mkdocs makes a new jinja2 environment, and compiles Material's templates
     again, on every build: most of a small rebuild. Its environment gets a
@@ -303,21 +306,22 @@ def cache_theme_templates(folder: Path) -> None:
 
     from flopkb.site.publishing.template_cache import SealedBytecodeCache
 
-    folder.mkdir(parents=True, exist_ok=True)
-    _TEMPLATE_CACHE[:] = [folder]
+    if template_cache is not None:
+        template_cache.mkdir(parents=True, exist_ok=True)
+        _TEMPLATE_CACHE[:] = [template_cache]
     original = mkdocs.theme.Theme.get_env
-    if getattr(original, "_flopkb_cached", False):
+    if getattr(original, "_flopkb_sandboxed", False):
         return
     caches: dict[Path, jinja2.BytecodeCache] = {}
 
     def get_env(self: Any) -> Any:
-        env = original(self)
+        env = sandboxed(original(self))
         if _TEMPLATE_CACHE:
             where = _TEMPLATE_CACHE[0]
             env.bytecode_cache = caches.get(where) or caches.setdefault(where, SealedBytecodeCache(where))
         return env
 
-    get_env._flopkb_cached = True  # type: ignore[attr-defined]
+    get_env._flopkb_sandboxed = True  # type: ignore[attr-defined]
     mkdocs.theme.Theme.get_env = get_env  # type: ignore[method-assign]
 
 
@@ -405,7 +409,7 @@ def build_site(
 
     With `reuse` (an empty site_dir, and a previous site built under the same `mkdocs_base`), only
     the changed pages are built; the rest is linked from the previous site (`flopkb.site.incremental.partial`).
-    With `template_cache`, the theme's templates are compiled once into that folder (`cache_theme_templates`).
+    With `template_cache`, the theme's templates are compiled once into that folder (`sandbox_theme`).
     Without `search`, the site is not indexed (`flopkb serve` indexes it after the swap, in the background).
     With `prerendered` (the default), pages in flopkb's own form skip python-markdown
     (`flopkb.site.incremental.prerendered`: the same HTML); without, mkdocs converts every page, as
@@ -414,6 +418,7 @@ def build_site(
     updated with `reuse`'s changes when they are the changes since then (`flopkb.site.incremental.kept`); with a
     `ChangedOnly`, they are `reuse`'s changed files and the nav's pages alone.
     """
+    import jinja2
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
@@ -421,8 +426,7 @@ def build_site(
     from flopkb.site.incremental.prerendered import Prerendered
 
     start = time.perf_counter()
-    if template_cache is not None:
-        cache_theme_templates(template_cache)
+    sandbox_theme(template_cache)
     docs = Path(docs_dir).resolve()
     site = Path(site_dir).resolve()
     if install:
@@ -444,7 +448,10 @@ def build_site(
             if prerendered:
                 config.plugins["flopkb/prerendered"] = fast
             with kept.gathering(base, reuse) if kept is not None else contextlib.nullcontext():
-                build(config, dirty=reuse is not None)
+                try:
+                    build(config, dirty=reuse is not None)
+                except jinja2.TemplateError as error:
+                    raise template_failure(error, "a template of the theme") from error
             partial.link_previous(site)
         if not cfg.get("site_url"):
             relative_404(site)

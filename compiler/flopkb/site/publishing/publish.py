@@ -22,7 +22,8 @@ Guarantees:
   either, and a rebuild of one page does not relink 10,000.
 - **Failures to write** (a full disk, a folder without permission), in
   rendering, in mkdocs or in the swap, are a `BuildError` naming the path
-  (exit status 2), never a traceback.
+  (exit status 2), never a traceback; so is a template that fails, or that
+  the sandbox refuses (`flopkb.site.sandbox`), at its file and line.
 - **Deterministic**: the same records give the same bytes. Output is sorted
   and carries no clock time; mkdocs' only dates (the sitemap's) come from
   `SOURCE_DATE_EPOCH`: the environment's if set, else the time of the last
@@ -83,6 +84,7 @@ from flopkb.site.publishing.mkdocs import (
 )
 from flopkb.site.publishing.own_files import links_out
 from flopkb.site.publishing.search import BUNDLE
+from flopkb.site.sandbox import TemplateFailed
 
 if TYPE_CHECKING:
     from flopkb.config import Config
@@ -430,6 +432,8 @@ def build(
         timings["swap"] = time.perf_counter() - mark
     except OSError as error:
         raise BuildError(_cannot_write(error, work)) from error
+    except TemplateFailed as error:
+        raise BuildError(str(error)) from error
     finally:
         if not keep_frozen:
             gc.unfreeze()
