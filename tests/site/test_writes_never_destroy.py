@@ -161,3 +161,18 @@ def test_the_kept_mkdocs_yml_replaces_a_symlink_never_writes_through_it(tmp_path
     write_config({"site_name": "kb"}, link)
     assert victim.read_text(encoding="utf-8") == SECRET
     assert not link.is_symlink() and "site_name: kb" in link.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("link", "target"),
+    [("site/templates/leak.j2", "/proc/self/environ"), ("site/templates", "/tmp"), ("site", "/tmp")],
+)
+def test_a_symlink_out_of_site_templates_refuses_the_build(tmp_path: Path, link: str, target: str) -> None:
+    # A page template that includes it would publish what it points at (the build's environment, its secrets).
+    root = write_kb(tmp_path / "kb", {**FINE, "site/templates/pages/kind.md.j2": '{% include "leak.j2" %}\n'})
+    shutil.rmtree(root / link, ignore_errors=True)  # a folder the link replaces
+    (root / link).symlink_to(target)
+    result = CliRunner().invoke(main, ["build", "--root", str(root)])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert f"{link} -> {target}: a symlink in site/templates/ that leads out of site/" in result.stderr
+    assert not (root / "build" / "site").exists()

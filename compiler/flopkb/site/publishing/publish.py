@@ -36,8 +36,8 @@ Guarantees:
   beside it (`build/site-mkdocs.yml`, `build/site-state.json`) refuses the
   build: it could lead anywhere. The base's `site/` is published without
   following a symlink out of it (`flopkb.site.publishing.own_files`): such a link in
-  `site/assets/` is left out with a warning, one in `site/overrides/` refuses
-  the build.
+  `site/assets/` is left out with a warning, one in `site/overrides/` or
+  `site/templates/` (which a template could include) refuses the build.
 - The rendered markdown is kept beside the site (`build/site-docs/`, with
   `build/site-mkdocs.yml`), so `mkdocs build -f build/site-mkdocs.yml` (or
   `mkdocs serve`) works on exactly what flopkb built.
@@ -120,6 +120,20 @@ def site_root_of(config: Config) -> Path:
     """The presentation folder: the base's own `site/` when it has assets and overrides, else flopkb's."""
     own = config.root / "site"
     return own if (own / "assets").is_dir() and (own / "overrides").is_dir() else SITE_ROOT
+
+
+def refuse_links_out(config: Config, site_root: Path) -> None:
+    """`BuildError` for a symlink in the base's `site/templates/` (or `site/overrides/`, when used) that leads out of
+    `site/`, or to a folder: a template would print (`{% include %}`), or mkdocs publish, what it points at."""
+    own = config.root / "site"
+    for folder in [own / "templates"] + ([site_root / "overrides"] if site_root != SITE_ROOT else []):
+        linked = [path for path in (own, folder) if path.is_symlink()]
+        refused = [f"{path.relative_to(config.root).as_posix()} -> {os.readlink(path)}" for path in linked]
+        if refused := refused or links_out(folder, own):
+            raise BuildError(
+                f"{refused[0]}: a symlink in site/{folder.name}/ that leads out of site/ (or to a folder); the"
+                " published site would hold what it points at, so flopkb does not build: replace it by the file itself"
+            )
 
 
 def source_date_epoch(config: Config) -> int:
@@ -303,11 +317,7 @@ def build(
     if formulas is not None and isinstance(kb.formulas, LaterResults):
         kb.formulas.take_from(formulas)
     site_root = site_root_of(config)
-    if site_root != SITE_ROOT and (refused := links_out(site_root / "overrides", site_root)):
-        raise BuildError(
-            f"{refused[0]}: a symlink in site/overrides/ that leads out of site/ (or to a folder); mkdocs would"
-            " publish what it points at, so flopkb does not build: replace it by the file itself"
-        )
+    refuse_links_out(config, site_root)
     settings = config.site
     options: dict[str, Any] = {
         "site_name": settings.name,
