@@ -19,7 +19,9 @@ from click.testing import CliRunner
 from test_last_changed import git as run
 
 from flopkb.cli import main
+from flopkb.config import load_config
 from flopkb.load.sources import GitError, git
+from flopkb.site.pages.last_changed import last_changes
 from kbfixture import write_kb
 
 FINE = {"records/facts/a.yaml": "id: facts/a\nkind: fact\nstatement: Fine.\n"}
@@ -107,3 +109,14 @@ def test_the_repository_configuration_runs_no_program_either(tmp_path: Path, mon
     build(root, monkeypatch)
     assert not marker.exists()
     assert re.search(r'last changed <time datetime="2023-11-14">', page(root))  # the log still parses
+
+
+def test_a_repository_without_a_work_tree_dates_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # git status fails there ("must be run in a work tree"): the build said so with a traceback.
+    root = write_kb(tmp_path / "kb", FINE)
+    run(root, "init", "-q")
+    run(root, "add", "-A")
+    run(root, "commit", "-q", "-m", "first")
+    run(tmp_path, "clone", "-q", "--bare", str(root), str(tmp_path / "bare.git"))
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "bare.git"))
+    assert last_changes(load_config(root)) is None
