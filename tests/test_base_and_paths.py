@@ -91,6 +91,23 @@ def test_a_path_setting_that_leads_out_through_a_symlink_is_refused(
     assert status == 2 and "leads out of the base" in errors and errors.count("\n") == 1
 
 
+@pytest.mark.parametrize("key", ["records", "schema", "site_dir", "cache_dir"])
+@pytest.mark.parametrize("command", ["check", "build"])
+def test_a_path_setting_through_a_symlink_loop_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, command: str
+) -> None:
+    # Security review s12, finding 8: a crash with a traceback and status 1, read in CI as "the base has errors".
+    root = write_kb(tmp_path / "kb", {**FINE, "pyproject.toml": f'[tool.flopkb]\n{key} = "loop/x"\n'})
+    (root / "loop").symlink_to("loop")
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(main, [command])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (
+        f"Error: [tool.flopkb] {key} = 'loop/x' leads into a symlink loop: remove the looping link, or choose another"
+        " path inside the base\n"
+    )
+
+
 @pytest.mark.parametrize("value", [".git", "records", "schema", "docs/x", "."])
 def test_a_cache_dir_on_what_an_author_keeps_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str

@@ -91,7 +91,7 @@ def create_atomically(path: Path, data: bytes) -> None:
 def _replace(path: Path, target: Path, data: bytes, expected: bytes | None) -> None:
     """Replace `target` (`path`, or the file its link points to) with `data`, if it holds `expected` when given."""
     try:
-        status: os.stat_result | None = target.stat()
+        status: os.stat_result | None = None if target.is_symlink() else target.stat()  # a link is replaced as new
     except FileNotFoundError:
         status = None
     except OSError as error:

@@ -299,7 +299,7 @@ def mv(root: str | None, old: str | None, new: str | None, dry_run: bool, finish
 )
 def schema(root: str | None, check_only: bool) -> None:
     """Write the JSON Schema of every record kind into schema/, for editors (see docs/authoring.md)."""
-    from flopkb.authoring.schema import outdated, schemas
+    from flopkb.authoring.schema import refresh, schemas
     from flopkb.pipeline.compile import load_vocabulary
     from flopkb.report.reporters import Summary, report
 
@@ -308,12 +308,9 @@ def schema(root: str | None, check_only: bool) -> None:
     if vocabulary is None:
         report(problems, Summary.of(problems, records=0), "text", sys.stdout)
         sys.exit(EXIT_PROBLEMS)
-    texts = schemas(vocabulary)
-    folder = config.root / config.schema
-    stale = outdated(folder, texts)
+    with contextlib.nullcontext() if check_only else writing(config, finish_move=False):
+        stale = refresh(config.root / config.schema, schemas(vocabulary), write=not check_only)
     for name in stale:
-        if not check_only:
-            (folder / name).write_text(texts[name], encoding="utf-8", newline="\n")
         click.echo(f"{'out of date' if check_only else 'wrote'}: {config.schema}/{name}")
     if not stale:
         click.echo(f"{config.schema}/: every schema is up to date")

@@ -168,7 +168,13 @@ def check_paths(config: Config) -> None:
             raise ConfigError(f"[tool.flopkb] {key} = {value!r} is absolute: give a path inside the base, e.g. build/x")
         if ".." in PurePosixPath(value.replace("\\", "/")).parts:
             raise ConfigError(f"[tool.flopkb] {key} = {value!r} leaves the base: give a path inside it, without '..'")
-        resolved[key] = path = (root / value).resolve()
+        try:
+            resolved[key] = path = (root / value).resolve()
+        except (RuntimeError, OSError) as error:  # a symlink loop (RuntimeError before Python 3.13)
+            raise ConfigError(
+                f"[tool.flopkb] {key} = {value!r} leads into a symlink loop: remove the looping link, or choose"
+                " another path inside the base"
+            ) from error
         if not path.is_relative_to(root):
             raise ConfigError(f"[tool.flopkb] {key} = {value!r} leads out of the base (through a symlink) to {path}")
     kept = {name: root / name for name in _KEPT}

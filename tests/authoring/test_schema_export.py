@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -167,6 +168,36 @@ def test_schema_command_writes_then_checks(tmp_path: Path) -> None:
     assert written.exit_code == 0 and "wrote: schema/record.schema.json" in written.output
     fresh = runner.invoke(main, ["schema", "--root", str(root), "--check"])
     assert fresh.exit_code == 0 and "up to date" in fresh.output
+
+
+def test_schema_command_replaces_a_symlink_never_writes_through_it(tmp_path: Path) -> None:
+    # Security review s12, finding 5: a committed symlink in schema/ made `flopkb schema` overwrite its target.
+    root = write_kb(tmp_path / "kb", {})
+    runner = CliRunner()
+    assert runner.invoke(main, ["schema", "--root", str(root)]).exit_code == 0
+    fresh = (root / "schema/fact.schema.json").read_bytes()
+    victim = tmp_path / "victim"
+    victim.write_bytes(fresh)  # what the link leads to holds the very schema: still not the schema file
+    victim.chmod(0o444)
+    (root / "schema/fact.schema.json").unlink()
+    (root / "schema/fact.schema.json").symlink_to(victim)
+    stale = runner.invoke(main, ["schema", "--root", str(root), "--check"])
+    assert stale.exit_code == 1 and stale.output == "out of date: schema/fact.schema.json\n"
+    victim.chmod(0o644)
+    victim.write_text("precious", encoding="utf-8")
+    victim.chmod(0o444)  # read-only: the link is replaced all the same
+    written = runner.invoke(main, ["schema", "--root", str(root)])
+    assert written.exit_code == 0 and written.output == "wrote: schema/fact.schema.json\n", written.output
+    assert victim.read_text(encoding="utf-8") == "precious"
+    link = root / "schema/fact.schema.json"
+    assert not link.is_symlink() and link.read_bytes() == fresh
+    assert link.stat().st_mode & 0o777 == 0o666 & ~current_umask()
+
+
+def current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def test_schema_command_reports_a_broken_vocabulary(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from flopkb.cli import main
-from flopkb.site.publishing.mkdocs import SITE_ROOT
+from flopkb.site.publishing.mkdocs import SITE_ROOT, write_config
 from kbfixture import write_kb
 
 MARKER = ".flopkb-site"
@@ -133,4 +133,46 @@ def test_a_symlink_out_of_site_overrides_refuses_the_build(tmp_path: Path) -> No
     result = CliRunner().invoke(main, ["build", "--root", str(root)])
     assert result.exit_code == 2
     assert "site/overrides/leak.txt -> /proc/self/environ" in result.stderr and result.stderr.count("\n") == 1
+    assert not (root / "build" / "site").exists()
+
+
+@pytest.mark.parametrize("name", ["site-mkdocs.yml", "site-state.json"])
+def test_a_symlink_at_a_file_the_build_writes_refuses_the_build(tmp_path: Path, name: str) -> None:
+    # Security review s12, finding 2: the kept mkdocs.yml was written through a committed symlink (to .git/config,
+    # to ~/.bashrc, whose new line `site_name: $(...)` the next shell ran).
+    root = write_kb(tmp_path / "kb", FINE)
+    victim = tmp_path / "victim"
+    victim.write_text(SECRET, encoding="utf-8")
+    (root / "build").mkdir()
+    (root / "build" / name).symlink_to(victim)
+    result = CliRunner().invoke(main, ["build", "--root", str(root)])
+    assert result.exit_code == 2
+    assert f"build/{name} is a symlink or not a file" in result.stderr and result.stderr.count("\n") == 1
+    assert victim.read_text(encoding="utf-8") == SECRET
+    assert not (root / "build" / "site").exists()
+
+
+def test_the_kept_mkdocs_yml_replaces_a_symlink_never_writes_through_it(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.write_text(SECRET, encoding="utf-8")
+    link = tmp_path / "build" / "site-mkdocs.yml"
+    link.parent.mkdir()
+    link.symlink_to(victim)
+    write_config({"site_name": "kb"}, link)
+    assert victim.read_text(encoding="utf-8") == SECRET
+    assert not link.is_symlink() and "site_name: kb" in link.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("link", "target"),
+    [("site/templates/leak.j2", "/proc/self/environ"), ("site/templates", "/tmp"), ("site", "/tmp")],
+)
+def test_a_symlink_out_of_site_templates_refuses_the_build(tmp_path: Path, link: str, target: str) -> None:
+    # A page template that includes it would publish what it points at (the build's environment, its secrets).
+    root = write_kb(tmp_path / "kb", {**FINE, "site/templates/pages/kind.md.j2": '{% include "leak.j2" %}\n'})
+    shutil.rmtree(root / link, ignore_errors=True)  # a folder the link replaces
+    (root / link).symlink_to(target)
+    result = CliRunner().invoke(main, ["build", "--root", str(root)])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert f"{link} -> {target}: a symlink in site/templates/ that leads out of site/" in result.stderr
     assert not (root / "build" / "site").exists()

@@ -25,8 +25,10 @@ from pydantic import AfterValidator, Field, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from flopkb.atomic import write_atomically
 from flopkb.formulas.units import quantity_pattern
 from flopkb.load import models
+from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.vocabulary import Vocabulary
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -158,13 +160,21 @@ def _with_quantity_patterns(node: Any) -> Any:
     return {**found, "pattern": quantity_pattern()} if models.QUANTITY_MARK in node else found
 
 
-def outdated(folder: Path, texts: dict[str, str]) -> list[str]:
-    """The names of the schemas in `texts` whose file in `folder` is missing or different."""
-    return [name for name, text in texts.items() if not _holds(folder / name, text)]
+def refresh(folder: Path, texts: dict[str, str], *, write: bool) -> list[str]:
+    """The names of the schemas in `texts` whose file in `folder` is missing, different or a symlink; each written
+    anew when `write` (a symlink replaced by the file, never written through: it could lead anywhere)."""
+    stale = [name for name, text in texts.items() if not _holds(folder / name, text)]
+    if write:
+        for name in stale:
+            write_atomically(folder / name, texts[name].encode())
+    return stale
 
 
 def _holds(path: Path, text: str) -> bool:
+    """Whether `path` is a regular file holding `text` (a symlink, never read through, is not)."""
+    if path.is_symlink():
+        return False
     try:
-        return path.read_text(encoding="utf-8") == text
-    except (OSError, UnicodeDecodeError):
+        return read_bytes(str(path)) == text.encode()
+    except Unreadable:
         return False

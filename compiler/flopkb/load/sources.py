@@ -329,7 +329,7 @@ class GitTree:
             return fetched
         # --buffer: git writes in large chunks instead of flushing after each object (all the ids are known).
         process = subprocess.Popen(
-            ["git", "cat-file", "--batch", "--buffer"],
+            git_command("cat-file", "--batch", "--buffer"),
             cwd=self.repository,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -413,11 +413,50 @@ def _too_large() -> Unreadable:
     return Unreadable(f"the file has more than {MAX_FILE_BYTES:,} bytes; records are limited to {MAX_FILE_BYTES:,}")
 
 
+_HARDENED = (
+    *("-c", "safe.bareRepository=explicit"),
+    *("-c", "core.fsmonitor=false"),
+    *("-c", "log.showSignature=false"),
+)
+"""Before every git command flopkb runs: a base's files are a pull request's, so nothing they hold may make git run a
+program. `safe.bareRepository=explicit` keeps git from taking a committed folder that looks like a git directory
+(`HEAD`, `config`, `objects/`, `refs/`; the base's own folder, or one above it) for the repository, whose `config`
+would then be the pull request's (`log.showSignature` + `gpg.program`, `core.fsmonitor`, `core.pager`, ...: all run
+programs). The other settings turn off, whatever the repository's or the user's configuration says, the programs
+that the commands flopkb runs (`log`, `status`, `rev-parse`, `ls-tree`, `diff-tree`, `cat-file`, `merge-base`) could
+start: the file-system monitor and the signature checker. (The pager runs only for a terminal, and git's output
+here is a pipe; diff and text conversion drivers and external diffs run only for patches and diffs of contents,
+which flopkb never asks for; hooks, never for these commands.)"""
+
+
+def git_command(*arguments: str) -> list[str]:
+    """The command line of `git arguments`, hardened (`_HARDENED`)."""
+    return ["git", *_HARDENED, *arguments]
+
+
+def _refuse_lookalike(repository: Path) -> None:
+    """`GitError` when git, searching from `repository` for its repository, would first meet a folder that is itself
+    a git directory (not a `.git`): a pull request can commit one (see `_HARDENED`). git 2.38 and later refuse it
+    under `safe.bareRepository=explicit`; this is for older ones, which ignore that setting."""
+    if os.environ.get("GIT_DIR"):
+        return  # given by the user: git searches nothing
+    where = repository.absolute()
+    for folder in (where, *where.parents):
+        if os.path.lexists(folder / ".git"):
+            return
+        if (folder / "HEAD").is_file() and ((folder / "commondir").is_file() or (folder / "objects").is_dir()):
+            raise GitError(
+                f"{folder} holds the files of a git directory (HEAD, objects/): git is not run there, so that no file "
+                "of the base is taken for the repository's configuration"
+            )
+
+
 def git(repository: Path, *arguments: str) -> str:
     """What `git arguments` prints in `repository`; `GitError` with git's own words when it fails."""
+    _refuse_lookalike(repository)
     try:
         done = subprocess.run(
-            ["git", *arguments], cwd=repository, capture_output=True, check=False, stdin=subprocess.DEVNULL
+            git_command(*arguments), cwd=repository, capture_output=True, check=False, stdin=subprocess.DEVNULL
         )
     except OSError as error:
         raise GitError(f"git cannot be run: {error.strerror}") from error
@@ -468,7 +507,7 @@ class _BlobReader:
 
     def __init__(self, repository: Path) -> None:
         self._process = subprocess.Popen(
-            ["git", "cat-file", "--batch"], cwd=repository, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            git_command("cat-file", "--batch"), cwd=repository, stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
 
     def read(self, oid: str) -> bytes:

@@ -31,6 +31,7 @@ from flopkb.links.resolver import Resolver
 from flopkb.load.models import is_url
 from flopkb.site.incremental.state import PageKeys, link_files
 from flopkb.site.publishing.mkdocs import SITE_ROOT
+from flopkb.site.sandbox import Sandbox, template_failure
 from flopkb.site.sanitize import inline_html, markdown_text, prose_html, safe_url
 
 if TYPE_CHECKING:
@@ -174,8 +175,9 @@ def environment(dirs: Sequence[Path]) -> jinja2.Environment:
 
 
 def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
-    """The jinja2 environment of the page templates: autoescape on, strict about undefined names."""
-    env = jinja2.Environment(
+    """The jinja2 environment of the page templates: sandboxed (a base's templates are a pull request's files),
+    autoescape on, strict about undefined names."""
+    env = Sandbox(
         loader=jinja2.FileSystemLoader([str(d) for d in dirs]),
         autoescape=True,
         trim_blocks=True,
@@ -337,7 +339,11 @@ class Site:
         return found
 
     def render(self, template: str, rel: str, **context: Any) -> None:
-        self.write(rel, self.template(template).render(**context))
+        try:
+            text = self.template(template).render(**context)
+        except jinja2.TemplateError as error:
+            raise template_failure(error, template) from error
+        self.write(rel, text)
 
     def keep(self, key: str, *rels: str) -> bool:
         """Keep the previous build's files `rels` when they were all rendered under `key` (True); else the caller

@@ -10,9 +10,11 @@ file's first listing is its last change; a merge lists nothing of its own, so
 a record changed on a branch keeps the commit that changed it) and one
 `git status` for the files that differ from HEAD (edited, new, untracked),
 which are UNCOMMITTED. Neither runs anything of the repository's: no hook, no
-diff or text conversion driver, no file-system monitor (`core.fsmonitor` is
-turned off for the command). In a shallow clone, the files of its oldest
-commit date from that commit.
+diff or text conversion driver, no file-system monitor, no signature check
+(`flopkb.load.sources.git` turns them off, and refuses a base folder that is
+itself a git directory). In a shallow clone, the files of its oldest commit
+date from that commit. When git cannot tell (no repository, or one git
+refuses), nothing is said.
 """
 
 from __future__ import annotations
@@ -55,14 +57,17 @@ def last_changes(config: Config) -> dict[str, LastChange] | None:
     except GitError:
         return None
     folder = f":(top){prefix}{config.records}"
-    safe = ("-c", "core.fsmonitor=false", "-c", "core.quotePath=false")
+    plain = ("-c", "core.quotePath=false")
     try:
-        log = git(root, *safe, "log", "--no-renames", "--name-only", f"--format={_MARK}%H %ct", "HEAD", "--", folder)
+        log = git(root, *plain, "log", "--no-renames", "--name-only", f"--format={_MARK}%H %ct", "HEAD", "--", folder)
     except GitError:  # a repository without a commit yet
         log = ""
-    status = git(
-        root, *safe, "--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all", "--", folder
-    )
+    try:
+        status = git(
+            root, *plain, "--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all", "--", folder
+        )
+    except GitError:  # no work tree to compare (a bare repository given by GIT_DIR): no date can be told true
+        return None
     found: dict[str, LastChange] = {}
     change = UNCOMMITTED
     for line in log.splitlines():

@@ -22,7 +22,8 @@ Guarantees:
   either, and a rebuild of one page does not relink 10,000.
 - **Failures to write** (a full disk, a folder without permission), in
   rendering, in mkdocs or in the swap, are a `BuildError` naming the path
-  (exit status 2), never a traceback.
+  (exit status 2), never a traceback; so is a template that fails, or that
+  the sandbox refuses (`flopkb.site.sandbox`), at its file and line.
 - **Deterministic**: the same records give the same bytes. Output is sorted
   and carries no clock time; mkdocs' only dates (the sitemap's) come from
   `SOURCE_DATE_EPOCH`: the environment's if set, else the time of the last
@@ -31,10 +32,12 @@ Guarantees:
   docs folder beside it) is replaced only when it is empty, new, or holds the
   marker file (`.flopkb-site`) that a build writes into it; the settings that
   name it are checked (`flopkb.config.check_paths`: inside the base, never on
-  `.git`, `docs`, `records`, ...). The base's `site/` is published without
+  `.git`, `docs`, `records`, ...). A symlink at one of the files written
+  beside it (`build/site-mkdocs.yml`, `build/site-state.json`) refuses the
+  build: it could lead anywhere. The base's `site/` is published without
   following a symlink out of it (`flopkb.site.publishing.own_files`): such a link in
-  `site/assets/` is left out with a warning, one in `site/overrides/` refuses
-  the build.
+  `site/assets/` is left out with a warning, one in `site/overrides/` or
+  `site/templates/` (which a template could include) refuses the build.
 - The rendered markdown is kept beside the site (`build/site-docs/`, with
   `build/site-mkdocs.yml`), so `mkdocs build -f build/site-mkdocs.yml` (or
   `mkdocs serve`) works on exactly what flopkb built.
@@ -46,7 +49,6 @@ import errno
 import gc
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -60,6 +62,7 @@ from typing import TYPE_CHECKING, Any
 from flopkb.config import ConfigError, check_paths
 from flopkb.formulas.results import FormulaResults, LaterResults
 from flopkb.links.graph import LinkGraph
+from flopkb.load.sources import GitError, git
 from flopkb.pipeline.compile import (
     EntryLoader,
     KnowledgeBase,
@@ -81,6 +84,7 @@ from flopkb.site.publishing.mkdocs import (
 )
 from flopkb.site.publishing.own_files import links_out
 from flopkb.site.publishing.search import BUNDLE
+from flopkb.site.sandbox import TemplateFailed
 
 if TYPE_CHECKING:
     from flopkb.config import Config
@@ -118,6 +122,20 @@ def site_root_of(config: Config) -> Path:
     return own if (own / "assets").is_dir() and (own / "overrides").is_dir() else SITE_ROOT
 
 
+def refuse_links_out(config: Config, site_root: Path) -> None:
+    """`BuildError` for a symlink in the base's `site/templates/` (or `site/overrides/`, when used) that leads out of
+    `site/`, or to a folder: a template would print (`{% include %}`), or mkdocs publish, what it points at."""
+    own = config.root / "site"
+    for folder in [own / "templates"] + ([site_root / "overrides"] if site_root != SITE_ROOT else []):
+        linked = [path for path in (own, folder) if path.is_symlink()]
+        refused = [f"{path.relative_to(config.root).as_posix()} -> {os.readlink(path)}" for path in linked]
+        if refused := refused or links_out(folder, own):
+            raise BuildError(
+                f"{refused[0]}: a symlink in site/{folder.name}/ that leads out of site/ (or to a folder); the"
+                " published site would hold what it points at, so flopkb does not build: replace it by the file itself"
+            )
+
+
 def source_date_epoch(config: Config) -> int:
     """$SOURCE_DATE_EPOCH if set; else the last git commit touching records/, schema/ or site/; else 0."""
     given = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
@@ -125,17 +143,10 @@ def source_date_epoch(config: Config) -> int:
         return int(given)
     folders = [config.records, config.schema, "site"]
     try:
-        done = subprocess.run(
-            ["git", "-C", str(config.root), "log", "-1", "--format=%ct", "--", *folders],
-            capture_output=True,
-            text=True,
-            timeout=20,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
+        text = git(config.root, "log", "-1", "--format=%ct", "--", *folders).strip()
+    except GitError:
         return 0
-    text = done.stdout.strip()
-    return int(text) if done.returncode == 0 and text.isdigit() else 0
+    return int(text) if text.isdigit() else 0
 
 
 MARKER = ".flopkb-site"
@@ -159,7 +170,14 @@ def site_paths(config: Config) -> tuple[Path, Path, Path]:
                 f"site_dir {config.site_dir!r}: {folder} holds files that flopkb did not write (it has no {MARKER}),"
                 " and a build would replace them: choose another site_dir, or move that folder away"
             )
-    return site, docs, site.with_name(site.name + "-mkdocs.yml")
+    kept_config = site.with_name(site.name + "-mkdocs.yml")
+    for file in (kept_config, state_path(site)):
+        if file.is_symlink() or (file.exists() and not file.is_file()):
+            raise BuildError(
+                f"site_dir {config.site_dir!r}: {file} is a symlink or not a file, and every build writes that file"
+                " (a symlink there could lead anywhere): remove it"
+            )
+    return site, docs, kept_config
 
 
 def mark_folder(folder: Path) -> None:
@@ -299,11 +317,7 @@ def build(
     if formulas is not None and isinstance(kb.formulas, LaterResults):
         kb.formulas.take_from(formulas)
     site_root = site_root_of(config)
-    if site_root != SITE_ROOT and (refused := links_out(site_root / "overrides", site_root)):
-        raise BuildError(
-            f"{refused[0]}: a symlink in site/overrides/ that leads out of site/ (or to a folder); mkdocs would"
-            " publish what it points at, so flopkb does not build: replace it by the file itself"
-        )
+    refuse_links_out(config, site_root)
     settings = config.site
     options: dict[str, Any] = {
         "site_name": settings.name,
@@ -428,6 +442,8 @@ def build(
         timings["swap"] = time.perf_counter() - mark
     except OSError as error:
         raise BuildError(_cannot_write(error, work)) from error
+    except TemplateFailed as error:
+        raise BuildError(str(error)) from error
     finally:
         if not keep_frozen:
             gc.unfreeze()

@@ -20,7 +20,10 @@ from flopkb.load.files import Unreadable, read_bytes
 from flopkb.sealed import NoKey, seal, unseal
 
 MAX_TEMPLATE_BYTES = 1 << 24
-_SEAL_PURPOSE = b"flopkb-jinja"
+_SEAL_PURPOSE = b"flopkb-jinja-sandboxed"
+"""What the seal is for: code compiled by jinja2's sandbox (`flopkb.site.sandbox`), which differs from a plain
+environment's (calls go through the sandbox's checks); a file compiled without it, by an earlier flopkb, is never read
+back, nor this one by a plain environment."""
 
 
 class SealedBytecodeCache(jinja2.FileSystemBytecodeCache):
