@@ -89,6 +89,8 @@ def test_a_base_folder_that_is_a_git_directory_runs_none_of_its_programs(
     assert "last changed" not in page(root)  # git refused the folder: no dates, as outside a repository
     with pytest.raises(GitError, match=r"kb holds the files of a git directory \(HEAD, objects/\)"):
         git(root, "log", "-1")  # refused before git runs, for git older than 2.38 (no safe.bareRepository)
+    refused = CliRunner().invoke(main, ["diff", "--root", str(root), "HEAD"])
+    assert refused.exit_code == 2 and "kb holds the files of a git directory" in refused.output  # not "no repository"
 
     # The attack is real: git run there without flopkb's settings runs the script.
     subprocess.run(["git", "log", "-1"], cwd=root, capture_output=True, check=False)

@@ -170,6 +170,10 @@ class GitError(Exception):
     """git could not give what was asked (not a repository, an unknown revision): the command cannot run."""
 
 
+class LookalikeRepository(GitError):
+    """A folder where git would look for its repository holds the files of a git directory: git is not run."""
+
+
 class GitTree:
     """The files of one commit's tree, under `prefix` (the base's root inside the repository), read from git objects.
 
@@ -445,7 +449,7 @@ def _refuse_lookalike(repository: Path) -> None:
         if os.path.lexists(folder / ".git"):
             return
         if (folder / "HEAD").is_file() and ((folder / "commondir").is_file() or (folder / "objects").is_dir()):
-            raise GitError(
+            raise LookalikeRepository(
                 f"{folder} holds the files of a git directory (HEAD, objects/): git is not run there, so that no file "
                 "of the base is taken for the repository's configuration"
             )

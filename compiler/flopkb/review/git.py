@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from flopkb.load.sources import GitError, git
+from flopkb.load.sources import GitError, LookalikeRepository, git
 
 SHORT = 7
 
@@ -52,6 +52,8 @@ class Git:
         self.root = root
         try:
             self.top = Path(git(root, "rev-parse", "--show-toplevel").strip())
+        except LookalikeRepository:
+            raise
         except GitError as error:
             raise GitError(f"{root} is not in a git repository: flopkb diff compares commits of one") from error
 
