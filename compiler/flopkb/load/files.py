@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 
 from flopkb.load.positions import LineIndex
 from flopkb.report.diagnostics import Diagnostic, make
@@ -52,6 +53,11 @@ def read_stat(path: str, limit: int = MAX_FILE_BYTES) -> tuple[bytes, os.stat_re
     if len(raw) > limit:
         raise Unreadable(f"the file has more than {limit:,} bytes; records are limited to {limit:,}")
     return raw, status
+
+
+def lands_inside(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool:
+    """Whether `path`, every symlink on its way followed, lies in `folder` (whose own symlinks are followed too)."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
 
 
 def _kind(mode: int) -> str:
