@@ -183,8 +183,14 @@ def test_a_folder_that_is_a_symlink_out_of_the_records_is_refused(tmp_path: Path
     assert not (tmp_path / "outside/deeper").exists()
 
 
-def test_a_folder_that_is_a_symlink_within_the_records_is_written_through(kb_root: Path) -> None:
+def test_a_folder_that_is_a_symlink_within_the_records_is_refused_with_the_id_to_use(kb_root: Path) -> None:
     (kb_root / "records/facts").mkdir()
-    (kb_root / "records/notes").symlink_to(kb_root / "records/facts", target_is_directory=True)
-    assert new(kb_root, "fact", "notes/x").exit_code == 0
-    assert (kb_root / "records/facts/x.yaml").is_file()
+    (kb_root / "records/notes").symlink_to("facts", target_is_directory=True)
+    result = new(kb_root, "fact", "notes/x")
+    assert result.exit_code == 2
+    assert (
+        result.output
+        == "Error: records/notes is a symlink, and check finds no record through one: use the id facts/x\n"
+    )
+    assert new(kb_root, "fact", "facts/x").exit_code == 0  # the hint, applied literally
+    assert [path.name for path in (kb_root / "records/facts").iterdir()] == ["x.yaml"]

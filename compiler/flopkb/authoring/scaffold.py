@@ -96,16 +96,26 @@ def new_record_path(config: Config, record_id: str) -> list[Path]:
 
 
 def linked_out(config: Config, path: Path) -> str | None:
-    """Why no new record may be written at `path` (under the records folder): a folder on its way is a symlink that
-    leads out of the records folder, so the file would land elsewhere (outside the base, for a committed
-    `records/notes -> /home/...`); None when none does. `new`, `mv` and the editor's "create the missing record" ask.
+    """Why no new record may be written at `path` (under the records folder): a folder on its way is a symlink. One
+    that leads out of the records folder would put the file elsewhere (outside the base, for a committed
+    `records/notes -> /home/...`); through one that stays in it, `check` (which follows no folder link) would find
+    the record under another path, which its id is not. None when no folder is a link. `new`, `mv` and the editor's
+    "create the missing record" ask.
     """
     folder = config.records_path
     for part in path.parent.relative_to(config.records_path).parts:
         folder = folder / part
+        if not folder.is_symlink():
+            continue
+        where = folder.relative_to(config.root).as_posix()
+        if not lands_inside(folder, config.root):
+            return f"{where} is a symlink that leads out of the knowledge base"
         if not lands_inside(folder, config.records_path):
-            where = f"{config.records}/" if lands_inside(folder, config.root) else "the knowledge base"
-            return f"{folder.relative_to(config.root).as_posix()} is a symlink that leads out of {where}"
+            return f"{where} is a symlink that leads out of {config.records}/"
+        real = Path(os.path.realpath(path)).relative_to(os.path.realpath(config.records_path))
+        return (
+            f"{where} is a symlink, and check finds no record through one: use the id {real.with_suffix('').as_posix()}"
+        )
     return None
 
 

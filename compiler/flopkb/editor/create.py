@@ -9,8 +9,8 @@ anchor (`dangling-anchor`) names a record that exists: it offers nothing.
 The edit creates the file with `overwrite` and `ignoreIfExists` both false:
 a file that appeared since the check makes the client refuse the edit,
 never write into it (ignoring the existing file would insert the template at
-its top). A file already on disk is not offered at all, nor one under a symlinked folder that leads out of
-the records folder (`flopkb.authoring.scaffold.linked_out`).
+its top). A file already on disk is not offered at all, nor one under a symlinked folder
+(`flopkb.authoring.scaffold.linked_out`).
 """
 
 from __future__ import annotations
