@@ -84,7 +84,15 @@ def test_warnings_fail_only_with_strict(tmp_path: Path) -> None:
         {"records/flops/clean.yaml": CLEAN.replace(" and [[flops/warned]]", "").replace("[[flops/broken]]", "nothing")},
     )
     assert run(root, "check").exit_code == 0
-    assert run(root, "check", "--strict").exit_code == 1
+    assert run(root, "check").output.endswith("1 record: 0 errors, 1 warning\n")
+    strict = run(root, "check", "--strict")
+    assert strict.exit_code == 1
+    assert strict.output.endswith("1 record: 0 errors, 1 warning (--strict: warnings fail)\n"), "it says why it fails"
+    assert json.loads(run(root, "check", "--strict", "--format", "json").output)["summary"] == {
+        "records": 1,
+        "errors": 0,
+        "warnings": 1,
+    }
 
 
 def test_paths_filter_the_report_not_the_check(kb: Path) -> None:
@@ -182,3 +190,10 @@ def test_record_models_are_built_without_a_scan_for_pydantic_plugins(kb: Path) -
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env={"PATH": ""}, check=True)
     assert done.stderr.strip() == "True None"
+
+
+def test_the_command_list_says_what_each_command_does_in_full() -> None:
+    listed = CliRunner().invoke(main, ["--help"], terminal_width=80).output.split("Commands:\n", 1)[1]
+    commands = [line.split(None, 1) for line in listed.splitlines() if line.strip()]
+    assert {name for name, _ in commands} == set(main.commands)
+    assert [summary for _, summary in commands if summary.endswith("...") or not summary.endswith(".")] == []

@@ -149,7 +149,7 @@ def main() -> None:
     """Compile, check and publish a knowledge base of LLM-inference performance records."""
 
 
-@main.command()
+@main.command(short_help="Check every record; report each problem where it is.")
 @root_option
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @format_option
@@ -182,7 +182,7 @@ def check(
     def run() -> tuple[list[Diagnostic], Summary, KnowledgeBase]:
         kb = compile_knowledge_base(config, CHECK_STAGES, cache or load_entries)
         shown = [d for d in kb.diagnostics if in_paths(d.path, filters) or d.code == INTERNAL_ERROR]
-        return shown, Summary.of(shown, records=len(kb.entries)), kb
+        return shown, Summary.of(shown, records=len(kb.entries), strict=strict), kb
 
     if watch_mode:
         from flopkb.authoring.watch import watch
@@ -220,7 +220,7 @@ def exit_status(diagnostics: Iterable[Diagnostic], strict: bool) -> int:
     return EXIT_PROBLEMS if Severity.ERROR in severities or (strict and severities) else EXIT_OK
 
 
-@main.command()
+@main.command(short_help="Write the link graph (json, graphml or dot).")
 @root_option
 @click.option(
     "--format", "output_format", type=click.Choice(["json", "graphml", "dot"]), default="json", show_default=True
@@ -248,7 +248,7 @@ def graph(root: str | None, output_format: str, output: str | None) -> None:
         Path(output).write_text(text, encoding="utf-8", newline="\n")
 
 
-@main.command()
+@main.command(short_help="Rename a record and rewrite every link to it.")
 @root_option
 @click.argument("old", required=False)
 @click.argument("new", required=False)
@@ -257,6 +257,7 @@ def graph(root: str | None, output_format: str, output: str | None) -> None:
 @click.option("--undo", is_flag=True, help="Undo an interrupted move: every file back as it was before it.")
 def mv(root: str | None, old: str | None, new: str | None, dry_run: bool, finish_only: bool, undo: bool) -> None:
     """Rename record OLD to id NEW: move its file, rewrite every link to it, keep OLD as an alias."""
+    from flopkb.authoring.folders import move_warning
     from flopkb.links.journal import pending
     from flopkb.links.journal import undo as undo_move
     from flopkb.links.mv import MoveError, move
@@ -282,15 +283,13 @@ def mv(root: str | None, old: str | None, new: str | None, dry_run: bool, finish
             plan = move(config, old, new, dry_run=dry_run)
         except MoveError as error:
             raise UsageError(str(error)) from error
-    verb = "would move" if dry_run else "moved"
-    click.echo(f"{verb} {plan.old_path} -> {plan.new_path}")
-    for path, count in sorted(plan.rewritten.items()):
-        click.echo(f"  {path}: {count} link{'s' if count != 1 else ''} rewritten")
-    if plan.alias_added:
-        click.echo(f"  {plan.new_path}: '{plan.old}' added to aliases")
+    click.echo("\n".join(plan.summary(dry_run)))
+    misplaced = plan.kind and move_warning(plan.kind, plan.old, plan.new)
+    if misplaced:
+        click.echo(f"warning: {misplaced}", err=True)
 
 
-@main.command()
+@main.command(short_help="Write the JSON Schemas for editors into schema/.")
 @root_option
 @click.option(
     "--check",
@@ -321,7 +320,7 @@ def schema(root: str | None, check_only: bool) -> None:
     sys.exit(EXIT_PROBLEMS if check_only and stale else EXIT_OK)
 
 
-@main.command()
+@main.command(short_help="Write a new record from its kind's template.")
 @root_option
 @click.argument("kind")
 @click.argument("record_id", metavar="ID")
@@ -341,7 +340,7 @@ def new(root: str | None, kind: str, record_id: str) -> None:
         except ScaffoldError as error:
             raise UsageError(str(error)) from error
     click.echo(f"wrote {made.path.relative_to(config.root).as_posix()}")
-    misplaced = folder_warning(kind, record_id)
+    misplaced = folder_warning(kind, made.record_id)
     if misplaced:
         click.echo(f"warning: {misplaced}", err=True)
     click.echo(
@@ -352,7 +351,7 @@ def new(root: str | None, kind: str, record_id: str) -> None:
         click.echo(f"run flopkb schema, so that editors find {made.schema.relative_to(config.root).as_posix()}")
 
 
-@main.command()
+@main.command(short_help="Rewrite records in canonical form, comments kept.")
 @root_option
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option(
@@ -396,7 +395,7 @@ def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
     sys.exit(EXIT_PROBLEMS if unformattable or (check_only and changed) else EXIT_OK)
 
 
-@main.command(name="diff")
+@main.command(name="diff", short_help="What a change does to the computed results.")
 @root_option
 @click.argument("revisions", metavar="[BASE[..HEAD]]", required=False)
 @click.option(
@@ -444,7 +443,7 @@ def diff(root: str | None, revisions: str | None, output_format: str, fail_on: s
     sys.exit(EXIT_PROBLEMS if found.failures(conditions) else EXIT_OK)
 
 
-@main.command(name="eval")
+@main.command(name="eval", short_help="Print a record's formula values per accelerator.")
 @root_option
 @click.argument("record", metavar="ID")
 @click.option(
@@ -488,7 +487,7 @@ NO_SITE_URL = (
 )
 
 
-@main.command()
+@main.command(short_help="Check, then render the site into build/site/.")
 @root_option
 @format_option
 @click.option("--strict", is_flag=True, help="Refuse to build on warnings too.")
@@ -507,7 +506,7 @@ def build(root: str | None, output_format: str, strict: bool, use_cache: bool | 
     except BuildError as error:
         raise UsageError(str(error)) from error
     diagnostics = outcome.kb.diagnostics
-    summary = Summary.of(diagnostics, records=len(outcome.kb.entries))
+    summary = Summary.of(diagnostics, records=len(outcome.kb.entries), strict=strict)
     chosen = resolve_format(output_format, os.environ)
     report(
         diagnostics,
@@ -535,7 +534,7 @@ def build(root: str | None, output_format: str, strict: bool, use_cache: bool | 
     sys.exit(EXIT_OK)
 
 
-@main.command()
+@main.command(short_help="Build, serve on localhost, rebuild on every save.")
 @root_option
 @click.option(
     "--port",
@@ -557,7 +556,7 @@ def serve(root: str | None, port: int, no_cache: bool) -> None:
         raise UsageError(str(error)) from error
 
 
-@main.command()
+@main.command(short_help="Run the language server for editors.")
 @root_option
 @click.option("--tcp", "port", type=click.IntRange(1, 65535), help="Listen on 127.0.0.1:PORT, not stdio (debugging).")
 def lsp(root: str | None, port: int | None) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from flopkb.load.sources import FileSource, WorkTree
+from flopkb.load.sources import RECORD_SUFFIXES, FileSource, WorkTree
 from flopkb.report.codes import CODES, Severity
 from flopkb.report.diagnostics import INTERNAL_ERROR
 from flopkb.report.hints import did_you_mean
@@ -50,6 +51,23 @@ class Config:
     @property
     def records_path(self) -> Path:
         return self.root / self.records
+
+    def record_id(self, argument: str) -> str:
+        """The id an author means by `argument`: an id (`flops/a`), or a record file's path from the root
+        (`records/flops/a.yaml`, as a shell completes it, with or without the extension) or an absolute one.
+
+        A leading records folder is the folder, not part of the id, unless the base keeps records in a folder of that
+        name inside it."""
+        text = argument.replace("\\", "/")
+        if text.endswith(RECORD_SUFFIXES):
+            text = text.rsplit(".", 1)[0]
+            if Path(argument).is_absolute():
+                with contextlib.suppress(ValueError):  # outside the records folder: kept as given
+                    return Path(text).resolve().relative_to(self.records_path.resolve()).as_posix()
+        prefix = self.records.rstrip("/") + "/"
+        if text.startswith(prefix) and not (self.records_path / prefix).is_dir():
+            text = text[len(prefix) :]
+        return text
 
     @property
     def vocabulary_path(self) -> Path:

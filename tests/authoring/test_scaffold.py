@@ -84,7 +84,6 @@ def test_a_missing_schema_gets_a_hint(tmp_path: Path) -> None:
         (("flop", "flops/Decode Step"), "(did you mean flops/decode-step?)"),
         (("flop", "flops/../x"), "'flops/../x' is not a valid id"),
         (("flop", "/flops/x"), "no leading or trailing '/'"),
-        (("flop", "flops/x.yaml"), "'flops/x.yaml' is a file name; give the id, without the extension"),
     ],
 )
 def test_bad_requests_are_refused(kb_root: Path, args: tuple[str, str], message: str) -> None:
@@ -119,6 +118,19 @@ def test_new_needs_a_usable_vocabulary(tmp_path: Path) -> None:
 def test_new_needs_its_arguments(kb_root: Path) -> None:
     result = new(kb_root, "flop")
     assert result.exit_code == 2 and "Missing argument 'ID'" in result.output
+
+
+@pytest.mark.parametrize("given", ["records/flops/x", "records/flops/x.yaml", "flops/x.yaml", "flops/x.yml"])
+def test_a_record_files_path_names_its_id_as_in_mv(kb_root: Path, given: str) -> None:
+    result = new(kb_root, "flop", given)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("wrote records/flops/x.yaml\n") and result.stderr == ""
+    assert compile_kb(kb_root).entries["flops/x"].record is not None
+
+
+def test_a_folder_named_as_the_records_folder_inside_it_is_part_of_the_id(kb_root: Path) -> None:
+    (kb_root / "records/records").mkdir(parents=True)
+    assert new(kb_root, "flop", "records/x").output.startswith("wrote records/records/x.yaml\n")
 
 
 @pytest.mark.parametrize(

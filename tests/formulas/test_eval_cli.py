@@ -97,6 +97,7 @@ def test_hardware_restricts_to_one_accelerator(kb: Path) -> None:
         (["hw/alpha"], "hw/alpha has no formulas to evaluate"),
         (["f", "--hardware", "gamma"], "--hardware gamma: no record"),
         (["f", "--hardware", "facts/f"], "--hardware facts/f: facts/f is not an accelerator"),
+        (["f", "--hardware", "alp"], "--hardware alp: no record; did you mean hw/alpha?"),
         (["f", "--set", "batch=lots"], "--set batch: 'lots' is not a quantity"),
         (["f", "--set", "batch=3 parsec"], "--set batch: unknown unit 'parsec'"),
         (["f", "--set", "batch"], "--set 'batch': write NAME=QUANTITY"),
@@ -172,3 +173,12 @@ def test_eval_prints_the_model_against_each_measurement(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output  # a disagreement is a warning
     assert "1 disagreeing with a measurement" in result.output
     assert ["sources/paper#b32", "(Figure", "22)", "simulated", "0.2", "0.125", "60%", "disagrees"] in rows(result)
+
+
+def test_a_narrow_terminal_folds_the_measurement_table_and_cuts_nothing(tmp_path: Path) -> None:
+    record = "facts/decode-compute-bound-throughput-ceiling"
+    result = CliRunner().invoke(main, ["eval", "--root", str(REPO), record], env={**ENV, "COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    folded = "".join(line[34:64].strip() for line in result.output.splitlines())
+    assert "#nvidia-h200-8x-offline(closed/NVIDIA/results/H200-SXM-141GBx8_TRT/" in folded

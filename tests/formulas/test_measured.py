@@ -133,7 +133,7 @@ def test_a_claim_with_neither_value_nor_measured_is_invalid(tmp_path: Path) -> N
 
 def test_measured_names_a_source_and_a_measurement(tmp_path: Path) -> None:
     kb = build(tmp_path, "      - {where: {batch: 32}, measured: sources/paper}\n")
-    assert [code for code, *_ in problems(kb)] == ["invalid-value"]
+    assert [code for code, *_ in problems(kb)] == ["dangling-anchor"], "told with the source's measurements"
 
 
 def test_a_measurement_basis_is_measured_or_simulated(tmp_path: Path) -> None:

@@ -278,3 +278,37 @@ def test_magnitude_in_a_unit():
     assert magnitude_in(parse_quantity(0.5), "%") == pytest.approx(50)
     with pytest.raises(QuantityError, match=r"\[operations\] / \[time\], not \[information\] / \[time\]"):
         magnitude_in(parse_quantity("989 TFLOP/s"), "TB/s")
+
+
+_USUAL = {"byte": "kMGTPE", "FLOP": "kMGTPE", "hertz": "kMGT", "second": "mn"}
+
+
+@given(st.sampled_from(sorted(_USUAL)), st.data())
+def test_a_unit_hint_never_changes_the_prefix_written(unit: str, data: st.DataObject) -> None:
+    """A prefix (as written, in its case) on a unit written in another case or the plural: every unit the hint
+    offers is the prefix's multiple of that unit (or of a bit, for a lone `b`), never a bare unit or another
+    prefix."""
+    from flopkb.formulas.unit_hints import readings
+    from flopkb.formulas.units import base_scale, reads_as_unit
+
+    prefix = data.draw(st.sampled_from(_USUAL[unit]), label="prefix")
+    word = data.draw(st.sampled_from([unit, registry().get_symbol(unit)]), label="word")
+    cases = data.draw(st.lists(st.booleans(), min_size=len(word), max_size=len(word)), label="cases")
+    written = prefix + "".join(c.upper() if up else c.lower() for c, up in zip(word, cases, strict=True))
+    written += data.draw(st.sampled_from(["", "s"]), label="plural")
+    if reads_as_unit(written) or written.upper().endswith("FLOPS"):
+        return
+    offered = readings(written)
+    assert offered, written
+    meant = [unit, "bit"] if written.removesuffix("s")[len(prefix) :] == "b" else [unit]
+    scales = {base_scale(parse_unit(f"{prefix}{name}"))[0] for name in meant}
+    for spelling, _ in offered:
+        assert base_scale(parse_unit(spelling))[0] in scales, (written, spelling)
+
+
+@given(st.integers(min_value=1000, max_value=10**15), st.sampled_from(["B", "TFLOP/s", "GB/s"]))
+def test_a_number_with_thousands_separators_is_offered_without_them(number: int, unit: str) -> None:
+    with pytest.raises(QuantityError) as caught:
+        parse_quantity(f"{number:,} {unit}")
+    assert caught.value.hint is not None and caught.value.hint.endswith(f": `{number} {unit}`")
+    assert parse_quantity(f"{number} {unit}").magnitude == number

@@ -145,3 +145,17 @@ def test_a_record_that_quotes_a_template_sentence_in_code_is_still_a_draft_only_
     kb = kb_with(tmp_path, FLOP + "notes: The template says `Replace this sentence with the fact.`\n")
     [(code, _, line, _)] = located(kb, ignore=IGNORE)
     assert (code, line) == ("placeholder", 8)
+
+
+@pytest.mark.parametrize(
+    ("notes", "where"),
+    [
+        ("notes: |\n  Our own words first.\n  Replace this sentence with the fact.\n", (10, 3)),
+        ("notes: >-\n  Ours, then Replace this\n  sentence with the fact.\n", (9, 14)),
+        ("notes: 'Ours. Replace this sentence with the fact.'\n", (8, 15)),
+    ],
+)
+def test_a_placeholder_is_told_where_its_sentence_starts(tmp_path: Path, notes: str, where: tuple[int, int]) -> None:
+    kb = kb_with(tmp_path, FLOP + notes)
+    [(code, _, line, column)] = located(kb, ignore=IGNORE)
+    assert (code, line, column) == ("placeholder", *where)

@@ -198,6 +198,7 @@ def test_mv_dry_run_writes_nothing(tmp_path: Path) -> None:
         ("facts/ridge", "facts/ridge", "already has that id"),
         ("facts/rigde", "facts/x", "no record has the id 'facts/rigde' (did you mean facts/ridge"),
         ("facts/ridge", "facts/older", "is an alias of flops/user"),
+        ("facts/older", "facts/x", "is an alias of flops/user; to rename that record: flopkb mv flops/user facts/x"),
     ],
 )
 def test_mv_refuses_with_exit_2(tmp_path: Path, old: str, new: str, message: str) -> None:
@@ -219,6 +220,30 @@ def test_mv_refuses_when_the_new_file_exists(tmp_path: Path) -> None:
     assert status == 0
     status, output = mv(tmp_path, "facts/r2x", "facts/r2")
     assert status == 2 and "is already the id of records/facts/r2.yml" in output
+
+
+@pytest.mark.parametrize("given", ["records/facts/ridge.yaml", "records/facts/ridge", "facts/ridge.yaml"])
+def test_mv_takes_a_record_files_path_for_either_id(tmp_path: Path, given: str) -> None:
+    write_kb(tmp_path, {"records/facts/ridge.yaml": RIDGE, "records/flops/user.yaml": USER})
+    status, output = mv(tmp_path, given, given.replace("ridge", "r2"))
+    assert status == 0 and output.startswith("moved records/facts/ridge.yaml -> records/facts/r2.yaml"), output
+
+
+def test_mv_out_of_the_kinds_folder_warns_as_new_does_and_names_the_move_back(tmp_path: Path) -> None:
+    write_kb(tmp_path, {"records/facts/ridge.yaml": RIDGE, "records/flops/user.yaml": USER})
+    result = CliRunner().invoke(main, ["mv", "--root", str(tmp_path), "facts/ridge", "flops/ridge"])
+    assert result.exit_code == 0
+    assert result.stderr == (
+        "warning: fact records live in facts/ and flops/ridge is in flops/; "
+        "to follow the convention: flopkb mv flops/ridge facts/ridge\n"
+    )
+    assert "warning" not in CliRunner().invoke(main, ["mv", "--root", str(tmp_path), "flops/ridge", "facts/r"]).stderr
+
+
+def test_mv_in_a_base_that_keeps_no_folder_convention_does_not_warn(tmp_path: Path) -> None:
+    write_kb(tmp_path, {"records/ridge.yaml": RIDGE.replace("facts/ridge", "ridge")})
+    result = CliRunner().invoke(main, ["mv", "--root", str(tmp_path), "ridge", "flops/ridge"])
+    assert result.exit_code == 0 and result.stderr == ""
 
 
 # -- on the project's own records ------------------------------------------------

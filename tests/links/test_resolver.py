@@ -52,3 +52,19 @@ def test_a_name_half_typed_suggests_the_few_names_it_begins(names: list[str], da
     if target in names or len(begun) > 3:
         return  # it resolves; or it begins too many names to say which
     assert Resolver(ids, {}, {}).closest(target)[: len(begun)] == begun
+
+
+@settings(max_examples=60)
+@given(st.lists(NAMES, min_size=1, max_size=12, unique=True), st.data())
+def test_whole_words_of_a_name_suggest_the_few_names_that_hold_them(names: list[str], data: st.DataObject) -> None:
+    """A target of three or more characters that is whole words of at most three records' names (`h100` of
+    `nvidia-h100-sxm`), and begins none, suggests each of them."""
+    ids = [f"accelerators/{name}" for name in names]
+    words = data.draw(st.sampled_from(names)).split("-")
+    start = data.draw(st.integers(0, len(words) - 1))
+    target = "-".join(words[start : data.draw(st.integers(start + 1, len(words)))])
+    holding = sorted(record_id for record_id in ids if f"-{target}-" in f"-{record_id.split('/')[-1]}-")
+    begun = [record_id for record_id in ids if record_id.split("/")[-1].startswith(target)]
+    if len(target) < 3 or target in names or begun or len(holding) > 3:
+        return  # too short to say; it resolves; the names it begins come first; or it names too many
+    assert sorted(Resolver(ids, {}, {}).closest(target)[: len(holding)]) == holding

@@ -374,6 +374,13 @@ def test_a_homepage_without_its_scheme_offers_the_url(tmp_path: Path) -> None:
     assert diagnostic.hint == "did you mean https://github.com/org/e?"
 
 
+def test_a_source_url_without_its_scheme_offers_the_url_not_a_record(tmp_path: Path) -> None:
+    text = ENGINE + "sources: [www.example.org/paper, sources/nowhere]\n"
+    kb = compile_kb(write_kb(tmp_path, {"records/engines/e.yaml": text}))
+    hints = [(d.line, d.column, d.hint) for d in kb.diagnostics if d.code == "dangling-ref"]
+    assert hints == [(4, 11, "did you mean https://www.example.org/paper?"), (4, 34, None)]
+
+
 def test_a_text_where_a_list_goes_is_offered_as_a_list_of_one(tmp_path: Path) -> None:
     text = ENGINE + 'features: "Separate draft"\n'
     diagnostic = the_diagnostic(tmp_path, {"records/engines/e.yaml": text}, "invalid-value")
@@ -413,3 +420,262 @@ def test_a_file_whose_name_is_no_id_is_told_the_name_to_give_it(tmp_path: Path) 
 def test_an_id_offered_for_one_written_is_valid(written: str) -> None:
     like = id_like(written)
     assert like is None or (id_problem(like) is None and like != written)
+
+
+# A unit in another case, spelt out, or standing for two units: the hint keeps the prefix
+
+
+@pytest.mark.parametrize(
+    ("parameter", "written", "message", "hint"),
+    [
+        ("memory_capacity", "96 GBytes", "unknown unit 'GBytes'", "write `96 GB`"),
+        ("memory_capacity", "96 gb", "unknown unit 'gb'", "write `96 GB` (gigabyte) or `96 Gbit` (gigabit)"),
+        ("memory_capacity", "96 Gb", "unknown unit 'Gb'", "write `96 GB` (gigabyte) or `96 Gbit` (gigabit)"),
+        ("memory_capacity", "128 KB", "unknown unit 'KB'", "write `128 kB` (kilobyte) or `128 KiB` (kibibyte)"),
+        ("memory_bandwidth", "4.0 TByte/s", "unknown unit 'TByte' in 'TByte/s'", "write `4.0 TB/s`"),
+        ("memory_bandwidth", "4.0 TB/S", "unknown unit 'S' in 'TB/S'", "write `4.0 TB/s`"),
+        ("memory_bandwidth", "4,0 TB/s", "the number '4,0' has a ','",
+         "write numbers without thousands separators and with '.' for decimals: `4.0 TB/s`"),
+    ],
+)  # fmt: skip
+def test_a_spec_in_a_unit_that_does_not_read_is_written_out_with_its_prefix(
+    tmp_path: Path, parameter: str, written: str, message: str, hint: str
+) -> None:
+    wrong = accelerator("hw/b200", **{parameter: written})
+    diagnostic = the_diagnostic(tmp_path, {"records/hw/b200.yaml": wrong}, "invalid-value")
+    assert (diagnostic.line, diagnostic.column) == (5, len(f'  {parameter}: {{value: "'))
+    assert diagnostic.message == f"specs.{parameter}: {message}"
+    assert diagnostic.hint == hint
+
+
+def test_a_peak_quoted_from_a_datasheet_loses_its_thousands_separator(tmp_path: Path) -> None:
+    wrong = accelerator("hw/b200", peak_bf16_dense="1,979 TFLOP/s")
+    diagnostic = the_diagnostic(tmp_path, {"records/hw/b200.yaml": wrong}, "invalid-value")
+    assert diagnostic.message == "specs.peak_bf16_dense: the number '1,979' has a ','"
+    assert diagnostic.hint == ("write numbers without thousands separators and with '.' for decimals: `1979 TFLOP/s`")
+
+
+def test_a_bare_number_for_a_bandwidth_keeps_its_digits_in_every_example(tmp_path: Path) -> None:
+    wrong = accelerator("hw/b200", memory_bandwidth="4000")
+    diagnostic = the_diagnostic(tmp_path, {"records/hw/b200.yaml": wrong}, "unit-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (5, 29)
+    assert diagnostic.hint == (
+        "a bare number has no unit: write it with the unit it is in, a unit of byte/s, e.g. `4000 GB/s` or `4000 TB/s`"
+    )
+
+
+def test_a_spec_missing_a_per_second_keeps_the_number_as_written(tmp_path: Path) -> None:
+    wrong = accelerator("hw/b200", memory_bandwidth="4.77612 TB")
+    diagnostic = the_diagnostic(tmp_path, {"records/hw/b200.yaml": wrong}, "unit-mismatch")
+    assert diagnostic.hint == "write the value in a unit of byte/s, e.g. `4.77612 TB/s`"
+
+
+def test_a_unit_in_a_what_if_keeps_its_prefix(tmp_path: Path) -> None:
+    text = sweep_flop(["4 GBytes/s"]).replace('["', '"').replace('"]', '"')
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
+    assert diagnostic.message == "input `bw`: unknown unit 'GBytes' in 'GBytes/s'"
+    assert diagnostic.hint == "write `4 GB/s`"
+
+
+# Where a claim is
+
+
+HW_FLOP = FLOP + (
+    "formulas:\n  - id: stream\n    expr: bytes / hw.memory_bandwidth\n    unit: ms\n    inputs:\n      bytes: 10 GB\n"
+    "    hardware: [hw/h100]\n"
+)
+
+
+def test_a_claim_without_where_is_placed_on_its_accelerator_alone(tmp_path: Path) -> None:
+    text = HW_FLOP + "    expect:\n      - {hardware: hw/h100, value: 5 ms}\n"
+    files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
+    diagnostic = the_diagnostic(tmp_path, files, "claim-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (13, 36)
+    assert diagnostic.message == "expect[0] on hw/h100 states 5 ms, computes 2.98507 ms (off by 68%, tolerance 1%)"
+
+
+def test_a_claim_without_where_outside_the_regime_is_placed_on_its_accelerator_alone(tmp_path: Path) -> None:
+    text = HW_FLOP.replace("    hardware:", "    valid_when: bytes > 2 * bytes\n    hardware:")
+    text += "    expect:\n      - {hardware: hw/h100, value: 2.98507 ms}\n"
+    files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
+    diagnostic = the_diagnostic(tmp_path, files, "claim-out-of-regime")
+    assert diagnostic.message.startswith("expect[0] on hw/h100 lies outside the formula's regime: ")
+
+
+# A formula without a unit
+
+
+def test_a_misspelt_unit_is_named_by_what_follows_from_it(tmp_path: Path) -> None:
+    text = HW_FLOP.replace("unit: ms", "units: ms") + "    expect:\n      - {hardware: hw/h100, value: 2.98507 ms}\n"
+    files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
+    result = the_diagnostic(tmp_path, files, "formula-unit-mismatch")
+    assert (result.line, result.column) == (7, 11)
+    assert result.message == (
+        "the result is [time] but the formula has no unit (dimensionless): is `units` on line 8 meant to be `unit`?"
+    )
+    assert result.hint == "rename `units` on line 8 to `unit`"
+    claim = the_diagnostic(tmp_path, files, "unit-mismatch")
+    assert (claim.line, claim.column) == (13, 36)
+    assert claim.message == (
+        "expect[0].value: 2.98507 ms is [time], but the formula has no unit (dimensionless): "
+        "is `units` on line 8 meant to be `unit`?"
+    )
+    assert claim.hint == "rename `units` on line 8 to `unit`"
+
+
+def test_a_claim_in_a_unit_the_formula_lacks_offers_it_to_the_formula(tmp_path: Path) -> None:
+    text = HW_FLOP.replace("    unit: ms\n", "") + "    expect:\n      - {hardware: hw/h100, value: 2.98507 ms}\n"
+    files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
+    result = the_diagnostic(tmp_path, files, "formula-unit-mismatch")
+    assert result.message == "the result is [time] but the formula has no unit (dimensionless)"
+    claim = the_diagnostic(tmp_path, files, "unit-mismatch")
+    assert claim.message == "expect[0].value: 2.98507 ms is [time], but the formula has no unit (dimensionless)"
+    assert claim.hint == "give the formula the claim's unit (`unit: ms`), or write the value as a bare number"
+
+
+def test_a_claim_of_another_dimension_is_quoted_as_written(tmp_path: Path) -> None:
+    text = HW_FLOP + "    expect:\n      - {hardware: hw/h100, value: 4.77612 GB}\n"
+    files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
+    claim = the_diagnostic(tmp_path, files, "unit-mismatch")
+    assert claim.message == "expect[0].value: 4.77612 GB is [information], not [time] (the formula's unit is ms)"
+    assert claim.hint == "write the value in the formula's unit, e.g. `4.77612 ms`, or as a bare number"
+
+
+@pytest.mark.parametrize(("written", "fraction"), [("5%", "0.05"), ("2.5 %", "0.025"), ("10%", "0.1")])
+def test_a_tolerance_in_percent_is_told_as_the_fraction(tmp_path: Path, written: str, fraction: str) -> None:
+    text = HW_FLOP + f"    expect:\n      - {{hardware: hw/h100, value: 2.98507 ms, rel_tol: {written}}}\n"
+    files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
+    diagnostic = the_diagnostic(tmp_path, files, "invalid-value")
+    assert (diagnostic.line, diagnostic.column) == (13, 57)
+    assert diagnostic.message == f"formulas[0].expect[0].rel_tol: expected a number, got the text '{written}'"
+    assert diagnostic.hint == f"write it as a fraction: {fraction}"
+
+
+def test_an_invalid_id_is_offered_the_id_the_path_implies(tmp_path: Path) -> None:
+    text = ENGINE.replace("id: engines/e", "id: Flops/My Record")
+    diagnostic = the_diagnostic(tmp_path, {"records/engines/e.yaml": text}, "invalid-id")
+    assert (diagnostic.line, diagnostic.column) == (1, 5)
+    assert diagnostic.message == (
+        "id: 'Flops/My Record' is not a valid id: the segment 'Flops' must match [a-z0-9][a-z0-9._-]*"
+    )
+    assert diagnostic.hint == "set id: engines/e, the id that the file's path implies"
+
+
+# A formula's regime (valid_when)
+
+
+def regime_diagnostic(root: Path, valid_when: str, code: str) -> Diagnostic:
+    """The one `code` diagnostic of a formula on hw/h100 (line 11: `    valid_when: <valid_when>`)."""
+    text = HW_FLOP.replace("    hardware:", f"    valid_when: {valid_when}\n    hardware:")
+    return the_diagnostic(root, {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}, code)
+
+
+def test_a_misspelt_parameter_in_valid_when_is_told_once_where_it_is_written(tmp_path: Path) -> None:
+    diagnostic = regime_diagnostic(tmp_path, "bytes <= hw.memory_capacty", "formula-unknown-name")
+    assert (diagnostic.line, diagnostic.column) == (11, 26)
+    assert diagnostic.message == (
+        "valid_when: hw.memory_capacty is not a hardware parameter (schema/vocabulary.yaml has no `memory_capacty`)"
+    )
+    assert diagnostic.hint == "did you mean hw.memory_capacity?"
+    assert not [d for d in compile_kb(tmp_path).diagnostics if d.code == "formula-missing-spec"]
+
+
+def test_a_spec_only_valid_when_uses_is_asked_for_valid_when(tmp_path: Path) -> None:
+    diagnostic = regime_diagnostic(tmp_path, "bytes <= hw.memory_capacity", "formula-missing-spec")
+    assert diagnostic.message == "hw/h100 has no spec `memory_capacity`, which valid_when uses (hw.memory_capacity)"
+
+
+def test_valid_when_over_hw_without_accelerators_is_told_at_valid_when(tmp_path: Path) -> None:
+    text = FLOP + "formulas:\n  - id: f\n    expr: layers * 2\n    inputs:\n      layers: 32\n"
+    text += "    valid_when: layers <= hw.memory_capacity\n    expect:\n      - {value: 64}\n"
+    kb = compile_kb(write_kb(tmp_path, {"records/flops/y.yaml": OTHER, "records/flops/x.yaml": text}))
+    told = {d.code: (d.line, d.column, d.message) for d in kb.diagnostics if d.code != "orphan"}
+    assert told == {
+        "formula-missing-spec": (10, 17, "valid_when uses hw.memory_capacity but no accelerator is in scope"),
+        "invalid-value": (12, 9, "expect[0] names no accelerator, but valid_when uses hw."),
+    }
+
+
+def test_a_comparison_of_two_dimensions_is_quoted_as_written(tmp_path: Path) -> None:
+    diagnostic = regime_diagnostic(tmp_path, "bytes <= hw.memory_bandwidth", "formula-unit-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (11, 17)
+    assert diagnostic.message == (
+        "valid_when: `bytes <= hw.memory_bandwidth` compares [information] with [information] / [time]"
+    )
+    assert diagnostic.hint == "compare quantities of one dimension: correct the side that is not the quantity meant"
+
+
+def test_a_term_an_accelerator_lacks_is_asked_of_the_accelerator_not_respelt(tmp_path: Path) -> None:
+    text = HW_FLOP.replace("expr: bytes / hw.memory_bandwidth", "expr: bytes / hw.memory_capacity")
+    text = text.replace("unit: ms", "unit: 1")
+    files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
+    diagnostic = the_diagnostic(tmp_path, files, "formula-missing-spec")
+    assert diagnostic.message == "hw/h100 has no spec `memory_capacity`, which the expression uses (hw.memory_capacity)"
+    assert diagnostic.hint == (
+        'give hw/h100 a spec `memory_capacity` in its `specs` (e.g. `memory_capacity: {value: "...", basis: '
+        "vendor-spec}`), or leave it out of the formula's `hardware`"
+    )
+
+
+# An erratum's field
+
+
+def erratum_of(field: str) -> str:
+    return f"errata:\n  - field: {field}\n    quote: Serves\n    correction: Streams.\n    basis: derived\n"
+
+
+def test_a_misspelt_erratum_field_is_offered_the_records_own_field(tmp_path: Path) -> None:
+    files = {"records/engines/e.yaml": ENGINE + erratum_of("descripton")}
+    diagnostic = the_diagnostic(tmp_path, files, "invalid-value")
+    assert (diagnostic.line, diagnostic.column) == (5, 12)
+    assert diagnostic.message == "errata[0].field: 'descripton' is no text field of this record"
+    assert diagnostic.hint == "did you mean description?"
+
+
+def test_an_erratum_field_far_from_any_lists_the_records_text_fields_only(tmp_path: Path) -> None:
+    text = FLOP + "scales_with:\n  - {factor: batch_size, effect: grows}\n" + erratum_of("statement")
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text.replace("Serves", "Streams")}, "invalid-value")
+    assert diagnostic.hint == "name a text field of this record: description, scales_with[0].effect"
+
+
+# A ref without its anchor
+
+
+def test_a_formula_ref_without_its_formula_lists_the_formulas_there(tmp_path: Path) -> None:
+    target = OTHER + "formulas:\n  - {id: a, expr: '1'}\n  - {id: b, expr: '2'}\n"
+    text = FLOP + "formulas:\n  - id: r\n    ref: flops/y\n"
+    kb = compile_kb(write_kb(tmp_path, {"records/flops/x.yaml": text, "records/flops/y.yaml": target}))
+    [diagnostic] = [d for d in kb.diagnostics if d.code != "orphan"]
+    assert (diagnostic.code, diagnostic.line, diagnostic.column) == ("dangling-anchor", 7, 10)
+    assert diagnostic.message == "formulas[0].ref: 'flops/y' names no formula of flops/y: write 'flops/y#<formula-id>'"
+    assert diagnostic.hint == "write flops/y#<formula-id>, one of its formulas: a, b"
+
+
+def measured_claim(value: str, measured: str) -> dict[str, str]:
+    """A stream formula (unit s) claiming `measured` (line 13), and sources/s, whose one measurement m1 is `value`."""
+    source = "id: sources/s\nkind: source\ntitle: T\nmeasurements:\n"
+    source += f"  - {{id: m1, quantity: q, basis: measured, where: setup, value: {value}}}\n"
+    text = sweep_flop(["10 GB/s"], f"    expect:\n      - measured: {measured}\n").replace('["', '"')
+    return {"records/flops/x.yaml": text.replace('"]', '"'), "records/sources/s.yaml": source}
+
+
+def test_a_measured_claim_without_its_measurement_is_offered_the_one_there(tmp_path: Path) -> None:
+    diagnostic = the_diagnostic(tmp_path, measured_claim("1 s", "sources/s"), "dangling-anchor")
+    assert (diagnostic.line, diagnostic.column) == (13, 19)
+    assert diagnostic.message == (
+        "formulas[0].expect[0].measured: 'sources/s' names no measurement of sources/s: "
+        "write 'sources/s#<measurement-id>'"
+    )
+    assert diagnostic.hint == "write sources/s#m1"
+
+
+def test_a_measurement_of_another_dimension_is_quoted_as_the_source_writes_it(tmp_path: Path) -> None:
+    diagnostic = the_diagnostic(tmp_path, measured_claim("4.77612 GB", "sources/s#m1"), "unit-mismatch")
+    assert (diagnostic.line, diagnostic.column) == (13, 19)
+    assert diagnostic.message == (
+        "expect[0].measured: sources/s#m1 measured 4.77612 GB, which is [information], not [time] "
+        "(the formula's unit is s)"
+    )
+    assert diagnostic.hint == (
+        "claim a measurement of the quantity the formula computes, or give the formula that unit (e.g. `unit: GB`)"
+    )

@@ -70,8 +70,8 @@ def test_a_spec_edit_through_the_command_line(story: Path) -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("flopkb diff: HEAD~5@") and " → HEAD~4@" in lines[0]
-    radius = re.search(r"values changed in (\d+) records \((\d+) of them not edited\)", lines[1])
-    assert "claims changed status" in lines[1] and radius and radius[1] == radius[2], "only the accelerator was edited"
+    radius = re.search(r"values changed in \d+ records not edited themselves", lines[1])
+    assert "claims changed status" in lines[1] and radius, "only the accelerator was edited"
     assert any(
         line.strip().startswith(f"`memory_bandwidth` of {H200_ID}: 4.8 TB/s (vendor-spec) → 4.9 TB/s (vendor-spec) →")
         for line in lines

@@ -1,7 +1,7 @@
 """The folder convention of `records/`: each kind's records under the plural of the kind (`flops/`, `sources/`).
 
 Nothing checks it: an id is any path. `flopkb new` warns when an id leaves its kind's folder, as an author who
-types `flopkb new flop h1` most likely meant `flops/h1`.
+types `flopkb new flop h1` most likely meant `flops/h1`, and `flopkb mv` when a move takes a record out of it.
 """
 
 from __future__ import annotations
@@ -23,3 +23,8 @@ def folder_warning(kind: str, record_id: str) -> str | None:
         f"{kind} records live in {folder}/ and {record_id} is {where}; "
         f"to follow the convention: flopkb mv {record_id} {folder}/{rest or head}"
     )
+
+
+def move_warning(kind: str, old: str, new: str) -> str | None:
+    """Why a move from `old` to `new` leaves the convention of `kind`, in a base that follows it (`old` does)."""
+    return folder_warning(kind, new) if folder_warning(kind, old) is None else None

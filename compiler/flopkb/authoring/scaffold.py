@@ -47,6 +47,7 @@ class ScaffoldError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Scaffolded:
+    record_id: str
     path: Path
     to_fill: list[str]
     """The required fields the author must write: their template values are placeholders."""
@@ -54,15 +55,15 @@ class Scaffolded:
     """The JSON Schema its first line names."""
 
 
-def new_record(config: Config, kind: str, record_id: str, vocabulary: Vocabulary) -> Scaffolded:
-    """Write `records/<record_id>.yaml` from the template of `kind`; refuse a bad kind or id, or an existing record."""
+def new_record(config: Config, kind: str, argument: str, vocabulary: Vocabulary) -> Scaffolded:
+    """Write `records/<id>.yaml` from the template of `kind`, the id given as an id or as its file's path
+    (`Config.record_id`); refuse a bad kind or id, or an existing record."""
     if kind not in KINDS:
         hint = did_you_mean(kind, KINDS)
         raise ScaffoldError(
             f"'{kind}' is not a record kind; one of {', '.join(KINDS)}" + (f" ({hint})" if hint else "")
         )
-    if record_id.endswith(RECORD_SUFFIXES):
-        raise ScaffoldError(f"'{record_id}' is a file name; give the id, without the extension")
+    record_id = config.record_id(argument)
     problem = id_problem(record_id)
     if problem:
         like = id_like(record_id)
@@ -87,7 +88,7 @@ def new_record(config: Config, kind: str, record_id: str, vocabulary: Vocabulary
     required = [
         name for name, field in MODELS[kind].model_fields.items() if field.is_required() and name not in ("id", "kind")
     ]
-    return Scaffolded(path, required, schema)
+    return Scaffolded(record_id, path, required, schema)
 
 
 def new_record_path(config: Config, record_id: str) -> list[Path]:

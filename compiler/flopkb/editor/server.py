@@ -463,7 +463,6 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     )
     def will_rename_files(ls: FlopkbServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
         from flopkb.editor.rename import plan, rename_edit
-        from flopkb.links.mv import record_id_of
 
         checked = ls.checker.latest if ls.checker is not None else None
         if checked is None or ls.config is None:
@@ -474,7 +473,7 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
             entry = checked.entry_at(old_rel) if old_rel is not None else None
             if entry is None or new_rel is None:
                 continue
-            new = record_id_of(new_rel, ls.config)
+            new = ls.config.record_id(new_rel)
             edit = rename_edit(checked, plan(checked, entry.id, new), ls.checker_encoding, rename_file=False)
             changes.extend(edit.document_changes or [])
         return types.WorkspaceEdit(document_changes=changes) if changes else None

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from flopkb.formulas.units import dimension_of, format_dimension, unit_spellings
+from flopkb.formulas.unit_registry import unit_spellings
+from flopkb.formulas.units import dimension_of, format_dimension
 
 UNIT_FIELD = "unit"
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flopkb.formulas.context import FormulaReporter
 from flopkb.formulas.definitions import Definition
 from flopkb.formulas.evaluate import FormulaProblem, QuantityLike, evaluate_point
-from flopkb.formulas.expr import Expr
+from flopkb.formulas.expr import Expr, HwParam, walk
 from flopkb.formulas.regime import Condition, holds_at
 from flopkb.formulas.results import (
     CLAIM_DISAGREES,
@@ -47,14 +47,19 @@ from flopkb.formulas.units import (
     DIMENSIONLESS,
     Dimension,
     QuantityError,
+    dimension_of,
     format_dimension,
     format_number,
     format_value,
     magnitude_in,
     to_base,
+    written_parts,
 )
 from flopkb.load.models import Expect
 from flopkb.report.hints import closest
+
+if TYPE_CHECKING:
+    from flopkb.formulas.units import Quantity
 
 
 class Target:
@@ -172,7 +177,7 @@ class ClaimChecker:
                 self.report(
                     "invalid-value",
                     self.at(*here),
-                    f"expect[{index}] names no accelerator, but the expression uses hw.",
+                    f"expect[{index}] names no accelerator, but {_hw_user(expr)} uses hw.",
                     "add `hardware: <accelerator>` to the claim" + (f", e.g. {scope[0]}" if scope else ""),
                 )
                 ok = False
@@ -243,8 +248,7 @@ class ClaimChecker:
             )
             return result(None, CLAIM_UNCHECKED, problem.message)
         assert target.value is not None
-        pinned = [f"{name} = {format_value(value)}" for name, value in where] + ([f"on {hardware}"] if hardware else [])
-        at_point = f" at {', '.join(pinned)}" if pinned else ""
+        at_point = _point_text(where, hardware)
         in_regime = self.in_regime(values, hardware, specs)
         if not in_regime:
             assert self.condition is not None
@@ -317,17 +321,30 @@ class ClaimChecker:
             return Target(None, str(raw))
         if isinstance(quantity, (int, float)) or not quantity.unit_items():
             return Target(float(getattr(quantity, "magnitude", quantity)), str(raw).strip())
+        text = str(raw).strip()
         try:
-            return Target(magnitude_in(quantity, unit), str(raw).strip())
-        except QuantityError as error:
-            self.report(
-                "unit-mismatch",
-                self.at("expect", index, "value"),
-                f"expect[{index}].value: {error.message} (the formula's unit is {unit})",
-                f"write the value in the formula's unit, e.g. `{format_number(float(quantity.magnitude), 6)} {unit}`, "
-                f"or as a bare number",
+            return Target(magnitude_in(quantity, unit), text)
+        except QuantityError:
+            problem = self.other_dimension(index, text, quantity, unit)
+            self.report("unit-mismatch", self.at("expect", index, "value"), *problem)
+            return Target(None, text)
+
+    def other_dimension(self, index: int, text: str, quantity: Quantity, unit: str) -> tuple[str, str]:
+        """The message and hint of a claimed value (`text`, as written) of another dimension than the formula's
+        `unit`."""
+        number, own = written_parts(text)
+        dimension = format_dimension(to_base(quantity)[1])
+        if unit.strip() != "1":
+            return (
+                f"expect[{index}].value: {text} is {dimension}, not {format_dimension(dimension_of(unit))} "
+                f"(the formula's unit is {unit})",
+                f"write the value in the formula's unit, e.g. `{number} {unit}`, or as a bare number",
             )
-            return Target(None, str(raw).strip())
+        message = f"expect[{index}].value: {text} is {dimension}, but the formula has no unit (dimensionless)"
+        slip = self.reporter.unit_slip()
+        if slip is not None:
+            return f"{message}: is {slip} meant to be `unit`?", f"rename {slip} to `unit`"
+        return message, f"give the formula the claim's unit (`unit: {own}`), or write the value as a bare number"
 
     def measured(self, index: int, row: Expect, unit: str) -> Target:
         """The named measurement's value in the formula's unit; a reason when another check reports the problem."""
@@ -347,15 +364,29 @@ class ClaimChecker:
         point = measured.point
         try:
             return Target(magnitude_in(measured.quantity, unit), point.value, point)
-        except QuantityError as error:
+        except QuantityError:
+            written = point.value.strip()
             self.report(
                 "unit-mismatch",
                 self.at("expect", index, "measured"),
-                f"expect[{index}].measured: {point.anchor} is {error.message} (the formula's unit is {unit})",
+                f"expect[{index}].measured: {point.anchor} measured {written}, which is "
+                f"{format_dimension(to_base(measured.quantity)[1])}, not {format_dimension(dimension_of(unit))} "
+                f"(the formula's unit is {unit})",
                 "claim a measurement of the quantity the formula computes, or give the formula that unit "
-                f"(e.g. `unit: {point.value.strip().partition(' ')[2].strip()}`)",
+                f"(e.g. `unit: {written_parts(written)[1]}`)",
             )
             return Target(None, point.value, point)
+
+
+def _hw_user(expr: Expr) -> str:
+    """What puts a formula on accelerators: its expression, or only its `valid_when`."""
+    return "the expression" if any(isinstance(node, HwParam) for node in walk(expr.root)) else "valid_when"
+
+
+def _point_text(where: list[tuple[str, QuantityLike]], hardware: str | None) -> str:
+    """Where a claim is, for its messages: ` at batch = 64, on hw/h100`, ` on hw/h100` (no `where`), or nothing."""
+    pinned = [f"{name} = {format_value(value)}" for name, value in where] + ([f"on {hardware}"] if hardware else [])
+    return f" {'at ' if where else ''}{', '.join(pinned)}" if pinned else ""
 
 
 def _prefix_slip(stated: float, computed: float, tolerance: float) -> int | None:

@@ -28,7 +28,9 @@ from flopkb.formulas.scope import hardware_scope
 from flopkb.formulas.specs import AcceleratorSpecs, read_specs
 from flopkb.formulas.units import QuantityError, parse_quantity, parse_unit
 from flopkb.links.resolver import Resolver
+from flopkb.load.models import Formula
 from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.report.hints import closest
 
 if TYPE_CHECKING:
     from flopkb.formulas.units import Quantity, Unit
@@ -138,6 +140,18 @@ class FormulaReporter:
 
     def at(self, *rest: str | int, key: bool = False) -> tuple[int, int]:
         return self.located.source.position(self.located.path(*rest), key=key)
+
+    def unit_slip(self) -> str | None:
+        """A key of the formula that was meant to be `unit`, when no `unit` is written (`units` on line 8): the
+        formula is then dimensionless, which no message should blame on the author without naming it."""
+        written = self.located.written
+        if "unit" in written:
+            return None
+        fields = sorted(Formula.model_fields)
+        for key in written:
+            if isinstance(key, str) and key not in fields and closest(key, fields) == ["unit"]:
+                return f"`{key}` on line {self.at(key, key=True)[0]}"
+        return None
 
     def at_definition(self, offset: int | None = None) -> tuple[int, int]:
         """The expression (at `offset` in it, when it is the formula's own), or the `ref` of a formula borrowing it."""

@@ -275,7 +275,7 @@ def measured_table(result: FormulaResult) -> Table:
         ("off by", "right"),
         ("", "left"),
     ):
-        table.add_column(heading, justify=justify)  # type: ignore[arg-type]
+        table.add_column(heading, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for claim in result.claims:
         point = claim.measurement
         if point is None:

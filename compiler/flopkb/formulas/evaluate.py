@@ -84,6 +84,8 @@ class FormulaProblem(Exception):
         self.offset = offset
         self.in_inputs = in_inputs
         """Where in `inputs` the problem is, when it is there: `(name,)` or `(name, index)` of a sweep's value."""
+        self.of_regime = False
+        """Whether it comes of a `hw.` that only the formula's `valid_when` uses: it is told there."""
 
 
 Point = tuple[tuple[str, QuantityLike], ...]
@@ -165,13 +167,29 @@ def evaluate_over(
     return [evaluation.value for evaluation in _evaluate(expr, None, inputs, scopes, swept)]
 
 
+def _user(expr: Expr, param: str) -> str:
+    """What uses `hw.<param>`: the expression, or only its formula's `valid_when` (whose parameters the stage adds to
+    the expression's, to put the formula on its accelerators)."""
+    own = any(isinstance(node, HwParam) and node.name == param for node in walk(expr.root))
+    return "the expression" if own else "valid_when"
+
+
 def _no_accelerator(expr: Expr) -> FormulaProblem:
     param = min(expr.hw_params_used)
-    return FormulaProblem(
-        "formula-missing-spec",
-        f"the expression uses hw.{param} but no accelerator is in scope",
-        "name accelerators in the formula's `hardware`, or in the record's `affected_by_hardware`",
+    return _used_by(
+        expr,
+        param,
+        FormulaProblem(
+            "formula-missing-spec",
+            f"{_user(expr, param)} uses hw.{param} but no accelerator is in scope",
+            "name accelerators in the formula's `hardware`, or in the record's `affected_by_hardware`",
+        ),
     )
+
+
+def _used_by(expr: Expr, param: str, problem: FormulaProblem) -> FormulaProblem:
+    problem.of_regime = _user(expr, param) == "valid_when"
+    return problem
 
 
 def _evaluate(
@@ -211,7 +229,7 @@ def _evaluate(
     for hardware, specs in scopes:
         env, dimensions = dict(fixed), dict(input_dimensions)
         for param in sorted(expr.hw_params_used):
-            env[f"hw.{param}"], dimensions[f"hw.{param}"] = _reduce_spec(hardware, specs, param)
+            env[f"hw.{param}"], dimensions[f"hw.{param}"] = _reduce_spec(hardware, specs, param, expr)
         key = frozenset(dimensions.items())  # accelerators with specs in the same dimensions share one analysis
         if key not in analysed:
             analysed[key] = _dimension(expr.root, dimensions)
@@ -333,7 +351,7 @@ def _sweep_dimension(
     env = {**dimensions, **{other: Counter(values).most_common(1)[0][0] for other, values in mixed.items()}}
     try:
         for param in expr.hw_params_used:
-            env[f"hw.{param}"] = _reduce_spec(scope[0], scope[1], param)[1]
+            env[f"hw.{param}"] = _reduce_spec(scope[0], scope[1], param, expr)[1]
     except FormulaProblem:
         pass  # the formula cannot tell without this accelerator's spec: the sweep's majority may
     else:  # a target of None (a computation in base units, of any dimension) tells nothing either
@@ -352,16 +370,20 @@ def _fits(expr: Expr, env: Mapping[str, Dimension], target: Dimension) -> bool:
         return False
 
 
-def _reduce_spec(hardware: str | None, specs: Mapping[str, QuantityLike], param: str) -> tuple[float, Dimension]:
-    if param not in specs:
-        close = closest(param, list(specs))
-        raise FormulaProblem(
-            "formula-missing-spec",
-            f"{hardware or 'the accelerator'} has no spec `{param}`, which the expression uses (hw.{param})",
-            f"did you mean hw.{close[0]}?"
-            if close
-            else f"give {hardware or 'the accelerator'} a spec `{param}` in its `specs` "
-            f'(e.g. `{param}: {{value: "...", basis: vendor-spec}}`), or leave it out of the formula\'s `hardware`',
+def _reduce_spec(
+    hardware: str | None, specs: Mapping[str, QuantityLike], param: str, expr: Expr
+) -> tuple[float, Dimension]:
+    if param not in specs:  # `param` is a term of the vocabulary (the stage reports any other): the spec is missing
+        accelerator = hardware or "the accelerator"
+        raise _used_by(
+            expr,
+            param,
+            FormulaProblem(
+                "formula-missing-spec",
+                f"{accelerator} has no spec `{param}`, which {_user(expr, param)} uses (hw.{param})",
+                f"give {accelerator} a spec `{param}` in its `specs` "
+                f'(e.g. `{param}: {{value: "...", basis: vendor-spec}}`), or leave it out of the formula\'s `hardware`',
+            ),
         )
     return _reduce(f"hw.{param} of {hardware or 'the accelerator'}", specs[param])
 
@@ -458,9 +480,13 @@ def _mismatch(node: Node, message: str) -> FormulaProblem:
 
 def _check_target(expr: Expr, dimension: Dimension, target: Dimension, unit: str) -> None:
     if dimension != target:
+        if unit.strip() == "1":
+            wanted = "the formula has no unit (dimensionless)"
+        else:
+            wanted = f"unit {unit!r} is {format_dimension(target)}"
         raise FormulaProblem(
             "formula-unit-mismatch",
-            f"the result is {format_dimension(dimension)} but unit {unit!r} is {format_dimension(target)}",
+            f"the result is {format_dimension(dimension)} but {wanted}",
             f"`{expr}` comes out in {dimension_unit(dimension)}: use a unit of that dimension "
             f"(e.g. `unit: {dimension_unit(dimension)}`), or fix the expression",
         )

@@ -15,7 +15,7 @@ import ast
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from flopkb.formulas.evaluate import Evaluation, QuantityLike, Scope, evaluate_over
+from flopkb.formulas.evaluate import Evaluation, FormulaProblem, QuantityLike, Scope, evaluate_over
 from flopkb.formulas.expr import (
     BinOp,
     Expr,
@@ -106,11 +106,29 @@ def holds_at(
     per point); raises FormulaProblem when a side does not evaluate or the sides' units differ."""
     holds: list[bool] | None = None
     for comparison in condition.comparisons:
-        values = evaluate_over(comparison.difference, inputs, list(scopes), swept)
+        try:
+            values = evaluate_over(comparison.difference, inputs, list(scopes), swept)
+        except FormulaProblem as problem:
+            raise _as_compared(problem, comparison) from None
         test = _HOLDS[comparison.op]
         now = [test(value) for value in values]
         holds = now if holds is None else [a and b for a, b in zip(holds, now, strict=True)]
     return holds or []
+
+
+def _as_compared(problem: FormulaProblem, comparison: Comparison) -> FormulaProblem:
+    """A problem of the difference the comparison is evaluated as, told of the comparison as written: its two sides
+    in other dimensions (`weight_bytes <= hw.memory_bandwidth`), not an `a - b` the author never wrote."""
+    clash = f"in `{node_text(comparison.difference.root)}`: units do not match: "
+    if problem.code != "formula-unit-mismatch" or not problem.message.startswith(clash):
+        return problem
+    left, right = problem.message.removeprefix(clash).split(" - ", 1)
+    return FormulaProblem(
+        problem.code,
+        f"`{comparison}` compares {left} with {right}",
+        "compare quantities of one dimension: correct the side that is not the quantity meant",
+        offset=problem.offset,
+    )
 
 
 def mark(evaluations: Sequence[Evaluation], holds: Sequence[bool]) -> list[Evaluation]:

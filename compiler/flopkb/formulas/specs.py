@@ -30,7 +30,9 @@ from flopkb.formulas.units import (
     format_quantity,
     parse_quantity,
     registry,
+    significant_digits,
     to_base,
+    unit_symbols,
 )
 from flopkb.load.models import AcceleratorRecord
 from flopkb.report.diagnostics import Diagnostic, make
@@ -105,7 +107,7 @@ def read_specs(entry: Entry, vocabulary: Vocabulary | None) -> tuple[Accelerator
         declared = vocabulary.parameters.get(parameter) if vocabulary is not None else None
         unit = declared.unit if declared is not None else None
         wanted = _parameter_dimension(unit) if unit is not None else None
-        if wanted is not None:
+        if wanted is not None and unit is not None:
             dimension = to_base(quantity)[1]
             if dimension != wanted:
                 invalid.add(parameter)
@@ -113,13 +115,29 @@ def read_specs(entry: Entry, vocabulary: Vocabulary | None) -> tuple[Accelerator
                     f"specs.{parameter}: {text} is {format_dimension(dimension)}, "
                     f"but {parameter} is {format_dimension(wanted)} ({unit})"
                 )
-                example = format_quantity(registry().Quantity(to_base(quantity)[0], unit))  # `8 TB` → `8 TB/s`
-                hint = f"write the value in a unit of {unit}, e.g. `{example}`"
+                hint = _unit_hint(text.strip(), quantity, unit, wanted)
                 problems.append(make("unit-mismatch", source.path, *source.position(path), message, hint))
                 continue
         figures[parameter] = SpecFigure(parameter, quantity, text.strip(), spec.basis, tuple(spec.sources))
     values = {name: figure.quantity for name, figure in figures.items()}
     return AcceleratorSpecs(record.id, record.display_title, figures, frozenset(invalid), values), problems
+
+
+_LARGE = ("G", "T")
+"""The prefixes of the examples for a bare number of bytes or operations (`96`: `96 GB` or `96 TB`)."""
+
+
+def _unit_hint(text: str, quantity: Quantity, unit: str, wanted: Dimension) -> str:
+    """How to write a spec value in its parameter's unit: a bare number keeps its digits and gets units (the hint
+    cannot know which prefix was meant, so it shows more than one); a quantity gets the unit it lacks (`8 TB`:
+    `8 TB/s`), its number as written."""
+    if to_base(quantity)[1]:
+        example = format_quantity(registry().Quantity(to_base(quantity)[0], unit), max(6, significant_digits(text)))
+        return f"write the value in a unit of {unit}, e.g. `{example}`"
+    large = any(name in ("[information]", "[operations]") and power > 0 for name, power in wanted)
+    units = [unit_symbols(f"{prefix}{unit}") for prefix in _LARGE] if large else [unit_symbols(unit)]
+    examples = " or ".join(f"`{text} {written}`" for written in units)
+    return f"a bare number has no unit: write it with the unit it is in, a unit of {unit}, e.g. {examples}"
 
 
 MEMO = "specs"

@@ -36,14 +36,14 @@ the site, the evidence page and `flopkb eval`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from flopkb.formulas.claims import ClaimChecker
 from flopkb.formulas.context import Evaluator, FormulaReporter
 from flopkb.formulas.definitions import Definition
 from flopkb.formulas.evaluate import Evaluation, FormulaProblem, Scope, evaluate_formula, value_count
-from flopkb.formulas.expr import Expr, ExprSyntaxError, HwParam, walk
+from flopkb.formulas.expr import Expr, ExprSyntaxError, HwParam, Node, walk
 from flopkb.formulas.positions import expression_position
 from flopkb.formulas.regime import Condition, holds_at, mark
 from flopkb.formulas.results import (
@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from flopkb.formulas.evaluate import QuantityLike
     from flopkb.kb.entry import Entry
     from flopkb.kb.knowledge_base import KnowledgeBase
+    from flopkb.load.vocabulary import Vocabulary
 
 
 class _FormulaRun(FormulaReporter):
@@ -163,6 +164,16 @@ class _FormulaRun(FormulaReporter):
                 condition.hint,
             )
             return None
+        vocabulary = self.ev.kb.vocabulary
+        sides = (node for comparison in condition.comparisons for node in walk(comparison.difference.root))
+        unknown = _unknown_parameter(sides, vocabulary) if vocabulary is not None else None
+        if unknown is not None:
+            if definition.valid_when_at == self.key:
+                node, message, hint = unknown
+                self.report(
+                    "formula-unknown-name", self.at_regime(definition, node.offset), f"valid_when: {message}", hint
+                )
+            return None
         return condition
 
     def mark_regime(
@@ -203,25 +214,11 @@ class _FormulaRun(FormulaReporter):
         vocabulary = self.ev.kb.vocabulary
         if not expr.hw_params_used or vocabulary is None:
             return True
-        unknown = [
-            node for node in walk(expr.root) if isinstance(node, HwParam) and node.name not in vocabulary.parameters
-        ]
-        if not unknown:
+        unknown = _unknown_parameter(walk(expr.root), vocabulary)
+        if unknown is None:
             return True
         if definition.expr_at == self.key:  # a shared expression is reported where it is written
-            name = unknown[0].name
-            close = closest(name, list(vocabulary.parameters))
-            hint = (
-                f"did you mean hw.{close[0]}?"
-                if close
-                else f"the parameters are {', '.join(sorted(vocabulary.parameters))}"
-            )
-            self.report(
-                "formula-unknown-name",
-                self.at_definition(unknown[0].offset),
-                f"hw.{name} is not a hardware parameter (schema/vocabulary.yaml has no `{name}`)",
-                hint,
-            )
+            self.report("formula-unknown-name", self.at_definition(unknown[0].offset), *unknown[1:])
         return False
 
     def read_inputs(
@@ -363,7 +360,7 @@ class _FormulaRun(FormulaReporter):
             elif accelerator is None and origin == HW_OWN:
                 position = self.at("hardware")
             else:
-                position = self.at_definition()
+                position = self.at_regime(definition) if problem.of_regime else self.at_definition()
         elif problem.in_inputs is not None and definition.input_at.get(str(problem.in_inputs[0])) == self.key:
             position = self.at("inputs", *problem.in_inputs)
         elif code == "formula-unit-mismatch" and problem.offset is None and definition.unit_at == self.key:
@@ -372,7 +369,11 @@ class _FormulaRun(FormulaReporter):
             position = self.at("unit") if definition.unit_at == self.key else self.at_definition()
         else:
             position = self.at_definition(problem.offset)
-        self.report(code, position, problem.message, problem.hint)
+        slip = self.unit_slip() if code == "formula-unit-mismatch" and problem.offset is None else None
+        if slip is None:
+            self.report(code, position, problem.message, problem.hint)
+        else:
+            self.report(code, position, f"{problem.message}: is {slip} meant to be `unit`?", f"rename {slip} to `unit`")
 
     # Claims ------------------------------------------------------------------
 
@@ -458,6 +459,16 @@ def _remember(kb: KnowledgeBase, problems: dict[str, tuple[list[Diagnostic], boo
         key = dependency_key(kb, record_id) if entry.digest is not None else None
         if key is not None:
             entry.derived[MEMO] = (key, tuple(mine), unkeyed, values)
+
+
+def _unknown_parameter(nodes: Iterable[Node], vocabulary: Vocabulary) -> tuple[HwParam, str, str] | None:
+    """The first `hw.<name>` of `nodes` whose name is no parameter of the vocabulary, with its message and hint."""
+    node = next((node for node in nodes if isinstance(node, HwParam) and node.name not in vocabulary.parameters), None)
+    if node is None:
+        return None
+    close = closest(node.name, list(vocabulary.parameters))
+    hint = f"did you mean hw.{close[0]}?" if close else f"the parameters are {', '.join(sorted(vocabulary.parameters))}"
+    return node, f"hw.{node.name} is not a hardware parameter (schema/vocabulary.yaml has no `{node.name}`)", hint
 
 
 def _results_key(kb: KnowledgeBase, record_id: str, vocabulary: str) -> tuple[object, ...] | None:

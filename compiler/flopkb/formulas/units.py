@@ -11,7 +11,7 @@ pint parses unit strings with an expression evaluator of its own, so every
 string is first checked against a strict grammar (`<number> <unit-expr>`, unit
 names, `*`, `/`, parentheses and one-digit exponents) before pint sees it.
 pint itself is imported only when a quantity is first read, and without
-numpy (`_import_pint`).
+numpy (`flopkb.formulas.unit_registry`).
 """
 
 from __future__ import annotations
@@ -19,13 +19,16 @@ from __future__ import annotations
 import functools
 import math
 import re
-import sys
-import types
 from fractions import Fraction
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from flopkb.report.hints import closest
+from flopkb.formulas.unit_hints import unknown_unit_hint
+from flopkb.formulas.unit_registry import (
+    DISPLAY_PREFIXES,
+    UNITS_HINT,
+    defined_units,
+    registry,
+)
 
 if TYPE_CHECKING:
     import pint
@@ -33,7 +36,6 @@ if TYPE_CHECKING:
     Quantity = pint.Quantity
     Unit = pint.Unit
 
-_DEFINITIONS = Path(__file__).with_name("units.txt")
 _MAX_TEXT = 200
 _MAX_PAREN_DEPTH = 4
 
@@ -44,54 +46,16 @@ Dimension = tuple[tuple[str, Exponent], ...]
 DIMENSIONLESS: Dimension = ()
 BASE_DIMENSIONS = frozenset({"[information]", "[operations]", "[time]", "[energy]"})
 
-UNITS_HINT = (
-    "units are s, min, h, byte (B), bit, FLOP, J, W, Hz, token and %, with prefixes "
-    "p n µ (u) m k M G T P E or Ki Mi Gi Ti Pi, combined with * / and ^; e.g. TB/s, TFLOP/s, GiB"
-)
-
 
 class QuantityError(ValueError):
     """A quantity or unit that cannot be read; `hint` says what would be."""
 
-    def __init__(self, message: str, hint: str | None = None) -> None:
+    def __init__(self, message: str, hint: str | None = None, unknown: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
-
-
-@functools.cache
-def registry() -> pint.UnitRegistry:
-    pint = _import_pint()
-    return pint.UnitRegistry(str(_DEFINITIONS), cache_folder=None, on_redefinition="raise")
-
-
-_ARRAY_LIBRARIES = ("numpy", "scipy")
-
-
-def _import_pint() -> types.ModuleType:
-    """pint, imported without its array support unless numpy is already loaded.
-
-    pint imports numpy (and scipy) whenever they are installed, only to
-    handle arrays; flopkb computes with floats and never hands pint an array,
-    and numpy's import is about half of pint's (0.15 of 0.35 s here). So
-    while pint is first imported, numpy and scipy are hidden from it (pint
-    then takes its own no-numpy path, which it supports); they stay importable
-    by anything else afterwards. A process that loaded numpy before keeps
-    pint's numpy support: flopkb's results are the same either way.
-    """
-    if "pint" in sys.modules or any(name in sys.modules for name in _ARRAY_LIBRARIES):
-        import pint
-
-        return pint
-    for name in _ARRAY_LIBRARIES:
-        sys.modules[name] = None  # type: ignore[assignment]  # an import of it raises ImportError
-    try:
-        import pint
-    finally:
-        for name in _ARRAY_LIBRARIES:
-            if sys.modules.get(name, False) is None:
-                del sys.modules[name]
-    return pint
+        self.unknown = unknown
+        """The names in the unit that are no unit, if that is what is wrong."""
 
 
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
@@ -103,11 +67,6 @@ def _reads(units: pint.UnitRegistry, text: str) -> bool:
     except Exception:
         return False
     return True
-
-
-def defined_units() -> pint.UnitRegistry:
-    """A new registry of units.txt alone: the shared one also holds the (prefixed) units it has read."""
-    return _import_pint().UnitRegistry(str(_DEFINITIONS), cache_folder=None)
 
 
 @functools.cache
@@ -134,6 +93,7 @@ def quantity_pattern() -> str:
     return rf"^\s*{_NUMBER}(?:\s*{operand}(?:\s*[*/]?\s*{operand})*)?\s*$"
 
 
+_COMMA_NUMBER_RE = re.compile(r"\s*([+-]?\d+((?:,\d+)+)(?:\.\d*)?)(.*)", re.DOTALL)
 _QUANTITY_RE = re.compile(rf"\s*({_NUMBER})\s*(.*?)\s*", re.DOTALL)
 _UNIT_TOKEN_RE = re.compile(
     r"""(?P<space>[ \t]+)
@@ -176,7 +136,22 @@ def parse_unit(text: str) -> Unit:
     """A unit from its text; `"1"` is dimensionless."""
     if not isinstance(text, str):
         raise QuantityError(f"a unit is text, not {type(text).__name__}")
-    return _parse_unit(text.strip())
+    text = text.strip()
+    try:
+        return _parse_unit(text)
+    except QuantityError as error:
+        if error.unknown:
+            raise _unknown_unit(text, error.unknown) from None
+        raise
+
+
+def reads_as_unit(text: str) -> bool:
+    """Whether `text` is a unit flopkb reads (no hint is made when it is not)."""
+    try:
+        _parse_unit(text.strip())
+    except QuantityError:
+        return False
+    return True
 
 
 @functools.lru_cache(maxsize=1024)
@@ -192,47 +167,18 @@ def _parse_unit(text: str) -> Unit:
     try:
         unit = ureg.parse_units(text)
     except pint.UndefinedUnitError as error:
-        names = ", ".join(repr(name) for name in sorted(error.unit_names))
-        raise QuantityError(f"unknown unit {names} in {text!r}", _unknown_unit_hint(error.unit_names)) from None
+        names = tuple(sorted(error.unit_names))
+        raise QuantityError(f"unknown unit {names}", unknown=names) from None  # its hint: `_unknown_unit`
     except Exception as error:
         raise QuantityError(f"cannot read unit {text!r}: {error}", UNITS_HINT) from None
     _check_finite_scale(text, unit)
     return unit
 
 
-def _unknown_unit_hint(names: tuple[str, ...] | str) -> str:
-    names = (names,) if isinstance(names, str) else names
-    if any(name.upper().endswith("FLOPS") for name in names):
-        return "write a rate as FLOP/s (e.g. TFLOP/s); FLOP is a count of operations"
-    written = {spelling for symbol, name, _ in unit_spellings() for spelling in (symbol, name)}
-    rates = [
-        f"{per_second}/s for {name}"
-        for name in names
-        if name.endswith("ps")
-        and (per_second := name[:-3] + "bit" if name.endswith("bps") else name[:-2]) in written  # Gbps: Gbit/s
-    ]
-    if rates:
-        return f"write a rate with /s: {', '.join(rates)}"
-    close = [f"{found[0]} for {name}" for name in sorted(names) if (found := closest(name, sorted(written)))]
-    return f"did you mean {', '.join(close)}? {UNITS_HINT}" if close else UNITS_HINT
-
-
-@functools.cache
-def unit_spellings() -> tuple[tuple[str, str, str], ...]:
-    """Every unit as an author writes it, as (symbol, name, the unit it scales): each unit's symbol alone (`B`,
-    byte) and after each prefix's (`GB`, gigabyte; `%` takes none)."""
-    fresh = defined_units()
-    units = {unit.symbol: unit.name for unit in fresh._units.values()}
-    prefixes = {prefix.symbol: prefix.name for prefix in fresh._prefixes.values() if prefix.symbol}
-    found = []
-    for symbol, name in sorted(units.items()):
-        found.append((symbol, name, symbol))
-        if symbol.isalpha():  # `%` takes no prefix
-            found += [
-                (f"{prefix}{symbol}", f"{prefix_name}{name}", symbol)
-                for prefix, prefix_name in sorted(prefixes.items())
-            ]
-    return tuple(found)
+def _unknown_unit(text: str, names: tuple[str, ...], number: str = "") -> QuantityError:
+    listed = ", ".join(repr(name) for name in names)
+    where = "" if names == (text,) else f" in {text!r}"
+    return QuantityError(f"unknown unit {listed}{where}", unknown_unit_hint(names, text, number, reads_as_unit), names)
 
 
 def _check_finite_scale(text: str, unit: Unit) -> None:
@@ -262,6 +208,9 @@ def parse_quantity(value: object) -> Quantity:
 def _parse_quantity_text(text: str) -> Quantity:
     if len(text) > _MAX_TEXT:
         raise QuantityError(f"quantity longer than {_MAX_TEXT} characters")
+    comma = _COMMA_NUMBER_RE.fullmatch(text)
+    if comma is not None:
+        raise _comma_in_number(*comma.groups())
     match = _QUANTITY_RE.fullmatch(text)
     if match is None:
         raise QuantityError(f'{text!r} is not a quantity: write "<number> <unit>", e.g. "4.8 TB/s"')
@@ -269,11 +218,27 @@ def _parse_quantity_text(text: str) -> Quantity:
     magnitude = float(number)
     if not math.isfinite(magnitude):
         raise QuantityError(f"the number in {text!r} is out of range")
-    unit = _parse_unit(unit_text) if unit_text else registry().dimensionless
+    try:
+        unit = _parse_unit(unit_text) if unit_text else registry().dimensionless
+    except QuantityError as error:
+        if error.unknown:  # the hint writes the whole quantity
+            raise _unknown_unit(unit_text, error.unknown, number) from None
+        raise
     quantity = registry().Quantity(magnitude, unit)
     if not math.isfinite(to_base(quantity)[0]):
         raise QuantityError(f"{text!r} is out of range")
     return quantity
+
+
+def _comma_in_number(number: str, groups: str, rest: str) -> QuantityError:
+    """A number written with a ',' (`1,979 TFLOP/s`, `4,0 TB/s`): read as thousands separators when every group
+    after one has three digits, else as a decimal comma."""
+    thousands = all(len(group) == 3 for group in groups.split(",")[1:]) or "." in number
+    written = number.replace(",", "") if thousands else number.replace(",", ".")
+    return QuantityError(
+        f"the number {number!r} has a ','",
+        f"write numbers without thousands separators and with '.' for decimals: `{written}{rest.rstrip()}`",
+    )
 
 
 def dimension_of(text: str) -> Dimension:
@@ -369,7 +334,7 @@ def dimension_unit(dimension: Dimension) -> str:
     return _fraction("*".join(above) or "1", below, "*", "/")
 
 
-# Display: the prefixes a reader expects on each unit, smallest first.
+# Display: the factor of each prefix.
 _PREFIXES = {
     "p": ("pico", 1e-12),
     "n": ("nano", 1e-9),
@@ -382,17 +347,6 @@ _PREFIXES = {
     "T": ("tera", 1e12),
     "P": ("peta", 1e15),
     "E": ("exa", 1e18),
-}
-_UP = ("", "k", "M", "G", "T", "P", "E")
-_DOWN_UP = ("p", "n", "µ", "m", *_UP)
-_DISPLAY_PREFIXES = {
-    "byte": _UP,
-    "bit": _UP,
-    "FLOP": _UP,
-    "second": ("n", "µ", "m", ""),
-    "joule": _DOWN_UP,
-    "watt": _DOWN_UP,
-    "hertz": _UP,
 }
 
 
@@ -452,13 +406,32 @@ def _rescale_plan(
     """For units `items`: the factor to the same units unprefixed, the lead unit's display prefixes and index."""
     ureg = registry()
     bare = tuple((ureg.parse_unit_name(name)[0][1], exponent) for name, exponent in items)
-    lead = next((i for i, (name, exponent) in enumerate(bare) if exponent == 1 and name in _DISPLAY_PREFIXES), None)
+    lead = next((i for i, (name, exponent) in enumerate(bare) if exponent == 1 and name in DISPLAY_PREFIXES), None)
     if lead is None:
         return None
     from pint.util import UnitsContainer
 
     factor = _container_scale(UnitsContainer(dict(items)))[0] / _container_scale(UnitsContainer(dict(bare)))[0]
-    return factor, _DISPLAY_PREFIXES[bare[lead][0]], lead, bare
+    return factor, DISPLAY_PREFIXES[bare[lead][0]], lead, bare
+
+
+def unit_symbols(text: str) -> str:
+    """A unit written with its symbols as messages show them: `Gbyte/s` is `GB/s`."""
+    unit = parse_unit(text)
+    return _format_unit([(name, Fraction(_real(exponent))) for name, exponent in unit._units.items()])
+
+
+def written_parts(text: str) -> tuple[str, str]:
+    """The number and the unit of a quantity as written (`"4.77612 ms"`: `4.77612`, `ms`); ("", "") when `text` is no
+    `<number> <unit>`."""
+    match = _QUANTITY_RE.fullmatch(text)
+    return (match.group(1), match.group(2)) if match else ("", "")
+
+
+def significant_digits(text: str) -> int:
+    """How many significant digits the number of a quantity is written with (`4.77612 ms`: 6, `0.050`: 2)."""
+    mantissa = re.split("[eE]", written_parts(text)[0])[0]
+    return len(mantissa.replace(".", "").lstrip("+-0")) or 1
 
 
 def _format_unit(items: list[tuple[str, Fraction]]) -> str:

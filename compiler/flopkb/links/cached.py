@@ -24,9 +24,9 @@ _new_link = tuple.__new__
 MEMO = "links"
 """`Entry.derived` key of a file's links as written, unresolved (a `LazyPickle`: most runs never make nor unpickle
 them; see `link_all`)."""
-EMPHASIS = "emphasis"
-"""`Entry.derived` key of a file's `ambiguous-emphasis` warnings (absent when it has none): like its links as written,
-they depend on that file alone."""
+PROSE_WARNINGS = "prose-warnings"
+"""`Entry.derived` key of a file's warnings about its prose, `ambiguous-emphasis` and `split-link` (absent when it has
+none): like its links as written, they depend on that file alone."""
 RESOLVED = "links-resolved"
 """`Entry.derived` key of what a file's links resolved to: (`Resolver.signature`, the ids they reach, the suspects
 among them as (index, resolved id), every computing reference as (origin, target, resolved id), and the file's edges
@@ -72,8 +72,8 @@ class Linked(NamedTuple):
     """Ids some link or ref of another record resolves to."""
     deferred: frozenset[str]
     """Entries whose links resolve as the load cache says they did: built only when `links` is asked for."""
-    emphasis: list[Diagnostic]
-    """The `ambiguous-emphasis` warnings of every entry's prose."""
+    prose_warnings: list[Diagnostic]
+    """The warnings about every entry's prose (`ambiguous-emphasis`, `split-link`)."""
 
     def edges(self, entries: Any) -> dict[str, tuple[Edge, ...]]:
         """Every entry's edges of the link graph (`edges_of`), without building the deferred links."""
@@ -121,15 +121,15 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
     built now (to be reported), the other links when `kb.links` is first
     asked for. A file whose links resolve under another signature is
     resolved again from its links as written; a changed file is walked again.
-    The `ambiguous-emphasis` warnings of a file are kept beside its links
-    (`EMPHASIS`), as they are read in the same walk.
+    The warnings about a file's prose are kept beside its links
+    (`PROSE_WARNINGS`), as they are read in the same walk.
     """
     resolve, kind_of = resolver.target, resolver.kinds
     signature: bytes | None = None
     built: dict[str, list[Link]] = {}
     referenced: set[str] = set()
     deferred: set[str] = set()
-    emphasis: list[Diagnostic] = []
+    prose_warnings: list[Diagnostic] = []
     for record_id, entry in entries.items():
         source = entry.source
         if source is None:
@@ -142,16 +142,16 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
             written = derived.get(MEMO)
             if written is None:  # a changed file (or no cache): walk its data
                 mine: list[Link] = []
-                stars: list[Diagnostic] = []
-                found = built[record_id] = extract(record_id, source, resolve, kind_of, mine, stars)
+                warnings: list[Diagnostic] = []
+                found = built[record_id] = extract(record_id, source, resolve, kind_of, mine, warnings)
                 suspects.extend(mine)
-                emphasis.extend(stars)
+                prose_warnings.extend(warnings)
                 referenced.update(
                     link.resolved for link in found if link.resolved is not None and link.resolved != record_id
                 )
                 if entry.digest is not None:
-                    if stars:
-                        derived[EMPHASIS] = tuple(stars)
+                    if warnings:
+                        derived[PROSE_WARNINGS] = tuple(warnings)
                     derived[MEMO] = LazyPickle(partial(written_links, found))
                     derived[RESOLVED] = _resolution(signature, record_id, found, kind_of)
                 continue
@@ -161,14 +161,14 @@ def link_all(entries: Any, resolver: Any, suspects: list[Link]) -> Linked:
                 signature, record_id, [(record_id, *link, None, resolve(link[1])) for link in links], kind_of
             )
         referenced.update(kept[1])
-        emphasis.extend(derived.get(EMPHASIS, ()))
+        prose_warnings.extend(derived.get(PROSE_WARNINGS, ()))
         deferred.add(record_id)
         if kept[2]:  # to be reported: built now, as they resolved
             links = unwritten(derived[MEMO].value, source, [index for index, _ in kept[2]])
             suspects.extend(
                 _new_link(Link, (record_id, *links[index], source, resolved)) for index, resolved in kept[2]
             )
-    return Linked(built, referenced, frozenset(deferred), emphasis)
+    return Linked(built, referenced, frozenset(deferred), prose_warnings)
 
 
 def resolution_now(record_id: str, source: Source, resolver: Any) -> tuple[Any, ...]:

@@ -13,12 +13,15 @@ The correction's links are prose links, checked by the link stage.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from flopkb.links.debt import NEEDS_SOURCES, ErratumItem
 from flopkb.load.models import erratum_field_path
+from flopkb.load.placeholders import markdown_fields
 from flopkb.load.source import Path, Source
 from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.report.hints import did_you_mean
 
 
 def quote_pattern(quote: str) -> re.Pattern[str]:
@@ -51,6 +54,36 @@ def missing_source(source: Source, basis_at: Path, where: str, basis: str, other
     )
 
 
+_LISTED = 8
+"""A hint lists at most this many of a record's text fields."""
+
+
+def _field_hint(written: str, record: Any, data: Any) -> str:
+    """The text fields of this record (its kind's markdown fields, as written in it) closest to `written`, or the
+    first of them."""
+    kind: type = type(record)
+    own = {key: value for key, value in data.items() if key != "errata"} if isinstance(data, dict) else data
+    fields = list(_text_fields(own, markdown_fields(kind), ""))
+    close = did_you_mean(written, fields)
+    if close is not None:
+        return close
+    more = ", ..." if len(fields) > _LISTED else ""
+    return f"name a text field of this record: {', '.join(fields[:_LISTED])}{more}" if fields else "remove the erratum"
+
+
+def _text_fields(data: Any, names: frozenset[str], prefix: str, key: str | None = None) -> Iterator[str]:
+    """The erratum spelling (`workarounds[0]`, `hardware_parameters[1].effect`) of every text in `data` under a key
+    of `names`."""
+    if isinstance(data, dict):
+        for name, value in data.items():
+            yield from _text_fields(value, names, f"{prefix}.{name}" if prefix else str(name), str(name))
+    elif isinstance(data, list):
+        for position, item in enumerate(data):
+            yield from _text_fields(item, names, f"{prefix}[{position}]", key)
+    elif isinstance(data, str) and key in names:
+        yield prefix
+
+
 def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[ErratumItem, ...], list[Diagnostic]]:
     """The record's errata as evidence items, and their problems."""
     items: list[ErratumItem] = []
@@ -68,8 +101,7 @@ def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[Err
                     line,
                     column,
                     f"errata[{index}].field: '{erratum.field}' is no text field of this record",
-                    "name a markdown field: description, statement, notes, workarounds[0], "
-                    "hardware_parameters[0].effect, ...",
+                    _field_hint(erratum.field, record, source.data),
                 )
             )
         elif not erratum.quote.split() or quote_pattern(erratum.quote).search(text) is None:

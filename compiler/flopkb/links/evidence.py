@@ -73,6 +73,7 @@ from flopkb.links.memo import dependency_key
 from flopkb.links.resolver import Resolver
 from flopkb.load.models import Formula, SourceRecord, formulas_of
 from flopkb.load.placeholders import may_hold_placeholders, placeholders_in
+from flopkb.load.positions import NON_BLANK
 from flopkb.load.source import Path
 from flopkb.report.diagnostics import Diagnostic, make
 
@@ -253,8 +254,9 @@ def _own_figures(record_id: str, entry: Any) -> OwnEvidence:
     errata, erratum_problems = check_errata(record_id, record, source)
     problems.extend(erratum_problems)
     drafts = placeholders_in(source.data) if may_hold_placeholders(source.text) else []
-    for path, sentence in drafts:
-        line, column = source.position(path)
+    for path, text, sentence, offset in drafts:
+        words = source.scalar_map(path, text, NON_BLANK)
+        line, column = words.position(offset) if words is not None else source.position(path)
         problems.append(
             make(
                 "placeholder",

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple, Union
 from pydantic import BaseModel
 
 from flopkb.links.prose import scan
+from flopkb.links.split import split_links
 from flopkb.load.models import MODELS, Formula, Markdown, RefTo
 from flopkb.load.positions import LINK_START, STAR
 from flopkb.load.source import Path, Source
@@ -86,6 +87,11 @@ class Link(NamedTuple):
     @property
     def is_prose(self) -> bool:
         return self.offset >= 0
+
+    @property
+    def takes_urls(self) -> bool:
+        """Whether its field takes an http(s) URL as well as a ref (`sources`)."""
+        return self.origin == "source"
 
     @property
     def position(self) -> tuple[int, int]:
@@ -270,15 +276,15 @@ def extract(
     resolve: Resolve = _unresolved,
     kind_of: dict[str, str] | None = None,
     suspects: list[Link] | None = None,
-    emphasis: list[Diagnostic] | None = None,
+    prose_warnings: list[Diagnostic] | None = None,
 ) -> list[Link]:
     """Every link of the record in `source` (whose data need not have validated), each resolved with `resolve`.
 
     With `kind_of` (record id -> kind) and a `suspects` list, the links that
     may be wrong are also appended to `suspects`: unresolved, anchored, or a
     ref landing on a kind its field does not take. Checking only those
-    spares a second pass over every link. The `ambiguous-emphasis` warnings
-    of its prose, read in the same pass, are appended to `emphasis`.
+    spares a second pass over every link. The warnings about its prose
+    (`ambiguous-emphasis`, `split-link`), read in the same pass, are appended to `prose_warnings`.
     """
     data = source.data
     kind = data.get("kind")
@@ -294,7 +300,7 @@ def extract(
         resolve,
         {} if kind_of is None else kind_of,
         [] if suspects is None else suspects,
-        [] if emphasis is None else emphasis,
+        [] if prose_warnings is None else prose_warnings,
     )
     walk(data, (), out, context)
     return out
@@ -322,8 +328,8 @@ def _compile(node: Plan) -> Walker:
         def ref(value: Any, path: Path, out: list[Link], context: Context) -> None:
             if type(value) is str and value and not (urls and value.startswith(_URL_PREFIXES)):
                 target, anchor = value, None
-                if split and "#" in value:
-                    target, anchor = value.split("#", 1)
+                if split:  # an anchor it lacks is '', told by the link stage with the anchors there are
+                    target, _, anchor = value.partition("#")
                 record_id, source, resolve, kind_of, suspects, _ = context
                 resolved = resolve(target)
                 link = _new_link(
@@ -380,9 +386,9 @@ def _compile(node: Plan) -> Walker:
 
 
 def _prose(value: str, path: Path, out: list[Link], context: Context) -> None:
-    """The wikilinks and ambiguous emphasis of one markdown string (the caller has checked that it holds `[[` or `*`),
+    """The wikilinks and the warnings about one markdown string (the caller has checked that it holds `[[` or `*`),
     read from the one parse its page is rendered from (`flopkb.links.prose`)."""
-    record_id, source, resolve, _, suspects, emphasis = context
+    record_id, source, resolve, _, suspects, warnings = context
     append = out.append
     found_links, found_emphasis = scan(value)
     if found_emphasis:
@@ -390,7 +396,14 @@ def _prose(value: str, path: Path, out: list[Link], context: Context) -> None:
         for item in found_emphasis:
             line, column = stars.position(item.offset) if stars is not None else source.position(path)
             message = f"`{item.written}`: this `{item.marker}` makes emphasis: the page drops it, shows italics"
-            emphasis.append(make("ambiguous-emphasis", source.path, line, column, message, item.hint))
+            warnings.append(make("ambiguous-emphasis", source.path, line, column, message, item.hint))
+    if "\n" in value and "[[" in value:
+        for split in split_links(value, found_links):
+            brackets = source.scalar_map(path, value, LINK_START)
+            line, column = brackets.position(split.offset) if brackets is not None else source.position(path)
+            message = f"`{split.first}` goes on to the next line, but a link stands on one line: the page shows text"
+            hint = f"join the two lines, so that the link reads `{split.joined}`"
+            warnings.append(make("split-link", source.path, line, column, message, hint))
     for found in found_links:
         target = found.target
         anchor = found.anchor

@@ -23,9 +23,9 @@ cannot be completed (a save meanwhile, a full disk) is undone; a killed one is f
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,6 +59,8 @@ class MovePlan:
     new: str
     old_path: str
     new_path: str
+    kind: str | None
+    """The moved record's kind (None when its file does not validate)."""
     texts: dict[str, str] = field(default_factory=dict)
     """New text of every changed file, by its root-relative path (the moved file under `new_path`)."""
     originals: dict[str, str] = field(default_factory=dict)
@@ -68,20 +70,13 @@ class MovePlan:
     `new_path`)."""
     alias_added: bool = False
 
-
-def record_id_of(argument: str, config: Config) -> str:
-    """An id given as an id or as a record file path (`records/flops/a.yaml`)."""
-    text = argument.replace("\\", "/")
-    for suffix in (".yaml", ".yml"):
-        if text.endswith(suffix):
-            text = text[: -len(suffix)]
-            prefix = config.records.rstrip("/") + "/"
-            if text.startswith(prefix):
-                text = text[len(prefix) :]
-            elif Path(argument).is_absolute():
-                with contextlib.suppress(ValueError):  # outside the records folder: kept as given
-                    text = Path(text).resolve().relative_to(config.records_path.resolve()).as_posix()
-    return text
+    def summary(self, dry_run: bool) -> Iterator[str]:
+        """What the move does (or, `dry_run`, would do), a line each."""
+        yield f"{'would move' if dry_run else 'moved'} {self.old_path} -> {self.new_path}"
+        for path, count in sorted(self.rewritten.items()):
+            yield f"  {path}: {count} link{'s' if count != 1 else ''} rewritten"
+        if self.alias_added:
+            yield f"  {self.new_path}: '{self.old}' added to aliases"
 
 
 def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
@@ -89,6 +84,8 @@ def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
     resolver = Resolver.of(kb)
     if old not in kb.entries and resolver.aliases.get(old) == new:
         raise MoveError(f"'{old}' is moved already: it is an alias of {new}")
+    if old not in kb.entries and (owner := resolver.aliases.get(old)) is not None:
+        raise MoveError(f"'{old}' is an alias of {owner}; to rename that record: flopkb mv {owner} {new}")
     if old not in kb.entries:
         close = resolver.closest(old)
         raise MoveError(f"no record has the id '{old}'" + (f" (did you mean {' or '.join(close)}?)" if close else ""))
@@ -122,7 +119,7 @@ def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
         raise MoveError(linked)
 
     after = _resolver_after(resolver, old, new)
-    plan = MovePlan(old, new, entry.path, new_path)
+    plan = MovePlan(old, new, entry.path, new_path, entry.summary.kind)
     edits: dict[str, list[tuple[int, int, str]]] = {}
     sources: dict[str, Source] = {}
     for group in kb.links.values():
@@ -209,7 +206,7 @@ def _journal(config: Config, plan: MovePlan) -> Journal:
 def move(config: Config, old: str, new: str, *, dry_run: bool = False) -> MovePlan:
     """Plan and (unless `dry_run`) make the move of record `old` to id `new`."""
     kb = compile_knowledge_base(config, (check_links,))
-    plan = plan_move(kb, record_id_of(old, config), record_id_of(new, config))
+    plan = plan_move(kb, config.record_id(old), config.record_id(new))
     if not dry_run:
         write_move(config, plan)
     return plan

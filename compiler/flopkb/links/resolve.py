@@ -15,6 +15,7 @@ from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.cached import link_all
 from flopkb.links.extract import Link
 from flopkb.links.resolver import AMBIGUOUS, Resolution, Resolver
+from flopkb.load.models import with_scheme
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import closest
 
@@ -67,7 +68,7 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
         )
     else:
         kb.links = linked.links(kb.entries, resolver.target)
-    yield from linked.emphasis
+    yield from linked.prose_warnings
     for link in suspects:
         target_id = link.resolved
         if target_id is None:
@@ -106,13 +107,14 @@ def _unresolved(link: Link, found: Resolution, resolver: Resolver) -> Diagnostic
         return make(
             "dangling-link", link.file, line, column, f"{link.text} resolves to no record", resolver.hint(link.target)
         )
+    url = with_scheme(link.target) if link.takes_urls else None
     return make(
         "dangling-ref",
         link.file,
         line,
         column,
         f"{_describe(link)} resolves to no record",
-        resolver.hint(link.target, link.kinds),
+        f"did you mean {url}?" if url else resolver.hint(link.target, link.kinds),
     )
 
 
@@ -138,17 +140,32 @@ _ANCHORS_LISTED = 12
 def _dangling_anchor(link: Link, target_id: str, kind: str | None, anchors: tuple[str, ...]) -> Diagnostic:
     line, column = link.position
     what = "measurement" if kind == "source" else "formula"
+    if not link.anchor:
+        return make("dangling-anchor", link.file, line, column, *_no_anchor(link, target_id, what, anchors))
     message = f"{_describe(link)}: {target_id} has no {what} '{link.anchor}'"
     close = closest(link.anchor or "", anchors, count=2)
     if close:
         hint = f"did you mean {' or '.join(close)}?"
     elif anchors:
-        listed = ", ".join(anchors[:_ANCHORS_LISTED])
-        more = f", and {len(anchors) - _ANCHORS_LISTED} more" if len(anchors) > _ANCHORS_LISTED else ""
-        hint = f"its {what}s: {listed}{more}"
+        hint = f"its {what}s: {_listed(anchors)}"
     else:
         hint = f"{target_id} has no {what}s; link to the record without '#{link.anchor}'"
     return make("dangling-anchor", link.file, line, column, message, hint)
+
+
+def _no_anchor(link: Link, target_id: str, what: str, anchors: tuple[str, ...]) -> tuple[str, str]:
+    """The message and hint of a ref that names a record where it must name one of its formulas or measurements."""
+    message = f"{_describe(link)} names no {what} of {target_id}: write '{link.value}#<{what}-id>'"
+    if len(anchors) == 1:
+        return message, f"write {link.value}#{anchors[0]}"
+    if not anchors:
+        return message, f"{target_id} has no {what}s"
+    return message, f"write {link.value}#<{what}-id>, one of its {what}s: {_listed(anchors)}"
+
+
+def _listed(anchors: tuple[str, ...]) -> str:
+    more = f", and {len(anchors) - _ANCHORS_LISTED} more" if len(anchors) > _ANCHORS_LISTED else ""
+    return ", ".join(anchors[:_ANCHORS_LISTED]) + more
 
 
 __all__ = ["Resolution", "Resolver", "check_links", "resolve_formula_ref", "resolve_target"]

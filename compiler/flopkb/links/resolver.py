@@ -167,7 +167,9 @@ class Resolver:
         """Ids and aliases closest to `target` (records of `kinds` only, when given), best first.
 
         A target is compared with whole ids and with the same number of
-        trailing segments of each id, so `h100-sxn` finds `accelerators/h100-sxm`.
+        trailing segments of each id, so `h100-sxn` finds `accelerators/h100-sxm`; one
+        that begins a few names, or is whole words of them (`h100` of `nvidia-h100-sxm`),
+        suggests those.
         """
         keys, names, folded = self._hint_keys(target.count("/") + 1, frozenset(kinds))
         same_but_case = folded.get(target.lower(), [])
@@ -175,7 +177,7 @@ class Resolver:
         best = found[0][1] if found else 0.0
         near = [keys[name] for name, score in found if score >= best - _HINT_SPREAD]
         result: list[str] = []
-        for choice in [*same_but_case, *_begun(target, names, keys), *near]:
+        for choice in [*same_but_case, *_begun(target, names, keys), *_worded(target, names, keys), *near]:
             if choice not in result:
                 result.append(choice)
         return result[:_HINT_COUNT]
@@ -228,3 +230,13 @@ def _begun(target: str, names: list[str], keys: dict[str, str]) -> list[str]:
         begun.append(keys[names[index]])
         index += 1
     return begun if len(begun) <= _HINT_COUNT else []
+
+
+def _worded(target: str, names: list[str], keys: dict[str, str]) -> list[str]:
+    """The ids of the names that hold `target` as whole words between dashes (`h100` in `nvidia-h100-sxm`), when at
+    most `_HINT_COUNT` do."""
+    if len(target) < _SHORTEST_BEGINNING:
+        return []
+    words = f"-{target}-"
+    worded = list(dict.fromkeys(keys[name] for name in names if words in f"-{name}-"))
+    return worded if len(worded) <= _HINT_COUNT else []

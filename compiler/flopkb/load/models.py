@@ -162,8 +162,9 @@ Basis = Annotated[str, _term("basis")]
 
 
 def _anchored(value: str) -> str:
-    target, _, anchor = _target(value).partition("#")
-    if not target or not FORMULA_ID.fullmatch(anchor):
+    """`<source>#<measurement-id>`; without `#`, the link stage tells the measurements the source has."""
+    target, hashed, anchor = _target(value).partition("#")
+    if not target or (hashed and not FORMULA_ID.fullmatch(anchor)):
         raise PydanticCustomError("invalid_value", "'{value}' is not '<source>#<measurement-id>'", {"value": value})
     return value
 
@@ -173,13 +174,13 @@ MeasurementRef = Annotated[str, AfterValidator(_anchored), RefTo("source", ancho
 SourceRef = Annotated[str, AfterValidator(_target), RefTo("source", urls=True)]
 
 
-def _with_scheme(value: str) -> str | None:
+def with_scheme(value: str) -> str | None:
     """`github.com/x` as the URL it stands for."""
     return f"https://{value}" if re.fullmatch(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?", value) else None
 
 
 Url = Annotated[
-    str, _pattern(re.compile(r"https?://\S+"), "an http(s) URL", _with_scheme, "write it with its scheme: {}")
+    str, _pattern(re.compile(r"https?://\S+"), "an http(s) URL", with_scheme, "write it with its scheme: {}")
 ]
 
 
@@ -290,8 +291,6 @@ class Formula(_Model):
     def _expr_or_ref(self) -> Formula:
         if (self.expr is None) == (self.ref is None):
             raise PydanticCustomError("expr_or_ref", "a formula has exactly one of 'expr' and 'ref'", {})
-        if self.ref is not None and "#" not in self.ref:
-            raise PydanticCustomError("invalid_value", "'ref' is '<record>#<formula-id>'", {})
         return self
 
 

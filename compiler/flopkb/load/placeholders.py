@@ -15,7 +15,7 @@ import functools
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -31,7 +31,13 @@ _PLAIN_FIELDS = frozenset({"vendor"})
 @functools.cache
 def prose_fields() -> frozenset[str]:
     """The names of every markdown field of every kind, nested rows included."""
-    names: set[str] = set(_PLAIN_FIELDS)
+    return frozenset(_PLAIN_FIELDS).union(*(markdown_fields(model) for model in MODELS.values()))
+
+
+@functools.cache
+def markdown_fields(model: type) -> frozenset[str]:
+    """The names of the markdown fields of `model` (a record kind's), nested rows included."""
+    names: set[str] = set()
     seen: set[type] = set()
 
     def visit(model: type) -> None:
@@ -45,8 +51,7 @@ def prose_fields() -> frozenset[str]:
             for inner in _models_in(info.annotation):
                 visit(inner)
 
-    for model in MODELS.values():
-        visit(model)
+    visit(model)
     return frozenset(names)
 
 
@@ -102,16 +107,27 @@ def _words() -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(sorted(set(sentence.split()), key=len, reverse=True)) for sentence in placeholder_sentences())
 
 
-def placeholders_in(data: Any) -> list[tuple[tuple[str | int, ...], str]]:
-    """(data path, sentence) for every text of a record's data that still holds a template sentence."""
-    found: list[tuple[tuple[str | int, ...], str]] = []
+class Placeholder(NamedTuple):
+    """A template sentence still in a record's text."""
+
+    path: tuple[str | int, ...]
+    """Where the text is in the record's data."""
+    text: str
+    sentence: str
+    offset: int
+    """Where the sentence starts in the text."""
+
+
+def placeholders_in(data: Any) -> list[Placeholder]:
+    """Every template sentence that a text of a record's data still holds."""
+    found: list[Placeholder] = []
     pattern = _sentence_pattern()
     stack: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
     while stack:
         path, value = stack.pop()
         if isinstance(value, str):
             if may_hold_placeholders(value) and (match := pattern.search(value)) is not None:
-                found.append((path, " ".join(match.group().split())))
+                found.append(Placeholder(path, value, " ".join(match.group().split()), match.start()))
         elif isinstance(value, dict):
             stack.extend(((*path, str(name)), item) for name, item in value.items())
         elif isinstance(value, list):

@@ -168,6 +168,17 @@ class Source:
         root = positions.values.get(())
         return (1, 1) if root is None else self.lines.position(root)
 
+    def path_at(self, line: int, column: int) -> Path | None:
+        """The data path of the deepest value or key that starts at the 1-based (line, column); None when none does
+        (a position inside a value, or not in the text)."""
+        lines = self.lines
+        if not 1 <= line <= len(lines.starts):
+            return None
+        offset = lines.offset(line, column)
+        positions = self._index()
+        found = [path for table in (positions.values, positions.keys) for path, at in table.items() if at == offset]
+        return max(found, key=len, default=None)
+
     def span(self, path: Path) -> ScalarSpan | None:
         """Where the source text of the string scalar at `path` stands."""
         return self._index().spans.get(path)

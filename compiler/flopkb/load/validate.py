@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, cast, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ValidationError
@@ -220,7 +221,9 @@ def _diagnostic(
     else:
         line, column = source.position(path, key="[key]" in trailing)
         message = f"{where}: {_message(item)}"
-        hint = (item.get("ctx") or {}).get("hint") or _flow_list_hint(item) or _list_hint(item)
+        hint = (item.get("ctx") or {}).get("hint") or _flow_list_hint(item) or _list_hint(item) or _percent_hint(item)
+        if code == "invalid-id" and path == ("id",) and id_problem(context.record_id) is None:
+            hint = f"set id: {context.record_id}, the id that the file's path implies"
     return make(code, source.path, line, column, message, hint)
 
 
@@ -230,6 +233,18 @@ def _list_hint(item: dict[str, Any]) -> str | None:
     if item["type"] != "list_type" or not isinstance(value, str):
         return None
     return f"make it a list: [{json.dumps(value, ensure_ascii=False)}], or one `- item` a line below the field"
+
+
+_PERCENT = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*%\s*")
+
+
+def _percent_hint(item: dict[str, Any]) -> str | None:
+    """A percentage where a number goes (`rel_tol: 5%`): the fraction it stands for."""
+    value = item.get("input")
+    match = _PERCENT.fullmatch(value) if item["type"] == "float_parsing" and isinstance(value, str) else None
+    if match is None:
+        return None
+    return f"write it as a fraction: {format(Decimal(match.group(1)).scaleb(-2).normalize(), 'f')}"
 
 
 def _flow_list_hint(item: dict[str, Any]) -> str | None:

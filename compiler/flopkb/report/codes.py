@@ -138,8 +138,9 @@ _CATALOGUE = [
         "An id that breaks the id grammar.",
         "Ids are paths and link targets; they must be lower-case segments `[a-z0-9][a-z0-9._-]*` joined by `/`.",
         "id: Flops/My Record",
-        "Use lower-case letters, digits, `.`, `_` and `-` only; the hint names the file the id it is closest to "
-        "would have (`records/flops/my-record.yaml`).",
+        "Use lower-case letters, digits, `.`, `_` and `-` only. At the `id:` field the hint names the id the "
+        "file's path implies (`set id: flops/my-record`); at an invalid file name, the name the closest id would "
+        "have (`records/flops/my-record.yaml`).",
     ),
     Code(
         "id-path-mismatch",
@@ -186,7 +187,8 @@ _CATALOGUE = [
     Code(
         "dangling-anchor",
         E,
-        "A `#anchor` names no formula of the target record (or no measurement of the target source).",
+        "A `#anchor` names no formula of the target record (or no measurement of the target source), or a `ref` "
+        "or `measured` has none.",
         "The link would land on the page but not on the formula or measurement it promises.",
         "[[facts/x#ridge]] where facts/x has no formula `ridge`; measured: sources/y#b64 where sources/y has no b64",
         "Use one of the target's formula or measurement ids: the hint offers the closest (a quick fix in an editor), or"
@@ -202,6 +204,15 @@ _CATALOGUE = [
         "description: A_be = T_spec/(k*T_base) memory-bound, A_be = 1 + P_d/(B*P_t)",
         "Put the formula in a code span (`` `T_spec/(k*T_base)` ``), or write the product as `k\\*T_base` or "
         "`k×T_base`; the hint quotes the place.",
+    ),
+    Code(
+        "split-link",
+        W,
+        "A `[[` link broken over two lines: the page shows it as text.",
+        "Prose wrapped at a fixed width can break a link between two lines. A link stands on one line, so the page "
+        "shows its brackets and text, the link graph lacks the edge, and no other check notices.",
+        "statement: |\n  The cost grows with [[flops/prefill-attention-\n  quadratic]] as the prompt grows.",
+        "Join the two lines: the hint gives the link as it reads on one line (a line may be longer than the others).",
     ),
     Code(
         "wrong-kind-ref",
@@ -255,7 +266,7 @@ _CATALOGUE = [
     Code(
         "formula-unknown-name",
         E,
-        "A name that is neither an input nor `hw.<parameter>`.",
+        "A name that is neither an input nor `hw.<parameter>` (in `expr` or `valid_when`).",
         "An undefined name has no value to compute with.",
         "expr: B * k  # no input k",
         "Add the input, or correct the name (the hint names the closest).",
@@ -263,10 +274,11 @@ _CATALOGUE = [
     Code(
         "formula-missing-spec",
         E,
-        "An accelerator in scope lacks a spec the expression uses.",
+        "An accelerator in scope lacks a spec the expression (or its `valid_when`) uses.",
         "The formula cannot be evaluated for that accelerator.",
         "expr: hw.peak_fp8_dense on an accelerator without it",
-        "Add the spec to the accelerator, or narrow the formula's `hardware`.",
+        "Add the spec to the accelerator, or narrow the formula's `hardware` (a misspelt parameter is a "
+        "`formula-unknown-name`, with the closest named).",
     ),
     Code(
         "formula-unit-mismatch",

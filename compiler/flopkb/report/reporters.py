@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TextIO
 from urllib.parse import quote
 
@@ -42,20 +42,27 @@ class Summary:
     records: int
     errors: int
     warnings: int
+    strict: bool = False
+    """Whether warnings fail the run (`--strict`); not in the JSON summary, whose counts say the same."""
 
     @classmethod
-    def of(cls, diagnostics: Iterable[Diagnostic], records: int) -> Summary:
+    def of(cls, diagnostics: Iterable[Diagnostic], records: int, *, strict: bool = False) -> Summary:
         severities = [diagnostic.severity for diagnostic in diagnostics]
-        return cls(records, severities.count(Severity.ERROR), severities.count(Severity.WARNING))
+        return cls(records, severities.count(Severity.ERROR), severities.count(Severity.WARNING), strict)
 
     def describe(self) -> str:
-        """`12 records: 1 error, 3 warnings`, or `12 records: no problems`."""
+        """`12 records: 1 error, 3 warnings`, or `12 records: no problems`; with `(--strict: warnings fail)` when
+        warnings alone fail the run."""
         problems = (
             f"{_count(self.errors, 'error')}, {_count(self.warnings, 'warning')}"
             if self.errors or self.warnings
             else "no problems"
         )
-        return f"{_count(self.records, 'record')}: {problems}"
+        why = " (--strict: warnings fail)" if self.strict and self.warnings and not self.errors else ""
+        return f"{_count(self.records, 'record')}: {problems}{why}"
+
+    def counts(self) -> dict[str, int]:
+        return {"records": self.records, "errors": self.errors, "warnings": self.warnings}
 
 
 class Reporter(Protocol):
@@ -156,7 +163,7 @@ def printable(text: str) -> str:
 
 
 def _report_json(diagnostics: Sequence[Diagnostic], summary: Summary, stream: TextIO, *, color: bool) -> None:
-    _write_json(stream, {"diagnostics": [d.to_dict() for d in diagnostics], "summary": asdict(summary)})
+    _write_json(stream, {"diagnostics": [d.to_dict() for d in diagnostics], "summary": summary.counts()})
 
 
 def _write_json(stream: TextIO, data: object) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from flopkb.report.reporters import workflow_command
-from flopkb.review.model import Place, Report
+from flopkb.review.model import DiagnosticLine, Place, Report
 from flopkb.review.wording import STATUS, because, cause_line, claim_move, claim_what, evidence_move, summary
 
 TITLE = "flopkb diff"
@@ -56,8 +56,12 @@ def _annotations(report: Report) -> Iterator[str]:
         message = f"evidence of {status.record}: {evidence_move(status)}" + (f", {reason}" if reason else "")
         yield from _annotation("warning" if status.regressed else "notice", status.place, message)
     for line in report.new_diagnostics:
-        yield workflow_command(
-            line.severity,
-            {"file": line.path, "line": str(line.line), "col": str(line.column), "title": line.code},
-            f"new: {line.message}",
-        )
+        yield _diagnostic(line, f"new: {line.message}")
+    for moved in report.changed_diagnostics:
+        yield _diagnostic(moved.after, f"changed: {moved.after.message} (was: {moved.before.message})")
+
+
+def _diagnostic(line: DiagnosticLine, message: str) -> str:
+    return workflow_command(
+        line.severity, {"file": line.path, "line": str(line.line), "col": str(line.column), "title": line.code}, message
+    )

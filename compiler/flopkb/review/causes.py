@@ -1,14 +1,20 @@
 """Which edit changed which value: the blast radius of every edit.
 
-A value of record R computed on accelerator H changed because of:
+A value of record R's formula computed on accelerator H changed because of
+the edits it reads, and only those:
 
+- when R was added (or removed), that alone: every value of a new record is
+  new because the record is;
 - a spec of H it computes with (a `HardwareFigure` of its formula) whose
   value or basis differs: "`memory_bandwidth` of hw/h200: 4.8 TB/s → 4.9 TB/s";
-- otherwise, the edited records among R and what R computes with
-  (`flopkb.links.memo.reached`, on either side): R's own formula, a formula
-  it borrows by `ref`, an accelerator added to its scope;
+  H itself when it was added, removed, or edited with no such spec;
+- R, and the records whose formula it borrows by `ref` (the formula's
+  `chain`), where an edit changed what they compute with (not their prose);
 - otherwise (the vocabulary changed: every record was evaluated again),
   the settings.
+
+An edit of another accelerator, of a source, or of a record R links to is
+not one: the value does not read it.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import NamedTuple
 from flopkb.formulas.results import FormulaResult
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.memo import reached
-from flopkb.load.models import AcceleratorRecord
+from flopkb.load.models import AcceleratorRecord, Record
 from flopkb.review.matching import Matching
 from flopkb.review.model import Cause, Place, ValueChange
 
@@ -101,7 +107,9 @@ class Attribution:
     def of_value(
         self, record_id: str, hardware: str | None, old: FormulaResult | None, new: FormulaResult | None
     ) -> tuple[str, ...]:
-        """The ids of the causes of a changed value of `record_id` computed on `hardware`."""
+        """The ids of the causes of a changed value of `record_id` computed on `hardware` (see the module)."""
+        if self.match.old(record_id) not in self.match.base.entries or record_id in self.removed:
+            return (f"record:{record_id}",)
         causes: list[str] = []
         if hardware is not None:
             used = {
@@ -114,11 +122,39 @@ class Attribution:
             causes = [
                 f"spec:{hardware}:{parameter}" for parameter in sorted(used) if (hardware, parameter) in self.specs
             ]
-        if not causes:
-            causes = [f"record:{other}" for other in self.edits_reaching(record_id)]
+        records = self.edits_read(record_id, None if causes else hardware, old, new)
+        causes += [f"record:{other}" for other in records]
         if not causes:
             causes = [SETTINGS if not self.same_settings else f"record:{record_id}"]
         return tuple(causes)
+
+    def edits_read(
+        self,
+        record_id: str,
+        hardware: str | None,
+        old: FormulaResult | None,
+        new: FormulaResult | None,
+        others: Iterable[str] = (),
+    ) -> tuple[str, ...]:
+        """The edited, added or removed records among `record_id`, the records its formula borrows by `ref`, `hardware`
+        and `others`, sorted; an edit of a record but `hardware` that changed its prose alone is not one."""
+        read = {record_id, *others} | {key[0] for key in (new.chain if new is not None else ())}
+        read |= {self.match.new(key[0]) for key in (old.chain if old is not None else ())}
+        found = {other for other in read if self._computes_differently(other)}
+        if hardware is not None and (hardware in self.changed or hardware in self.removed):
+            found.add(hardware)
+        return tuple(sorted(found))
+
+    def _computes_differently(self, record_id: str) -> bool:
+        """Whether `record_id` (a head id, or a removed base id) was added or removed, or edited in what it computes
+        with."""
+        if record_id in self.removed:
+            return True
+        if record_id not in self.changed:
+            return False
+        before = self.match.base.entries.get(self.match.old(record_id))
+        after = self.match.head.entries[record_id]
+        return before is None or computing_part(before.record) != computing_part(after.record)
 
     def causes(self, values: Iterable[ValueChange]) -> tuple[Cause, ...]:
         """Every cause of `values`, with its blast radius, the ones that changed most values first."""
@@ -154,6 +190,17 @@ class Attribution:
             return rest, f"{match.old_of[rest]} renamed to {rest}", record_place(match.head, rest)
         verb = "edited" if match.old(rest) in match.base.entries else "added"
         return rest, f"{rest} {verb}", record_place(match.head, rest)
+
+
+def computing_part(record: Record | None) -> tuple[object, ...] | None:
+    """What of a record formulas and claims compute with (its own formulas, a source's measurements that claims
+    name): every field but its prose."""
+    if record is None:
+        return None
+    return tuple(getattr(record, name, None) for name in _COMPUTING_FIELDS)
+
+
+_COMPUTING_FIELDS = ("kind", "formulas", "hardware_parameters", "affected_by_hardware", "measurements")
 
 
 def record_place(kb: KnowledgeBase, record_id: str) -> Place | None:

@@ -14,22 +14,20 @@ formulas that compute with that accelerator.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterator
 
-from flopkb.formulas.results import FormulaResult
+from flopkb.formulas.results import Claim, FormulaResult
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.memo import dependency_key
 from flopkb.links.resolver import Resolver
-from flopkb.load.models import Record, formulas_of
-from flopkb.report.diagnostics import Diagnostic
-from flopkb.review.causes import Attribution, record_place, spec_changes
+from flopkb.load.models import formulas_of
+from flopkb.review.causes import Attribution, computing_part, record_place, spec_changes
+from flopkb.review.diagnostics import diagnostic_changes
 from flopkb.review.git import Comparison, Revision
 from flopkb.review.matching import Matching
 from flopkb.review.model import (
     ClaimChange,
     Commit,
-    DiagnosticLine,
     EvidenceChange,
     LinkChanges,
     Place,
@@ -76,7 +74,7 @@ def compare(base: Side, head: Side, comparison: Comparison) -> Report:
         causes=attribution.causes(values),
         values=tuple(values),
         evidence=tuple(_evidence_changes(match, attribution)),
-        **_diagnostic_changes(base.kb.diagnostics, head.kb.diagnostics),
+        **diagnostic_changes(match, base.kb.diagnostics, head.kb.diagnostics),
         records=RecordList(
             added=tuple(added),
             removed=tuple(removed),
@@ -122,17 +120,7 @@ def _fingerprint_differs(match: Matching, old: str, new: str) -> bool:
         return True
     if before.digest == after.digest:
         return key != their_key
-    return key[1:] != their_key[1:] or _computing_part(before.record) != _computing_part(after.record)
-
-
-def _computing_part(record: Record | None) -> tuple[object, ...] | None:
-    """What of a record its own formulas and claims compute with: every field but its prose."""
-    if record is None:
-        return None
-    return tuple(getattr(record, name, None) for name in _COMPUTING_FIELDS)
-
-
-_COMPUTING_FIELDS = ("kind", "formulas", "hardware_parameters", "affected_by_hardware")
+    return key[1:] != their_key[1:] or computing_part(before.record) != computing_part(after.record)
 
 
 def _results(kb: KnowledgeBase, record_id: str) -> dict[str, FormulaResult]:
@@ -181,20 +169,21 @@ def _claim_changes(
 ) -> Iterator[ClaimChange]:
     before = {claim.index: claim for claim in (old.claims if old is not None else ())}
     after = {claim.index: claim for claim in (new.claims if new is not None else ())}
-    because = () if record_id in attribution.changed else attribution.edits_reaching(record_id)
     for index in sorted(before.keys() | after.keys()):
         was, now = before.get(index), after.get(index)
         if was is not None and now is not None and was.status == now.status:
             continue
         shown = now or was
         assert shown is not None
+        rename = str if now is not None else match.new
+        hardware = None if shown.hardware is None else rename(shown.hardware)
         kb = match.head if now is not None else match.base
         yield ClaimChange(
             record=record_id,
             formula=formula_id,
             index=index,
             measured=shown.measured_ref,
-            hardware=shown.hardware if now is not None or shown.hardware is None else match.new(shown.hardware),
+            hardware=hardware,
             where=point_text(shown.where),
             before=None if was is None else was.status,
             after=None if now is None else now.status,
@@ -202,8 +191,24 @@ def _claim_changes(
             after_value=None if now is None else now.computed,
             stated=shown.stated_text,
             place=_claim_place(kb, record_id if now is not None else match.old(record_id), formula_id, index),
-            because=because,
+            because=_claim_because(attribution, record_id, hardware, shown, rename, (old, new)),
         )
+
+
+def _claim_because(
+    attribution: Attribution,
+    record_id: str,
+    hardware: str | None,
+    claim: Claim,
+    rename: Callable[[str], str],
+    results: tuple[FormulaResult | None, FormulaResult | None],
+) -> tuple[str, ...]:
+    """The edits a claim reads (its accelerator, the records its formula borrows from, its measurement's source) when
+    its own record was not edited; else ()."""
+    if record_id in attribution.changed:
+        return ()
+    measured = () if claim.measurement is None else (rename(claim.measurement.source),)
+    return attribution.edits_read(record_id, hardware, *results, measured)
 
 
 def _claim_place(kb: KnowledgeBase, record_id: str, formula_id: str, index: int) -> Place | None:
@@ -229,43 +234,6 @@ def _evidence_changes(match: Matching, attribution: Attribution) -> Iterator[Evi
         if before != after:
             because = () if record_id in attribution.changed else attribution.edits_reaching(record_id)
             yield EvidenceChange(record_id, before, after, record_place(match.head, record_id), because)
-
-
-def _diagnostic_changes(
-    base: Iterable[Diagnostic], head: Iterable[Diagnostic]
-) -> dict[str, tuple[DiagnosticLine, ...]]:
-    """New and fixed diagnostics, told apart by file, code, severity and message: a line moved by an edit above it
-    is the same diagnostic."""
-
-    def key(diagnostic: Diagnostic) -> tuple[str, str, str, str]:
-        return diagnostic.path, diagnostic.code, str(diagnostic.severity), diagnostic.message
-
-    before, after = list(base), list(head)
-    left = Counter(map(key, before))
-    right = Counter(map(key, after))
-    new, fixed = [], []
-    for diagnostic in after:
-        if left[key(diagnostic)] > 0:
-            left[key(diagnostic)] -= 1
-        else:
-            new.append(_line(diagnostic))
-    for diagnostic in before:
-        if right[key(diagnostic)] > 0:
-            right[key(diagnostic)] -= 1
-        else:
-            fixed.append(_line(diagnostic))
-    return {"new_diagnostics": tuple(new), "fixed_diagnostics": tuple(fixed)}
-
-
-def _line(diagnostic: Diagnostic) -> DiagnosticLine:
-    return DiagnosticLine(
-        diagnostic.path,
-        diagnostic.line,
-        diagnostic.column,
-        str(diagnostic.severity),
-        diagnostic.code,
-        diagnostic.message,
-    )
 
 
 def _link_changes(match: Matching) -> LinkChanges:

@@ -130,6 +130,15 @@ class DiagnosticLine:
 
 
 @dataclass(frozen=True, slots=True)
+class DiagnosticChange:
+    """A diagnostic on both sides (the same file, code and subject: `flopkb.review.diagnostics`) whose message
+    changed: a claim that fails by another amount."""
+
+    before: DiagnosticLine
+    after: DiagnosticLine
+
+
+@dataclass(frozen=True, slots=True)
 class Rename:
     old: str
     new: str
@@ -168,6 +177,8 @@ class Report:
     evidence: tuple[EvidenceChange, ...] = ()
     new_diagnostics: tuple[DiagnosticLine, ...] = ()
     fixed_diagnostics: tuple[DiagnosticLine, ...] = ()
+    changed_diagnostics: tuple[DiagnosticChange, ...] = ()
+    """Diagnostics on both sides whose message changed; neither new nor fixed."""
     records: RecordList = field(default_factory=RecordList)
     links: LinkChanges = field(default_factory=LinkChanges)
     pages: tuple[str, ...] = ()
@@ -189,6 +200,7 @@ class Report:
                 self.evidence,
                 self.new_diagnostics,
                 self.fixed_diagnostics,
+                self.changed_diagnostics,
                 self.records.added,
                 self.records.removed,
                 self.records.renamed,
@@ -214,7 +226,11 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data = {"schema": SCHEMA_VERSION, **data}
-        data["diagnostics"] = {"new": data.pop("new_diagnostics"), "fixed": data.pop("fixed_diagnostics")}
+        data["diagnostics"] = {
+            "new": data.pop("new_diagnostics"),
+            "fixed": data.pop("fixed_diagnostics"),
+            "changed": data.pop("changed_diagnostics"),
+        }
         data["summary"] = summary_counts(self)
         return data
 
@@ -238,6 +254,7 @@ def summary_counts(report: Report) -> dict[str, int]:
         "new_diagnostics": len(report.new_diagnostics),
         "new_errors": sum(line.severity == "error" for line in report.new_diagnostics),
         "fixed_diagnostics": len(report.fixed_diagnostics),
+        "changed_diagnostics": len(report.changed_diagnostics),
         "records_added": len(report.records.added),
         "records_removed": len(report.records.removed),
         "records_renamed": len(report.records.renamed),

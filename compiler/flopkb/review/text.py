@@ -13,6 +13,7 @@ from flopkb.review.wording import (
     cause_line,
     claim_move,
     claim_what,
+    diagnostic_text,
     evidence_move,
     number,
     relative,
@@ -70,12 +71,12 @@ def text_sections(report: Report) -> Iterator[tuple[str, list[str]]]:
                 for status in report.evidence
             ],
         )
-    if report.new_diagnostics or report.fixed_diagnostics:
-        lines = [
-            *(f"+ {d.path}:{d.line}:{d.column}: {d.severity} {d.code}: {d.message}" for d in report.new_diagnostics),
-            *(f"- {d.path}:{d.line}:{d.column}: {d.severity} {d.code}: {d.message}" for d in report.fixed_diagnostics),
-        ]
-        yield f"Diagnostics: {len(report.new_diagnostics)} new, {len(report.fixed_diagnostics)} fixed", lines
+    new, fixed, changed = report.new_diagnostics, report.fixed_diagnostics, report.changed_diagnostics
+    if new or fixed or changed:
+        lines = [*(f"+ {diagnostic_text(d)}" for d in new), *(f"- {diagnostic_text(d)}" for d in fixed)]
+        for moved in changed:
+            lines += [f"~ {diagnostic_text(moved.after)}", f"{_INDENT}was: {moved.before.message}"]
+        yield f"Diagnostics: {len(new)} new, {len(fixed)} fixed, {len(changed)} changed", lines
     records = report.records
     if records.added or records.removed or records.renamed or records.edited:
         lines = [f"added: {record_id}" for record_id in records.added]

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from flopkb.formulas.units import format_number
-from flopkb.review.model import Cause, ClaimChange, Commit, EvidenceChange, Report, ValueChange, summary_counts
+from flopkb.formulas.units import format_value
+from flopkb.review.model import (
+    Cause,
+    ClaimChange,
+    Commit,
+    DiagnosticLine,
+    EvidenceChange,
+    Report,
+    ValueChange,
+    summary_counts,
+)
 
 STATUS = {"ok": "✓", "mismatch": "✗", "disagrees": "≠", "unchecked": "?", None: "—"}
 MARKER = "<!-- flopkb-diff -->"
@@ -34,17 +43,18 @@ def summary(report: Report) -> str:
     elif counts["agreement_changed"]:
         parts.append(_plural(counts["agreement_changed"], "agreement") + " with a measurement changed")
     if counts["values_changed"]:
-        records = counts["records_with_values_changed"]
-        parts.append(
-            f"{_plural(counts['values_changed'], 'value')} changed in {_plural(records, 'record')}"
-            f" ({counts['records_with_values_changed_not_edited']} of them not edited)"
-        )
+        records = in_records(counts["records_with_values_changed"], counts["records_with_values_changed_not_edited"])
+        parts.append(f"{_plural(counts['values_changed'], 'value')} changed {records}")
     if counts["evidence_changed"]:
         parts.append(_plural(counts["evidence_changed"], "evidence status") + " changed")
     if counts["new_diagnostics"]:
-        parts.append(_plural(counts["new_diagnostics"], "new diagnostic") + f" ({counts['new_errors']} errors)")
+        parts.append(
+            f"{_plural(counts['new_diagnostics'], 'new diagnostic')} ({_plural(counts['new_errors'], 'error')})"
+        )
     if counts["fixed_diagnostics"]:
         parts.append(f"{counts['fixed_diagnostics']} fixed")
+    if counts["changed_diagnostics"]:
+        parts.append(f"{_plural(counts['changed_diagnostics'], 'diagnostic')} changed")
     for key, noun in (("records_added", "added"), ("records_removed", "removed"), ("records_renamed", "renamed")):
         if counts[key]:
             parts.append(f"{_plural(counts[key], 'record')} {noun}")
@@ -61,9 +71,11 @@ def _plural(count: int, noun: str) -> str:
 
 
 def number(value: float | None, unit: str = "") -> str:
+    """A computed value as `flopkb check` shows it (`computes 131072 byte`): a value equal to a claim's stated value
+    reads as it."""
     if value is None:
         return "—"
-    text = format_number(value, 4)
+    text = format_value(value)
     return f"{text} {unit}" if unit and unit != "1" else text
 
 
@@ -101,9 +113,20 @@ def because(ids: tuple[str, ...], files: dict[str, str]) -> str:
 
 
 def cause_line(cause: Cause) -> str:
-    """ "`memory_bandwidth` of hw/h200: 4.8 TB/s → 4.9 TB/s → 37 values in 6 records, 5 of them not edited"."""
-    records = _plural(len(cause.records), "record")
-    return f"{cause.what} → {_plural(cause.values, 'value')} in {records}, {cause.not_edited} of them not edited"
+    """ "`memory_bandwidth` of hw/h200: 4.8 TB/s → 4.9 TB/s → 37 values in 6 records (5 records not edited
+    themselves)"."""
+    return f"{cause.what} → {_plural(cause.values, 'value')} {in_records(len(cause.records), cause.not_edited)}"
+
+
+def in_records(records: int, not_edited: int) -> str:
+    """`in 6 records (5 records not edited themselves)`: where values changed, and how many of those records the change
+    did not edit."""
+    text = f"in {_plural(records, 'record')}"
+    if not_edited == records:
+        return text + (" not edited itself" if records == 1 else " not edited themselves")
+    if not_edited:
+        return text + f" ({_plural(not_edited, 'record')} not edited {'itself' if not_edited == 1 else 'themselves'})"
+    return text
 
 
 def value_where(change: ValueChange) -> str:
@@ -113,6 +136,11 @@ def value_where(change: ValueChange) -> str:
     if change.point:
         text += f" at {change.point}"
     return text
+
+
+def diagnostic_text(line: DiagnosticLine) -> str:
+    """`records/x.yaml:12:5: error claim-mismatch: ...`, as `check` prints it."""
+    return f"{line.path}:{line.line}:{line.column}: {line.severity} {line.code}: {line.message}"
 
 
 def evidence_move(change: EvidenceChange) -> str:
