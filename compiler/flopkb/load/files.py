@@ -37,8 +37,8 @@ class Unreadable(Exception):
 
 
 def read_bytes(path: str, limit: int = MAX_FILE_BYTES, within: str | None = None) -> bytes:
-    """The bytes of the regular file at `path`, or `Unreadable` (also for more than `limit` bytes, and for a symlink
-    that leads out of the folder `within`, when given)."""
+    """The bytes of the regular file at `path`, or `Unreadable` (also for more than `limit` bytes, and, when `within` is
+    given, for a symlink that leads out of that folder or into its `.git`)."""
     return read_stat(path, limit, within)[0]
 
 
