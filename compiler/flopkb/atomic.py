@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
-from flopkb.load.files import Unreadable, read_bytes
+from flopkb.load.files import Unreadable, lands_inside, read_bytes
 
 _TEMPORARY = re.compile(r"\..+\.(?:(?P<pid>\d+)-)?[a-z0-9_]{8}\.tmp")
 """The name of a temporary file of this module (`.a.yaml.123-abcd1234.tmp`) or of earlier versions, without the
@@ -69,7 +69,7 @@ def replace_if_unchanged(path: Path, expected: bytes, data: bytes, within: Path)
     target = path
     if path.is_symlink():
         target = Path(os.path.realpath(path))
-        if not target.is_relative_to(Path(os.path.realpath(within))):
+        if not lands_inside(target, within):
             raise LinkedOutside(f"{path}: it is a symlink to a file outside the knowledge base; left as it is")
     _replace(path, target, data, expected=expected)
 

@@ -15,6 +15,12 @@ ignored, and what it held is computed again.
 
 The key is refused (no cache: every file is loaded again) when it is not a
 regular file of 32 bytes, owned by the user and readable by no one else.
+
+The folders a cache writes into (`own_folder`) must be real folders, never
+symlinks: `cache_dir` may lie inside the base, whose files are a pull
+request's, and a committed `<cache_dir>/check -> /elsewhere` would send the
+cache's files, its lock file and the removal of its stale files there. Such a
+cache is off for the run.
 """
 
 from __future__ import annotations
@@ -40,6 +46,10 @@ class NoKey(Exception):
     """The user's key cannot be made or trusted: nothing sealed can be written or read (caches are off)."""
 
 
+class NotOwnFolder(OSError):
+    """A cache's folder is a symlink, or not a folder: nothing is written through it (that cache is off)."""
+
+
 def cache_home() -> Path | None:
     """The user's cache folder for flopkb: `$XDG_CACHE_HOME/flopkb`, else `~/.cache/flopkb`; None without a home."""
     given = os.environ.get("XDG_CACHE_HOME", "")
@@ -56,6 +66,18 @@ def base_cache_folder(root: Path) -> Path | None:
         return None
     digest = hashlib.blake2b(os.fsencode(root.resolve()), digest_size=10).hexdigest()
     return home / "bases" / f"{root.resolve().name[:40]}-{digest}"
+
+
+def own_folder(folder: Path) -> Path:
+    """`folder`, a cache's, made with its parents when missing; `NotOwnFolder` when it is there as a symlink (to a
+    folder or not) or as anything but a folder, `OSError` when it cannot be made. A real folder below the cache folder
+    (resolved by `flopkb.config`) lies where its path says."""
+    try:
+        folder.mkdir(parents=True)
+    except FileExistsError:
+        if not stat.S_ISDIR(folder.lstat().st_mode):
+            raise NotOwnFolder(f"{folder} is a symlink or a file, not a folder; nothing is cached there") from None
+    return folder
 
 
 def seal(purpose: bytes, content: bytes) -> bytes:

@@ -64,13 +64,16 @@ def test_a_read_only_record_is_left_and_reported(kb_root: Path) -> None:
     assert path.read_text() == MESSY.format(name="a") and path.stat().st_mode & 0o777 == 0o444
 
 
-def test_a_record_linked_out_of_the_base_is_left_and_reported(kb_root: Path, tmp_path: Path) -> None:
+def test_a_record_linked_out_of_the_base_is_left_unread_and_reported(kb_root: Path, tmp_path: Path) -> None:
     outside = tmp_path.parent / f"{tmp_path.name}-outside.yaml"
     outside.write_text(MESSY.format(name="d"))
     (kb_root / "records/flops/d.yaml").symlink_to(outside)
     result = run(kb_root, "fmt")
     assert result.exit_code == 1
-    assert "left as it is: records/flops/d.yaml: it is a symlink to a file outside the knowledge base" in result.output
+    assert (
+        "records/flops/d.yaml:1:1: error not-a-record: a symlink that leads out of the knowledge base is not a record"
+        " file; copy the file in\n" in result.output
+    )
     assert outside.read_text() == MESSY.format(name="d")
 
 

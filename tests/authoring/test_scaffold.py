@@ -177,3 +177,32 @@ def test_the_commented_formulas_example_holds_a_claim_that_checks(kb_root: Path,
     assert result.valid_when is not None
     assert [(claim.status, claim.computed) for claim in result.claims] == [("ok", 0.5)]
     assert {d.code for d in kb.diagnostics} == {"orphan", "placeholder"}
+
+
+@pytest.mark.parametrize(
+    ("target", "where"),
+    [("outside", "the knowledge base"), ("kb/docs", "records/"), ("outside/gone", "the knowledge base")],
+)
+def test_a_folder_that_is_a_symlink_out_of_the_records_is_refused(tmp_path: Path, target: str, where: str) -> None:
+    root = write_kb(tmp_path / "kb", {})
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "kb/docs").mkdir()
+    (root / "records/notes").symlink_to(tmp_path / target, target_is_directory=True)  # committed by a pull request
+    result = new(root, "fact", "notes/deeper/x")
+    assert result.exit_code == 2
+    assert result.output == f"Error: records/notes is a symlink that leads out of {where}\n"
+    assert list(tmp_path.rglob("x.yaml")) == []
+    assert not (tmp_path / "outside/deeper").exists()
+
+
+def test_a_folder_that_is_a_symlink_within_the_records_is_refused_with_the_id_to_use(kb_root: Path) -> None:
+    (kb_root / "records/facts").mkdir()
+    (kb_root / "records/notes").symlink_to("facts", target_is_directory=True)
+    result = new(kb_root, "fact", "notes/x")
+    assert result.exit_code == 2
+    assert (
+        result.output
+        == "Error: records/notes is a symlink, and check finds no record through one: use the id facts/x\n"
+    )
+    assert new(kb_root, "fact", "facts/x").exit_code == 0  # the hint, applied literally
+    assert [path.name for path in (kb_root / "records/facts").iterdir()] == ["x.yaml"]

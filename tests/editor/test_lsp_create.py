@@ -103,3 +103,15 @@ async def test_a_client_that_cannot_create_files_is_not_offered_it(tmp_path: Pat
         uri = open_file(lsp, root, "records/flops/decode.yaml", DANGLING)
         (dangling,) = [item for item in await settled(lsp, uri) if item.code == "dangling-ref"]
         assert await actions_for(lsp, uri, dangling) == []
+
+
+async def test_a_record_under_a_folder_that_is_a_symlink_out_of_the_base_is_never_offered(tmp_path: Path) -> None:
+    root = write_kb(tmp_path / "kb", {"records/hw/alpha.yaml": accelerator("hw/alpha", memory_bandwidth="4 TB/s")})
+    (tmp_path / "outside").mkdir()
+    (root / "records/notes").symlink_to(tmp_path / "outside", target_is_directory=True)  # committed by a pull request
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/flops/decode.yaml", DANGLING)
+        by_code = {item.code: item for item in await settled(lsp, uri)}
+        assert await actions_for(lsp, uri, by_code["dangling-link"]) == []  # [[notes/gamma]]: it would land outside
+        (offered,) = await actions_for(lsp, uri, by_code["dangling-ref"])  # hw/beta: inside, offered as ever
+        assert offered.title == "Create the accelerator record hw/beta"

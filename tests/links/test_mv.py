@@ -295,3 +295,13 @@ def test_mv_on_the_projects_records_keeps_check_clean_and_the_diff_minimal(tmp_p
             assert now == expected, path
         changed += now != text
     assert changed >= 3
+
+
+def test_mv_refuses_a_new_id_under_a_folder_that_is_a_symlink_out_of_the_base(tmp_path: Path) -> None:
+    root = write_kb(tmp_path / "kb", {"records/facts/ridge.yaml": RIDGE, "records/flops/user.yaml": USER})
+    (tmp_path / "outside").mkdir()
+    (root / "records/notes").symlink_to(tmp_path / "outside", target_is_directory=True)  # committed by a pull request
+    status, output = mv(root, "facts/ridge", "notes/ridge")
+    assert (status, output) == (2, "Error: records/notes is a symlink that leads out of the knowledge base\n")
+    assert list((tmp_path / "outside").iterdir()) == []
+    assert (root / "records/facts/ridge.yaml").read_text(encoding="utf-8") == RIDGE

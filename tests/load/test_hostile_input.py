@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from flopkb.load import source as source_module
+from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.source import parse
 from kbfixture import compile_kb, write_kb
 
@@ -217,3 +218,50 @@ def test_flopkb_works_where_pyyaml_has_no_libyaml(tmp_path: Path) -> None:
         ("orphan", 1),
         ("unknown-field", 5),
     ]
+
+
+SECRET = "password: SECRETPW\nkind: SECRETKIND\n"  # stands for a file of the CI machine
+
+
+def messages(root: Path, path: str = X) -> list[tuple[str, int, int, str]]:
+    kb = compile_kb(root)
+    assert not any("SECRET" in f"{d.message} {d.hint}" for d in kb.diagnostics)
+    return [(d.code, d.line, d.column, d.message) for d in kb.diagnostics if d.path == path]
+
+
+@pytest.mark.parametrize("relative", [False, True], ids=["absolute", "relative"])
+def test_a_record_that_is_a_symlink_out_of_the_base_is_refused_unread(tmp_path: Path, relative: bool) -> None:
+    root = write_kb(tmp_path / "kb", {})
+    (tmp_path / "y.yml").write_text(SECRET)
+    (root / "records/flops").mkdir()
+    (root / X).symlink_to("../../../y.yml" if relative else tmp_path / "y.yml")  # committed by a pull request
+    message = "a symlink that leads out of the knowledge base is not a record file; copy the file in"
+    assert messages(root) == [("not-a-record", 1, 1, message)]
+
+
+def test_a_record_that_is_a_symlink_into_git_is_refused_unread(tmp_path: Path) -> None:
+    root = write_kb(tmp_path / "kb", {})
+    (root / ".git").mkdir()
+    (root / ".git/config").write_text(SECRET)  # where actions/checkout keeps the token
+    (root / "records/flops").mkdir()
+    (root / X).symlink_to("../../.git/config")
+    assert messages(root) == [("not-a-record", 1, 1, "a symlink into .git is not a record file")]
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="no /proc here")
+def test_a_file_of_proc_is_refused(tmp_path: Path) -> None:
+    root = write_kb(tmp_path / "kb", {})
+    (root / "records/flops").mkdir()
+    (root / X).symlink_to("/proc/self/environ")
+    assert messages(root) == [
+        ("not-a-record", 1, 1, "a symlink that leads out of the knowledge base is not a record file; copy the file in")
+    ]
+    with pytest.raises(Unreadable, match=r"^a file the system makes up as it is read \(/proc\) is not a record file"):
+        read_bytes("/proc/self/environ")  # read without `within`: refused all the same
+
+
+def test_a_record_that_is_a_symlink_to_a_file_of_the_base_is_read(tmp_path: Path) -> None:
+    root = write_kb(tmp_path / "kb", {"shared.yaml": RECORD})
+    (root / "records/flops").mkdir()
+    (root / X).symlink_to("../../shared.yaml")
+    assert [code for code, *_ in messages(root)] == ["orphan"]  # read and validated: a record that none links to

@@ -26,7 +26,8 @@ from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.pipeline.cache import SHARDS, FileCache
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
-from kbfixture import write_kb
+from flopkb.pipeline.verdict import stored
+from kbfixture import H100, write_kb
 from site_fixtures import copy_project_base
 
 BROKEN = {
@@ -232,3 +233,48 @@ def test_under_ci_no_cache_is_written_unless_asked(tmp_path: Path, monkeypatch: 
     assert not folder.exists()
     assert runner.invoke(main, ["check", "--root", str(root), "--cache"]).exit_code == 1
     assert list(folder.glob("*.pickle"))
+
+
+def planted_outside(tmp_path: Path) -> dict[str, bytes]:
+    """A folder outside the base holding what the cache would write over or remove there: a shard, a dead run's
+    temporary file (`flopkb.atomic.sweep_temporaries`), a lock file; its files and their bytes."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("keep.txt", "00.pickle", ".00.pickle.999999-abcd1234.tmp", ".lock"):
+        (outside / name).write_bytes(f"{name}: not flopkb's".encode())
+    return snapshot(outside)
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("target", ["outside", "outside/gone"], ids=["folder", "dangling"])
+def test_a_cache_folder_committed_as_a_symlink_turns_the_cache_off_and_nothing_goes_through_it(
+    tmp_path: Path, target: str
+) -> None:
+    root = write_kb(tmp_path / "kb", {**BROKEN, "pyproject.toml": '[tool.flopkb]\ncache_dir = "cachedir"\n'})
+    before = planted_outside(tmp_path)
+    (root / "cachedir").mkdir()
+    (root / "cachedir/check").symlink_to(tmp_path / target)  # committed by a pull request
+    note = f"flopkb: note: the cache is off: {root}/cachedir/check is a symlink or a file, not a folder; nothing is"
+    cold = CliRunner().invoke(main, ["check", "--root", str(root), "--format", "json", "--no-cache"])
+    for _ in range(2):  # the second run would read what the first stored
+        result = CliRunner().invoke(main, ["check", "--root", str(root), "--format", "json"])
+        assert (result.exit_code, result.stdout) == (1, cold.stdout)
+        assert f"{note} cached there\n" in result.stderr
+    assert stored(load_config(root)) is None  # what the language server reads first
+    assert snapshot(tmp_path / "outside") == before
+
+
+def test_a_template_cache_folder_committed_as_a_symlink_is_not_written_through(tmp_path: Path) -> None:
+    root = write_kb(
+        tmp_path / "kb", {"records/hw/h100.yaml": H100, "pyproject.toml": '[tool.flopkb]\ncache_dir = "c"\n'}
+    )
+    before = planted_outside(tmp_path)
+    (root / "c").mkdir()
+    (root / "c/templates").symlink_to(tmp_path / "outside")  # committed by a pull request
+    result = CliRunner().invoke(main, ["build", "--root", str(root)])
+    assert result.exit_code == 0, result.output
+    assert snapshot(tmp_path / "outside") == before
+    assert list((root / "c/check").glob("*.pickle"))  # the load cache, in a folder of its own, is on

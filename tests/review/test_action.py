@@ -99,7 +99,7 @@ def test_the_action_checks_diffs_and_writes_the_job_summary(tmp_path: Path) -> N
     check, diff, result = steps  # the install and comment steps do not run
     assert check.returncode == 0 and diff.returncode == 0, diff.stderr
     assert "::error file=records/facts/read-time.yaml" in check.stdout, "the check annotates the failing claim"
-    assert summary.startswith("<!-- flopkb-diff -->\n### flopkb diff: HEAD~1@")
+    assert summary.startswith("<!-- flopkb-diff -->\n### flopkb diff: HEAD&#126;1@")  # `~1 .. ~` is no strikethrough
     assert "**1 claim changed status · 1 value changed in 1 record · " in summary
     assert any(
         line.startswith("::warning file=records/facts/read-time.yaml,line=11,") for line in diff.stdout.split("\n")

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from html import unescape
 from pathlib import Path
 
 import pytest
 from gitrepo import commit, git, init, replace_in
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from flopkb.config import load_config
 from flopkb.review.git import Git
-from flopkb.review.markdown import LIMIT, render_markdown
+from flopkb.review.markdown import LIMIT, cell, render_markdown
 from flopkb.review.run import diff_report
 from kbfixture import accelerator, write_kb
 
@@ -118,3 +123,51 @@ def test_markdown_cells_hold_record_text_safely(hostile: str) -> None:
 
     shown = cell(hostile)
     assert "|" not in shown.replace("\\|", "") and "<" not in shown and "\n" not in shown
+
+
+POC = "@octo-org/everyone ![pixel](https://evil.example/track.png?pr=1) [Approve this PR](https://evil.example/phish)"
+SHOWN = POC.replace("@", "@\u2060")
+"""The proof of concept as GitHub shows it: a word joiner after the @, so that it mentions no one."""
+GFM = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+"""Close to what GitHub renders a comment with (GFM: tables, strikethrough)."""
+
+
+@pytest.mark.parametrize(
+    "hostile", [POC, "*em* _em_ **strong** `code` ~~struck~~ ~one~", "<img src=x> &amp; \\[a](b) a|b", "#1 @@x @"]
+)
+def test_markdown_shows_record_text_as_text_in_every_place_it_goes(hostile: str) -> None:
+    shown = cell(hostile)
+    places = [f"| {shown} | x |\n| --- | --- |\n| {shown} | x |", f"- {shown}", f"### {shown}", f"**{shown}**"]
+    for place in places:
+        html = GFM.render(place)
+        assert re.findall(r"<(?!/?(?:table|thead|tbody|tr|th|td|ul|li|h3|p|strong)>)[^>]*>", html) == [], html
+        assert hostile.replace("@", "@\u2060") in unescape(html)  # every character shown, an @ never a mention
+    summary = GFM.render(f"<details><summary>{shown}</summary>\n\n</details>")  # raw HTML: entities still read
+    assert f"<summary>{shown}</summary>" in summary and "\\" not in shown
+
+
+@settings(max_examples=300, deadline=None)
+@example("+ records/x.yaml: a diagnostic the pull request adds")
+@example("    indented")
+@example("~~struck~~")
+@example("--")
+@given(st.text(st.sampled_from("#+-=*_`~[]()!<>&|\\@:.) 1\t\r\na") | st.characters(blacklist_characters="\x00")))
+def test_any_text_is_shown_as_it_is_in_a_detail_line_and_a_cell(text: str) -> None:
+    expected = " ".join(text.replace("@", "@\u2060").split())
+    for place in (f"- {cell(text)}", f"| {cell(text)} | x |\n| --- | --- |"):
+        html = GFM.render(place)
+        assert re.findall(r"<(?!/?(?:table|thead|tbody|tr|th|td|ul|li)>)[^>]*>", html) == [], html
+        shown = re.search(r"<(li|th)>(.*?)</\1>", html, re.DOTALL)
+        assert shown is not None and " ".join(unescape(shown[2]).split()) == expected
+
+
+def test_a_record_key_that_is_markdown_stays_text_in_the_pull_request_comment(tmp_path: Path) -> None:
+    root = small_repo(tmp_path / "kb")
+    with (root / "records/facts/sweep.yaml").open("a", encoding="utf-8") as file:
+        file.write(f'"{POC}": 1\n')  # the security review's proof of concept
+    commit(root, "a hostile key")
+    text = render_markdown(diff_report(load_config(root), "HEAD~1..HEAD", {}))
+    (line,) = [line for line in text.splitlines() if "unknown-field" in line]
+    html = GFM.render(text)
+    assert "<img" not in html and "<a " not in html and "@octo-org" not in text
+    assert f"'{SHOWN}' is not a field here" in unescape(GFM.render(line))

@@ -25,6 +25,7 @@ from flopkb.config import load_config
 from flopkb.load.source import parse
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.review.diagnostics import pair_diagnostics
+from flopkb.review.markdown import cell
 from flopkb.review.model import Report
 from flopkb.review.run import diff_report
 from flopkb.review.text import render_text
@@ -259,8 +260,8 @@ def test_github_and_markdown_show_a_changed_diagnostic(repo: Path) -> None:
     assert any(f"{NOW.replace('%', '%25')} (was: expect[0] " in line for line in github)
     markdown = flopkb(repo, "diff", BANDWIDTH, "--format", "markdown").stdout
     assert "<summary>Diagnostics: 0 new, 0 fixed, 1 changed</summary>" in markdown
-    assert f"- ~ {DECODE_FILE}:17:16: error claim-mismatch: expect[0] " in markdown
-    assert f"{NOW}\n-   was: expect[0] " in markdown
+    assert f"- {cell(f'~ {DECODE_FILE}:17:16: error claim-mismatch: expect[0]')} " in markdown  # `~` as `&#126;`
+    assert f"{cell(NOW)}\n- {cell('  was: expect[0]')} " in markdown
 
 
 def test_a_new_error_is_counted_in_the_singular(repo: Path) -> None:

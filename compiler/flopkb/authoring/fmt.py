@@ -92,7 +92,7 @@ class _Unsafe(Exception):
 def format_file(root: Path, rel: str) -> Outcome:
     """Format the record at `root/rel` in memory."""
     try:
-        raw = read_bytes(f"{root}/{rel}")
+        raw = read_bytes(f"{root}/{rel}", within=str(root))
     except Unreadable as problem:
         return Outcome(rel, "", None, [make("not-a-record", rel, 1, 1, str(problem))])
     return format_bytes(raw, rel)

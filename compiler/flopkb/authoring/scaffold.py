@@ -20,6 +20,7 @@ import yaml
 from flopkb.atomic import create_atomically
 from flopkb.authoring.schema import schema_file
 from flopkb.config import Config
+from flopkb.load.files import lands_inside
 from flopkb.load.models import KINDS, MODELS, id_like, id_problem
 from flopkb.load.sources import RECORD_SUFFIXES
 from flopkb.load.vocabulary import Vocabulary
@@ -74,6 +75,9 @@ def new_record(config: Config, kind: str, argument: str, vocabulary: Vocabulary)
         if path.exists():
             raise ScaffoldError(f"{path.relative_to(config.root).as_posix()} already exists")
     path = existing[0]
+    linked = linked_out(config, path)
+    if linked is not None:
+        raise ScaffoldError(linked)
     schema = config.root / config.schema / schema_file(kind)
     text = render_new(config, kind, record_id, path, vocabulary)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -90,6 +94,30 @@ def new_record(config: Config, kind: str, argument: str, vocabulary: Vocabulary)
 def new_record_path(config: Config, record_id: str) -> list[Path]:
     """The files a record of `record_id` may be: the first is the one `new` writes; none may exist."""
     return [config.records_path / f"{record_id}{suffix}" for suffix in RECORD_SUFFIXES]
+
+
+def linked_out(config: Config, path: Path) -> str | None:
+    """Why no new record may be written at `path` (under the records folder): a folder on its way is a symlink. One
+    that leads out of the records folder would put the file elsewhere (outside the base, for a committed
+    `records/notes -> /home/...`); through one that stays in it, `check` (which follows no folder link) would find
+    the record under another path, which its id is not. None when no folder is a link. `new`, `mv` and the editor's
+    "create the missing record" ask.
+    """
+    folder = config.records_path
+    for part in path.parent.relative_to(config.records_path).parts:
+        folder = folder / part
+        if not folder.is_symlink():
+            continue
+        where = folder.relative_to(config.root).as_posix()
+        if not lands_inside(folder, config.root):
+            return f"{where} is a symlink that leads out of the knowledge base"
+        if not lands_inside(folder, config.records_path):
+            return f"{where} is a symlink that leads out of {config.records}/"
+        real = Path(os.path.realpath(path)).relative_to(os.path.realpath(config.records_path))
+        return (
+            f"{where} is a symlink, and check finds no record through one: use the id {real.with_suffix('').as_posix()}"
+        )
+    return None
 
 
 def render_new(config: Config, kind: str, record_id: str, path: Path, vocabulary: Vocabulary) -> str:

@@ -9,7 +9,8 @@ anchor (`dangling-anchor`) names a record that exists: it offers nothing.
 The edit creates the file with `overwrite` and `ignoreIfExists` both false:
 a file that appeared since the check makes the client refuse the edit,
 never write into it (ignoring the existing file would insert the template at
-its top). A file already on disk is not offered at all.
+its top). A file already on disk is not offered at all, nor one under a symlinked folder
+(`flopkb.authoring.scaffold.linked_out`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Iterator
 
 from lsprotocol import types
 
-from flopkb.authoring.scaffold import new_record_path, render_new
+from flopkb.authoring.scaffold import linked_out, new_record_path, render_new
 from flopkb.config import Config
 from flopkb.editor.checker import Checked
 from flopkb.editor.convert import uri_of
@@ -43,7 +44,7 @@ def create_actions(
             continue
         for link in _dangling_at(checked, rel, entry.id, diagnostic.range.start, encoding):
             path = new_record_path(config, link.target)
-            if any(candidate.exists() for candidate in path):
+            if any(candidate.exists() for candidate in path) or linked_out(config, path[0]) is not None:
                 continue
             uri = uri_of(config, path[0].relative_to(config.root).as_posix())
             for kind in link.kinds or KINDS:

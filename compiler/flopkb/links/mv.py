@@ -32,6 +32,7 @@ from pathlib import Path
 import yaml
 
 from flopkb.atomic import WriteError
+from flopkb.authoring.scaffold import linked_out
 from flopkb.config import Config
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import Link
@@ -113,6 +114,9 @@ def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
     new_path = f"{kb.config.records.rstrip('/')}/{new}{suffix}"
     if (kb.config.root / new_path).exists():
         raise MoveError(f"{new_path} exists already")
+    linked = linked_out(kb.config, kb.config.root / new_path)
+    if linked is not None:
+        raise MoveError(linked)
 
     after = _resolver_after(resolver, old, new)
     plan = MovePlan(old, new, entry.path, new_path, entry.summary.kind)

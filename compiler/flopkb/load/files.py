@@ -4,34 +4,48 @@ A FIFO named like a record would block `open()` until some writer came; a
 symlink to `/dev/zero` or `/dev/urandom` never ends. The file is therefore
 opened without blocking, refused unless `fstat` says it is a regular file,
 and read at most one byte past the limit, so that nothing larger is ever
-allocated.
+allocated. A file of /proc (`/proc/self/environ`) says it is a regular file
+of 0 bytes, and is refused when it reads as more.
+
+A record file may be a symlink (a pull request's, like every file of the
+base): one that leads out of the base (`within`), or into its `.git`, is
+refused unread, or its bytes (`~/.docker/config.json`, a CI machine's files,
+the token actions/checkout keeps in `.git/config`) would come back in
+diagnostics, in the CI log. The file is opened with `O_NOFOLLOW` first, so
+that the realpath is only asked for files that are symlinks: no cost per file.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
+from pathlib import Path
 
 from flopkb.load.positions import LineIndex
 from flopkb.report.diagnostics import Diagnostic, make
 
 MAX_FILE_BYTES = 1 << 20
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_A_LINK = (errno.ELOOP, errno.EMLINK)
+"""What `open` with `O_NOFOLLOW` fails with on a symlink (Linux, macOS: ELOOP; FreeBSD: EMLINK)."""
 
 
 class Unreadable(Exception):
     """Why a file cannot be a record, in words for a diagnostic."""
 
 
-def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of the regular file at `path`, or `Unreadable` (also for more than `limit` bytes)."""
-    return read_stat(path, limit)[0]
+def read_bytes(path: str, limit: int = MAX_FILE_BYTES, within: str | None = None) -> bytes:
+    """The bytes of the regular file at `path`, or `Unreadable` (also for more than `limit` bytes, and, when `within` is
+    given, for a symlink that leads out of that folder or into its `.git`)."""
+    return read_stat(path, limit, within)[0]
 
 
-def read_stat(path: str, limit: int = MAX_FILE_BYTES) -> tuple[bytes, os.stat_result]:
+def read_stat(path: str, limit: int = MAX_FILE_BYTES, within: str | None = None) -> tuple[bytes, os.stat_result]:
     """`read_bytes`, with the stat of the file they were read from: `fstat` of the open file, taken before the read."""
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        fd = _open(path, within)
     except OSError as error:
         raise Unreadable(f"the file cannot be read: {error.strerror}") from error
     try:
@@ -45,6 +59,10 @@ def read_stat(path: str, limit: int = MAX_FILE_BYTES) -> tuple[bytes, os.stat_re
             chunks.append(os.read(fd, limit + 1 - read))
             read += len(chunks[-1])
         raw = b"".join(chunks)
+        if raw and not status.st_size and not os.fstat(fd).st_size:  # still "empty": not a file that grew meanwhile
+            raise Unreadable(
+                "a file the system makes up as it is read (/proc) is not a record file; records are regular files"
+            )
     except OSError as error:
         raise Unreadable(f"the file cannot be read: {error.strerror}") from error
     finally:
@@ -52,6 +70,27 @@ def read_stat(path: str, limit: int = MAX_FILE_BYTES) -> tuple[bytes, os.stat_re
     if len(raw) > limit:
         raise Unreadable(f"the file has more than {limit:,} bytes; records are limited to {limit:,}")
     return raw, status
+
+
+def _open(path: str, within: str | None) -> int:
+    """A descriptor of the file at `path`; `Unreadable` when it is a symlink that leads out of `within` or into its
+    `.git`. Where there is no `O_NOFOLLOW` (Windows, whose git checks symlinks out as text files) a link is followed."""
+    if within is not None:
+        try:
+            return os.open(path, _OPEN_FLAGS | _NO_FOLLOW)
+        except OSError as error:
+            if error.errno not in _A_LINK:
+                raise
+        if not lands_inside(path, within):
+            raise Unreadable("a symlink that leads out of the knowledge base is not a record file; copy the file in")
+        if lands_inside(path, os.path.join(within, ".git")):
+            raise Unreadable("a symlink into .git is not a record file")
+    return os.open(path, _OPEN_FLAGS)
+
+
+def lands_inside(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool:
+    """Whether `path`, every symlink on its way followed, lies in `folder` (whose own symlinks are followed too)."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
 
 
 def _kind(mode: int) -> str:

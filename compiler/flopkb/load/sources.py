@@ -84,10 +84,10 @@ class WorkTree:
         return sorted(found), unreadable
 
     def read(self, rel: str) -> bytes:
-        return read_bytes(f"{self.root}/{rel}")  # not pathlib: half the cost of reading 10,000 small files
+        return read_bytes(f"{self.root}/{rel}", within=str(self.root))  # not pathlib: half the cost of 10,000 reads
 
     def read_stat(self, rel: str) -> tuple[bytes, os.stat_result | None]:
-        return read_stat(f"{self.root}/{rel}")
+        return read_stat(f"{self.root}/{rel}", within=str(self.root))
 
     def exists(self, rel: str) -> bool:
         return os.path.exists(f"{self.root}/{rel}")

@@ -92,7 +92,7 @@ from flopkb.pipeline.shards import (
 )
 from flopkb.pipeline.stats import CACHE_FOLDER, Stat, trusted_read, trusted_stat, untrusted_since
 from flopkb.report.diagnostics import Diagnostic
-from flopkb.sealed import NoKey, user_key
+from flopkb.sealed import NoKey, NotOwnFolder, own_folder, user_key
 
 FORMAT = 5
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
@@ -120,7 +120,9 @@ class FileCache:
         self.folder = cache / CACHE_FOLDER if cache is not None else None
         try:
             user_key()
-        except NoKey as error:
+            if self.folder is not None and os.path.lexists(self.folder):  # else made by the first `hold`
+                own_folder(self.folder)
+        except (NoKey, NotOwnFolder) as error:
             self.notes.append(f"the cache is off: {error}")
             self.folder = None
         self._key: bytes | None = None
@@ -495,12 +497,10 @@ class _Later:
     """What a deferred source and entry ask for (`Source.deferred`, `Entry.deferred`): an unchanged file's text, data
     and model.
 
-    The data and model are unpickled from the stored pickle when first asked
-    for, once checked against its digest (else the file is loaded again). The text is read from the file and checked
-    against its digest: were
-    the file changed (or removed) since the start of the run, its stored data
-    has no text, and it is empty (positions in it are 1:1 for this run; the
-    next run loads the new content).
+    The data and model are unpickled from the stored pickle when first asked for, once checked against its digest (else
+    the file is loaded again). The text is read from the file and checked against its digest: were the file changed (or
+    removed) since the start of the run, its stored data has no text, and it is empty (positions in it are 1:1 for
+    this run; the next run loads the new content).
     """
 
     __slots__ = ("_cache", "_config", "_digest", "_model", "_model_digest", "_rel", "_vocabulary")

@@ -24,6 +24,8 @@ import stat
 import time
 from pathlib import Path
 
+from flopkb.sealed import own_folder
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows has no flock
@@ -45,10 +47,10 @@ class Busy(Exception):
 def hold(folder: Path, exclusive: bool, wait: float = WAIT_SECONDS) -> int | None:
     """A descriptor of `folder`'s lock file (made, with the folder, when missing), locked shared or exclusive: closing
     its last copy lets the lock go. None where there are no locks; `Busy` after `wait` seconds, `OSError` when the
-    lock file cannot be had (a link, a folder)."""
+    lock file cannot be had (a link, a folder); `NotOwnFolder` when `folder` is a symlink (`flopkb.sealed`)."""
+    own_folder(folder)
     if fcntl is None:
         return None
-    folder.mkdir(parents=True, exist_ok=True)
     fd = os.open(folder / LOCK_NAME, _OPEN_FLAGS, 0o600)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

@@ -46,7 +46,7 @@ from flopkb.pipeline.keys import code_key
 from flopkb.pipeline.stats import CACHE_FOLDER, Stat, stat_of, trusted_stat, untrusted_since
 from flopkb.report.codes import Severity
 from flopkb.report.diagnostics import Diagnostic
-from flopkb.sealed import seal, unseal
+from flopkb.sealed import NotOwnFolder, seal, unseal
 
 if TYPE_CHECKING:
     from flopkb.pipeline.cache import FileCache
@@ -103,6 +103,8 @@ def stored(config: Config) -> list[Diagnostic] | None:
     folder = path.parent
     try:
         lock = hold(folder, exclusive=False)  # once the last command's detached writer is done
+    except NotOwnFolder:
+        return None
     except (Busy, OSError):
         lock = None
     try:

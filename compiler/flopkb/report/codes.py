@@ -58,10 +58,12 @@ _CATALOGUE = [
     Code(
         "not-a-record",
         E,
-        "The top level is not a mapping, or the file is empty, too large, nested too deep, or no regular file.",
+        "The top level is not a mapping, or the file is empty, too large, nested too deep, no regular file, or a "
+        "symlink that leads out of the base (or into its .git).",
         "A record is a mapping of fields in a regular file; anything else cannot be one. A FIFO, a device or a "
         "symlink to one would hang or never end; a folder under records/ that cannot be read would hide its "
-        "records.",
+        "records; a symlink to a file of the machine (a pull request's, checked in CI) would print parts of it in "
+        "the diagnostics.",
         "- just\n- a list",
         "Write the record as `key: value` lines, starting with `id:` and `kind:`.",
     ),

@@ -10,6 +10,8 @@ says how many, of what.
 
 from __future__ import annotations
 
+import re
+
 from flopkb.review.model import Report
 from flopkb.review.text import text_sections
 from flopkb.review.wording import (
@@ -54,16 +56,26 @@ class _Budget:
         self.size += len(line) + 1
 
 
+_LITERAL = str.maketrans(
+    {character: f"&#{ord(character)};" for character in "&<>|\\`*_[]~"} | {"@": "@\u2060", "\r": " ", "\n": " "}
+)
+"""Markdown's punctuation as character references, which GitHub shows as the character and never reads as markup, in
+a table cell as in the HTML of `<summary>` (where a backslash escape would show); a word joiner after `@`, so that no
+@-mention notifies anyone; line breaks as spaces."""
+
+
+_BLOCK_START = re.compile(r"(?:#{1,6}|[+-]|[0-9]{1,9}[.)])(?:[ \t]|$)|-[- \t]*$")
+"""What would make a detail line (`- ...`) a heading, a list or a rule of its own: `+ records/...` a nested list. A
+value (`+12 %`, `1.5 GB`) is left as it is."""
+
+
 def cell(text: str) -> str:
-    """Text safe in a table cell: no pipe, no HTML, no line break (record ids and messages come from the records)."""
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("|", "\\|")
-        .replace("\r", " ")
-        .replace("\n", " ")
-    )
+    """Text shown as it is in a table cell, a heading or a detail line: no pipe, HTML, link, image, emphasis, code,
+    mention, line break or block of its own (record ids and messages, and revisions, come from the pull request)."""
+    shown = text.translate(_LITERAL).strip()  # outer blanks: dropped by markdown anyway, or made into code
+    if _BLOCK_START.match(shown):
+        return f"&#{ord(shown[0])};{shown[1:]}"
+    return shown
 
 
 def render_markdown(report: Report, limit: int = LIMIT) -> str:

@@ -84,6 +84,7 @@ from flopkb.site.publishing.mkdocs import (
 )
 from flopkb.site.publishing.own_files import links_out
 from flopkb.site.publishing.search import BUNDLE
+from flopkb.site.publishing.template_cache import template_folder
 from flopkb.site.sandbox import TemplateFailed
 
 if TYPE_CHECKING:
@@ -464,7 +465,7 @@ def build(
 
 
 def _template_cache(config: Config) -> Path | None:
-    return config.cache_path / "templates" if config.cache_path is not None else None
+    return template_folder(config.cache_path)
 
 
 def _cannot_write(error: OSError, where: Path) -> str:

@@ -4,12 +4,12 @@ jinja2's own `FileSystemBytecodeCache` unpickles and unmarshals whatever file
 it finds under its name: code, run by the next build. This one writes each
 file sealed with the user's key (`flopkb.sealed`) and reads one only when its
 seal holds, as a regular file of bounded size; any other file is ignored and
-the template compiled again (then written over it).
+the template compiled again (then written over it). Its folder must be a real
+folder (`flopkb.sealed.own_folder`): a symlink there turns it off.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import jinja2
@@ -17,13 +17,24 @@ from jinja2.bccache import Bucket
 
 from flopkb.atomic import write_atomically
 from flopkb.load.files import Unreadable, read_bytes
-from flopkb.sealed import NoKey, seal, unseal
+from flopkb.sealed import NoKey, own_folder, seal, unseal
 
 MAX_TEMPLATE_BYTES = 1 << 24
 _SEAL_PURPOSE = b"flopkb-jinja-sandboxed"
 """What the seal is for: code compiled by jinja2's sandbox (`flopkb.site.sandbox`), which differs from a plain
 environment's (calls go through the sandbox's checks); a file compiled without it, by an earlier flopkb, is never read
 back, nor this one by a plain environment."""
+
+
+def template_folder(cache: Path | None) -> Path | None:
+    """The folder of the compiled templates in the base's cache folder `cache`, made; None (no template cache for this
+    build) without a cache folder, or when that folder is a symlink or cannot be made."""
+    if cache is None:
+        return None
+    try:
+        return own_folder(cache / "templates")
+    except OSError:
+        return None
 
 
 class SealedBytecodeCache(jinja2.FileSystemBytecodeCache):
@@ -44,7 +55,7 @@ class SealedBytecodeCache(jinja2.FileSystemBytecodeCache):
     def dump_bytecode(self, bucket: Bucket) -> None:
         try:
             sealed = seal(_SEAL_PURPOSE, bucket.bytecode_to_string())
-            os.makedirs(self.directory, exist_ok=True)
+            own_folder(Path(self.directory))
             write_atomically(Path(self._get_cache_filename(bucket)), sealed)
         except (NoKey, OSError):
             return  # the cache is a shortcut: the next build compiles again
