@@ -499,7 +499,7 @@ def build(root: str | None, output_format: str, strict: bool, use_cache: bool | 
     config = open_config(root)
     cache = open_cache(config, use_cache)
     try:
-        outcome = build_site(config, load=cache or load_entries, strict=strict)
+        outcome = build_site(config, load=cache or load_entries, strict=strict, cached_templates=cache is not None)
     except BuildError as error:
         raise UsageError(str(error)) from error
     diagnostics = outcome.kb.diagnostics

@@ -32,11 +32,23 @@ class Payload:
         return (open, (str(self.path), "w"))
 
 
-def build(root: Path, cache_home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
+def build(root: Path, cache_home: Path, *options: str, ci: bool = False) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if key != "CI"} | {"XDG_CACHE_HOME": str(cache_home)}
     return subprocess.run(
-        [sys.executable, "-m", "flopkb", "build", "--root", str(root)], capture_output=True, text=True, env=env
+        [sys.executable, "-m", "flopkb", "build", "--root", str(root), *options],
+        capture_output=True,
+        text=True,
+        env=env | ({"CI": "true"} if ci else {}),
     )
+
+
+@pytest.mark.parametrize(("options", "ci"), [(("--no-cache",), False), ((), True)])
+def test_a_build_that_keeps_no_cache_keeps_no_compiled_template(tmp_path: Path, options: tuple[str], ci: bool) -> None:
+    root = write_kb(tmp_path / "kb", FINE)
+    done = build(root, tmp_path / "home", *options, ci=ci)
+    assert done.returncode == 0, done.stderr
+    assert (root / "build" / "site" / "index.html").is_file()
+    assert not (root / "build" / "cache").exists()
 
 
 @pytest.mark.parametrize("user", ["same-user", "fresh-clone"])

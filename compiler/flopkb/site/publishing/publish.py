@@ -284,8 +284,12 @@ def build(
     keep_frozen: bool = False,
     announce: Callable[[], None] | None = None,
     held: Held | None = None,
+    cached_templates: bool = True,
 ) -> BuildOutcome:
     """Compile the base (unless `kb` is given) and, when it has no errors, build and swap in its site.
+
+    With `cached_templates` (unless the run keeps no cache: `--no-cache`, CI), the theme's templates are compiled once
+    and kept in the user's cache folder for the next build.
 
     The previous site and docs folder, once swapped out, go to `discard` (by default: deleted now).
     Without `search`, the site is not indexed for search: it takes the previous site's index, which
@@ -354,7 +358,7 @@ def build(
                 when,
                 update,
                 announce,
-                _template_cache(config),
+                _template_cache(config) if cached_templates else None,
                 options,
             )
         rendered = render_docs(
@@ -395,7 +399,7 @@ def build(
             source_date_epoch=when,
             install=False,
             reuse=reuse,
-            template_cache=_template_cache(config),
+            template_cache=_template_cache(config) if cached_templates else None,
             nav=rendered.nav,
             search=search,
             kept=held.files if held is not None else None,
