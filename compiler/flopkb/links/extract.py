@@ -27,7 +27,7 @@ from typing import Any, NamedTuple, Union
 from pydantic import BaseModel
 
 from flopkb.links.prose import scan
-from flopkb.load.models import MODELS, Formula, Markdown, RefTo
+from flopkb.load.models import MODELS, Formula, Markdown, RefTo, record_kind
 from flopkb.load.positions import LINK_START, STAR
 from flopkb.load.source import Path, Source
 from flopkb.report.diagnostics import Diagnostic, make
@@ -209,8 +209,8 @@ def prose_masked(data: Any) -> Any:
     """A record's parsed data without its prose: a markdown field (`Markdown`) of text, or a list of them, left out;
     text among other values (a markdown value of a mapping) replaced by one mark. Two files whose data are equal so
     differ in their prose alone (`flopkb.review.reuse`)."""
-    kind = data.get("kind") if type(data) is dict else None
-    plan = PLANS.get(kind) if isinstance(kind, str) else None
+    kind = record_kind(data)
+    plan = PLANS.get(kind) if kind is not None else None
     return data if plan is None else _stripped(plan, data)
 
 
@@ -281,8 +281,8 @@ def extract(
     of its prose, read in the same pass, are appended to `emphasis`.
     """
     data = source.data
-    kind = data.get("kind")
-    walkers = _WALKERS.get(kind) if isinstance(kind, str) else None  # any YAML value, even an unhashable list
+    kind = record_kind(data)
+    walkers = _WALKERS.get(kind) if kind is not None else None
     if walkers is None:
         return []
     out: list[Link] = []

@@ -27,7 +27,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
-from flopkb.report.hints import WORD, did_you_mean, snake_case
+from flopkb.report.hints import WORD, closest, did_you_mean, snake_case
 
 ID_SEGMENT = re.compile(r"[a-z0-9][a-z0-9._-]*")
 FORMULA_ID = re.compile(r"[a-z][a-z0-9_-]*")
@@ -466,6 +466,27 @@ MODELS: dict[str, type[_Record]] = {
     "accelerator": AcceleratorRecord,
     "source": SourceRecord,
 }
+
+
+def record_kind(data: Any) -> str | None:
+    """The kind a record's data is checked as: its `kind`, or when that is missing or no kind, the one kind whose
+    model has every key of the record and whose required fields the record has all (for a misspelt kind, only the
+    kind closest to it); None when no kind, or more than one, fits."""
+    if type(data) is not dict:
+        return None
+    written = data.get("kind")
+    if isinstance(written, str) and written in MODELS:
+        return written
+    keys = {key for key in data if key != "kind"}
+    fitting = [
+        name
+        for name, model in MODELS.items()
+        if keys <= set(model.model_fields)
+        and all(field in keys for field, info in model.model_fields.items() if info.is_required() and field != "kind")
+    ]
+    if "kind" not in data:
+        return fitting[0] if len(fitting) == 1 else None
+    return fitting[0] if isinstance(written, str) and fitting and fitting == closest(written, KINDS) else None
 
 
 def model_classes() -> list[type[BaseModel]]:

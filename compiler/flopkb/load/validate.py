@@ -18,6 +18,7 @@ from flopkb.load.models import (
     check_measurement_basis,
     id_problem,
     ready,
+    record_kind,
 )
 from flopkb.load.source import LINK_AS_LIST_HINT, Path, Source
 from flopkb.load.vocabulary import Vocabulary
@@ -50,31 +51,61 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
     record that is no model hides its formulas, claims and evidence from the
     later stages. So the parts found wrong (an unknown field, a wrong value of
     a field) are reported, left out, and the rest validated again, a few
-    times at most: every problem of a record in one run. When a part left out
-    was required, the entry of a mapping that holds it is left out whole (a
-    spec whose basis is no term: the accelerator's other specs are still
-    checked); when a list item or the record itself holds it, the record is no
-    model, and its problems stand as found.
+    times at most: every problem of a record in one run. A required text field
+    of the record itself that is missing or wrong (`category`, `description`,
+    `vendor`, a source's `title`, `id`) is reported and validated as a stand-in
+    (`_stand_ins`) that no later stage checks. A misspelt or missing `kind` is
+    taken as the one kind whose fields the record has (`record_kind`). When
+    another required part is left out, the entry of a mapping that holds it is
+    left out whole (a spec whose basis is no term: the accelerator's other
+    specs are still checked); when a list item or the record itself holds it,
+    the record is no model, and its problems stand as found.
     """
     data = source.data
     kind = data.get("kind")
-    if "kind" not in data:
-        line, column = source.position(())
-        kinds = ", ".join(KINDS)
-        message = f"the field 'kind' is required; one of {kinds}"
-        return None, [make("missing-field", source.path, line, column, message, f"add `kind:` with one of {kinds}")]
     if not isinstance(kind, str) or kind not in MODELS:
-        line, column = source.position(("kind",))
-        if not isinstance(kind, str):
-            message = f"kind: expected text, one of {', '.join(KINDS)}; got {_describe(kind)}"
-            return None, [make("invalid-value", source.path, line, column, message)]
-        hint = did_you_mean(kind, KINDS) or f"one of {', '.join(KINDS)}"
-        return None, [make("unknown-term", source.path, line, column, f"'{kind}' is not a record kind", hint)]
-    model = ready(MODELS[kind])
+        fitting = record_kind(data)
+        problem = _kind_problem(source, kind, fitting)
+        if fitting is None:
+            return None, [problem]
+        record, diagnostics = _validate(source, {**data, "kind": fitting}, vocabulary, record_id)
+        return record, [problem, *diagnostics]
+    return _validate(source, data, vocabulary, record_id)
+
+
+_NOT_CHECKED = "; the record's other fields are not checked until it has a kind"
+
+
+def _kind_problem(source: Source, kind: Any, fitting: str | None) -> Diagnostic:
+    """The diagnostic of a missing, unknown or malformed `kind`; it says so when the record is not checked as the
+    kind it `fitting`ly has the fields of."""
+    kinds = ", ".join(KINDS)
+    suffix = "" if fitting is not None else _NOT_CHECKED
+    if "kind" not in source.data:
+        line, column = source.position(())
+        hint = f"add `kind: {fitting}`" if fitting else f"add `kind:` with one of {kinds}"
+        return make(
+            "missing-field", source.path, line, column, f"the field 'kind' is required; one of {kinds}{suffix}", hint
+        )
+    line, column = source.position(("kind",))
+    if not isinstance(kind, str):
+        message = f"kind: expected text, one of {kinds}; got {_describe(kind)}{suffix}"
+        return make("invalid-value", source.path, line, column, message)
+    hint = did_you_mean(kind, KINDS) or f"one of {kinds}"
+    return make("unknown-term", source.path, line, column, f"'{kind}' is not a record kind{suffix}", hint)
+
+
+def _validate(
+    source: Source, data: dict[str, Any], vocabulary: Vocabulary, record_id: str
+) -> tuple[Record | None, list[Diagnostic]]:
+    """`validate_record` once the record's kind is known (`data["kind"]`)."""
+    model = ready(MODELS[data["kind"]])
     diagnostics = _id_diagnostics(source, record_id)
+    stand_ins = _stand_ins(model, vocabulary, record_id)
     seen: set[tuple[str, Path]] = set()
     left_out: set[Path] = set()
     meaningful: set[Path] = set()
+    stood: set[str] = set()
     for _ in range(MAX_ROUNDS):
         try:
             record = cast(Record, model.model_validate(data, context={"vocabulary": vocabulary}))
@@ -89,17 +120,45 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
         made = [item for item in items if _around(_data_path(data, item["loc"])[0], meaningful)]
         reported = [item for item in items if item not in made]
         diagnostics.extend(_located(reported, data, source, model, seen, _Context(record_id, vocabulary)))
+        standing = {field for item in items if (field := _top_field(item)) in stand_ins}
+        items = [item for item in items if _top_field(item) not in standing]
         parts = [(item["type"], _optional_part(data, item["loc"])) for item in items]
         # A mapping's entry that lost a required part (a spec without its basis) is left out whole.
         wrong = {path for _, path in parts if path and path not in lost and not _around(path, lost)} | lost
-        if not wrong - left_out:
+        if not wrong - left_out and not standing - stood:
             break
         left_out |= wrong
+        stood |= standing
         meaningful |= {
             path for kind, path in parts if path and kind != "extra_forbidden"
         }  # unknown fields mean nothing
-        data = _without(data, wrong)
+        data = _without(data, wrong) | {field: stand_ins[field] for field in standing}
     return None, diagnostics
+
+
+def _stand_ins(model: type[BaseModel], vocabulary: Vocabulary, record_id: str) -> dict[str, str]:
+    """A valid value for each required text field of the record itself, which validation takes in place of one
+    missing or wrong (reported as it is): the id the file's path implies, a term of the field's section, else empty
+    text. No later stage checks these fields, so the record's formulas, claims and evidence are checked as if the
+    field were right, and nothing is reported about the stand-in."""
+    found: dict[str, str] = {}
+    for name, info in model.model_fields.items():
+        if name == "kind" or not info.is_required() or info.annotation is not str:
+            continue
+        allowed = _allowed_values(info.metadata, vocabulary)
+        if name == "id":
+            found[name] = record_id
+        elif allowed:
+            found[name] = allowed[0]
+        elif not any(isinstance(item, AfterValidator) for item in info.metadata):
+            found[name] = ""
+    return found
+
+
+def _top_field(item: dict[str, Any]) -> str | None:
+    """The field of the record itself that pydantic's error is about (a missing one, or one whose value is wrong)."""
+    loc = item["loc"]
+    return loc[0] if len(loc) == 1 and isinstance(loc[0], str) else None
 
 
 def _optional_part(data: Any, loc: tuple[Any, ...]) -> Path | None:
