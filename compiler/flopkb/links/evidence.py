@@ -265,7 +265,23 @@ def _own_figures(record_id: str, entry: Any) -> OwnEvidence:
                 "write the record's own words in its place",
             )
         )
-    return OwnEvidence(tuple(items), tuple(problems), bool(rows or fields.get("formulas")), errata, cited, bool(drafts))
+    empty = specs == {} and isinstance(source.data.get("specs"), dict)  # the template's `specs: {}`, never filled
+    if empty:
+        line, column = source.position(("specs",))
+        problems.append(
+            make(
+                "placeholder",
+                source.path,
+                line,
+                column,
+                "specs is empty: the accelerator has no figure for a formula to compute with; the record is a draft",
+                "write its specs in place of `{}`, one parameter of schema/vocabulary.yaml a line, indented below "
+                "`specs:`, e.g. "
+                '`  memory_bandwidth: {value: "3.35 TB/s", basis: vendor-spec, sources: [sources/its-datasheet]}`',
+            )
+        )
+    drafted = bool(drafts) or empty
+    return OwnEvidence(tuple(items), tuple(problems), bool(rows or fields.get("formulas")), errata, cited, drafted)
 
 
 def _dotted(path: Path) -> str:

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple, Union
 from pydantic import BaseModel
 
 from flopkb.links.prose import scan
-from flopkb.load.models import MODELS, Formula, Markdown, RefTo, record_kind
+from flopkb.load.models import MODELS, Formula, Markdown, RefTo, record_kind, unbracketed
 from flopkb.load.positions import LINK_START, STAR
 from flopkb.load.source import Path, Source
 from flopkb.report.diagnostics import Diagnostic, make
@@ -320,6 +320,7 @@ def _compile(node: Plan) -> Walker:
         first_kind = kinds[0]
 
         def ref(value: Any, path: Path, out: list[Link], context: Context) -> None:
+            value = unbracketed(value) or value  # `[[x]]`: told at validation, and read as the ref it stands for
             if type(value) is str and value and not (urls and value.startswith(_URL_PREFIXES)):
                 target, anchor = value, None
                 if split and "#" in value:
@@ -345,11 +346,14 @@ def _compile(node: Plan) -> Walker:
         return prose_list
     if tag == _LIST:
         item_walker = _compile(node[1])
+        refs = node[1][0] == _REF
 
         def sequence(value: Any, path: Path, out: list[Link], context: Context) -> None:
             if type(value) is list:
                 for index, item in enumerate(value):
                     item_walker(item, (*path, index), out, context)
+            elif refs and unbracketed(value) is not None:  # `"[[x]]"` for a list of refs: read as the ref
+                item_walker(value, path, out, context)
 
         return sequence
     if tag == _DICT:

@@ -146,7 +146,24 @@ def _pattern(
     return AfterValidator(check)
 
 
+def unbracketed(value: Any) -> str | None:
+    """The ref that a value written as a wikilink stands for: `[[x]]` as text (`"[[x]]"`), or as YAML reads it
+    unquoted (lists holding one item, down to the text `x`); None for any other value. Refs are written without
+    brackets."""
+    wrapped = False
+    while type(value) is list and len(value) == 1:
+        value, wrapped = value[0], True
+    if type(value) is not str:
+        return None
+    if value.startswith("[[") and value.endswith("]]"):
+        value, wrapped = value[2:-2], True
+    target = value.split("|", 1)[0].strip()
+    return target if wrapped and target and "[" not in target and "]" not in target else None
+
+
 def _target(value: str) -> str:
+    if unbracketed(value) is not None:
+        raise PydanticCustomError("invalid_value", "a ref is written without [[brackets]]", {})
     if not value.strip() or value != value.strip():
         raise PydanticCustomError(
             "invalid_value", "a reference must be a non-empty target without surrounding spaces", {}
