@@ -18,7 +18,7 @@ def test_an_accelerator_with_empty_specs_is_a_draft_told_at_its_specs(tmp_path: 
             "placeholder",
             4,
             8,
-            "specs is empty: the accelerator has no figure for a formula to compute with; the record is a draft",
+            "specs is empty, with no figure for a formula to compute with: the record is a draft",
             "write its specs in place of `{}`, one parameter of schema/vocabulary.yaml a line, indented below "
             '`specs:`, e.g. `  memory_bandwidth: {value: "3.35 TB/s", basis: vendor-spec, sources: '
             "[sources/its-datasheet]}`",

@@ -252,36 +252,27 @@ def _own_figures(record_id: str, entry: Any) -> OwnEvidence:
     cited = cited or any(hw_parameters(formula.expr) for formula in formulas)
     errata, erratum_problems = check_errata(record_id, record, source)
     problems.extend(erratum_problems)
-    drafts = placeholders_in(source.data) if may_hold_placeholders(source.text) else []
-    for path, sentence in drafts:
+    drafts: list[tuple[Path, str, str]] = [
+        (
+            path,
+            f"{_dotted(path)} still holds the template's sentence {sentence!r}",
+            "write the record's own words in its place",
+        )
+        for path, sentence in (placeholders_in(source.data) if may_hold_placeholders(source.text) else [])
+    ]
+    if specs == {} and isinstance(source.data.get("specs"), dict):  # the template's `specs: {}`, never filled
+        drafts.append((("specs",), "specs is empty, with no figure for a formula to compute with", _SPECS))
+    for path, what, hint in drafts:
         line, column = source.position(path)
-        problems.append(
-            make(
-                "placeholder",
-                source.path,
-                line,
-                column,
-                f"{_dotted(path)} still holds the template's sentence {sentence!r}: the record is a draft",
-                "write the record's own words in its place",
-            )
-        )
-    empty = specs == {} and isinstance(source.data.get("specs"), dict)  # the template's `specs: {}`, never filled
-    if empty:
-        line, column = source.position(("specs",))
-        problems.append(
-            make(
-                "placeholder",
-                source.path,
-                line,
-                column,
-                "specs is empty: the accelerator has no figure for a formula to compute with; the record is a draft",
-                "write its specs in place of `{}`, one parameter of schema/vocabulary.yaml a line, indented below "
-                "`specs:`, e.g. "
-                '`  memory_bandwidth: {value: "3.35 TB/s", basis: vendor-spec, sources: [sources/its-datasheet]}`',
-            )
-        )
-    drafted = bool(drafts) or empty
-    return OwnEvidence(tuple(items), tuple(problems), bool(rows or fields.get("formulas")), errata, cited, drafted)
+        problems.append(make("placeholder", source.path, line, column, f"{what}: the record is a draft", hint))
+    return OwnEvidence(tuple(items), tuple(problems), bool(rows or fields.get("formulas")), errata, cited, bool(drafts))
+
+
+_SPECS = (
+    "write its specs in place of `{}`, one parameter of schema/vocabulary.yaml a line, indented below `specs:`, e.g. "
+    '`  memory_bandwidth: {value: "3.35 TB/s", basis: vendor-spec, sources: [sources/its-datasheet]}`'
+)
+"""The hint of an accelerator's empty specs."""
 
 
 def _dotted(path: Path) -> str:
