@@ -1,5 +1,6 @@
 """A ref written as a [[wikilink]], quoted or not, is told once at its place, with the field as it is written
-without brackets; the record is checked as that reads (its scope, its claims), so nothing follows from the slip."""
+without brackets; the record is checked as that reads (its scope, its claims), so nothing follows from the slip.
+Likewise an item of a hardware scope that is no ref: the scope is the refs written beside it."""
 
 from __future__ import annotations
 
@@ -71,3 +72,15 @@ def test_a_measurement_ref_written_as_a_wikilink_is_told_once(tmp_path: Path, wr
 def test_the_hint_applied_as_written_leaves_only_the_record_s_own_problem(tmp_path: Path) -> None:
     fixed = FLOP.replace("measured: sources/s#m", "measured: s#m")
     assert _told(tmp_path, fixed) == [MISMATCH]
+
+
+def test_a_scope_with_an_item_that_is_no_ref_keeps_its_refs(tmp_path: Path) -> None:
+    told = _told(tmp_path, FLOP.replace("affected_by_hardware: [hw/acme]", "affected_by_hardware: [hw/acme, 3]"))
+    assert told == [("invalid-value", 5, 33, None), MISMATCH]
+
+
+def test_a_formula_s_hardware_with_an_item_that_is_no_ref_keeps_its_refs(tmp_path: Path) -> None:
+    own = FLOP.replace("affected_by_hardware: [hw/acme]\n", "").replace(
+        "    inputs: {weight_bytes: 16 GB}\n", "    inputs: {weight_bytes: 16 GB}\n    hardware: [{x: 1}, hw/acme]\n"
+    )
+    assert _told(tmp_path, own) == [("invalid-value", 10, 16, None), MISMATCH]

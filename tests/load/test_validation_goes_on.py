@@ -258,3 +258,12 @@ def test_a_missing_kind_is_told_as_the_one_kind_whose_fields_the_record_has(repo
     found = sorted((d.code, d.line) for d in kb.diagnostics if d.path == rel and d.code != "orphan")
     assert found == [("dangling-link", 2), ("missing-field", 1)]
     assert next(d.hint for d in kb.diagnostics if d.code == "missing-field") == "add `kind: fact`"
+
+
+def test_a_list_item_that_lost_a_required_part_leaves_the_record_checked(repo_copy: Path) -> None:
+    """A row whose basis is no term goes with its list (no index shifts), the record stays a model: its claims are
+    checked, on the accelerators its rows named (the scope as written), and nothing says none is in scope."""
+    text = _damaged((REPO / DILUTION).read_text(encoding="utf-8"), "claim", 0)
+    found = _edited(repo_copy, DILUTION, text.replace("    basis: unverified\n", "    basis: unverifed\n", 1))
+    codes = sorted(code for code, path, *_ in found if path == DILUTION)
+    assert codes == ["claim-mismatch", "unknown-term"]

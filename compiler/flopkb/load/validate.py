@@ -60,8 +60,9 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
     taken as the one kind whose fields the record has (`record_kind`). When
     another required part is left out, the entry of a mapping that holds it is
     left out whole (a spec whose basis is no term: the accelerator's other
-    specs are still checked); when a list item or the record itself holds it,
-    the record is no model, and its problems stand as found.
+    specs are still checked), a list item that holds it with its list, whole
+    (no item's index shifts); when the record itself holds it, the record is
+    no model, and its problems stand as found.
     """
     data = source.data
     kind = data.get("kind")
@@ -115,8 +116,9 @@ def _validate(
         except ValidationError as error:
             items: list[Any] = error.errors(include_url=False)
         lost = {holder for item in items if (holder := _holder_of_lost(item, data, left_out)) is not None}
-        if any(not holder or not isinstance(holder[-1], str) for holder in lost):
-            break  # the record or a list item lost a required part: the problems found so far are the record's
+        if any(not holder for holder in lost):
+            break  # the record itself lost a required part: the problems found so far are the record's
+        lost = {_list_field(holder) for holder in lost}  # a list item that lost one goes with its list, whole
         # A mapping that lost a part may now break its own rules ("exactly one of value and measured"):
         # that is of the retry's making, not the author's, so it is left out too, not reported.
         made = [item for item in items if _around(_data_path(data, item["loc"])[0], meaningful)]
@@ -234,6 +236,13 @@ def _top_field(item: dict[str, Any]) -> str | None:
     """The field of the record itself that pydantic's error is about (a missing one, or one whose value is wrong)."""
     loc = item["loc"]
     return loc[0] if len(loc) == 1 and isinstance(loc[0], str) else None
+
+
+def _list_field(path: Path) -> Path:
+    """The mapping key that holds the part at `path`: `path` itself, or the list field of a list item."""
+    while path and isinstance(path[-1], int):
+        path = path[:-1]
+    return path
 
 
 def _optional_part(data: Any, loc: tuple[Any, ...]) -> Path | None:
