@@ -77,11 +77,11 @@ def test_a_link_to_itself_does_not_save_a_record_from_orphanhood(tmp_path: Path)
 
 
 def test_links_from_a_file_that_failed_validation_still_count(tmp_path: Path) -> None:
-    broken = "id: facts/c\nkind: fact\nnotes: See [[facts/b]].\n"  # a fact needs its statement
-    kb = compile_kb(write_kb(tmp_path, {"records/facts/b.yaml": FACT, "records/facts/c.yaml": broken}))
-    assert kb.entries["facts/c"].record is None
-    assert [c for c in located(kb)] == [("missing-field", "records/facts/c.yaml", 1, 1)]
-    assert kb.graph is not None and kb.graph.backlinks("facts/b") == [("facts/c", ("prose",))]
+    broken = "id: hw/c\nkind: accelerator\nvendor: V\nnotes: See [[facts/b]].\n"  # an accelerator needs specs
+    kb = compile_kb(write_kb(tmp_path, {"records/facts/b.yaml": FACT, "records/hw/c.yaml": broken}))
+    assert kb.entries["hw/c"].record is None
+    assert [c for c in located(kb)] == [("missing-field", "records/hw/c.yaml", 1, 1)]
+    assert kb.graph is not None and kb.graph.backlinks("facts/b") == [("hw/c", ("prose",))]
 
 
 def test_edges_are_typed_by_origin(tmp_path: Path) -> None:

@@ -303,12 +303,12 @@ def test_a_dangling_anchor_of_a_source_of_many_measurements_lists_the_first_ones
 def test_links_to_a_broken_file_still_resolve(tmp_path: Path) -> None:
     files = {
         "records/facts/broken.yaml": "id: facts/broken\nkind: fact\nstatement: [unclosed\n",
-        "records/facts/invalid.yaml": "id: facts/invalid\nkind: fact\n",  # missing statement
+        "records/facts/invalid.yaml": "id: facts/invalid\nkind: fcat\n",  # no kind: no model
         "records/flops/a.yaml": flop(
             "'[[facts/broken]], [[broken#any]], [[facts/invalid#f]].'", "affected_by_hardware: [facts/invalid]\n"
         ),
     }
-    assert [code for code, *_ in base(tmp_path, files)] == ["yaml-syntax", "missing-field"]
+    assert [code for code, *_ in base(tmp_path, files)] == ["yaml-syntax", "unknown-term"]
 
 
 def test_links_from_an_invalid_file_are_still_checked(tmp_path: Path) -> None:

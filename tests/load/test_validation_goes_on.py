@@ -7,9 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+import yaml
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
+from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.load.models import MODELS
 from kbfixture import compile_kb
 from repo import REPO
@@ -57,16 +59,34 @@ def test_a_wrong_value_of_an_optional_field_leaves_the_rest_checked(repo_copy: P
     assert {"invalid-value", "claim-mismatch"} <= found
 
 
-def test_a_record_missing_a_required_field_is_no_model(repo_copy: Path) -> None:
-    text = "id: facts/x\nkind: fact\nnotes: n\nbogus: 1\n"
-    rel = "records/facts/x.yaml"
-    (repo_copy / rel).write_text(text, encoding="utf-8")
+def _with_file(root: Path, rel: str, text: str) -> KnowledgeBase:
+    """The base at `root` compiled with one more file."""
+    (root / rel).write_text(text, encoding="utf-8")
     try:
-        kb = compile_kb(repo_copy)
+        return compile_kb(root)
     finally:
-        (repo_copy / rel).unlink()
-    assert kb.entries["facts/x"].record is None
+        (root / rel).unlink()
+
+
+def test_a_record_missing_a_required_mapping_is_no_model(repo_copy: Path) -> None:
+    rel = "records/accelerators/x.yaml"
+    kb = _with_file(repo_copy, rel, "id: accelerators/x\nkind: accelerator\nvendor: V\nbogus: 1\n")
+    assert kb.entries["accelerators/x"].record is None
     assert sorted(d.code for d in kb.diagnostics if d.path == rel) == ["missing-field", "unknown-field"]
+
+
+def test_a_record_missing_a_required_text_field_is_checked_with_a_stand_in(repo_copy: Path) -> None:
+    rel = "records/facts/x.yaml"
+    kb = _with_file(repo_copy, rel, "id: facts/x\nkind: fact\nnotes: '[[nowhere]]'\nbogus: 1\n")
+    record = kb.entries["facts/x"].record
+    assert record is not None and record.statement == ""
+    found = sorted((d.code, d.line, d.message) for d in kb.diagnostics if d.path == rel)
+    assert found == [
+        ("dangling-link", 3, "[[nowhere]] resolves to no record"),
+        ("missing-field", 1, "the field 'statement' is required in the record"),
+        ("orphan", 1, "no other record links to or references facts/x"),
+        ("unknown-field", 4, "'bogus' is not a field here"),
+    ]
 
 
 _NAME = st.from_regex(r"[a-z][a-z_]{0,12}", fullmatch=True).filter(lambda name: name not in FIELDS)
@@ -116,8 +136,9 @@ _SPEC = re.compile(r'\n  [a-z0-9_]+:\n    value: "(?P<value>[^"]*)"\n    basis: 
 @given(rel=st.sampled_from(ACCELERATORS), which=st.integers(0, 20), other=st.integers(1, 20))
 def test_a_spec_whose_basis_is_no_term_hides_nothing_else(repo_copy: Path, rel: str, which: int, other: int) -> None:
     """A spec whose basis is no term is reported there, and left out: the accelerator's other specs are still
-    checked (one given a unit that is no unit stays reported), and no record that computes with the accelerator is
-    told anything new (its formulas are not evaluated on the left-out spec, as for a spec that fails its own check).
+    checked (one given a unit that is no unit stays reported), and a record that computes with the accelerator is
+    told nothing new but that its claims on the left-out spec are not checked (its formulas are not evaluated on
+    it, as for a spec that fails its own check).
     """
     text = (REPO / rel).read_text(encoding="utf-8")
     specs = list(_SPEC.finditer(text))
@@ -130,8 +151,11 @@ def test_a_spec_whose_basis_is_no_term_hides_nothing_else(repo_copy: Path, rel: 
     for at, added in edits:
         both = both[:at] + added + both[at:]
     before, after = _edited(repo_copy, rel, with_unit), _edited(repo_copy, rel, both)
-    added_codes = {(code, path, line) for code, path, line, *_ in after - before}
+    added_codes = {(code, path, line) for code, path, line, *_ in after - before if code != "claim-unchecked"}
     assert added_codes == {("unknown-term", rel, text[: broken.start("basis")].count("\n") + 1)}
+    spec = broken.group(0).split(":", 1)[0].strip()
+    unchecked = [message for code, _, _, _, message in after - before if code == "claim-unchecked"]
+    assert all(f"has errors in its spec `{spec}`, reported in {rel}" in message for message in unchecked)
     unit_line = text[: unit.start("value")].count("\n") + 1
     assert any(code == "invalid-value" and path == rel and line == unit_line for code, path, line, *_ in after)
 
@@ -143,3 +167,103 @@ def test_a_formula_whose_only_accelerator_is_no_record_model_is_not_told_none_is
     assert {(code, path) for code, path, *_ in found if code in ("missing-field", "formula-missing-spec")} == {
         ("missing-field", rel)
     }
+
+
+def _required_text_fields(kind: str) -> list[str]:
+    """The required text fields of a record of `kind`, its kind aside: none of them is read by a formula."""
+    fields = MODELS[kind].model_fields.items()
+    return [name for name, info in fields if name != "kind" and info.is_required() and info.annotation is str]
+
+
+def _field_lines(text: str, field: str) -> tuple[int, int]:
+    """The first and the past-the-end index of the lines of the top-level `field` (its block's lines too)."""
+    lines = text.split("\n")
+    start = next(index for index, line in enumerate(lines) if line.startswith(f"{field}:"))
+    end = start + 1
+    while end < len(lines) and (lines[end].startswith(" ") or not lines[end]):
+        end += 1
+    return start, end
+
+
+_BROKEN_VALUE = {"id": "Not An Id", "category": "no-such-category"}
+
+
+def _broken_field(text: str, field: str, how: str) -> str:
+    """`text` with its `field` commented out (missing), misspelt as an unknown key, or given a wrong value; no line
+    moves, so that every other diagnostic keeps its place."""
+    lines = text.split("\n")
+    start, end = _field_lines(text, field)
+    if how == "missing":
+        lines[start:end] = [f"# {line}" for line in lines[start:end]]
+    elif how == "misspelt":
+        lines[start] = f"{field}x{lines[start][len(field) :]}"
+    else:
+        lines[start:end] = [f"{field}: {_BROKEN_VALUE.get(field, '{not: text}')}"] + ["#"] * (end - start - 1)
+    return "\n".join(lines)
+
+
+_FIELD_CODES = {"missing": {"missing-field"}, "misspelt": {"missing-field", "unknown-field"}}
+_WRONG_CODES = {"id": {"invalid-id"}, "category": {"unknown-term"}}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    rel=st.sampled_from(RECORDS),
+    which_field=st.integers(0, 5),
+    how=st.sampled_from(["missing", "misspelt", "wrong"]),
+    damage=st.sampled_from(["none", "claim", "link"]),
+    which=st.integers(0, 30),
+)
+@example(rel=DILUTION, which_field=1, how="missing", damage="claim", which=0)
+@example(rel="records/accelerators/nvidia-h100-sxm.yaml", which_field=1, how="wrong", damage="none", which=0)
+def test_a_broken_required_text_field_hides_no_other_diagnostic(
+    repo_copy: Path, rel: str, which_field: int, how: str, damage: str, which: int
+) -> None:
+    """A required text field of a record (`category`, `description`, `statement`, `vendor`, a source's `title`,
+    `id`) missing, misspelt or wrong is reported, and every other diagnostic of the base stands: the record's
+    formulas, claims, links and evidence are still checked, and the claims of other records on it too."""
+    text = _damaged((REPO / rel).read_text(encoding="utf-8"), damage, which)
+    fields = _required_text_fields(str(yaml.safe_load(text)["kind"]))
+    field = fields[which_field % len(fields)]
+    start, end = _field_lines(text, field)
+    assume("[[nowhere-" not in "\n".join(text.split("\n")[start:end]))  # the link broken is in the field left out
+    before = _edited(repo_copy, rel, text)
+    after = _edited(repo_copy, rel, _broken_field(text, field, how))
+    assert before <= after
+    added = {(code, path) for code, path, *_ in after - before}
+    codes = _FIELD_CODES.get(how) or _WRONG_CODES.get(field, {"invalid-value"})
+    assert added == {(code, rel) for code in codes}
+
+
+def test_a_misspelt_kind_is_checked_as_the_kind_it_is_close_to_when_the_record_has_its_fields(
+    repo_copy: Path,
+) -> None:
+    text = _damaged(_damaged((REPO / DILUTION).read_text(encoding="utf-8"), "claim", 0), "link", 0)
+    found = _edited(repo_copy, DILUTION, text.replace("kind: flop\n", "kind: flops\n"))
+    assert ("unknown-term", DILUTION, 2, 7, "'flops' is not a record kind") in found
+    assert {"claim-mismatch", "dangling-link"} <= {code for code, path, *_ in found if path == DILUTION}
+
+
+def test_a_kind_the_record_has_not_the_fields_of_says_the_rest_is_not_checked(repo_copy: Path) -> None:
+    text = _damaged((REPO / DILUTION).read_text(encoding="utf-8"), "claim", 0)
+    found = _edited(repo_copy, DILUTION, text.replace("kind: flop\n", "kind: fcat\n"))
+    assert {(code, message) for code, path, *_, message in found if path == DILUTION} == {
+        ("unknown-term", "'fcat' is not a record kind; the record's other fields are not checked until it has a kind")
+    }
+
+
+def test_a_missing_kind_is_told_as_the_one_kind_whose_fields_the_record_has(repo_copy: Path) -> None:
+    rel = "records/facts/x.yaml"
+    kb = _with_file(repo_copy, rel, "id: facts/x\nstatement: '[[nowhere]]'\n")
+    found = sorted((d.code, d.line) for d in kb.diagnostics if d.path == rel and d.code != "orphan")
+    assert found == [("dangling-link", 2), ("missing-field", 1)]
+    assert next(d.hint for d in kb.diagnostics if d.code == "missing-field") == "add `kind: fact`"
+
+
+def test_a_list_item_that_lost_a_required_part_leaves_the_record_checked(repo_copy: Path) -> None:
+    """A row whose basis is no term goes with its list (no index shifts), the record stays a model: its claims are
+    checked, on the accelerators its rows named (the scope as written), and nothing says none is in scope."""
+    text = _damaged((REPO / DILUTION).read_text(encoding="utf-8"), "claim", 0)
+    found = _edited(repo_copy, DILUTION, text.replace("    basis: unverified\n", "    basis: unverifed\n", 1))
+    codes = sorted(code for code, path, *_ in found if path == DILUTION)
+    assert codes == ["claim-mismatch", "unknown-term"]

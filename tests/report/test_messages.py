@@ -106,9 +106,20 @@ def test_a_missing_category_lists_the_vocabularys_categories(tmp_path: Path) -> 
 
 
 def test_a_missing_kind_lists_the_kinds(tmp_path: Path) -> None:
+    text = FLOP.replace("kind: flop\n", "").replace("category:", "categry:")
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "missing-field")
+    assert diagnostic.message == (
+        "the field 'kind' is required; one of flop, fact, engine, accelerator, source; "
+        "the record's other fields are not checked until it has a kind"
+    )
+    assert diagnostic.hint == "add `kind:` with one of flop, fact, engine, accelerator, source"
+
+
+def test_a_missing_kind_is_named_when_the_record_has_the_fields_of_one_kind(tmp_path: Path) -> None:
     text = FLOP.replace("kind: flop\n", "")
     diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "missing-field")
-    assert diagnostic.hint == "add `kind:` with one of flop, fact, engine, accelerator, source"
+    assert diagnostic.message == "the field 'kind' is required; one of flop, fact, engine, accelerator, source"
+    assert diagnostic.hint == "add `kind: flop`"
 
 
 def test_a_missing_basis_of_a_measurement_lists_the_two_it_may_be(tmp_path: Path) -> None:

@@ -102,6 +102,22 @@ class ClaimChecker:
             measured_ref=row.measured,
         )
 
+    def on_broken(self, index: int, row: Expect, hardware: str, what: str) -> Claim:
+        """A claim on an accelerator whose record, or a spec the claim needs, has errors of its own: said at the
+        claim's `hardware`, as the claim waits for them to be fixed."""
+        path = self.ev.kb.entries[hardware].path
+        self.report(
+            "claim-unchecked",
+            self.at("expect", index, "hardware"),
+            f"expect[{index}] is not checked: {hardware} {what}, reported in {path}",
+            f"fix the errors of {path}; the claim is checked then",
+        )
+        return self.unchecked(index, row, f"{hardware} {what}", hardware)
+
+    def invalid_specs(self, hardware: str | None) -> frozenset[str]:
+        specs = self.ev.accelerator(hardware) if hardware is not None else None
+        return specs.invalid if specs is not None else frozenset()
+
     def claim(
         self,
         index: int,
@@ -183,6 +199,8 @@ class ClaimChecker:
                 ok = False
             else:
                 hardware = ev.resolver.target(row.hardware)
+                if hardware is not None and hardware not in ev.resolver.kinds:  # a record that did not validate
+                    return self.on_broken(index, row, hardware, "has errors")
                 if hardware is None or ev.resolver.kinds.get(hardware) != "accelerator":
                     return self.unchecked(
                         index, row, "its hardware does not resolve to an accelerator"
@@ -233,6 +251,9 @@ class ClaimChecker:
 
         claimed = "measured" if row.measured is not None else "value"
         if (hardware if expr.hw_params_used else None) in failed:
+            broken = sorted(expr.hw_params_used & self.invalid_specs(hardware))
+            if hardware is not None and broken:
+                return self.on_broken(index, row, hardware, f"has errors in its spec `{broken[0]}`")
             return result(
                 None, CLAIM_UNCHECKED, "the formula could not be evaluated" + (f" on {hardware}" if hardware else "")
             )

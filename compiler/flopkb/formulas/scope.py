@@ -9,7 +9,9 @@ not land on an accelerator are left out (the link stage reports them), and
 an accelerator named twice counts once. A ref to a record that did not
 validate (its kind unknown) stays in: the formula is not evaluated there, its
 errors are reported in its own file, and a formula that names only such
-records is not told that no accelerator is in scope. `flopkb eval --hardware` replaces
+records is not told that no accelerator is in scope. A list of them that did not validate (an item that is no
+ref) is read as written, its items that are refs kept (`refs_written`): the scope is the one the author meant,
+and the list's own error is the one reported. `flopkb eval --hardware` replaces
 the scope with one accelerator.
 """
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 from flopkb.formulas.definitions import Definition, Located
 from flopkb.formulas.results import HW_DEFAULT, HW_OWN, HW_REF
 from flopkb.links.resolver import Resolver
+from flopkb.load.models import refs_written
 
 
 def hardware_scope(
@@ -33,9 +36,7 @@ def hardware_scope(
         refs = list(enumerate(definition.hardware))
         origin = HW_OWN if definition.hardware_at == (located.entry.id, located.formula.id) else HW_REF
     else:
-        record = located.entry.record
-        refs = [(-1, ref) for ref in getattr(record, "affected_by_hardware", ())]
-        refs += [(-1, ref) for row in getattr(record, "hardware_parameters", ()) for ref in row.values_for]
+        refs = [(-1, ref) for ref in _default_refs(located)]
         origin = HW_DEFAULT
     found: list[str] = []
     for index, ref in refs:
@@ -45,3 +46,18 @@ def hardware_scope(
         items[record_id] = index
         found.append(record_id)
     return found, origin, items
+
+
+def _default_refs(located: Located) -> list[str]:
+    """The record's `affected_by_hardware`, then every `hardware_parameters` row's `values_for`: as validated, or
+    as written where validation left them out (`refs_written`: an item that is no ref, a row's term that is none)."""
+    record, data = located.entry.record, located.source.data
+    refs = refs_written(getattr(record, "affected_by_hardware", None), data.get("affected_by_hardware")) or []
+    rows = getattr(record, "hardware_parameters", None)
+    if rows:
+        return refs + [ref for row in rows for ref in row.values_for]
+    written = data.get("hardware_parameters")
+    for row in written if type(written) is list else ():
+        if type(row) is dict:
+            refs += refs_written(None, row.get("values_for")) or []
+    return refs

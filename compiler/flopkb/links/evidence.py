@@ -253,21 +253,25 @@ def _own_figures(record_id: str, entry: Any) -> OwnEvidence:
     cited = cited or any(hw_parameters(formula.expr) for formula in formulas)
     errata, erratum_problems = check_errata(record_id, record, source)
     problems.extend(erratum_problems)
-    drafts = placeholders_in(source.data) if may_hold_placeholders(source.text) else []
-    for path, text, sentence, offset in drafts:
+    drafts: list[tuple[tuple[int, int], str, str]] = []
+    for path, text, sentence, offset in placeholders_in(source.data) if may_hold_placeholders(source.text) else []:
         words = source.scalar_map(path, text, NON_BLANK)
-        line, column = words.position(offset) if words is not None else source.position(path)
-        problems.append(
-            make(
-                "placeholder",
-                source.path,
-                line,
-                column,
-                f"{_dotted(path)} still holds the template's sentence {sentence!r}: the record is a draft",
-                "write the record's own words in its place",
-            )
-        )
+        where = words.position(offset) if words is not None else source.position(path)
+        what = f"{_dotted(path)} still holds the template's sentence {sentence!r}"
+        drafts.append((where, what, "write the record's own words in its place"))
+    if specs == {} and isinstance(source.data.get("specs"), dict):  # the template's `specs: {}`, never filled
+        empty = "specs is empty, with no figure for a formula to compute with"
+        drafts.append((source.position(("specs",)), empty, _SPECS))
+    for (line, column), what, hint in drafts:
+        problems.append(make("placeholder", source.path, line, column, f"{what}: the record is a draft", hint))
     return OwnEvidence(tuple(items), tuple(problems), bool(rows or fields.get("formulas")), errata, cited, bool(drafts))
+
+
+_SPECS = (
+    "write its specs in place of `{}`, one parameter of schema/vocabulary.yaml a line, indented below `specs:`, e.g. "
+    '`  memory_bandwidth: {value: "3.35 TB/s", basis: vendor-spec, sources: [sources/its-datasheet]}`'
+)
+"""The hint of an accelerator's empty specs."""
 
 
 def _dotted(path: Path) -> str:

@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from flopkb.links.prose import scan
 from flopkb.links.split import split_links
-from flopkb.load.models import MODELS, Formula, Markdown, RefTo
+from flopkb.load.models import MODELS, Formula, Markdown, RefTo, record_kind, unbracketed
 from flopkb.load.positions import LINK_START, STAR
 from flopkb.load.source import Path, Source
 from flopkb.report.diagnostics import Diagnostic, make
@@ -215,8 +215,8 @@ def prose_masked(data: Any) -> Any:
     """A record's parsed data without its prose: a markdown field (`Markdown`) of text, or a list of them, left out;
     text among other values (a markdown value of a mapping) replaced by one mark. Two files whose data are equal so
     differ in their prose alone (`flopkb.review.reuse`)."""
-    kind = data.get("kind") if type(data) is dict else None
-    plan = PLANS.get(kind) if isinstance(kind, str) else None
+    kind = record_kind(data)
+    plan = PLANS.get(kind) if kind is not None else None
     return data if plan is None else _stripped(plan, data)
 
 
@@ -287,8 +287,8 @@ def extract(
     (`ambiguous-emphasis`, `split-link`), read in the same pass, are appended to `prose_warnings`.
     """
     data = source.data
-    kind = data.get("kind")
-    walkers = _WALKERS.get(kind) if isinstance(kind, str) else None  # any YAML value, even an unhashable list
+    kind = record_kind(data)
+    walkers = _WALKERS.get(kind) if kind is not None else None
     if walkers is None:
         return []
     out: list[Link] = []
@@ -326,6 +326,7 @@ def _compile(node: Plan) -> Walker:
         first_kind = kinds[0]
 
         def ref(value: Any, path: Path, out: list[Link], context: Context) -> None:
+            value = unbracketed(value) or value  # `[[x]]`: told at validation, and read as the ref it stands for
             if type(value) is str and value and not (urls and value.startswith(_URL_PREFIXES)):
                 target, anchor = value, None
                 if split:  # an anchor it lacks is '', told by the link stage with the anchors there are
@@ -351,11 +352,14 @@ def _compile(node: Plan) -> Walker:
         return prose_list
     if tag == _LIST:
         item_walker = _compile(node[1])
+        refs = node[1][0] == _REF
 
         def sequence(value: Any, path: Path, out: list[Link], context: Context) -> None:
             if type(value) is list:
                 for index, item in enumerate(value):
                     item_walker(item, (*path, index), out, context)
+            elif refs and unbracketed(value) is not None:  # `"[[x]]"` for a list of refs: read as the ref
+                item_walker(value, path, out, context)
 
         return sequence
     if tag == _DICT:

@@ -27,6 +27,7 @@ Path = tuple[str | int, ...]
 STR = "tag:yaml.org,2002:str"
 SEQ = "tag:yaml.org,2002:seq"
 MAP = "tag:yaml.org,2002:map"
+NULL = "tag:yaml.org,2002:null"
 _ALLOWED_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("int", "float", "bool", "null", "timestamp"))
 _SCALAR_CONSTRUCTORS = SafeConstructor.yaml_constructors
 _MAX_INT_BITS = 14_000
@@ -94,6 +95,68 @@ class Builder:
         """Where `mark` stands in the file's own text: every position of a file is made from mark indexes here."""
         untabbing = self.untabbing
         return mark.index if untabbing is None else untabbing.original(mark.index)
+
+    def walk(self, root: yaml.Node) -> Any:
+        """The record's values (and their positions, when recorded) from its node tree. A key indented into the
+        mapping above it, whose own keys then repeat that mapping's (`_overindented`), is told as that, once, and
+        the values are read as the file reads with the key indented as it should be: its keys are its own, not
+        repeats."""
+        data = self._walked(root)
+        if any(diagnostic.code == "duplicate-key" for diagnostic in self.diagnostics):
+            told = self._lift_overindented(root, set())
+            if told:
+                self.diagnostics, self._nodes = [], 0
+                if self.positions is not None:
+                    self.positions = Positions()
+                data = self._walked(root)
+                self.diagnostics = [*told, *self.diagnostics]
+        return data
+
+    def _walked(self, root: yaml.Node) -> Any:
+        return self.build(root, (), 0) if self.positions is not None else self.plain(root, 0)
+
+    def _lift_overindented(self, node: yaml.Node, seen: set[int]) -> list[Diagnostic]:
+        """Move every key indented into the mapping above it (`_overindented`) out to its place, beside that
+        mapping's key, with the keys below it as its own; the diagnostics that say so. Each node once (aliases)."""
+        if id(node) in seen or isinstance(node, yaml.ScalarNode):
+            return []
+        seen.add(id(node))
+        told: list[Diagnostic] = []
+        if isinstance(node, yaml.SequenceNode):
+            for item in node.value:
+                told += self._lift_overindented(item, seen)
+            return told
+        index = 0
+        keys = {_text(other) for other, _ in node.value}
+        while index < len(node.value):
+            key_node, value_node = node.value[index]
+            while isinstance(value_node, yaml.MappingNode) and (inner := _overindented(value_node, keys)) is not None:
+                lifted, rest = value_node.value[inner][0], value_node.value[inner + 1 :]
+                del value_node.value[inner:]
+                body = yaml.MappingNode(MAP, rest, rest[0][0].start_mark, rest[-1][1].end_mark)
+                node.value.insert(index + 1, (lifted, body))
+                keys.add(_text(lifted))
+                told.append(self._overindented_told(lifted, key_node, rest))
+            told += self._lift_overindented(value_node, seen)
+            index += 1
+        return told
+
+    def _overindented_told(
+        self, lifted: yaml.Node, holder: yaml.Node, rest: list[tuple[yaml.Node, yaml.Node]]
+    ) -> Diagnostic:
+        line, column = self.lines.position(self._at(lifted.start_mark))
+        holder_line, holder_column = self.lines.position(self._at(holder.start_mark))
+        name, owner = _text(lifted), _text(holder)
+        repeated = ", ".join(str(_text(key)) for key, _ in rest)  # text: `_overindented` takes no other
+        return make(
+            "duplicate-key",
+            self.path,
+            line,
+            column,
+            f"'{name}' is indented into '{owner}': the keys below it ({repeated}) repeat that mapping's, and are "
+            f"read as {name}'s",
+            f"indent it by {holder_column - 1} spaces, as '{owner}' on line {holder_line}",
+        )
 
     def build(self, node: yaml.Node, path: Path, depth: int) -> Any:
         self._nodes += 1
@@ -204,6 +267,43 @@ class Builder:
         if type(value) is int and value.bit_length() > _MAX_INT_BITS:  # 1:0:0:...: fine to read, never to print
             raise Problem("invalid-value", node.start_mark.index, _unreadable(node, True))
         return value
+
+
+def _text(node: yaml.Node) -> str | None:
+    """A key's text as written, or None for a collection."""
+    return node.value if isinstance(node, yaml.ScalarNode) else None
+
+
+def _overindented(mapping: yaml.MappingNode, beside: set[str | None]) -> int | None:
+    """The index of a key of `mapping` that is indented one level too deep, if one is: it has no value (`key:`
+    and nothing), the keys below it repeat, once each, keys of `mapping` above it, and its own name is neither
+    above it nor beside `mapping` (in `beside`, the keys of the mapping that holds it). One pass from the end: a
+    hostile mapping of many keys costs no more than reading it."""
+    pairs = mapping.value
+    keys = [_text(key) for key, _ in pairs]
+    first: dict[str | None, int] = {}
+    for index, key in enumerate(keys):
+        first.setdefault(key, index)
+    below: set[str | None] = set()
+    reaches = 0  # the first place above which every key below the candidate stands
+    for index in range(len(pairs) - 1, 0, -1):
+        key = keys[index]
+        value = pairs[index][1]
+        if (
+            below
+            and reaches < index
+            and first[key] == index
+            and key not in beside
+            and isinstance(value, yaml.ScalarNode)
+            and value.tag == NULL
+            and not value.value
+        ):
+            return index
+        if key is None or key in below:
+            return None  # a collection key, or a key twice below: no key above reads as indented in
+        below.add(key)
+        reaches = max(reaches, first[key])
+    return None
 
 
 def _unreadable(node: yaml.ScalarNode, too_long: bool) -> str:

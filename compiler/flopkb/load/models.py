@@ -27,7 +27,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
-from flopkb.report.hints import WORD, did_you_mean, snake_case
+from flopkb.report.hints import WORD, closest, did_you_mean, snake_case
 
 ID_SEGMENT = re.compile(r"[a-z0-9][a-z0-9._-]*")
 FORMULA_ID = re.compile(r"[a-z][a-z0-9_-]*")
@@ -146,7 +146,33 @@ def _pattern(
     return AfterValidator(check)
 
 
+def unbracketed(value: Any) -> str | None:
+    """The ref that a value written as a wikilink stands for: `[[x]]` as text (`"[[x]]"`), or as YAML reads it
+    unquoted (lists holding one item, down to the text `x`); None for any other value. Refs are written without
+    brackets."""
+    wrapped = False
+    while type(value) is list and len(value) == 1:
+        value, wrapped = value[0], True
+    if type(value) is not str:
+        return None
+    if value.startswith("[[") and value.endswith("]]"):
+        value, wrapped = value[2:-2], True
+    target = value.split("|", 1)[0].strip()
+    return target if wrapped and target and "[" not in target and "]" not in target else None
+
+
+def refs_written(value: list[str] | None, written: Any) -> list[str] | None:
+    """The refs of a list-of-refs field: its model's `value`; or, when that is empty and the list as written is not
+    (the field was left out for an item that did not validate), the items written that read as refs (unbracketed
+    when written as wikilinks), '' for any other, so that each keeps its index."""
+    if value or type(written) is not list or not written:
+        return value
+    return [unbracketed(item) or (item if type(item) is str else "") for item in written]
+
+
 def _target(value: str) -> str:
+    if unbracketed(value) is not None:
+        raise PydanticCustomError("invalid_value", "a ref is written without [[brackets]]", {})
     if not value.strip() or value != value.strip():
         raise PydanticCustomError(
             "invalid_value", "a reference must be a non-empty target without surrounding spaces", {}
@@ -465,6 +491,27 @@ MODELS: dict[str, type[_Record]] = {
     "accelerator": AcceleratorRecord,
     "source": SourceRecord,
 }
+
+
+def record_kind(data: Any) -> str | None:
+    """The kind a record's data is checked as: its `kind`, or when that is missing or no kind, the one kind whose
+    model has every key of the record and whose required fields the record has all (for a misspelt kind, only the
+    kind closest to it); None when no kind, or more than one, fits."""
+    if type(data) is not dict:
+        return None
+    written = data.get("kind")
+    if isinstance(written, str) and written in MODELS:
+        return written
+    keys = {key for key in data if key != "kind"}
+    fitting = [
+        name
+        for name, model in MODELS.items()
+        if keys <= set(model.model_fields)
+        and all(field in keys for field, info in model.model_fields.items() if info.is_required() and field != "kind")
+    ]
+    if "kind" not in data:
+        return fitting[0] if len(fitting) == 1 else None
+    return fitting[0] if isinstance(written, str) and fitting and fitting == closest(written, KINDS) else None
 
 
 def model_classes() -> list[type[BaseModel]]:

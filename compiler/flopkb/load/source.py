@@ -210,7 +210,7 @@ class Source:
             builder = Builder(self.path, self.lines, untabbing, record_positions=True)
             root = compose(text, _loader_for(text))
             if root is not None:  # None: the text of a deferred source whose file changed since (flopkb.pipeline.cache)
-                builder.build(root, (), 0)
+                builder.walk(root)
             assert builder.positions is not None
             self._positions = builder.positions
         return self._positions
@@ -286,7 +286,7 @@ def _parse(
         ]
     builder = Builder(path, lines, untabbing)
     try:
-        data = builder.plain(root, 0)
+        data = builder.walk(root)
     except Problem as problem:
         return None, [make(problem.code, path, *inside(problem.index), problem.message)]
     source = Source(path, lines.text, data, untabbed=untabbing is not None)

@@ -16,9 +16,12 @@ from flopkb.load.models import (
     MODELS,
     TERM_SECTIONS,
     Record,
+    RefTo,
     check_measurement_basis,
     id_problem,
     ready,
+    record_kind,
+    unbracketed,
 )
 from flopkb.load.source import LINK_AS_LIST_HINT, Path, Source
 from flopkb.load.vocabulary import Vocabulary
@@ -51,31 +54,62 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
     record that is no model hides its formulas, claims and evidence from the
     later stages. So the parts found wrong (an unknown field, a wrong value of
     a field) are reported, left out, and the rest validated again, a few
-    times at most: every problem of a record in one run. When a part left out
-    was required, the entry of a mapping that holds it is left out whole (a
-    spec whose basis is no term: the accelerator's other specs are still
-    checked); when a list item or the record itself holds it, the record is no
-    model, and its problems stand as found.
+    times at most: every problem of a record in one run. A required text field
+    of the record itself that is missing or wrong (`category`, `description`,
+    `vendor`, a source's `title`, `id`) is reported and validated as a stand-in
+    (`_stand_ins`) that no later stage checks. A misspelt or missing `kind` is
+    taken as the one kind whose fields the record has (`record_kind`). When
+    another required part is left out, the entry of a mapping that holds it is
+    left out whole (a spec whose basis is no term: the accelerator's other
+    specs are still checked), a list item that holds it with its list, whole
+    (no item's index shifts); when the record itself holds it, the record is
+    no model, and its problems stand as found.
     """
     data = source.data
     kind = data.get("kind")
-    if "kind" not in data:
-        line, column = source.position(())
-        kinds = ", ".join(KINDS)
-        message = f"the field 'kind' is required; one of {kinds}"
-        return None, [make("missing-field", source.path, line, column, message, f"add `kind:` with one of {kinds}")]
     if not isinstance(kind, str) or kind not in MODELS:
-        line, column = source.position(("kind",))
-        if not isinstance(kind, str):
-            message = f"kind: expected text, one of {', '.join(KINDS)}; got {_describe(kind)}"
-            return None, [make("invalid-value", source.path, line, column, message)]
-        hint = did_you_mean(kind, KINDS) or f"one of {', '.join(KINDS)}"
-        return None, [make("unknown-term", source.path, line, column, f"'{kind}' is not a record kind", hint)]
-    model = ready(MODELS[kind])
+        fitting = record_kind(data)
+        problem = _kind_problem(source, kind, fitting)
+        if fitting is None:
+            return None, [problem]
+        record, diagnostics = _validate(source, {**data, "kind": fitting}, vocabulary, record_id)
+        return record, [problem, *diagnostics]
+    return _validate(source, data, vocabulary, record_id)
+
+
+_NOT_CHECKED = "; the record's other fields are not checked until it has a kind"
+
+
+def _kind_problem(source: Source, kind: Any, fitting: str | None) -> Diagnostic:
+    """The diagnostic of a missing, unknown or malformed `kind`; it says so when the record is not checked as the
+    kind it `fitting`ly has the fields of."""
+    kinds = ", ".join(KINDS)
+    suffix = "" if fitting is not None else _NOT_CHECKED
+    if "kind" not in source.data:
+        line, column = source.position(())
+        hint = f"add `kind: {fitting}`" if fitting else f"add `kind:` with one of {kinds}"
+        return make(
+            "missing-field", source.path, line, column, f"the field 'kind' is required; one of {kinds}{suffix}", hint
+        )
+    line, column = source.position(("kind",))
+    if not isinstance(kind, str):
+        message = f"kind: expected text, one of {kinds}; got {_describe(kind)}{suffix}"
+        return make("invalid-value", source.path, line, column, message)
+    hint = did_you_mean(kind, KINDS) or f"one of {kinds}"
+    return make("unknown-term", source.path, line, column, f"'{kind}' is not a record kind{suffix}", hint)
+
+
+def _validate(
+    source: Source, data: dict[str, Any], vocabulary: Vocabulary, record_id: str
+) -> tuple[Record | None, list[Diagnostic]]:
+    """`validate_record` once the record's kind is known (`data["kind"]`)."""
+    model = ready(MODELS[data["kind"]])
     diagnostics = _id_diagnostics(source, record_id)
+    stand_ins = _stand_ins(model, vocabulary, record_id)
     seen: set[tuple[str, Path]] = set()
     left_out: set[Path] = set()
     meaningful: set[Path] = set()
+    stood: set[Path] = set()
     for _ in range(MAX_ROUNDS):
         try:
             record = cast(Record, model.model_validate(data, context={"vocabulary": vocabulary}))
@@ -83,24 +117,133 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
         except ValidationError as error:
             items: list[Any] = error.errors(include_url=False)
         lost = {holder for item in items if (holder := _holder_of_lost(item, data, left_out)) is not None}
-        if any(not holder or not isinstance(holder[-1], str) for holder in lost):
-            break  # the record or a list item lost a required part: the problems found so far are the record's
+        if any(not holder for holder in lost):
+            break  # the record itself lost a required part: the problems found so far are the record's
+        lost = {_list_field(holder) for holder in lost}  # a list item that lost one goes with its list, whole
         # A mapping that lost a part may now break its own rules ("exactly one of value and measured"):
         # that is of the retry's making, not the author's, so it is left out too, not reported.
         made = [item for item in items if _around(_data_path(data, item["loc"])[0], meaningful)]
         reported = [item for item in items if item not in made]
         diagnostics.extend(_located(reported, data, source, model, seen, _Context(record_id, vocabulary)))
+        # What the author evidently meant is validated in place of what is written, once reported: a stand-in for
+        # a required text field of the record, the ref that a ref written as a [[wikilink]] stands for.
+        standing: dict[Path, Any] = {path: ref for item in items for path, ref in _bracketed_ref(item, data, model)}
+        standing |= {(field,): stand_ins[field] for item in items if (field := _top_field(item)) in stand_ins}
+        items = [item for item in items if _data_path(data, item["loc"])[0] not in standing]
+        items = [item for item in items if _top_field(item) not in stand_ins]
         parts = [(item["type"], _optional_part(data, item["loc"])) for item in items]
         # A mapping's entry that lost a required part (a spec without its basis) is left out whole.
         wrong = {path for _, path in parts if path and path not in lost and not _around(path, lost)} | lost
-        if not wrong - left_out:
+        if not wrong - left_out and not standing.keys() - stood:
             break
         left_out |= wrong
+        stood |= standing.keys()
         meaningful |= {
             path for kind, path in parts if path and kind != "extra_forbidden"
         }  # unknown fields mean nothing
-        data = _without(data, wrong)
+        data = _replaced(_without(data, wrong), standing)
     return None, diagnostics
+
+
+def _stand_ins(model: type[BaseModel], vocabulary: Vocabulary, record_id: str) -> dict[str, str]:
+    """A valid value for each required text field of the record itself, which validation takes in place of one
+    missing or wrong (reported as it is): the id the file's path implies, a term of the field's section, else empty
+    text. No later stage checks these fields, so the record's formulas, claims and evidence are checked as if the
+    field were right, and nothing is reported about the stand-in."""
+    found: dict[str, str] = {}
+    for name, info in model.model_fields.items():
+        if name == "kind" or not info.is_required() or info.annotation is not str:
+            continue
+        allowed = _allowed_values(info.metadata, vocabulary)
+        if name == "id":
+            found[name] = record_id
+        elif allowed:
+            found[name] = allowed[0]
+        elif not any(isinstance(item, AfterValidator) for item in info.metadata):
+            found[name] = ""
+    return found
+
+
+def _bracketed_ref(item: dict[str, Any], data: Any, model: type) -> list[tuple[Path, Any]]:
+    """The ref a value that pydantic's error is about stands for, when it is a ref written as a [[wikilink]]
+    (`unbracketed`), at its path: as text, or as a list of one ref where the field is a list."""
+    path, _ = _data_path(data, item["loc"])
+    field = _ref_field(model, path)
+    ref = unbracketed(_at(data, path)) if field is not None else None
+    if field is None or ref is None:
+        return []
+    return [(path, [ref] if field[1] and not isinstance(path[-1], int) else ref)]
+
+
+def _ref_field(model: type, path: Path) -> tuple[str, bool] | None:
+    """The ref field at `path` (or whose list holds the item at `path`), and whether it is a list; None when there
+    is none."""
+    at = path[:-1] if path and isinstance(path[-1], int) else path
+    if not at or not isinstance(at[-1], str):
+        return None
+    owner = _model_at(model, at[:-1])
+    info = owner.model_fields.get(at[-1]) if owner is not None else None
+    if info is None or not _holds_ref(info.annotation, info.metadata):
+        return None
+    return at[-1], _is_list(info.annotation)
+
+
+def _holds_ref(annotation: Any, metadata: list[Any]) -> bool:
+    if any(isinstance(item, RefTo) for item in (*metadata, *getattr(annotation, "__metadata__", ()))):
+        return True
+    return any(_holds_ref(arg, []) for arg in get_args(annotation))
+
+
+def _is_list(annotation: Any) -> bool:
+    return get_origin(annotation) is list or any(_is_list(arg) for arg in get_args(annotation))
+
+
+def _bracket_hint(path: Path, source: Source, model: type) -> str | None:
+    """For a ref written as a [[wikilink]]: the field as it is written without brackets."""
+    field = _ref_field(model, path)
+    at = path[:-1] if path and isinstance(path[-1], int) else path
+    written = _at(source.data, at)
+    if field is None or unbracketed(_at(source.data, path)) is None:
+        return None
+    if not field[1]:
+        return f"refs are written without brackets: `{field[0]}: {unbracketed(written)}`"
+    items = written if isinstance(written, list) else [written]
+    shown = ", ".join(str(unbracketed(item) or item) for item in items)
+    return f"refs are written without brackets: `{field[0]}: [{shown}]`"
+
+
+def _at(data: Any, path: Path) -> Any:
+    for part in path:
+        data = data[part]
+    return data
+
+
+def _replaced(data: Any, values: dict[Path, Any], at: Path = ()) -> Any:
+    """`data` with the values at `values`' paths in place of what is there, or added to their mapping (copied where
+    they are, shared elsewhere)."""
+    if at in values:
+        return values[at]
+    if not any(path[: len(at)] == at for path in values):
+        return data
+    if isinstance(data, dict):
+        added = {path[-1]: value for path, value in values.items() if path[:-1] == at and path[-1] not in data}
+        return {key: _replaced(value, values, (*at, key)) for key, value in data.items()} | added
+    if isinstance(data, list):
+        return [_replaced(value, values, (*at, index)) for index, value in enumerate(data)]
+    return data
+
+
+def _top_field(item: dict[str, Any]) -> str | None:
+    """The field of the record itself that pydantic's error is about (a missing one, or one whose value is wrong)."""
+    loc = item["loc"]
+    return loc[0] if len(loc) == 1 and isinstance(loc[0], str) else None
+
+
+def _list_field(path: Path) -> Path:
+    """The mapping key that holds the part at `path`: `path` itself, or the list field of a list item."""
+    while path and isinstance(path[-1], int):
+        path = path[:-1]
+    return path
 
 
 def _optional_part(data: Any, loc: tuple[Any, ...]) -> Path | None:
@@ -212,12 +355,16 @@ def _diagnostic(
         field = path[-1] if path else "?"
         message = f"'{field}' is not a field here"
         hint = did_you_mean(str(field), _sibling_fields(model, path)) or None
+        message, hint = _indented_into(path, source, model, context) or (message, hint)
     elif code == "unknown-term":
         on_key = "[key]" in trailing
         line, column = source.position(path, key=on_key)
         ctx = item.get("ctx") or {}
         message = f"'{ctx.get('value')}' is not a term of '{ctx.get('section')}' in schema/vocabulary.yaml"
         hint = ctx.get("hint") or None
+    elif (bracketed := _bracket_hint(path, source, model)) is not None:
+        line, column = source.position(path)
+        message, hint = f"{where}: a ref is written without [[brackets]]", bracketed
     else:
         line, column = source.position(path, key="[key]" in trailing)
         message = f"{where}: {_message(item)}"
@@ -347,6 +494,37 @@ def _allowed_values(metadata: list[Any], vocabulary: Vocabulary) -> list[str]:
     if check_measurement_basis in checks:
         return list(MEASUREMENT_BASES)
     return next((vocabulary.terms(TERM_SECTIONS[check]) for check in checks if check in TERM_SECTIONS), [])
+
+
+def _indented_into(path: Path, source: Source, model: type, context: _Context) -> tuple[str, str] | None:
+    """What to say of an unknown key that is a key the mapping one level up takes, and does not have: it is
+    indented into the mapping that holds it; with the hint to indent it as that mapping's key."""
+    if len(path) < 3 or not isinstance(path[-2], str):
+        return None
+    field, holder, above = str(path[-1]), path[-2], path[:-2]
+    mapping: Any = source.data
+    for part in above:
+        mapping = mapping[part]
+    if field in mapping or field not in _keys_at(model, above, context.vocabulary):
+        return None
+    line, column = source.position(path[:-1], key=True)
+    return (
+        f"'{field}' is not a field of '{holder}' but a key of {field_path(above)}, indented into '{holder}'",
+        f"indent it by {column - 1} spaces, as '{holder}' on line {line}",
+    )
+
+
+def _keys_at(model: type, path: Path, vocabulary: Vocabulary) -> list[str]:
+    """The keys the mapping at `path` takes: its model's fields, or the terms a mapping of models is keyed by."""
+    owner = _model_at(model, path)
+    if owner is not None:
+        return list(owner.model_fields)
+    parent = _model_at(model, path[:-1]) if path and isinstance(path[-1], str) else None
+    info = parent.model_fields.get(str(path[-1])) if parent is not None else None
+    if info is None or not _is_mapping(info.annotation):
+        return []
+    key_type = get_args(info.annotation)[0]
+    return _allowed_values(list(getattr(key_type, "__metadata__", ())), vocabulary)
 
 
 def _sibling_fields(model: type, path: Path) -> list[str]:

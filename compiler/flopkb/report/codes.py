@@ -53,7 +53,9 @@ _CATALOGUE = [
         "A mapping repeats a key.",
         "YAML loaders silently keep the last value, so the first one would vanish without a word.",
         "title: A\ntitle: B",
-        "Keep one of the two keys.",
+        "Keep one of the two keys. A key with no value indented into the mapping above it, whose keys below it "
+        "repeat that mapping's (a spec indented under the spec before it), is told once, at that key: indent it as "
+        "the hint says, as the mapping's own key; the record is checked as it reads so indented.",
     ),
     Code(
         "not-a-record",
@@ -114,7 +116,9 @@ _CATALOGUE = [
         "A field that the record's kind does not have.",
         "A typo such as `workaround:` for `workarounds:` must not pass silently.",
         "workaround:\n  - Disable it",
-        "Rename the field as the hint suggests, or remove it.",
+        "Rename the field as the hint suggests, or remove it. A key that the mapping one level up takes (a spec "
+        "parameter inside another spec) is told as indented into the mapping that holds it: indent it as the hint "
+        "says.",
     ),
     Code(
         "invalid-value",
@@ -313,6 +317,15 @@ _CATALOGUE = [
         "Correct the stated value or the formula (the message gives both).",
     ),
     Code(
+        "claim-unchecked",
+        W,
+        "A claim on an accelerator whose record, or a spec the claim needs, has errors of its own.",
+        "The claim cannot be computed until the accelerator reads; without a word at the claim, a wrong claim "
+        "would pass unnoticed until the accelerator is fixed.",
+        "expect:\n  - hardware: accelerators/acme-x1   # its file has errors\n    value: 5 ms",
+        "Fix the errors of the accelerator's file (the message names it); the claim is checked then.",
+    ),
+    Code(
         "measurement-disagrees",
         W,
         "A formula's value differs from the source measurement a claim names by more than `rel_tol`.",
@@ -346,10 +359,11 @@ _CATALOGUE = [
     Code(
         "placeholder",
         W,
-        "A record still holds a sentence of the `flopkb new` template.",
+        "A record still holds a sentence of the `flopkb new` template, or an accelerator its empty `specs: {}`.",
         "A scaffolded record that was never filled in would be published as knowledge; it is a draft.",
         "statement: Replace this sentence with the fact.",
-        "Write the record's own words in place of the template's sentence (`--strict` fails on it).",
+        "Write the record's own words in place of the template's sentence, and an accelerator's specs under "
+        "`specs:` (`--strict` fails on it).",
     ),
 ]
 
