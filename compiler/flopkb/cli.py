@@ -284,7 +284,7 @@ def mv(root: str | None, old: str | None, new: str | None, dry_run: bool, finish
         except MoveError as error:
             raise UsageError(str(error)) from error
     click.echo("\n".join(plan.summary(dry_run)))
-    misplaced = plan.kind and move_warning(plan.kind, plan.old, plan.new)
+    misplaced = plan.kind and move_warning(plan.kind, plan.old, plan.new, dry_run=dry_run)
     if misplaced:
         click.echo(f"warning: {misplaced}", err=True)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -20,6 +19,10 @@ SEVERITY_OFF = "off"
 
 class ConfigError(Exception):
     """The configuration cannot be used: the command cannot run (exit 2)."""
+
+
+class OutsideRecords(ValueError):
+    """A path given for a record's id is not below the records folder."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,17 +56,22 @@ class Config:
         return self.root / self.records
 
     def record_id(self, argument: str) -> str:
-        """The id an author means by `argument`: an id (`flops/a`), or a record file's path from the root
-        (`records/flops/a.yaml`, as a shell completes it, with or without the extension) or an absolute one.
+        """The id an author means by `argument`: an id (`flops/a`), or a record file's path, with or without its
+        extension: from the root (`records/flops/a.yaml`, as a shell completes it there), or from the current folder
+        (starting with `./` or `../`, or absolute in the base). `OutsideRecords` when such a path is not below the
+        records folder. (`/flops/a`, outside the base, is an id with a slash too many, which the id's check tells.)
 
         A leading records folder is the folder, not part of the id, unless the base keeps records in a folder of that
         name inside it."""
         text = argument.replace("\\", "/")
         if text.endswith(RECORD_SUFFIXES):
             text = text.rsplit(".", 1)[0]
-            if Path(argument).is_absolute():
-                with contextlib.suppress(ValueError):  # outside the records folder: kept as given
-                    return Path(text).resolve().relative_to(self.records_path.resolve()).as_posix()
+        path = Path(text).resolve()
+        if text.startswith(("./", "../")) or (Path(text).is_absolute() and path.is_relative_to(self.root.resolve())):
+            try:
+                return path.relative_to(self.records_path.resolve()).as_posix()
+            except ValueError:
+                raise OutsideRecords(f"{argument} is not in {self.records}/, where every record is") from None
         prefix = self.records.rstrip("/") + "/"
         if text.startswith(prefix) and not (self.records_path / prefix).is_dir():
             text = text[len(prefix) :]

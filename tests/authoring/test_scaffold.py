@@ -129,6 +129,16 @@ def test_a_record_files_path_names_its_id_as_in_mv(kb_root: Path, given: str) ->
     assert compile_kb(kb_root).entries["flops/x"].record is not None
 
 
+def test_a_path_from_the_current_folder_names_its_id_and_one_outside_the_records_is_refused(
+    kb_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(kb_root / "records")
+    assert new(kb_root, "flop", "./flops/x").output.startswith("wrote records/flops/x.yaml\n")
+    assert new(kb_root, "flop", str(kb_root / "records/flops/y")).output.startswith("wrote records/flops/y.yaml\n")
+    refused = new(kb_root, "flop", "../z.yaml")
+    assert refused.exit_code == 2 and "../z.yaml is not in records/, where every record is" in refused.output
+
+
 def test_a_folder_named_as_the_records_folder_inside_it_is_part_of_the_id(kb_root: Path) -> None:
     (kb_root / "records/records").mkdir(parents=True)
     assert new(kb_root, "flop", "records/x").output.startswith("wrote records/records/x.yaml\n")

@@ -240,6 +240,16 @@ def test_mv_out_of_the_kinds_folder_warns_as_new_does_and_names_the_move_back(tm
     assert "warning" not in CliRunner().invoke(main, ["mv", "--root", str(tmp_path), "flops/ridge", "facts/r"]).stderr
 
 
+def test_mv_dry_run_out_of_the_kinds_folder_names_the_id_that_keeps_it(tmp_path: Path) -> None:
+    write_kb(tmp_path, {"records/facts/ridge.yaml": RIDGE, "records/flops/user.yaml": USER})
+    result = CliRunner().invoke(main, ["mv", "--root", str(tmp_path), "--dry-run", "facts/ridge", "misc/deep/ridge"])
+    assert result.exit_code == 0
+    assert result.stderr == (
+        "warning: fact records live in facts/ and misc/deep/ridge would be in misc/; "
+        "to follow the convention: facts/deep/ridge\n"
+    )
+
+
 def test_mv_in_a_base_that_keeps_no_folder_convention_does_not_warn(tmp_path: Path) -> None:
     write_kb(tmp_path, {"records/ridge.yaml": RIDGE.replace("facts/ridge", "ridge")})
     result = CliRunner().invoke(main, ["mv", "--root", str(tmp_path), "ridge", "flops/ridge"])

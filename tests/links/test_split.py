@@ -51,6 +51,20 @@ def test_a_link_broken_in_code_is_code_and_never_told(case: tuple[str, str, int]
 
 
 @pytest.mark.parametrize(
+    ("text", "joined"),
+    [
+        ("See [[facts/ridge-\n  point#ridge]].\n", "[[facts/ridge-point#ridge]]"),
+        ("See [[a#b.\nc]].\n", "[[a#b.c]]"),
+        ("See [[a|the well-\nknown one]].\n", "[[a|the well-known one]]"),
+        ("See [[a|what e.g.\nfoo says]].\n", "[[a|what e.g. foo says]]"),
+    ],
+)
+def test_a_break_inside_an_id_joins_without_a_space_and_one_in_a_label_as_words_do(text: str, joined: str) -> None:
+    [split] = split_links(text, ())
+    assert split.joined == joined
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "[[a]] on one line\nand [[b]] on the next\n",  # links, whole

@@ -392,6 +392,14 @@ def test_a_source_url_without_its_scheme_offers_the_url_not_a_record(tmp_path: P
     assert hints == [(4, 11, "did you mean https://www.example.org/paper?"), (4, 34, None)]
 
 
+def test_a_source_id_with_a_dot_is_offered_the_close_record_never_a_url(tmp_path: Path) -> None:
+    source = "id: sources/mlperf-v4.1-results\nkind: source\ntitle: T\n"
+    text = ENGINE + "sources: [mlperf-v4.1-result]\n"
+    files = {"records/engines/e.yaml": text, "records/sources/mlperf-v4.1-results.yaml": source}
+    diagnostic = the_diagnostic(tmp_path, files, "dangling-ref")
+    assert diagnostic.hint == "did you mean sources/mlperf-v4.1-results?"
+
+
 def test_a_text_where_a_list_goes_is_offered_as_a_list_of_one(tmp_path: Path) -> None:
     text = ENGINE + 'features: "Separate draft"\n'
     diagnostic = the_diagnostic(tmp_path, {"records/engines/e.yaml": text}, "invalid-value")

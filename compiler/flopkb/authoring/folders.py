@@ -12,19 +12,22 @@ def kind_folder(kind: str) -> str:
     return f"{kind}s"
 
 
-def folder_warning(kind: str, record_id: str) -> str | None:
-    """Why `record_id` does not follow the convention of `kind`, with the id that would; None when it does."""
+def folder_warning(kind: str, record_id: str, *, made: bool = True) -> str | None:
+    """Why `record_id` does not follow the convention of `kind`, with the id that would (the `flopkb mv` that moves it
+    there, when the record is `made`); None when it does."""
     folder = kind_folder(kind)
     head, _, rest = record_id.partition("/")
     if rest and head == folder:
         return None
     where = f"in {head}/" if rest else "at the top of records/"
-    return (
-        f"{kind} records live in {folder}/ and {record_id} is {where}; "
-        f"to follow the convention: flopkb mv {record_id} {folder}/{rest or head}"
+    to = f"{folder}/{rest or head}"
+    follow = f"flopkb mv {record_id} {to}" if made else to
+    return f"{kind} records live in {folder}/ and {record_id} {'is' if made else 'would be'} {where}; " + (
+        f"to follow the convention: {follow}"
     )
 
 
-def move_warning(kind: str, old: str, new: str) -> str | None:
-    """Why a move from `old` to `new` leaves the convention of `kind`, in a base that follows it (`old` does)."""
-    return folder_warning(kind, new) if folder_warning(kind, old) is None else None
+def move_warning(kind: str, old: str, new: str, *, dry_run: bool = False) -> str | None:
+    """Why a move from `old` to `new` leaves the convention of `kind`, in a base that follows it (`old` does); for a
+    `dry_run`, with the id that would follow it rather than a move of a record that is not there."""
+    return folder_warning(kind, new, made=not dry_run) if folder_warning(kind, old) is None else None

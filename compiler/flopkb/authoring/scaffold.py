@@ -19,7 +19,7 @@ import yaml
 
 from flopkb.atomic import create_atomically
 from flopkb.authoring.schema import schema_file
-from flopkb.config import Config
+from flopkb.config import Config, OutsideRecords
 from flopkb.load.files import lands_inside
 from flopkb.load.models import KINDS, MODELS, id_like, id_problem
 from flopkb.load.sources import RECORD_SUFFIXES
@@ -63,7 +63,10 @@ def new_record(config: Config, kind: str, argument: str, vocabulary: Vocabulary)
         raise ScaffoldError(
             f"'{kind}' is not a record kind; one of {', '.join(KINDS)}" + (f" ({hint})" if hint else "")
         )
-    record_id = config.record_id(argument)
+    try:
+        record_id = config.record_id(argument)
+    except OutsideRecords as error:
+        raise ScaffoldError(str(error)) from None
     problem = id_problem(record_id)
     if problem:
         like = id_like(record_id)

@@ -33,7 +33,7 @@ import yaml
 
 from flopkb.atomic import WriteError
 from flopkb.authoring.scaffold import linked_out
-from flopkb.config import Config
+from flopkb.config import Config, OutsideRecords
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import Link
 from flopkb.links.journal import FileChange, Journal, JournalError, begin, finish, undo
@@ -205,8 +205,11 @@ def _journal(config: Config, plan: MovePlan) -> Journal:
 
 def move(config: Config, old: str, new: str, *, dry_run: bool = False) -> MovePlan:
     """Plan and (unless `dry_run`) make the move of record `old` to id `new`."""
-    kb = compile_knowledge_base(config, (check_links,))
-    plan = plan_move(kb, config.record_id(old), config.record_id(new))
+    try:
+        old, new = config.record_id(old), config.record_id(new)
+    except OutsideRecords as error:
+        raise MoveError(str(error)) from None
+    plan = plan_move(compile_knowledge_base(config, (check_links,)), old, new)
     if not dry_run:
         write_move(config, plan)
     return plan

@@ -18,7 +18,8 @@ from flopkb.links.prose import Link, parse
 _SPLIT = re.compile(r"\[\[([^\[\]\n]*)\n[ \t]*([^\[\]\n]*?\]\])")
 """A `[[` whose line ends before any bracket, and the next line, which closes it."""
 _GLUED = ("-", "/", "#", "_", ".")
-"""A break after one of these is inside a word or an id (`nvidia-` / `h100-sxm`): the joined link has no space there."""
+"""A break after one of these in a target or anchor is inside an id (`nvidia-` / `h100-sxm`): the joined link has no
+space there. In a label, only a hyphen joins its word (`well-` / `known`); after any other, a space (`e.g.` / `foo`)."""
 
 
 class SplitLink(NamedTuple):
@@ -42,6 +43,8 @@ def split_links(text: str, links: Sequence[Link]) -> list[SplitLink]:
         break_at = match.start(1) + len(first)
         if offset not in {link.offset for link in parse(text[:break_at] + " " + text[break_at + 1 :]).links}:
             continue  # in code, or no link however joined
-        joined = f"[[{first.rstrip()}{'' if first.rstrip().endswith(_GLUED) else ' '}{rest}"
+        written = first.rstrip()
+        glued = written.endswith("-" if "|" in written else _GLUED)
+        joined = f"[[{written}{'' if glued else ' '}{rest}"
         found.append(SplitLink(offset, f"[[{first}", joined))
     return found

@@ -201,8 +201,9 @@ SourceRef = Annotated[str, AfterValidator(_target), RefTo("source", urls=True)]
 
 
 def with_scheme(value: str) -> str | None:
-    """`github.com/x` as the URL it stands for."""
-    return f"https://{value}" if re.fullmatch(r"[\w-]+(?:\.[\w-]+)+(?:/\S*)?", value) else None
+    """`github.com/x` as the URL it stands for: a host name (its last label a word of letters, so that an id with a
+    dot, `mlperf-v4.1-results`, is none), then its path."""
+    return f"https://{value}" if re.fullmatch(r"(?:[\w-]+\.)+[A-Za-z]{2,}(?:[/#?]\S*)?", value) else None
 
 
 Url = Annotated[
