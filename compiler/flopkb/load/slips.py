@@ -27,6 +27,9 @@ _KEY_THEN_WORDS = re.compile(rf"(?P<indent>{_LEAD})(?P<key>{_NAME})[ ]+(?P<rest>
 _PLAIN_VALUE = re.compile(rf"(?P<lead>{_LEAD}{_NAME}:[ ]+)(?P<value>[^\s\"'\[{{|>&*!#].*)")
 _COMMENT = re.compile(r"\s#")
 _KEY = re.compile(rf"\s*{_NAME}:(?:\s|$)")
+_ITEM_KEY = re.compile(rf"[ ]*- [ ]*(?P<key>{_NAME}):(?:\s|$)")
+_ITEM = re.compile(r"[ ]*- ")
+_OPENS = re.compile(rf"{_LEAD}(?:{_NAME}:)?[ ]*(?:[|>][-+0-9]*)?")
 _KEY_OR_ITEM = re.compile(rf"\s*(?:- |{_NAME}:(?:\s|$))")
 _QUOTED_VALUE = re.compile(rf"(?P<lead>\s*(?:- )?(?:{_NAME}:[ ]+)?)(?P<quote>[\"'])")
 _FLOW_VALUE = re.compile(rf"(?P<lead>\s*(?:- )?{_NAME}:[ ]+)(?P<open>[\[{{])")
@@ -97,14 +100,15 @@ def _guesses(lines: list[str], line: int, opened: int | None) -> Iterator[_Guess
         for number in numbers
         if lines[number - 1].strip() and not _comment(lines[number - 1])
     ]
+    yield from _indented_as_a_level(lines, line, lines[line - 1], one_off=True)
     for number, here in window:
         yield from _indented_unlike(lines, number, here, neighbours_agree=True)
         yield from _written_slips(number, here)
         yield from _colon_in_wrapped_value(lines, number, here)
+    yield from _indented_as_a_level(lines, line, lines[line - 1], one_off=False)
     for number, here in window:
-        yield from _indented_unlike(lines, number, here, neighbours_agree=False)
-    for number, here in window:
-        yield from _indented_unlike_a_key_above(lines, number, here)
+        if number != line:
+            yield from _indented_unlike(lines, number, here, neighbours_agree=False)
     for number in range(line - _LOOK_BACK, 0, -1):  # a quote left open swallows any number of lines below it
         if number != opened:
             yield from _open_quote(number, lines[number - 1])
@@ -121,28 +125,97 @@ def _indented_unlike(lines: list[str], number: int, here: str, *, neighbours_agr
     agree = len(known) == 2 and _indent(known[0][0]) == _indent(known[1][0])
     if agree != neighbours_agree:
         return
-    for neighbour, where in known[:1] if agree else known:
+    for neighbour, where in known[:1] if agree else sorted(known, key=lambda known: abs(_indent(known[0]) - indent)):
         wanted = _indent(neighbour)
         message = f"line {number} is indented by {_spaces(indent)}, the line {where} by {wanted}"
         hint = f"indent it by {_spaces(wanted)}, as the line {where}"
         yield _Guess(number, " " * wanted + here.lstrip(" "), Slip(number, 1, message, hint))
 
 
-def _indented_unlike_a_key_above(lines: list[str], number: int, here: str) -> Iterator[_Guess]:
-    """A key indented as the nearest key above it that is indented less, or as the nearest indented more: a key set
-    one space off its siblings, whose neighbours are a list's items or a block's text."""
-    if _KEY.match(here) is None:
-        return
+class _Level(NamedTuple):
+    depth: int
+    what: str
+    """Where that depth is, as a message names it: `the key on line 5 by 4`."""
+    like: str
+    """The same, as a hint likens the line to it: `as line 5`."""
+
+
+def _indented_as_a_level(lines: list[str], number: int, here: str, *, one_off: bool) -> Iterator[_Guess]:
+    """A line indented as a level open around it, the depth nearest its own first (a slip is a space or two off), the
+    nearer line first among equals: the depth of its neighbours, of each key or item that encloses it, or that of an
+    item whose lines go on below it. Only the depths one space off (`one_off`), or only the others. A line that opens a
+    block stays above the lines below it that are deeper: they are its block."""
     indent = _indent(here)
-    above = [(other, lines[other - 1]) for other in range(number - 1, max(0, number - _LOOK_BACK), -1)]
-    keys = [(other, _indent(line)) for other, line in above if _KEY.match(line) is not None]
-    for closer in (lambda wanted: wanted < indent, lambda wanted: wanted > indent):
-        found = next(((other, wanted) for other, wanted in keys if closer(wanted)), None)
-        if found is not None:
-            other, wanted = found
-            message = f"line {number} is indented by {_spaces(indent)}, the key on line {other} by {wanted}"
-            hint = f"indent it by {_spaces(wanted)}, as line {other}"
-            yield _Guess(number, " " * wanted + here.lstrip(" "), Slip(number, 1, message, hint))
+    tried = {indent}
+    deepest = _deepest(here, _next_line(lines, number, 1))
+    for level in sorted(_levels(lines, number, here), key=lambda level: abs(level.depth - indent)):
+        if level.depth in tried or (abs(level.depth - indent) == 1) != one_off or not here.strip():
+            continue
+        if deepest is None or level.depth <= deepest:
+            tried.add(level.depth)
+            message = f"line {number} is indented by {_spaces(indent)}, {level.what}"
+            hint = f"indent it by {_spaces(level.depth)}, {level.like}"
+            yield _Guess(number, " " * level.depth + here.lstrip(" "), Slip(number, 1, message, hint))
+
+
+def _deepest(here: str, below: str | None) -> int | None:
+    """How deep a line that opens a block (`key:`, `key: |`, `- |`) may be set, where the line below it is deeper:
+    above that line (a list may stand at its key's depth); None where no block follows."""
+    if below is None or _indent(below) <= _indent(here) or _OPENS.fullmatch(_without_comment(here)) is None:
+        return None
+    return _indent(below) - (0 if _ITEM.match(below) is not None else 1)
+
+
+def _levels(lines: list[str], number: int, here: str) -> Iterator[_Level]:
+    """The levels around line `number`, its neighbours' first: where a line is indented as the line below and as
+    a key far above, the neighbour is named."""
+    enclosing = list(_enclosing(lines, number))
+    item = _ITEM.match(here) is not None
+    if enclosing:
+        yield from _levels_of(enclosing[0][1], "the line above", item)
+    below = _next_line(lines, number, 1)
+    if below is not None:
+        depth = _indent(below)
+        yield _Level(depth, f"the line below by {depth}", "as the line below")
+        if item and _ITEM.match(below) is None and depth >= 2:
+            hint = "so that what follows '- ' lines up with the line below"
+            yield _Level(depth - 2, f"the line below by {depth}", hint)
+    for other, line in enclosing[1:]:
+        yield from _levels_of(line, f"line {other}", item)
+
+
+def _enclosing(lines: list[str], number: int) -> Iterator[tuple[int, str]]:
+    """The line above line `number`, then each line above indented less than all those below it (the keys and items
+    that enclose it), with their numbers."""
+    floor: int | None = None
+    for other in range(number - 1, max(0, number - _LOOK_BACK), -1):
+        line = lines[other - 1]
+        if line.strip() and not _comment(line) and (floor is None or _indent(line) < floor):
+            floor = _indent(line)
+            yield other, line
+            if floor == 0:
+                return
+
+
+def _levels_of(line: str, place: str, of_an_item: bool) -> Iterator[_Level]:
+    """The levels that `line`, at `place`, opens: its depth, and an item's key (`- where: …` opens a level at the
+    column of `where`). An item is not told to line up with an item above (`of_an_item`): the list's first item sets
+    its depth, and that one may be the slip (the item below it, set back as the first, would parse too)."""
+    item = _ITEM_KEY.match(line)
+    if item is not None:
+        key, depth = item["key"], item.start("key")
+        yield _Level(depth, f"the key '{key}' on {place} by {depth}", f"as '{key}' on {place}")
+    if not (of_an_item and _ITEM.match(line) is not None):
+        yield _Level(_indent(line), f"{_what_is_on(line, place)} by {_indent(line)}", f"as {place}")
+
+
+def _what_is_on(line: str, place: str) -> str:
+    """`line` at `place` as a message names it: `the line above`, `the key on line 5`, `the item on line 2`."""
+    if place == "the line above":
+        return place
+    if _ITEM.match(line) is not None:
+        return f"the item on {place}"
+    return f"the key on {place}" if _KEY.match(line) is not None else place
 
 
 def _written_slips(number: int, here: str) -> Iterator[_Guess]:
