@@ -160,10 +160,11 @@ def _indented_as_a_level(lines: list[str], number: int, here: str, *, one_off: b
 
 def _deepest(here: str, below: str | None) -> int | None:
     """How deep a line that opens a block (`key:`, `key: |`, `- |`) may be set, where the line below it is deeper:
-    above that line (a list may stand at its key's depth); None where no block follows."""
+    less deep than that line (a list too is indented under its key, as `fmt` writes it); None where no block
+    follows."""
     if below is None or _indent(below) <= _indent(here) or _OPENS.fullmatch(_without_comment(here)) is None:
         return None
-    return _indent(below) - (0 if _ITEM.match(below) is not None else 1)
+    return _indent(below) - 1
 
 
 def _levels(lines: list[str], number: int, here: str) -> Iterator[_Level]:
