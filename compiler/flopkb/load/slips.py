@@ -100,7 +100,8 @@ def _guesses(lines: list[str], line: int, opened: int | None) -> Iterator[_Guess
         for number in numbers
         if lines[number - 1].strip() and not _comment(lines[number - 1])
     ]
-    yield from _indented_as_a_level(lines, line, lines[line - 1], one_off=True)
+    for number, here in window[:2]:  # where parsing stopped, and the line above: the first item of a list set off
+        yield from _indented_as_a_level(lines, number, here, one_off=True)
     for number, here in window:
         yield from _indented_unlike(lines, number, here, neighbours_agree=True)
         yield from _written_slips(number, here)
