@@ -89,9 +89,12 @@ class _Guess(NamedTuple):
 
 def _guesses(lines: list[str], line: int, opened: int | None) -> Iterator[_Guess]:
     """The slips that could have stopped parsing at `line`, nearest first: libyaml often stops a line or more after
-    the slip (after a key without its ':', at the end of a quoted value left open). A line indented unlike its two
-    neighbours, which agree, was pulled out of (or pushed into) its block; a line whose neighbours disagree may just
-    end a block, so that guess comes last (after `key value` where `key: value` was meant, say)."""
+    the slip (after a key without its ':', at the end of a quoted value left open). First a line set one space off a
+    level open around it, where parsing stopped or on the line above (a list's first item, whose lines below stopped
+    libyaml): one space is no wrapped line of text. A line indented unlike its two neighbours, which agree, was
+    pulled out of (or pushed into) its block; the line where parsing stopped may be any number of spaces off a level,
+    and a line whose neighbours disagree may just end a block, so those guesses come last (after `key value` where
+    `key: value` was meant, say)."""
     numbers = list(range(line, max(0, line - _LOOK_BACK), -1))
     if opened is not None and 0 < opened < line - _LOOK_BACK:
         numbers.append(opened)
@@ -100,7 +103,7 @@ def _guesses(lines: list[str], line: int, opened: int | None) -> Iterator[_Guess
         for number in numbers
         if lines[number - 1].strip() and not _comment(lines[number - 1])
     ]
-    for number, here in window[:2]:  # where parsing stopped, and the line above: the first item of a list set off
+    for number, here in window[:2]:
         yield from _indented_as_a_level(lines, number, here, one_off=True)
     for number, here in window:
         yield from _indented_unlike(lines, number, here, neighbours_agree=True)
@@ -117,7 +120,7 @@ def _guesses(lines: list[str], line: int, opened: int | None) -> Iterator[_Guess
 
 def _indented_unlike(lines: list[str], number: int, here: str, *, neighbours_agree: bool) -> Iterator[_Guess]:
     """A line indented unlike each of its neighbours, indented as one of them: only where the two agree, or only
-    where they do not (a line with one neighbour counts as the latter)."""
+    where they do not (a line with one neighbour counts as the latter; the neighbour nearer in depth first)."""
     indent = _indent(here)
     neighbours = ((_next_line(lines, number, -1), "above"), (_next_line(lines, number, 1), "below"))
     known = [(neighbour, where) for neighbour, where in neighbours if neighbour is not None]
@@ -174,7 +177,8 @@ def _levels(lines: list[str], number: int, here: str) -> Iterator[_Level]:
     enclosing = list(_enclosing(lines, number))
     item = _ITEM.match(here) is not None
     if enclosing:
-        yield from _levels_of(enclosing[0][1], "the line above", item)
+        above, line = enclosing[0]
+        yield from _levels_of(line, "the line above", placing_an_item=item and not _follows_an_item(lines, above))
     below = _next_line(lines, number, 1)
     if below is not None:
         depth = _indent(below)
@@ -183,7 +187,7 @@ def _levels(lines: list[str], number: int, here: str) -> Iterator[_Level]:
             hint = "so that what follows '- ' lines up with the line below"
             yield _Level(depth - 2, f"the line below by {depth}", hint)
     for other, line in enclosing[1:]:
-        yield from _levels_of(line, f"line {other}", item)
+        yield from _levels_of(line, f"line {other}", placing_an_item=item)
 
 
 def _enclosing(lines: list[str], number: int) -> Iterator[tuple[int, str]]:
@@ -199,15 +203,26 @@ def _enclosing(lines: list[str], number: int) -> Iterator[tuple[int, str]]:
                 return
 
 
-def _levels_of(line: str, place: str, of_an_item: bool) -> Iterator[_Level]:
+def _follows_an_item(lines: list[str], number: int) -> bool:
+    """Whether the item on line `number` follows another item of its list: is not the list's first."""
+    depth = _indent(lines[number - 1])
+    for other in range(number - 1, max(0, number - _LOOK_BACK), -1):
+        line = lines[other - 1]
+        if line.strip() and not _comment(line) and _indent(line) <= depth:
+            return _indent(line) == depth and _ITEM.match(line) is not None
+    return False
+
+
+def _levels_of(line: str, place: str, *, placing_an_item: bool) -> Iterator[_Level]:
     """The levels that `line`, at `place`, opens: its depth, and an item's key (`- where: …` opens a level at the
-    column of `where`). An item is not told to line up with an item above (`of_an_item`): the list's first item sets
-    its depth, and that one may be the slip (the item below it, set back as the first, would parse too)."""
+    column of `where`). An item being placed (`placing_an_item`) is not lined up with the item on `line`, which may
+    be its list's first: the first sets the list's depth and may be the slip (the one below it, set as the first,
+    parses too)."""
     item = _ITEM_KEY.match(line)
     if item is not None:
         key, depth = item["key"], item.start("key")
         yield _Level(depth, f"the key '{key}' on {place} by {depth}", f"as '{key}' on {place}")
-    if not (of_an_item and _ITEM.match(line) is not None):
+    if not (placing_an_item and _ITEM.match(line) is not None):
         yield _Level(_indent(line), f"{_what_is_on(line, place)} by {_indent(line)}", f"as {place}")
 
 
