@@ -166,8 +166,8 @@ CLAIM = BASE + "claims:\n  - id: c\n"
         (
             BASE + "measurements:\n  - id: m\n    conditions:\n      gpus: 8\n   - id: n\n    value: 2\n",
             8,
-            "line 8 is indented by 3 spaces, the line below by 4",
-            "indent it by 2 spaces, so that what follows '- ' lines up with the line below",
+            "line 8 is indented by 3 spaces, the item on line 5 by 2",
+            "indent it by 2 spaces, as line 5",
         ),
         (
             CLAIM + "    inputs:\n      k: 1\n     expect:\n      - value: 2\n",
@@ -199,11 +199,20 @@ def test_a_key_that_opens_a_block_is_never_set_as_deep_as_its_block() -> None:
     assert [(d.line, d.hint) for d in diagnostics] == [(6, "indent it by 2 spaces, as line 4")]
 
 
-def test_an_item_is_not_lined_up_with_an_item_that_may_be_its_lists_first() -> None:
-    """The second item set as deep as the first parses too, and the first is the slip: neither is told."""
-    text = BASE + "workarounds:\n   - |\n    a\n  - |\n    b\n"
-    _, diagnostics = parse(text, "x.yaml")
-    assert not any(words in diagnostics[0].message for words in TOLD)
-    last = BASE + "authors:\n  - a\n  - b\n - c\nyear: 2024\n"
-    _, diagnostics = parse(last, "x.yaml")
-    assert (diagnostics[0].line, diagnostics[0].hint) == (7, "indent it by 2 spaces, as the line above")
+@pytest.mark.parametrize(
+    ("siblings", "hint"),
+    [
+        ("workarounds:\n   - |\n    a\n  - |\n    b\n", "so that what follows '- ' lines up with the line below"),
+        ("specs:\n a:\n    value: 1\n  b:\n    value: 2\n", "2 less than the block below it"),
+    ],
+)
+def test_the_first_of_two_siblings_set_off_is_told_never_the_second(siblings: str, hint: str) -> None:
+    """libyaml stops at the second, which set as deep as the first parses too: a depth of an odd number of spaces is
+    no level to line up with, and the first is set over its lines below."""
+    _, diagnostics = parse(BASE + siblings, "x.yaml")
+    assert [(d.line, d.hint) for d in diagnostics] == [(5, f"indent it by 2 spaces, {hint}")]
+
+
+def test_the_last_item_set_off_is_told_to_line_up_with_the_item_above() -> None:
+    _, diagnostics = parse(BASE + "authors:\n  - a\n  - b\n - c\nyear: 2024\n", "x.yaml")
+    assert [(d.line, d.hint) for d in diagnostics] == [(7, "indent it by 2 spaces, as the line above")]

@@ -109,6 +109,8 @@ def _guesses(lines: list[str], line: int, opened: int | None) -> Iterator[_Guess
         yield from _indented_unlike(lines, number, here, neighbours_agree=True)
         yield from _written_slips(number, here)
         yield from _colon_in_wrapped_value(lines, number, here)
+    for number, here in window[1:]:
+        yield from _set_over_its_lines_below(lines, number, here)
     yield from _indented_as_a_level(lines, line, lines[line - 1], one_off=False)
     for number, here in window:
         if number != line:
@@ -129,8 +131,11 @@ def _indented_unlike(lines: list[str], number: int, here: str, *, neighbours_agr
     agree = len(known) == 2 and _indent(known[0][0]) == _indent(known[1][0])
     if agree != neighbours_agree:
         return
+    deepest = _deepest(here, neighbours[1][0])
     for neighbour, where in known[:1] if agree else sorted(known, key=lambda known: abs(_indent(known[0]) - indent)):
         wanted = _indent(neighbour)
+        if deepest is not None and wanted > deepest:
+            continue
         message = f"line {number} is indented by {_spaces(indent)}, the line {where} by {wanted}"
         hint = f"indent it by {_spaces(wanted)}, as the line {where}"
         yield _Guess(number, " " * wanted + here.lstrip(" "), Slip(number, 1, message, hint))
@@ -148,18 +153,23 @@ def _indented_as_a_level(lines: list[str], number: int, here: str, *, one_off: b
     """A line indented as a level open around it, the depth nearest its own first (a slip is a space or two off), the
     nearer line first among equals: the depth of its neighbours, of each key or item that encloses it, or that of an
     item whose lines go on below it. Only the depths one space off (`one_off`), or only the others. A line that opens a
-    block stays above the lines below it that are deeper: they are its block."""
+    block stays above the lines below it that are deeper: they are its block. An odd depth is no level: records are
+    indented by two spaces, as `fmt` writes them, so a line at an odd depth is set off itself (and may be the slip)."""
     indent = _indent(here)
     tried = {indent}
     deepest = _deepest(here, _next_line(lines, number, 1))
     for level in sorted(_levels(lines, number, here), key=lambda level: abs(level.depth - indent)):
-        if level.depth in tried or (abs(level.depth - indent) == 1) != one_off or not here.strip():
+        if level.depth in tried or level.depth % 2 or (abs(level.depth - indent) == 1) != one_off or not here.strip():
             continue
         if deepest is None or level.depth <= deepest:
             tried.add(level.depth)
-            message = f"line {number} is indented by {_spaces(indent)}, {level.what}"
-            hint = f"indent it by {_spaces(level.depth)}, {level.like}"
-            yield _Guess(number, " " * level.depth + here.lstrip(" "), Slip(number, 1, message, hint))
+            yield _guess_at(number, here, level)
+
+
+def _guess_at(number: int, here: str, level: _Level) -> _Guess:
+    message = f"line {number} is indented by {_spaces(_indent(here))}, {level.what}"
+    hint = f"indent it by {_spaces(level.depth)}, {level.like}"
+    return _Guess(number, " " * level.depth + here.lstrip(" "), Slip(number, 1, message, hint))
 
 
 def _deepest(here: str, below: str | None) -> int | None:
@@ -175,19 +185,37 @@ def _levels(lines: list[str], number: int, here: str) -> Iterator[_Level]:
     """The levels around line `number`, its neighbours' first: where a line is indented as the line below and as
     a key far above, the neighbour is named."""
     enclosing = list(_enclosing(lines, number))
-    item = _ITEM.match(here) is not None
     if enclosing:
-        above, line = enclosing[0]
-        yield from _levels_of(line, "the line above", placing_an_item=item and not _follows_an_item(lines, above))
+        yield from _levels_of(enclosing[0][1], "the line above")
     below = _next_line(lines, number, 1)
     if below is not None:
-        depth = _indent(below)
-        yield _Level(depth, f"the line below by {depth}", "as the line below")
-        if item and _ITEM.match(below) is None and depth >= 2:
-            hint = "so that what follows '- ' lines up with the line below"
-            yield _Level(depth - 2, f"the line below by {depth}", hint)
+        yield _Level(_indent(below), f"the line below by {_indent(below)}", "as the line below")
     for other, line in enclosing[1:]:
-        yield from _levels_of(line, f"line {other}", placing_an_item=item)
+        yield from _levels_of(line, f"line {other}")
+    if below is not None:
+        yield from _over_its_lines_below(here, below)
+
+
+def _over_its_lines_below(here: str, below: str) -> Iterator[_Level]:
+    """Where a line stands over the deeper lines below it that are its own: an item 2 less than its lines (what
+    follows its '- ' lines up with them), a key that opens a block 2 less than the block (as `fmt` indents one)."""
+    depth = _indent(below)
+    if depth < 2:
+        return
+    if _ITEM.match(here) is not None and _ITEM.match(below) is None:
+        hint = "so that what follows '- ' lines up with the line below"
+        yield _Level(depth - 2, f"the line below by {depth}", hint)
+    elif _deepest(here, below) is not None:
+        yield _Level(depth - 2, f"the line below by {depth}", "2 less than the block below it")
+
+
+def _set_over_its_lines_below(lines: list[str], number: int, here: str) -> Iterator[_Guess]:
+    """A line that opens a block, or an item, set over its lines below (`_over_its_lines_below`): the first key of a
+    mapping, or item of a list, set off, whose siblings below stopped libyaml."""
+    below = _next_line(lines, number, 1)
+    for level in _over_its_lines_below(here, below) if below is not None else ():
+        if level.depth != _indent(here) and level.depth % 2 == 0:
+            yield _guess_at(number, here, level)
 
 
 def _enclosing(lines: list[str], number: int) -> Iterator[tuple[int, str]]:
@@ -203,27 +231,14 @@ def _enclosing(lines: list[str], number: int) -> Iterator[tuple[int, str]]:
                 return
 
 
-def _follows_an_item(lines: list[str], number: int) -> bool:
-    """Whether the item on line `number` follows another item of its list: is not the list's first."""
-    depth = _indent(lines[number - 1])
-    for other in range(number - 1, max(0, number - _LOOK_BACK), -1):
-        line = lines[other - 1]
-        if line.strip() and not _comment(line) and _indent(line) <= depth:
-            return _indent(line) == depth and _ITEM.match(line) is not None
-    return False
-
-
-def _levels_of(line: str, place: str, *, placing_an_item: bool) -> Iterator[_Level]:
+def _levels_of(line: str, place: str) -> Iterator[_Level]:
     """The levels that `line`, at `place`, opens: its depth, and an item's key (`- where: …` opens a level at the
-    column of `where`). An item being placed (`placing_an_item`) is not lined up with the item on `line`, which may
-    be its list's first: the first sets the list's depth and may be the slip (the one below it, set as the first,
-    parses too)."""
+    column of `where`)."""
     item = _ITEM_KEY.match(line)
     if item is not None:
         key, depth = item["key"], item.start("key")
         yield _Level(depth, f"the key '{key}' on {place} by {depth}", f"as '{key}' on {place}")
-    if not (placing_an_item and _ITEM.match(line) is not None):
-        yield _Level(_indent(line), f"{_what_is_on(line, place)} by {_indent(line)}", f"as {place}")
+    yield _Level(_indent(line), f"{_what_is_on(line, place)} by {_indent(line)}", f"as {place}")
 
 
 def _what_is_on(line: str, place: str) -> str:
