@@ -181,14 +181,28 @@ CLAIM = BASE + "claims:\n  - id: c\n"
             "line 8 is indented by 7 spaces, the line above by 6",
             "indent it by 6 spaces, as the line above",
         ),
+        (
+            CLAIM + "    inputs:\n       k: 1\n      n: 2\n    unit: x\n",
+            7,
+            "line 7 is indented by 7 spaces, the line below by 6",
+            "indent it by 6 spaces, as the line below",
+        ),
     ],
-    ids=["an item's key", "a list's first item", "an item after a deeper block", "an enclosing key", "one space off"],
+    ids=[
+        "an item's key",
+        "a list's first item",
+        "an item after a deeper block",
+        "an enclosing key",
+        "one space off",
+        "a block's first line",
+    ],
 )
 def test_a_line_set_off_a_level_open_around_it_is_told_that_level(
     text: str, line: int, message: str, hint: str
 ) -> None:
     """An item's key is a level (`- where:` opens one at `where`); an item lines up its lines below; a key is set
-    one space off its enclosing key's siblings rather than read as a wrapped value with ': ' in it."""
+    one space off its enclosing key's siblings rather than read as a wrapped value with ': ' in it; a block's first
+    line set one space deeper is told, not the second, where libyaml stopped."""
     _, diagnostics = parse(text, "x.yaml")
     assert [(d.line, d.message, d.hint) for d in diagnostics] == [(line, message, hint)]
 

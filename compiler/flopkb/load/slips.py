@@ -150,15 +150,14 @@ class _Level(NamedTuple):
 
 
 def _indented_as_a_level(lines: list[str], number: int, here: str, *, one_off: bool) -> Iterator[_Guess]:
-    """A line indented as a level open around it, the depth nearest its own first (a slip is a space or two off), the
-    nearer line first among equals: the depth of its neighbours, of each key or item that encloses it, or that of an
-    item whose lines go on below it. Only the depths one space off (`one_off`), or only the others. A line that opens a
-    block stays above the lines below it that are deeper: they are its block. An odd depth is no level: records are
-    indented by two spaces, as `fmt` writes them, so a line at an odd depth is set off itself (and may be the slip)."""
+    """A line indented as a level open around it (`_levels`), the nearer line first: only the depths one space off
+    (`one_off`), or only the others. A line that opens a block stays above the lines below it that are deeper: they
+    are its block. An odd depth is no level: records are indented by two spaces, as `fmt` writes them, so a line at
+    an odd depth is set off itself (and may be the slip)."""
     indent = _indent(here)
     tried = {indent}
     deepest = _deepest(here, _next_line(lines, number, 1))
-    for level in sorted(_levels(lines, number, here), key=lambda level: abs(level.depth - indent)):
+    for level in _levels(lines, number, here):
         if level.depth in tried or level.depth % 2 or (abs(level.depth - indent) == 1) != one_off or not here.strip():
             continue
         if deepest is None or level.depth <= deepest:
@@ -182,8 +181,9 @@ def _deepest(here: str, below: str | None) -> int | None:
 
 
 def _levels(lines: list[str], number: int, here: str) -> Iterator[_Level]:
-    """The levels around line `number`, its neighbours' first: where a line is indented as the line below and as
-    a key far above, the neighbour is named."""
+    """The levels around line `number`: its neighbours' depths (and the key of an item above), each key or item
+    that encloses it, and where it stands over its own lines below. The neighbours come first: where a line is
+    indented as the line below and as a key far above, the neighbour is named."""
     enclosing = list(_enclosing(lines, number))
     if enclosing:
         yield from _levels_of(enclosing[0][1], "the line above")
