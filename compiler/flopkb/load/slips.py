@@ -30,6 +30,8 @@ _KEY = re.compile(rf"\s*{_NAME}:(?:\s|$)")
 _ITEM_KEY = re.compile(rf"[ ]*- [ ]*(?P<key>{_NAME}):(?:\s|$)")
 _ITEM = re.compile(r"[ ]*- ")
 _OPENS = re.compile(rf"{_LEAD}(?:{_NAME}:)?[ ]*(?:[|>][-+0-9]*)?")
+"""A line that opens a block (matched whole, its comment cut): a key with no value on its line or with a block
+scalar's indicator (`|`, `>-`), an item's dash with either or alone."""
 _KEY_OR_ITEM = re.compile(rf"\s*(?:- |{_NAME}:(?:\s|$))")
 _QUOTED_VALUE = re.compile(rf"(?P<lead>\s*(?:- )?(?:{_NAME}:[ ]+)?)(?P<quote>[\"'])")
 _FLOW_VALUE = re.compile(rf"(?P<lead>\s*(?:- )?{_NAME}:[ ]+)(?P<open>[\[{{])")
@@ -89,12 +91,13 @@ class _Guess(NamedTuple):
 
 def _guesses(lines: list[str], line: int, opened: int | None) -> Iterator[_Guess]:
     """The slips that could have stopped parsing at `line`, nearest first: libyaml often stops a line or more after
-    the slip (after a key without its ':', at the end of a quoted value left open). First a line set one space off a
-    level open around it, where parsing stopped or on the line above (a list's first item, whose lines below stopped
-    libyaml): one space is no wrapped line of text. A line indented unlike its two neighbours, which agree, was
-    pulled out of (or pushed into) its block; the line where parsing stopped may be any number of spaces off a level,
-    and a line whose neighbours disagree may just end a block, so those guesses come last (after `key value` where
-    `key: value` was meant, say)."""
+    the slip (after a key without its ':', at the end of a quoted value left open). First the line where parsing
+    stopped, or the one above it (a block's first line, whose next stopped libyaml), set one space off a level open
+    around it: one space off is a slip, not a wrapped line of text. A line indented unlike its two neighbours, which
+    agree, was pulled out of (or pushed into) its block. A key or an item set off over its own lines below (the first
+    of a mapping or a list, whose siblings stopped libyaml), the line where parsing stopped set further off a level,
+    and a line whose neighbours disagree (it may just end a block) come last, after `key value` where `key: value`
+    was meant, say."""
     numbers = list(range(line, max(0, line - _LOOK_BACK), -1))
     if opened is not None and 0 < opened < line - _LOOK_BACK:
         numbers.append(opened)
@@ -132,7 +135,7 @@ def _indented_unlike(lines: list[str], number: int, here: str, *, neighbours_agr
     if agree != neighbours_agree:
         return
     deepest = _deepest(here, neighbours[1][0])
-    for neighbour, where in known[:1] if agree else sorted(known, key=lambda known: abs(_indent(known[0]) - indent)):
+    for neighbour, where in known[:1] if agree else sorted(known, key=lambda pair: abs(_indent(pair[0]) - indent)):
         wanted = _indent(neighbour)
         if deepest is not None and wanted > deepest:
             continue
@@ -142,6 +145,8 @@ def _indented_unlike(lines: list[str], number: int, here: str, *, neighbours_agr
 
 
 class _Level(NamedTuple):
+    """A depth a line may have been meant at, and what is there."""
+
     depth: int
     what: str
     """Where that depth is, as a message names it: `the key on line 5 by 4`."""
@@ -154,11 +159,13 @@ def _indented_as_a_level(lines: list[str], number: int, here: str, *, one_off: b
     (`one_off`), or only the others. A line that opens a block stays above the lines below it that are deeper: they
     are its block. An odd depth is no level: records are indented by two spaces, as `fmt` writes them, so a line at
     an odd depth is set off itself (and may be the slip)."""
+    if not here.strip():
+        return
     indent = _indent(here)
     tried = {indent}
     deepest = _deepest(here, _next_line(lines, number, 1))
     for level in _levels(lines, number, here):
-        if level.depth in tried or level.depth % 2 or (abs(level.depth - indent) == 1) != one_off or not here.strip():
+        if level.depth in tried or level.depth % 2 or (abs(level.depth - indent) == 1) != one_off:
             continue
         if deepest is None or level.depth <= deepest:
             tried.add(level.depth)
