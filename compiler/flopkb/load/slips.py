@@ -43,8 +43,8 @@ _LOOK_BACK = 30
 _MAX_GUESSES = 32
 """Guesses tried at the most, each a parse of the text: a broken buffer in an editor is checked again at every
 keystroke. Over every line of the project's records slipped one way at a time (`benchmarks/bench_slips.py`), 32 tell
-98% of what 60 do, at about half the worst cost: a slipped record's parse took 4.3 ms at the median, 0.17 s at worst
-(the largest record, 28 KB; 0.33 s on a loaded machine)."""
+all that 60 do: a slipped record's parse took 2.8 ms at the median, 0.10 s at worst (the largest record, 28 KB;
+0.42 s on a loaded machine)."""
 _LARGEST = 100_000
 """A larger text is not parsed again guess after guess: libyaml's message stands."""
 
@@ -125,7 +125,7 @@ def _guesses(lines: list[str], line: int, opened: int | None) -> Iterator[_Guess
 
 def _indented_unlike(lines: list[str], number: int, here: str, *, neighbours_agree: bool) -> Iterator[_Guess]:
     """A line indented unlike each of its neighbours, indented as one of them: only where the two agree, or only
-    where they do not (a line with one neighbour counts as the latter; the neighbour nearer in depth first)."""
+    where they do not (a line with one neighbour counts as the latter)."""
     indent = _indent(here)
     neighbours = ((_next_line(lines, number, -1), "above"), (_next_line(lines, number, 1), "below"))
     known = [(neighbour, where) for neighbour, where in neighbours if neighbour is not None]
@@ -135,7 +135,7 @@ def _indented_unlike(lines: list[str], number: int, here: str, *, neighbours_agr
     if agree != neighbours_agree:
         return
     deepest = _deepest(here, neighbours[1][0])
-    for neighbour, where in known[:1] if agree else sorted(known, key=lambda pair: abs(_indent(pair[0]) - indent)):
+    for neighbour, where in known[:1] if agree else known:
         wanted = _indent(neighbour)
         if deepest is not None and wanted > deepest:
             continue
