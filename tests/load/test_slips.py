@@ -143,3 +143,90 @@ def test_a_slip_above_a_tab_is_told_first() -> None:
 def test_a_hash_in_a_value_is_no_comment_in_a_hint() -> None:
     _, diagnostics = parse(BASE + "source x#y  # a note\n", "x.yaml")
     assert diagnostics[0].hint == "write `source: x#y`"
+
+
+CLAIM = BASE + "claims:\n  - id: c\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message", "hint"),
+    [
+        (
+            CLAIM + "    expect:\n      - where: {a: 1}\n         value: 2\n      - where: {a: 2}\n        value: 3\n",
+            8,
+            "line 8 is indented by 9 spaces, the key 'where' on the line above by 8",
+            "indent it by 8 spaces, as 'where' on the line above",
+        ),
+        (
+            BASE + "measurements:\n - id: m\n    value: 1\n  - id: n\n    value: 2\n",
+            5,
+            "line 5 is indented by 1 space, the line below by 4",
+            "indent it by 2 spaces, so that what follows '- ' lines up with the line below",
+        ),
+        (
+            BASE + "measurements:\n  - id: m\n    conditions:\n      gpus: 8\n   - id: n\n    value: 2\n",
+            8,
+            "line 8 is indented by 3 spaces, the item on line 5 by 2",
+            "indent it by 2 spaces, as line 5",
+        ),
+        (
+            CLAIM + "    inputs:\n      k: 1\n     expect:\n      - value: 2\n",
+            8,
+            "line 8 is indented by 5 spaces, the key on line 6 by 4",
+            "indent it by 4 spaces, as line 6",
+        ),
+        (
+            CLAIM + "    inputs:\n      batch: 1\n       hardware: tpu\n",
+            8,
+            "line 8 is indented by 7 spaces, the line above by 6",
+            "indent it by 6 spaces, as the line above",
+        ),
+        (
+            CLAIM + "    inputs:\n       k: 1\n      n: 2\n    unit: x\n",
+            7,
+            "line 7 is indented by 7 spaces, the line below by 6",
+            "indent it by 6 spaces, as the line below",
+        ),
+    ],
+    ids=[
+        "an item's key",
+        "a list's first item",
+        "an item after a deeper block",
+        "an enclosing key",
+        "one space off",
+        "a block's first line",
+    ],
+)
+def test_a_line_set_off_a_level_open_around_it_is_told_that_level(
+    text: str, line: int, message: str, hint: str
+) -> None:
+    """An item's key is a level (`- where:` opens one at `where`); an item lines up its lines below; a key is set
+    one space off its enclosing key's siblings rather than read as a wrapped value with ': ' in it; a block's first
+    line set one space deeper is told, not the second, where libyaml stopped."""
+    _, diagnostics = parse(text, "x.yaml")
+    assert [(d.line, d.message, d.hint) for d in diagnostics] == [(line, message, hint)]
+
+
+def test_a_key_that_opens_a_block_is_never_set_as_deep_as_its_block() -> None:
+    """Set as deep as its neighbours, `tdp:` would parse as a key with no value beside its own `value`."""
+    _, diagnostics = parse("id: x\nkind: accelerator\nspecs:\n  a:\n    value: 1\n   tdp:\n    value: 2\n", "x.yaml")
+    assert [(d.line, d.hint) for d in diagnostics] == [(6, "indent it by 2 spaces, as line 4")]
+
+
+@pytest.mark.parametrize(
+    ("siblings", "hint"),
+    [
+        ("workarounds:\n   - |\n    a\n  - |\n    b\n", "so that what follows '- ' lines up with the line below"),
+        ("specs:\n a:\n    value: 1\n  b:\n    value: 2\n", "2 less than the block below it"),
+    ],
+)
+def test_the_first_of_two_siblings_set_off_is_told_never_the_second(siblings: str, hint: str) -> None:
+    """libyaml stops at the second, which set as deep as the first parses too: a depth of an odd number of spaces is
+    no level to line up with, and the first is set over its lines below."""
+    _, diagnostics = parse(BASE + siblings, "x.yaml")
+    assert [(d.line, d.hint) for d in diagnostics] == [(5, f"indent it by 2 spaces, {hint}")]
+
+
+def test_the_last_item_set_off_is_told_to_line_up_with_the_item_above() -> None:
+    _, diagnostics = parse(BASE + "authors:\n  - a\n  - b\n - c\nyear: 2024\n", "x.yaml")
+    assert [(d.line, d.hint) for d in diagnostics] == [(7, "indent it by 2 spaces, as the line above")]

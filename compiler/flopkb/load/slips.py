@@ -27,6 +27,11 @@ _KEY_THEN_WORDS = re.compile(rf"(?P<indent>{_LEAD})(?P<key>{_NAME})[ ]+(?P<rest>
 _PLAIN_VALUE = re.compile(rf"(?P<lead>{_LEAD}{_NAME}:[ ]+)(?P<value>[^\s\"'\[{{|>&*!#].*)")
 _COMMENT = re.compile(r"\s#")
 _KEY = re.compile(rf"\s*{_NAME}:(?:\s|$)")
+_ITEM_KEY = re.compile(rf"[ ]*- [ ]*(?P<key>{_NAME}):(?:\s|$)")
+_ITEM = re.compile(r"[ ]*- ")
+_OPENS = re.compile(rf"{_LEAD}(?:{_NAME}:)?[ ]*(?:[|>][-+0-9]*)?")
+"""A line that opens a block (matched whole, its comment cut): a key with no value on its line or with a block
+scalar's indicator (`|`, `>-`), an item's dash with either or alone."""
 _KEY_OR_ITEM = re.compile(rf"\s*(?:- |{_NAME}:(?:\s|$))")
 _QUOTED_VALUE = re.compile(rf"(?P<lead>\s*(?:- )?(?:{_NAME}:[ ]+)?)(?P<quote>[\"'])")
 _FLOW_VALUE = re.compile(rf"(?P<lead>\s*(?:- )?{_NAME}:[ ]+)(?P<open>[\[{{])")
@@ -38,8 +43,8 @@ _LOOK_BACK = 30
 _MAX_GUESSES = 32
 """Guesses tried at the most, each a parse of the text: a broken buffer in an editor is checked again at every
 keystroke. Over every line of the project's records slipped one way at a time (`benchmarks/bench_slips.py`), 32 tell
-98% of what 60 do, at about half the worst cost: a slipped record's parse took 4.3 ms at the median, 0.17 s at worst
-(the largest record, 28 KB; 0.33 s on a loaded machine)."""
+all that 60 do: a slipped record's parse took 2.8 ms at the median, 0.10 s at worst (the largest record, 28 KB;
+0.42 s on a loaded machine)."""
 _LARGEST = 100_000
 """A larger text is not parsed again guess after guess: libyaml's message stands."""
 
@@ -86,9 +91,13 @@ class _Guess(NamedTuple):
 
 def _guesses(lines: list[str], line: int, opened: int | None) -> Iterator[_Guess]:
     """The slips that could have stopped parsing at `line`, nearest first: libyaml often stops a line or more after
-    the slip (after a key without its ':', at the end of a quoted value left open). A line indented unlike its two
-    neighbours, which agree, was pulled out of (or pushed into) its block; a line whose neighbours disagree may just
-    end a block, so that guess comes last (after `key value` where `key: value` was meant, say)."""
+    the slip (after a key without its ':', at the end of a quoted value left open). First the line where parsing
+    stopped, or the one above it (a block's first line, whose next stopped libyaml), set one space off a level open
+    around it: one space off is a slip, not a wrapped line of text. A line indented unlike its two neighbours, which
+    agree, was pulled out of (or pushed into) its block. A key or an item set off over its own lines below (the first
+    of a mapping or a list, whose siblings stopped libyaml), the line where parsing stopped set further off a level,
+    and a line whose neighbours disagree (it may just end a block) come last, after `key value` where `key: value`
+    was meant, say."""
     numbers = list(range(line, max(0, line - _LOOK_BACK), -1))
     if opened is not None and 0 < opened < line - _LOOK_BACK:
         numbers.append(opened)
@@ -97,14 +106,18 @@ def _guesses(lines: list[str], line: int, opened: int | None) -> Iterator[_Guess
         for number in numbers
         if lines[number - 1].strip() and not _comment(lines[number - 1])
     ]
+    for number, here in window[:2]:
+        yield from _indented_as_a_level(lines, number, here, one_off=True)
     for number, here in window:
         yield from _indented_unlike(lines, number, here, neighbours_agree=True)
         yield from _written_slips(number, here)
         yield from _colon_in_wrapped_value(lines, number, here)
+    for number, here in window[1:]:
+        yield from _set_over_its_lines_below(lines, number, here)
+    yield from _indented_as_a_level(lines, line, lines[line - 1], one_off=False)
     for number, here in window:
-        yield from _indented_unlike(lines, number, here, neighbours_agree=False)
-    for number, here in window:
-        yield from _indented_unlike_a_key_above(lines, number, here)
+        if number != line:
+            yield from _indented_unlike(lines, number, here, neighbours_agree=False)
     for number in range(line - _LOOK_BACK, 0, -1):  # a quote left open swallows any number of lines below it
         if number != opened:
             yield from _open_quote(number, lines[number - 1])
@@ -121,28 +134,127 @@ def _indented_unlike(lines: list[str], number: int, here: str, *, neighbours_agr
     agree = len(known) == 2 and _indent(known[0][0]) == _indent(known[1][0])
     if agree != neighbours_agree:
         return
+    deepest = _deepest(here, neighbours[1][0])
     for neighbour, where in known[:1] if agree else known:
         wanted = _indent(neighbour)
+        if deepest is not None and wanted > deepest:
+            continue
         message = f"line {number} is indented by {_spaces(indent)}, the line {where} by {wanted}"
         hint = f"indent it by {_spaces(wanted)}, as the line {where}"
         yield _Guess(number, " " * wanted + here.lstrip(" "), Slip(number, 1, message, hint))
 
 
-def _indented_unlike_a_key_above(lines: list[str], number: int, here: str) -> Iterator[_Guess]:
-    """A key indented as the nearest key above it that is indented less, or as the nearest indented more: a key set
-    one space off its siblings, whose neighbours are a list's items or a block's text."""
-    if _KEY.match(here) is None:
+class _Level(NamedTuple):
+    """A depth a line may have been meant at, and what is there."""
+
+    depth: int
+    what: str
+    """Where that depth is, as a message names it: `the key on line 5 by 4`."""
+    like: str
+    """The same, as a hint likens the line to it: `as line 5`."""
+
+
+def _indented_as_a_level(lines: list[str], number: int, here: str, *, one_off: bool) -> Iterator[_Guess]:
+    """A line indented as a level open around it (`_levels`), the nearer line first: only the depths one space off
+    (`one_off`), or only the others. A line that opens a block stays above the lines below it that are deeper: they
+    are its block. An odd depth is no level: records are indented by two spaces, as `fmt` writes them, so a line at
+    an odd depth is set off itself (and may be the slip)."""
+    if not here.strip():
         return
     indent = _indent(here)
-    above = [(other, lines[other - 1]) for other in range(number - 1, max(0, number - _LOOK_BACK), -1)]
-    keys = [(other, _indent(line)) for other, line in above if _KEY.match(line) is not None]
-    for closer in (lambda wanted: wanted < indent, lambda wanted: wanted > indent):
-        found = next(((other, wanted) for other, wanted in keys if closer(wanted)), None)
-        if found is not None:
-            other, wanted = found
-            message = f"line {number} is indented by {_spaces(indent)}, the key on line {other} by {wanted}"
-            hint = f"indent it by {_spaces(wanted)}, as line {other}"
-            yield _Guess(number, " " * wanted + here.lstrip(" "), Slip(number, 1, message, hint))
+    tried = {indent}
+    deepest = _deepest(here, _next_line(lines, number, 1))
+    for level in _levels(lines, number, here):
+        if level.depth in tried or level.depth % 2 or (abs(level.depth - indent) == 1) != one_off:
+            continue
+        if deepest is None or level.depth <= deepest:
+            tried.add(level.depth)
+            yield _guess_at(number, here, level)
+
+
+def _guess_at(number: int, here: str, level: _Level) -> _Guess:
+    message = f"line {number} is indented by {_spaces(_indent(here))}, {level.what}"
+    hint = f"indent it by {_spaces(level.depth)}, {level.like}"
+    return _Guess(number, " " * level.depth + here.lstrip(" "), Slip(number, 1, message, hint))
+
+
+def _deepest(here: str, below: str | None) -> int | None:
+    """How deep a line that opens a block (`key:`, `key: |`, `- |`) may be set, where the line below it is deeper:
+    less deep than that line (a list too is indented under its key, as `fmt` writes it); None where no block
+    follows."""
+    if below is None or _indent(below) <= _indent(here) or _OPENS.fullmatch(_without_comment(here)) is None:
+        return None
+    return _indent(below) - 1
+
+
+def _levels(lines: list[str], number: int, here: str) -> Iterator[_Level]:
+    """The levels around line `number`: its neighbours' depths (and the key of an item above), each key or item
+    that encloses it, and where it stands over its own lines below. The neighbours come first: where a line is
+    indented as the line below and as a key far above, the neighbour is named."""
+    enclosing = list(_enclosing(lines, number))
+    if enclosing:
+        yield from _levels_of(enclosing[0][1], "the line above")
+    below = _next_line(lines, number, 1)
+    if below is not None:
+        yield _Level(_indent(below), f"the line below by {_indent(below)}", "as the line below")
+    for other, line in enclosing[1:]:
+        yield from _levels_of(line, f"line {other}")
+    if below is not None:
+        yield from _over_its_lines_below(here, below)
+
+
+def _over_its_lines_below(here: str, below: str) -> Iterator[_Level]:
+    """Where a line stands over the deeper lines below it that are its own: an item 2 less than its lines (what
+    follows its '- ' lines up with them), a key that opens a block 2 less than the block (as `fmt` indents one)."""
+    depth = _indent(below)
+    if depth < 2:
+        return
+    if _ITEM.match(here) is not None and _ITEM.match(below) is None:
+        hint = "so that what follows '- ' lines up with the line below"
+        yield _Level(depth - 2, f"the line below by {depth}", hint)
+    elif _deepest(here, below) is not None:
+        yield _Level(depth - 2, f"the line below by {depth}", "2 less than the block below it")
+
+
+def _set_over_its_lines_below(lines: list[str], number: int, here: str) -> Iterator[_Guess]:
+    """A line that opens a block, or an item, set over its lines below (`_over_its_lines_below`): the first key of a
+    mapping, or item of a list, set off, whose siblings below stopped libyaml."""
+    below = _next_line(lines, number, 1)
+    for level in _over_its_lines_below(here, below) if below is not None else ():
+        if level.depth != _indent(here) and level.depth % 2 == 0:
+            yield _guess_at(number, here, level)
+
+
+def _enclosing(lines: list[str], number: int) -> Iterator[tuple[int, str]]:
+    """The line above line `number`, then each line above indented less than all those below it (the keys and items
+    that enclose it), with their numbers."""
+    floor: int | None = None
+    for other in range(number - 1, max(0, number - _LOOK_BACK), -1):
+        line = lines[other - 1]
+        if line.strip() and not _comment(line) and (floor is None or _indent(line) < floor):
+            floor = _indent(line)
+            yield other, line
+            if floor == 0:
+                return
+
+
+def _levels_of(line: str, place: str) -> Iterator[_Level]:
+    """The levels that `line`, at `place`, opens: its depth, and an item's key (`- where: …` opens a level at the
+    column of `where`)."""
+    item = _ITEM_KEY.match(line)
+    if item is not None:
+        key, depth = item["key"], item.start("key")
+        yield _Level(depth, f"the key '{key}' on {place} by {depth}", f"as '{key}' on {place}")
+    yield _Level(_indent(line), f"{_what_is_on(line, place)} by {_indent(line)}", f"as {place}")
+
+
+def _what_is_on(line: str, place: str) -> str:
+    """`line` at `place` as a message names it: `the line above`, `the key on line 5`, `the item on line 2`."""
+    if place == "the line above":
+        return place
+    if _ITEM.match(line) is not None:
+        return f"the item on {place}"
+    return f"the key on {place}" if _KEY.match(line) is not None else place
 
 
 def _written_slips(number: int, here: str) -> Iterator[_Guess]:

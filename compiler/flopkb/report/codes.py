@@ -43,7 +43,8 @@ _CATALOGUE = [
         "Fix the syntax at the reported position. The slips authors make most are told in their words, at the "
         "line of the slip rather than where the parser stopped: a ':' missing after a key, a ': ' inside a value "
         "that is not quoted (a wrapped one too), a quote, '[' or '{' left open, a line indented unlike its "
-        "neighbours; each with the change that makes the file parse (checked before it is told). Otherwise the "
+        "neighbours or off a level open around it (an enclosing key or item, an item's key, 2 less than its own "
+        "block below); each with the change that makes the file parse (checked before it is told). Otherwise the "
         "message quotes the parser. A tab that indents: replace it with spaces (`flopkb fmt` does it when the hint "
         "says so).",
     ),
