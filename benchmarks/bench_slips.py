@@ -5,7 +5,8 @@
 Every line of every record of the base (default: this repository's) is
 slipped one way at a time, as authors slip: the ':' after a key dropped, a
 ': ' put into a plain value, the closing quote or ']' of a value dropped, the
-line indented one space more or less. Each slipped file is parsed as `flopkb
+line indented one space more or less, the space after a key's ':' or an
+item's '-' dropped, a value quoted with ' that holds a word's apostrophe. Each slipped file is parsed as `flopkb
 check` parses it. Prints, per slip: how many still parse (another valid
 layout), how many are told in an author's words at the slipped line (or, for
 an indent, the line next to it), told elsewhere (which the tests hold at
@@ -28,13 +29,25 @@ from flopkb.load import slips
 from flopkb.load.source import parse
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-KINDS = ("colon", "colon-in-value", "quote", "bracket", "indent+1", "indent-1")
+KINDS = (
+    "colon",
+    "colon-in-value",
+    "quote",
+    "bracket",
+    "indent+1",
+    "indent-1",
+    "colon-space",
+    "dash-space",
+    "apostrophe",
+)
 TOLD = (
     "a ':' is missing after",
     "': ' inside a value that is not quoted",
     "opens a quote",
     "' opens on line",
     "is indented by",
+    "a space is missing after",
+    "inside a value quoted with '",
 )
 """Words of the messages `flopkb.load.slips` tells (any other `yaml-syntax` message is libyaml's)."""
 
@@ -49,6 +62,12 @@ def slipped(line: str, kind: str) -> str | None:
         kind == "bracket" and re.search(r": \[[^\]\[]*\]\s*$", line)
     ):
         return line.rstrip()[:-1]
+    if kind == "colon-space" and (found := re.match(r"\s*(?:- )?[a-z_]+:( )[^\s\"'|>#]", line)):
+        return line[: found.start(1)] + line[found.end(1) :]
+    if kind == "dash-space" and (found := re.match(r"\s*-( )[a-z_]", line)):
+        return line[: found.start(1)] + line[found.end(1) :]
+    if kind == "apostrophe" and (found := re.match(r"(\s*(?:- )?[a-z_]+: )\"([A-Za-z]+)( [^\"\\']*)\"\s*$", line)):
+        return f"{found[1]}'{found[2]}'s{found[3]}'"  # a value quoted with ', a word's apostrophe in it
     if kind.startswith("indent") and line.startswith("  ") and not line.lstrip().startswith("#"):
         return " " + line if kind == "indent+1" else line[1:]
     return None

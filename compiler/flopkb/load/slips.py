@@ -25,6 +25,9 @@ _NAME = r"[A-Za-z_][\w-]*"
 """A key as records write them."""
 _KEY_THEN_WORDS = re.compile(rf"(?P<indent>{_LEAD})(?P<key>{_NAME})[ ]+(?P<rest>[^\s:#].*)")
 _PLAIN_VALUE = re.compile(rf"(?P<lead>{_LEAD}{_NAME}:[ ]+)(?P<value>[^\s\"'\[{{|>&*!#].*)")
+_NO_SPACE_AFTER_COLON = re.compile(rf"(?P<lead>{_LEAD}(?P<key>{_NAME}):)(?P<rest>[^\s:/].*)")
+_NO_SPACE_AFTER_DASH = re.compile(r"(?P<lead>[ ]*-)(?P<rest>[A-Za-z_\"'\[{].*)")
+_SINGLE_QUOTED = re.compile(rf"(?P<lead>{_LEAD}(?:{_NAME}:[ ]+)?)'(?P<inner>.*)'(?P<after>[ ]*(?:#.*)?)")
 _COMMENT = re.compile(r"\s#")
 _KEY = re.compile(rf"\s*{_NAME}:(?:\s|$)")
 _ITEM_KEY = re.compile(rf"[ ]*- [ ]*(?P<key>{_NAME}):(?:\s|$)")
@@ -273,7 +276,9 @@ def _written_slips(number: int, here: str) -> Iterator[_Guess]:
         message = "': ' inside a value that is not quoted starts a key of its own"
         place = colon_in_value.start("value") + 1
         yield _Guess(number, fixed, Slip(number, place, message, f"quote the value: {_shown(fixed)}"))
+    yield from _missing_spaces(number, here)
     yield from _open_quote(number, here)
+    yield from _apostrophe_in_single_quotes(number, here)
     flow = _FLOW_VALUE.match(here)
     if flow is not None:
         closing = _CLOSING[flow["open"]]
@@ -312,6 +317,32 @@ def _colon_in_wrapped_value(lines: list[str], number: int, here: str) -> Iterato
         repaired = changes[1][1] if last == number else here
         yield _Guess(number, repaired, Slip(number, indent + 1, message, hint), also=changes, text=True)
         return
+
+
+def _missing_spaces(number: int, here: str) -> Iterator[_Guess]:
+    """`key:value` where `key: value` was meant, and `-item` where `- item` was."""
+    colon = _NO_SPACE_AFTER_COLON.fullmatch(here)
+    if colon is not None:
+        fixed = f"{colon['lead']} {colon['rest']}"
+        message = f"a space is missing after '{colon['key']}:'"
+        yield _Guess(number, fixed, Slip(number, colon.end("lead") + 1, message, f"write {_shown(fixed)}"))
+    dash = _NO_SPACE_AFTER_DASH.fullmatch(here)
+    if dash is not None:
+        fixed = f"{dash['lead']} {dash['rest']}"
+        message = "a space is missing after '-', which starts an item of a list"
+        yield _Guess(number, fixed, Slip(number, dash.end("lead"), message, f"write {_shown(fixed)}"))
+
+
+def _apostrophe_in_single_quotes(number: int, here: str) -> Iterator[_Guess]:
+    """A value quoted with ' that holds a ' of its own (`title: 'the model's cost'`): YAML ends the value there; a
+    ' inside is written twice."""
+    quoted = _SINGLE_QUOTED.fullmatch(here)
+    if quoted is None or "'" not in quoted["inner"] or "''" in quoted["inner"]:
+        return
+    fixed = f"{quoted['lead']}'{quoted['inner'].replace(chr(39), chr(39) * 2)}'{quoted['after']}"
+    message = "a ' inside a value quoted with ' ends the value there"
+    hint = f"write each ' inside it twice: {_shown(fixed)}, or quote the value with \" instead"
+    yield _Guess(number, fixed, Slip(number, quoted.start("inner") + quoted["inner"].index("'") + 1, message, hint))
 
 
 def _without_comment(text: str) -> str:

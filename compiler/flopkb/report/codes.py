@@ -44,7 +44,8 @@ _CATALOGUE = [
         "line of the slip rather than where the parser stopped: a ':' missing after a key, a ': ' inside a value "
         "that is not quoted (a wrapped one too), a quote, '[' or '{' left open, a line indented unlike its "
         "neighbours or off a level open around it (an enclosing key or item, an item's key, 2 less than its own "
-        "block below); each with the change that makes the file parse (checked before it is told). Otherwise the "
+        "block below), the space after a key's ':' or an item's '-' left out, a ' inside a value quoted with '; "
+        "each with the change that makes the file parse (checked before it is told). Otherwise the "
         "message quotes the parser. A tab that indents: replace it with spaces (`flopkb fmt` does it when the hint "
         "says so).",
     ),
