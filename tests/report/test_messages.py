@@ -18,7 +18,7 @@ from flopkb.load.models import id_like, id_problem
 from flopkb.load.source import parse
 from flopkb.load.tabs import replace_line_start_tabs
 from flopkb.report.diagnostics import Diagnostic
-from kbfixture import H100, accelerator, compile_kb, write_kb
+from kbfixture import H100, VOCABULARY, accelerator, compile_kb, write_kb
 
 FLOP = """\
 id: flops/x
@@ -473,6 +473,81 @@ def test_a_bare_number_for_a_bandwidth_keeps_its_digits_in_every_example(tmp_pat
     assert diagnostic.hint == (
         "a bare number has no unit: write it with the unit it is in, a unit of byte/s, e.g. `4000 GB/s` or `4000 TB/s`"
     )
+
+
+@pytest.mark.parametrize(
+    ("unit", "named"),
+    [("GB/s", "GB/s"), ("Gbit/s", "Gbit/s"), ("[information]/[time]", "byte/s"), ("[information] / [time]", "byte/s")],
+)
+def test_a_bare_number_is_offered_units_whatever_the_vocabulary_writes_its_unit_as(
+    tmp_path: Path, unit: str, named: str
+) -> None:
+    vocabulary = VOCABULARY.replace("{unit: byte/s,", f'{{unit: "{unit}",')
+    wrong = accelerator("hw/b200", memory_bandwidth="3350")
+    kb = compile_kb(write_kb(tmp_path, {"records/hw/b200.yaml": wrong}, vocabulary=vocabulary))
+    [diagnostic] = [d for d in kb.diagnostics if d.code != "orphan"]
+    assert (diagnostic.code, diagnostic.line, diagnostic.column) == ("unit-mismatch", 5, 29)
+    assert diagnostic.message == (
+        f"specs.memory_bandwidth: 3350 is dimensionless, but memory_bandwidth is [information] / [time] ({unit})"
+    )
+    assert diagnostic.hint == (
+        f"a bare number has no unit: write it with the unit it is in, a unit of {named}, e.g. `3350 GB/s` or "
+        "`3350 TB/s`"
+    )
+
+
+def test_a_spec_missing_a_per_second_keeps_its_number_when_the_vocabulary_unit_has_a_prefix(tmp_path: Path) -> None:
+    vocabulary = VOCABULARY.replace("{unit: byte/s,", '{unit: "GB/s",')
+    wrong = accelerator("hw/b200", memory_bandwidth="4.77612 TB")
+    kb = compile_kb(write_kb(tmp_path, {"records/hw/b200.yaml": wrong}, vocabulary=vocabulary))
+    [diagnostic] = [d for d in kb.diagnostics if d.code == "unit-mismatch"]
+    assert diagnostic.hint == "write the value in a unit of GB/s, e.g. `4.77612 TB/s`"
+
+
+_DIMENSIONS = {"byte": "[information]", "FLOP": "[operations]", "s": "[time]", "J": "[energy]"}
+
+
+@st.composite
+def vocabulary_units(draw: st.DrawFn) -> str:
+    """A parameter's unit as a vocabulary may write it: a unit with or without a prefix, a compound of two, or the
+    dimension of such a compound (`GB/s`, `kJ*byte`, `[information] / [time]`)."""
+    above, below = draw(st.sampled_from(sorted(_DIMENSIONS))), draw(st.sampled_from(["", *sorted(_DIMENSIONS)]))
+    if draw(st.booleans()):
+        return _DIMENSIONS[above] + (f" / {_DIMENSIONS[below]}" if below and below != above else "")
+    prefix = draw(st.sampled_from(["", "k", "M", "G", "T", "Gi"] if above == "byte" else ["", "k", "G"]))
+    return prefix + above + (f"/{below}" if below and below != above else "")
+
+
+@_BASES
+@given(vocabulary_units(), st.sampled_from(["3350", "0.5", "12 TB", "7 ms", "2 TFLOP/s"]))
+def test_a_spec_in_the_wrong_dimension_is_offered_a_value_that_reads_whatever_the_vocabulary_unit(
+    unit: str, written: str
+) -> None:
+    """Never an internal error: the hint's examples have the parameter's dimension and keep the number of a bare
+    number as written, the magnitude in base units of a quantity (`12 TB`: `12 TB/s`)."""
+    from flopkb.formulas.units import dimension_of, parse_quantity, to_base
+
+    vocabulary = VOCABULARY.replace("{unit: byte/s,", f'{{unit: "{unit}",')
+    wanted = dimension_of(unit)
+    with tempfile.TemporaryDirectory() as folder:
+        files = {"records/hw/b200.yaml": accelerator("hw/b200", memory_bandwidth=written)}
+        kb = compile_kb(write_kb(Path(folder), files, vocabulary=vocabulary))
+    problems = [d for d in kb.diagnostics if d.code != "orphan"]
+    if to_base(parse_quantity(written))[1] == wanted:
+        assert problems == []
+        return
+    [diagnostic] = problems
+    assert diagnostic.code == "unit-mismatch" and diagnostic.hint is not None
+    examples = diagnostic.hint.split("`")[1::2]
+    assert examples
+    value = to_base(parse_quantity(written))[0]
+    for example in examples:
+        offered = to_base(parse_quantity(example))
+        assert offered[1] == wanted, (unit, written, example)
+        if " " in written:
+            assert offered[0] == pytest.approx(value, rel=1e-9), (unit, written, example)
+        else:
+            assert example.split()[0] == written
 
 
 def test_a_spec_missing_a_per_second_keeps_the_number_as_written(tmp_path: Path) -> None:
