@@ -410,10 +410,23 @@ def test_a_misspelt_key_of_a_spec_is_offered_both_ways(tmp_path: Path) -> None:
     }
 
 
-def test_a_rate_in_bits_written_with_bps_is_told_bit_per_second(tmp_path: Path) -> None:
-    text = sweep_flop(["4 Gbps"]).replace('["', '"').replace('"]', '"')
+@pytest.mark.parametrize(
+    ("written", "hint"),
+    [
+        ("4 Gbps", "Gbit/s for Gbps"),
+        ("5 mbps", "Mbit/s for mbps"),  # never millibit
+        ("5 Mbps", "Mbit/s for Mbps"),
+        ("5 MBps", "MB/s for MBps"),
+        ("5 KBps", "kB/s (kilobyte per second) or KiB/s (kibibyte per second) for KBps"),
+    ],
+)
+def test_a_rate_written_with_ps_is_told_the_unit_per_second_it_stands_for(
+    tmp_path: Path, written: str, hint: str
+) -> None:
+    text = sweep_flop([written]).replace('["', '"').replace('"]', '"')
     diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
-    assert diagnostic.hint == "write a rate with /s: Gbit/s for Gbps"
+    assert diagnostic.message == f"input `bw`: unknown unit '{written.split()[1]}'"
+    assert diagnostic.hint == f"write a rate with /s: {hint}"
 
 
 def test_a_url_that_a_quick_fix_cannot_replace_whole_is_told_with_its_scheme(tmp_path: Path) -> None:
