@@ -273,6 +273,20 @@ def test_pint_is_imported_without_numpy_and_computes_the_same():
     assert without[0] == numpy_first[0] == numpy_later[0]
 
 
+def test_the_registry_of_units_txt_is_built_once_and_only_read() -> None:
+    """Hints and the editor's pattern list the units of one registry, built once: reading units with it would add
+    every prefixed unit read to that list."""
+    from flopkb.formulas.unit_registry import _DEFINITIONS, defined_units
+    from flopkb.formulas.units import quantity_pattern
+
+    quantity_pattern.cache_clear()
+    quantity_pattern()
+    with contextlib.suppress(QuantityError):
+        parse_quantity("5 KBps")
+    assert defined_units() is defined_units()
+    assert set(defined_units()._units) == set(pint.UnitRegistry(str(_DEFINITIONS), cache_folder=None)._units)
+
+
 def test_magnitude_in_a_unit():
     assert magnitude_in(parse_quantity("3.35 TB/s"), "GB/s") == pytest.approx(3350)
     assert magnitude_in(parse_quantity("80 GiB"), "byte") == 80 * 2**30
