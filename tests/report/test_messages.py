@@ -563,6 +563,29 @@ def test_a_spec_in_the_wrong_dimension_is_offered_a_value_that_reads_whatever_th
             assert example.split()[0] == written
 
 
+@pytest.mark.parametrize(
+    ("unit", "message", "hint"),
+    [
+        ("GBytes/s", "unknown unit 'GBytes' in 'GBytes/s'", "write `GB/s`"),
+        ("[info] / [time]", "unknown dimension [info] in '[info] / [time]'",
+         "dimensions are [energy], [information], [operations], [time]"),
+    ],
+)  # fmt: skip
+def test_a_vocabulary_unit_that_does_not_read_is_told_at_that_unit(
+    tmp_path: Path, unit: str, message: str, hint: str
+) -> None:
+    vocabulary = VOCABULARY.replace("{unit: byte/s,", f'{{unit: "{unit}",')
+    files = {"records/hw/b200.yaml": accelerator("hw/b200", memory_bandwidth="3350")}
+    kb = compile_kb(write_kb(tmp_path, files, vocabulary=vocabulary))
+    [diagnostic] = [d for d in kb.diagnostics if d.code != "orphan"]
+    assert (diagnostic.path, diagnostic.line, diagnostic.column) == ("schema/vocabulary.yaml", 5, 28)
+    assert (diagnostic.code, diagnostic.message) == (
+        "invalid-value",
+        f"parameters.memory_bandwidth.unit: {message}; no accelerator's memory_bandwidth is checked until it reads",
+    )
+    assert diagnostic.hint == hint
+
+
 def test_a_spec_missing_a_per_second_keeps_the_number_as_written(tmp_path: Path) -> None:
     wrong = accelerator("hw/b200", memory_bandwidth="4.77612 TB")
     diagnostic = the_diagnostic(tmp_path, {"records/hw/b200.yaml": wrong}, "unit-mismatch")

@@ -78,6 +78,15 @@ def _parameter_dimension(unit: str) -> Dimension | None:
         return None
 
 
+def unit_problems(vocabulary: Vocabulary) -> Iterator[tuple[str, QuantityError]]:
+    """Each parameter whose unit reads neither as a unit nor as a dimension, and why: its specs cannot be checked."""
+    for name, parameter in vocabulary.parameters.items():
+        try:
+            dimension_of(parameter.unit)
+        except QuantityError as error:
+            yield name, error
+
+
 def read_specs(entry: Entry, vocabulary: Vocabulary | None) -> tuple[AcceleratorSpecs | None, list[Diagnostic]]:
     """The specs of an accelerator entry (None for any other entry, or one that did not validate) and their problems."""
     record = entry.record
