@@ -132,6 +132,25 @@ def test_a_record_that_does_not_validate_prints_its_problems_and_exits_1(kb: Pat
     assert "records/facts/f.yaml:20:1: error unknown-field" in result.output
 
 
+@pytest.mark.parametrize(
+    ("ref", "problem"),
+    [
+        ("facts/f", "formulas[2].ref: 'facts/f' names no formula of facts/f"),
+        ("facts/f#nope", "formulas[2].ref: 'facts/f#nope': facts/f has no formula 'nope'"),
+    ],
+)
+def test_a_formula_whose_ref_names_no_formula_is_shown_with_its_sweep_and_its_problem(
+    kb: Path, ref: str, problem: str
+) -> None:
+    fact = FACT + f"  - id: again\n    ref: {ref}\n    inputs:\n      batch: [1, 32]\n"
+    (kb / "records/facts/f.yaml").write_text(fact, encoding="utf-8")
+    result = run(kb, "f")
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "facts/f#again\n  batch = [1, 32]\n  no evaluations: see the problems below\n" in result.output
+    assert f"records/facts/f.yaml:21:10: error dangling-anchor: {problem}" in result.output
+
+
 def test_a_what_if_that_fails_prints_the_problem_and_exits_1(kb: Path) -> None:
     result = run(kb, "f", "--set", "batch=0")
     assert result.exit_code == 1

@@ -1,5 +1,6 @@
 import contextlib
 import math
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -272,6 +273,20 @@ def test_pint_is_imported_without_numpy_and_computes_the_same():
     assert without[0] == numpy_first[0] == numpy_later[0]
 
 
+def test_the_registry_of_units_txt_is_built_once_and_only_read() -> None:
+    """Hints and the editor's pattern list the units of one registry, built once: reading units with it would add
+    every prefixed unit read to that list."""
+    from flopkb.formulas.unit_registry import _DEFINITIONS, defined_units
+    from flopkb.formulas.units import quantity_pattern
+
+    quantity_pattern.cache_clear()
+    quantity_pattern()
+    with contextlib.suppress(QuantityError):
+        parse_quantity("5 KBps")
+    assert defined_units() is defined_units()
+    assert set(defined_units()._units) == set(pint.UnitRegistry(str(_DEFINITIONS), cache_folder=None)._units)
+
+
 def test_magnitude_in_a_unit():
     assert magnitude_in(parse_quantity("3.35 TB/s"), "GB/s") == pytest.approx(3350)
     assert magnitude_in(parse_quantity("80 GiB"), "byte") == 80 * 2**30
@@ -285,25 +300,39 @@ _USUAL = {"byte": "kMGTPE", "FLOP": "kMGTPE", "hertz": "kMGT", "second": "mn"}
 
 @given(st.sampled_from(sorted(_USUAL)), st.data())
 def test_a_unit_hint_never_changes_the_prefix_written(unit: str, data: st.DataObject) -> None:
-    """A prefix (as written, in its case) on a unit written in another case or the plural: every unit the hint
-    offers is the prefix's multiple of that unit (or of a bit, for a lone `b`), never a bare unit or another
-    prefix."""
-    from flopkb.formulas.unit_hints import readings
+    """A prefix (as written, in its case) on a unit written in another case or the plural, or on a byte or bit rate
+    written with `ps` (`GBps`, `Gbps`): every unit the hint offers is the prefix's multiple of that unit (or of a
+    bit, for a lone `b`, and for `bps`), per second for a rate, never a bare unit or another prefix."""
+    from flopkb.formulas.unit_hints import readings, unknown_unit_hint
     from flopkb.formulas.units import base_scale, reads_as_unit
 
     prefix = data.draw(st.sampled_from(_USUAL[unit]), label="prefix")
     word = data.draw(st.sampled_from([unit, registry().get_symbol(unit)]), label="word")
     cases = data.draw(st.lists(st.booleans(), min_size=len(word), max_size=len(word)), label="cases")
     written = prefix + "".join(c.upper() if up else c.lower() for c, up in zip(word, cases, strict=True))
-    written += data.draw(st.sampled_from(["", "s"]), label="plural")
+    rate = unit == "byte" and data.draw(st.booleans(), label="rate")
+    written += "ps" if rate else data.draw(st.sampled_from(["", "s"]), label="plural")
     if reads_as_unit(written) or written.upper().endswith("FLOPS"):
         return
-    offered = readings(written)
+    if rate:
+        hint = unknown_unit_hint((written,), written, "", reads_as_unit)
+        offered = [re.sub(r" \(.*", "", option) for option in _offered_rates(hint, written)]
+        meant = ["bit"] if written.endswith("bps") else [unit]
+    else:
+        offered = [spelling for spelling, _ in readings(written)]
+        meant = [unit, "bit"] if written.removesuffix("s")[len(prefix) :] == "b" else [unit]
+    per = "/s" if rate else ""
+    scales = {base_scale(parse_unit(f"{prefix}{name}{per}"))[0] for name in meant}
     assert offered, written
-    meant = [unit, "bit"] if written.removesuffix("s")[len(prefix) :] == "b" else [unit]
-    scales = {base_scale(parse_unit(f"{prefix}{name}"))[0] for name in meant}
-    for spelling, _ in offered:
+    for spelling in offered:
         assert base_scale(parse_unit(spelling))[0] in scales, (written, spelling)
+
+
+def _offered_rates(hint: str, written: str) -> list[str]:
+    """The units a rate's hint offers (`write a rate with /s: kB/s (…) or KiB/s (…) for KBps`)."""
+    start, end = "write a rate with /s: ", f" for {written}"
+    assert hint.startswith(start) and hint.endswith(end), hint
+    return hint.removeprefix(start).removesuffix(end).split(" or ")
 
 
 @given(st.integers(min_value=1000, max_value=10**15), st.sampled_from(["B", "TFLOP/s", "GB/s"]))

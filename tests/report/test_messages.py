@@ -18,7 +18,7 @@ from flopkb.load.models import id_like, id_problem
 from flopkb.load.source import parse
 from flopkb.load.tabs import replace_line_start_tabs
 from flopkb.report.diagnostics import Diagnostic
-from kbfixture import H100, accelerator, compile_kb, write_kb
+from kbfixture import H100, VOCABULARY, accelerator, compile_kb, write_kb
 
 FLOP = """\
 id: flops/x
@@ -418,10 +418,23 @@ def test_a_misspelt_key_of_a_spec_is_offered_both_ways(tmp_path: Path) -> None:
     }
 
 
-def test_a_rate_in_bits_written_with_bps_is_told_bit_per_second(tmp_path: Path) -> None:
-    text = sweep_flop(["4 Gbps"]).replace('["', '"').replace('"]', '"')
+@pytest.mark.parametrize(
+    ("written", "hint"),
+    [
+        ("4 Gbps", "Gbit/s for Gbps"),
+        ("5 mbps", "Mbit/s for mbps"),  # never millibit
+        ("5 Mbps", "Mbit/s for Mbps"),
+        ("5 MBps", "MB/s for MBps"),
+        ("5 KBps", "kB/s (kilobyte per second) or KiB/s (kibibyte per second) for KBps"),
+    ],
+)
+def test_a_rate_written_with_ps_is_told_the_unit_per_second_it_stands_for(
+    tmp_path: Path, written: str, hint: str
+) -> None:
+    text = sweep_flop([written]).replace('["', '"').replace('"]', '"')
     diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "invalid-value")
-    assert diagnostic.hint == "write a rate with /s: Gbit/s for Gbps"
+    assert diagnostic.message == f"input `bw`: unknown unit '{written.split()[1]}'"
+    assert diagnostic.hint == f"write a rate with /s: {hint}"
 
 
 def test_a_url_that_a_quick_fix_cannot_replace_whole_is_told_with_its_scheme(tmp_path: Path) -> None:
@@ -481,6 +494,104 @@ def test_a_bare_number_for_a_bandwidth_keeps_its_digits_in_every_example(tmp_pat
     assert diagnostic.hint == (
         "a bare number has no unit: write it with the unit it is in, a unit of byte/s, e.g. `4000 GB/s` or `4000 TB/s`"
     )
+
+
+@pytest.mark.parametrize(
+    ("unit", "named"),
+    [("GB/s", "GB/s"), ("Gbit/s", "Gbit/s"), ("[information]/[time]", "byte/s"), ("[information] / [time]", "byte/s")],
+)
+def test_a_bare_number_is_offered_units_whatever_the_vocabulary_writes_its_unit_as(
+    tmp_path: Path, unit: str, named: str
+) -> None:
+    vocabulary = VOCABULARY.replace("{unit: byte/s,", f'{{unit: "{unit}",')
+    wrong = accelerator("hw/b200", memory_bandwidth="3350")
+    kb = compile_kb(write_kb(tmp_path, {"records/hw/b200.yaml": wrong}, vocabulary=vocabulary))
+    [diagnostic] = [d for d in kb.diagnostics if d.code != "orphan"]
+    assert (diagnostic.code, diagnostic.line, diagnostic.column) == ("unit-mismatch", 5, 29)
+    assert diagnostic.message == (
+        f"specs.memory_bandwidth: 3350 is dimensionless, but memory_bandwidth is [information] / [time] ({unit})"
+    )
+    assert diagnostic.hint == (
+        f"a bare number has no unit: write it with the unit it is in, a unit of {named}, e.g. `3350 GB/s` or "
+        "`3350 TB/s`"
+    )
+
+
+def test_a_spec_missing_a_per_second_keeps_its_number_when_the_vocabulary_unit_has_a_prefix(tmp_path: Path) -> None:
+    vocabulary = VOCABULARY.replace("{unit: byte/s,", '{unit: "GB/s",')
+    wrong = accelerator("hw/b200", memory_bandwidth="4.77612 TB")
+    kb = compile_kb(write_kb(tmp_path, {"records/hw/b200.yaml": wrong}, vocabulary=vocabulary))
+    [diagnostic] = [d for d in kb.diagnostics if d.code == "unit-mismatch"]
+    assert diagnostic.hint == "write the value in a unit of GB/s, e.g. `4.77612 TB/s`"
+
+
+_DIMENSIONS = {"byte": "[information]", "FLOP": "[operations]", "s": "[time]", "J": "[energy]"}
+
+
+@st.composite
+def vocabulary_units(draw: st.DrawFn) -> str:
+    """A parameter's unit as a vocabulary may write it: a unit with or without a prefix, a compound of two, or the
+    dimension of such a compound (`GB/s`, `kJ*byte`, `[information] / [time]`)."""
+    above, below = draw(st.sampled_from(sorted(_DIMENSIONS))), draw(st.sampled_from(["", *sorted(_DIMENSIONS)]))
+    if draw(st.booleans()):
+        return _DIMENSIONS[above] + (f" / {_DIMENSIONS[below]}" if below and below != above else "")
+    prefix = draw(st.sampled_from(["", "k", "M", "G", "T", "Gi"] if above == "byte" else ["", "k", "G"]))
+    return prefix + above + (f"/{below}" if below and below != above else "")
+
+
+@_BASES
+@given(vocabulary_units(), st.sampled_from(["3350", "0.5", "12 TB", "7 ms", "2 TFLOP/s"]))
+def test_a_spec_in_the_wrong_dimension_is_offered_a_value_that_reads_whatever_the_vocabulary_unit(
+    unit: str, written: str
+) -> None:
+    """Never an internal error: the hint's examples have the parameter's dimension and keep the number of a bare
+    number as written, the magnitude in base units of a quantity (`12 TB`: `12 TB/s`)."""
+    from flopkb.formulas.units import dimension_of, parse_quantity, to_base
+
+    vocabulary = VOCABULARY.replace("{unit: byte/s,", f'{{unit: "{unit}",')
+    wanted = dimension_of(unit)
+    with tempfile.TemporaryDirectory() as folder:
+        files = {"records/hw/b200.yaml": accelerator("hw/b200", memory_bandwidth=written)}
+        kb = compile_kb(write_kb(Path(folder), files, vocabulary=vocabulary))
+    problems = [d for d in kb.diagnostics if d.code != "orphan"]
+    if to_base(parse_quantity(written))[1] == wanted:
+        assert problems == []
+        return
+    [diagnostic] = problems
+    assert diagnostic.code == "unit-mismatch" and diagnostic.hint is not None
+    examples = diagnostic.hint.split("`")[1::2]
+    assert examples
+    value = to_base(parse_quantity(written))[0]
+    for example in examples:
+        offered = to_base(parse_quantity(example))
+        assert offered[1] == wanted, (unit, written, example)
+        if " " in written:
+            assert offered[0] == pytest.approx(value, rel=1e-9), (unit, written, example)
+        else:
+            assert example.split()[0] == written
+
+
+@pytest.mark.parametrize(
+    ("unit", "message", "hint"),
+    [
+        ("GBytes/s", "unknown unit 'GBytes' in 'GBytes/s'", "write `GB/s`"),
+        ("[info] / [time]", "unknown dimension [info] in '[info] / [time]'",
+         "dimensions are [energy], [information], [operations], [time]"),
+    ],
+)  # fmt: skip
+def test_a_vocabulary_unit_that_does_not_read_is_told_at_that_unit(
+    tmp_path: Path, unit: str, message: str, hint: str
+) -> None:
+    vocabulary = VOCABULARY.replace("{unit: byte/s,", f'{{unit: "{unit}",')
+    files = {"records/hw/b200.yaml": accelerator("hw/b200", memory_bandwidth="3350")}
+    kb = compile_kb(write_kb(tmp_path, files, vocabulary=vocabulary))
+    [diagnostic] = [d for d in kb.diagnostics if d.code != "orphan"]
+    assert (diagnostic.path, diagnostic.line, diagnostic.column) == ("schema/vocabulary.yaml", 5, 28)
+    assert (diagnostic.code, diagnostic.message) == (
+        "invalid-value",
+        f"parameters.memory_bandwidth.unit: {message}; no accelerator's memory_bandwidth is checked until it reads",
+    )
+    assert diagnostic.hint == hint
 
 
 def test_a_spec_missing_a_per_second_keeps_the_number_as_written(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console, Group
 from rich.table import Table
@@ -174,9 +174,13 @@ def _about_formula_inputs(diagnostic: Diagnostic) -> bool:
 # Rendering
 
 
-def show(value: QuantityLike | str | float) -> str:
+def show(value: QuantityLike | str | float | list[Any]) -> str:
+    """A value of an input or sweep point; a sweep as written (`[1, 32]`), shown when its formula has no expression
+    (a `ref` to no formula) to tell which of its inputs are swept."""
     if isinstance(value, str):
         return value
+    if isinstance(value, list):
+        return f"[{', '.join(show(item) for item in value)}]"
     if isinstance(value, (int, float)):
         return format_number(float(value), 6)
     return format_quantity(value, 6)

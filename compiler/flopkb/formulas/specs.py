@@ -26,6 +26,7 @@ from flopkb.formulas.units import (
     Dimension,
     QuantityError,
     dimension_of,
+    dimension_unit,
     format_dimension,
     format_quantity,
     parse_quantity,
@@ -75,6 +76,15 @@ def _parameter_dimension(unit: str) -> Dimension | None:
         return dimension_of(unit)
     except QuantityError:
         return None
+
+
+def unit_problems(vocabulary: Vocabulary) -> Iterator[tuple[str, QuantityError]]:
+    """Each parameter whose unit reads neither as a unit nor as a dimension, and why: its specs cannot be checked."""
+    for name, parameter in vocabulary.parameters.items():
+        try:
+            dimension_of(parameter.unit)
+        except QuantityError as error:
+            yield name, error
 
 
 def read_specs(entry: Entry, vocabulary: Vocabulary | None) -> tuple[AcceleratorSpecs | None, list[Diagnostic]]:
@@ -130,14 +140,18 @@ _LARGE = ("G", "T")
 def _unit_hint(text: str, quantity: Quantity, unit: str, wanted: Dimension) -> str:
     """How to write a spec value in its parameter's unit: a bare number keeps its digits and gets units (the hint
     cannot know which prefix was meant, so it shows more than one); a quantity gets the unit it lacks (`8 TB`:
-    `8 TB/s`), its number as written."""
-    if to_base(quantity)[1]:
-        example = format_quantity(registry().Quantity(to_base(quantity)[0], unit), max(6, significant_digits(text)))
-        return f"write the value in a unit of {unit}, e.g. `{example}`"
+    `8 TB/s`), its number as written. The examples are built on the dimension's base unit (`byte/s`), not on the
+    vocabulary's text, which may carry a prefix of its own (`GB/s`) or be a dimension (`[information]`)."""
+    base = dimension_unit(wanted)
+    named = base if "[" in unit else unit
+    value, dimension = to_base(quantity)
+    if dimension:
+        example = format_quantity(registry().Quantity(value, base), max(6, significant_digits(text)))
+        return f"write the value in a unit of {named}, e.g. `{example}`"
     large = any(name in ("[information]", "[operations]") and power > 0 for name, power in wanted)
-    units = [unit_symbols(f"{prefix}{unit}") for prefix in _LARGE] if large else [unit_symbols(unit)]
+    units = [unit_symbols(f"{prefix}{base}") for prefix in _LARGE] if large else [unit_symbols(base)]
     examples = " or ".join(f"`{text} {written}`" for written in units)
-    return f"a bare number has no unit: write it with the unit it is in, a unit of {unit}, e.g. {examples}"
+    return f"a bare number has no unit: write it with the unit it is in, a unit of {named}, e.g. {examples}"
 
 
 MEMO = "specs"

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from flopkb.formulas.unit_registry import DISPLAY_PREFIXES, UNITS_HINT, defined_units, unit_spellings
+from flopkb.formulas.unit_registry import DISPLAY_PREFIXES, UNITS_HINT, defined_units
 from flopkb.report.hints import scored
 
 Reading = tuple[str, str]
@@ -164,11 +164,14 @@ def unknown_unit_hint(names: tuple[str, ...], text: str, number: str, reads: Cal
 
 
 def _rates(names: tuple[str, ...]) -> list[str]:
-    """A rate written with `ps` (`GBps`, `Gbps`) as the unit per second it is."""
-    spelt = {spelling for symbol, name, _ in unit_spellings() for spelling in (symbol, name)}
-    return [
-        f"{per_second}/s for {name}"
-        for name in names
-        if name.endswith("ps")
-        and (per_second := name[:-3] + "bit" if name.endswith("bps") else name[:-2]) in spelt  # Gbps: Gbit/s
-    ]
+    """A rate written with `ps` as the unit per second it stands for, its unit read as a bare one is (`GBps`: GB/s,
+    `KBps`: kB/s or KiB/s), a `b` before `ps` being a bit (`Gbps`, `mbps`: Gbit/s, Mbit/s, never millibit)."""
+    found = []
+    for name in names:
+        per_second = name[:-3] + "bit" if name.endswith("bps") else name[:-2]
+        options = readings(per_second) if name.endswith("ps") else []
+        if len(options) == 1:
+            found.append(f"{options[0][0]}/s for {name}")
+        elif options:
+            found.append(f"{' or '.join(f'{spelling}/s ({unit} per second)' for spelling, unit in options)} for {name}")
+    return found

@@ -58,8 +58,10 @@ def _import_pint() -> types.ModuleType:
     return pint
 
 
+@functools.cache
 def defined_units() -> pint.UnitRegistry:
-    """A new registry of units.txt alone: the shared one also holds the (prefixed) units it has read."""
+    """A registry of units.txt alone, to list its units and prefixes: the shared one also holds the (prefixed) units
+    it has read. Read it only; never parse with it, as pint keeps each prefixed unit it parses."""
     return _import_pint().UnitRegistry(str(_DEFINITIONS), cache_folder=None)
 
 

@@ -61,14 +61,6 @@ class QuantityError(ValueError):
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 
 
-def _reads(units: pint.UnitRegistry, text: str) -> bool:
-    try:
-        units.parse_units(text)
-    except Exception:
-        return False
-    return True
-
-
 @functools.cache
 def quantity_pattern() -> str:
     """A regular expression (for JSON Schema, ECMA-262 and Python alike) of the quantities flopkb reads:
@@ -84,7 +76,7 @@ def quantity_pattern() -> str:
     prefixes = {name for prefix in fresh._prefixes.values() for name in (prefix.name, prefix.symbol, *prefix.aliases)}
     names = {name for unit in fresh._units.values() for name in (unit.name, unit.symbol, *unit.aliases)}
     words = {name for name in names if name.isalpha()}  # `%` takes no prefix
-    plural = {name for name in words if _reads(fresh, f"{name}s")}
+    plural = {name for name in words if reads_as_unit(f"{name}s")}
     unit = f"(?:{alternatives(prefixes)})?(?:(?:{alternatives(plural)})s?|{alternatives(words - plural)})"
     # pint reads a run of letters and digits as one name: a unit ends where the run ends, so two names need a space
     # or an operator between them, and anything else may touch (`B%`, `B(s)`).

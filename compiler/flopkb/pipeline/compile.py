@@ -83,6 +83,23 @@ def load_vocabulary(config: Config) -> tuple[Vocabulary | None, list[Diagnostic]
         return None, [*diagnostics, make("invalid-value", rel, line, column, str(error))]
 
 
+def vocabulary_unit_problems(config: Config, vocabulary: Vocabulary) -> list[Diagnostic]:
+    """A parameter's unit that does not read, at that unit in the vocabulary file: no spec of it could be checked."""
+    from flopkb.formulas.specs import unit_problems
+
+    problems = list(unit_problems(vocabulary))
+    if not problems:
+        return []
+    rel = config.vocabulary_path.relative_to(config.root).as_posix()
+    source, _ = read_source(config.files, rel)
+    found = []
+    for name, error in problems:
+        line, column = source.position(("parameters", name, "unit")) if source is not None else (1, 1)
+        message = f"parameters.{name}.unit: {error.message}; no accelerator's {name} is checked until it reads"
+        found.append(make("invalid-value", rel, line, column, message, error.hint))
+    return found
+
+
 def load_entry(config: Config, rel: str, vocabulary: Vocabulary | None) -> tuple[Entry, list[Diagnostic]]:
     """Read, parse and validate one record file."""
     source, diagnostics = read_source(config.files, rel)
@@ -225,6 +242,8 @@ def load_entries(
 
 def load_knowledge_base(config: Config, load: EntryLoader = load_entries) -> KnowledgeBase:
     vocabulary, diagnostics = load_vocabulary(config)
+    if vocabulary is not None:
+        diagnostics += vocabulary_unit_problems(config, vocabulary)
     files, problems = record_files(config)
     diagnostics.extend(problems)
     entries: dict[str, Entry] = {}
