@@ -5,9 +5,11 @@ A base's `site/templates/` and `site/overrides/` are files of a pull request: a 
 with `_` and the internals of functions, frames and code, and calls that change a list, dict or set. `Sandbox`
 also refuses any attribute of a module, or whose value is a module, and every call but of what a template needs:
 jinja2's own callables (macros, `super()`, `loop.cycle`, ...), the environment's globals (`range`, `namespace`,
-translations), the methods of strings, numbers, lists, dicts and sets, and reading a mapping or a sequence
-(`get`, `items`, `keys`, `values`, `index`, `count`). The objects handed to templates (paths, flopkb's pages,
-mkdocs' configuration and plugins) have methods that write files: none of them is called.
+translations), the methods of strings (markupsafe's `Markup` too), numbers, lists, dicts and sets, and reading
+a mapping or a sequence (`get`, `items`, `keys`, `values`, `index`, `count`). A method is allowed only as the plain
+type defines it: a subclass's own methods are not (mkdocs' `config.plugins` is a dict whose `run_event` calls every
+plugin's hooks with what the template passes). The objects handed to templates (paths, flopkb's pages, mkdocs'
+configuration and plugins) have methods that write files or run code: none of them is called.
 """
 
 from __future__ import annotations
@@ -19,14 +21,17 @@ from typing import Any, cast
 
 import jinja2
 from jinja2.exceptions import SecurityError
-from jinja2.runtime import BlockReference, LoopContext, Macro
+from jinja2.runtime import BlockReference, Context, LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import Cycler, Joiner
+from markupsafe import Markup
 
-_PLAIN = (str, bytes, int, float, tuple, list, dict, set, frozenset, LoopContext, Cycler, Joiner)
-"""The values whose methods a template may call (the immutable sandbox already refuses those that change them)."""
+_PLAIN = (Markup, str, bytes, int, float, tuple, list, dict, set, frozenset, LoopContext, Cycler, Joiner)
+"""The types whose own methods a template may call (the immutable sandbox already refuses those that change them)."""
 _READS = frozenset({"get", "items", "keys", "values", "index", "count"})
-"""The methods a template may call on any other mapping or sequence (mkdocs' configuration, its nav)."""
+"""The methods a template may call on any other mapping or sequence (mkdocs' configuration, its theme)..."""
+_ABSTRACT = (Mapping, Sequence)
+"""...as `collections.abc` defines them (they read through `[]` and iteration, which a template has anyway)."""
 _JINJA = (Macro, BlockReference, LoopContext, Cycler, Joiner)
 """jinja2's own callables: macros, `caller()`, `super()`, `self.block()`, `loop()`, a cycler, a joiner."""
 
@@ -42,6 +47,11 @@ class Sandbox(ImmutableSandboxedEnvironment):
             return False
         return super().is_safe_attribute(obj, attr, value)
 
+    def call(self, context: Context, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
+        if not self.is_safe_callable(obj):  # jinja2's message would hold the object's repr (and its address)
+            raise SecurityError(f"{getattr(obj, '__qualname__', type(obj).__name__)!r} cannot be called")
+        return context.call(obj, *args, **kwargs)
+
     def is_safe_callable(self, obj: Any) -> bool:
         if not super().is_safe_callable(obj):
             return False
@@ -52,7 +62,20 @@ class Sandbox(ImmutableSandboxedEnvironment):
         owner = getattr(obj, "__self__", None)
         if not isinstance(obj, (BuiltinMethodType, MethodType)) or owner is None:
             return False
-        return isinstance(owner, _PLAIN) or (isinstance(owner, (Mapping, Sequence)) and obj.__name__ in _READS)
+        if isinstance(owner, _PLAIN):
+            return _defined_by(obj, owner, _PLAIN)
+        return isinstance(owner, _ABSTRACT) and obj.__name__ in _READS and _defined_by(obj, owner, _ABSTRACT)
+
+
+def _defined_by(method: BuiltinMethodType | MethodType, owner: object, kinds: tuple[type, ...]) -> bool:
+    """Whether `method`, bound to `owner`, is the method that `owner`'s class takes from one of `kinds`, and not one
+    that a subclass adds or overrides (those can do anything)."""
+    name = method.__name__
+    definer = next((kind for kind in type(owner).__mro__ if name in vars(kind)), None)
+    if definer not in kinds:
+        return False
+    bind = getattr(vars(definer)[name], "__get__", None)
+    return bind is not None and bool(bind(owner, type(owner)) == method)
 
 
 def sandboxed(env: jinja2.Environment) -> Sandbox:
