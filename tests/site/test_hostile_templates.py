@@ -17,12 +17,14 @@ from pathlib import Path
 import jinja2
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 from markupsafe import Markup
 
 from flopkb.cli import main
 from flopkb.site.incremental.prerendered import Prerendered
 from flopkb.site.publishing.mkdocs import SITE_ROOT
-from flopkb.site.sandbox import Sandbox
+from flopkb.site.sandbox import LONGEST, Sandbox
 from kbfixture import write_kb
 
 FINE = {"records/facts/a.yaml": "id: facts/a\nkind: fact\nstatement: Fine.\n"}
@@ -97,6 +99,68 @@ def test_a_template_that_breaks_is_one_line_at_its_line(tmp_path: Path) -> None:
         2,
         f"Error: {root}/site/templates/pages/kind.md.j2:2: the template cannot be rendered: 'nothing' is undefined\n",
     )
+
+
+def test_a_page_template_that_raises_is_one_line_at_its_line(tmp_path: Path) -> None:
+    root = write_kb(tmp_path / "kb", {**FINE, "site/templates/pages/kind.md.j2": "Kind\n\n{{ 1 // 0 }}\n"})
+    assert build(root) == (
+        2,
+        f"Error: {root}/site/templates/pages/kind.md.j2:3: the template cannot be rendered: integer division or"
+        " modulo by zero\n",
+    )
+
+
+def test_a_material_override_that_raises_is_one_line_at_its_line(tmp_path: Path) -> None:
+    root = with_override(tmp_path / "kb", "{{ [] + 1 }}")
+    assert build(root) == (
+        2,
+        f"Error: {root}/site/overrides/main.html:3: the template cannot be rendered: can only concatenate list (not"
+        ' "int") to list\n',
+    )
+
+
+def test_a_template_that_would_exhaust_the_memory_is_one_line_at_its_line(tmp_path: Path) -> None:
+    page = "Kind\n{{ 'a' * 10**10 }}\n"
+    root = write_kb(tmp_path / "kb", {**FINE, "site/templates/pages/kind.md.j2": page})
+    assert build(root) == (
+        2,
+        f"Error: {root}/site/templates/pages/kind.md.j2:2: the template cannot be rendered: '*' would make"
+        " 10000000000 items, more than 1000000\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("template", "why"),
+    [
+        ("{{ 'ab' * 600000 }}", "'*' would make 1200000 items, more than 1000000"),
+        ("{{ 600000 * [1, 2] }}", "'*' would make 1200000 items, more than 1000000"),
+        ("{{ 9 ** (10 ** 9) }}", "'**' would make a number of about 3169925002 bits, more than 100000"),
+        ("{{ (2 ** 60000) * (2 ** 60000) }}", "'*' would make a number of about 120002 bits, more than 100000"),
+        (
+            "{% set n = namespace(x=3) %}{% for _ in range(30) %}{% set n.x = n.x * n.x %}{% endfor %}",
+            "'*' would make a number of about 103874 bits, more than 100000",
+        ),
+    ],
+)
+def test_the_sandbox_bounds_what_star_and_power_make(template: str, why: str) -> None:
+    with pytest.raises(jinja2.exceptions.TemplateRuntimeError) as raised:
+        Sandbox().from_string(template).render()
+    assert raised.value.message == why
+
+
+@given(st.text(max_size=5), st.integers(min_value=-3, max_value=2 * LONGEST))
+def test_a_repeat_is_refused_exactly_when_it_is_longer_than_the_bound(text: str, count: int) -> None:
+    template = Sandbox().from_string("{{ text * count }}")
+    if len(text) * count > LONGEST:
+        with pytest.raises(jinja2.exceptions.TemplateRuntimeError):
+            template.render(text=text, count=count)
+    else:
+        assert template.render(text=text, count=count) == text * count
+
+
+def test_the_sandbox_allows_small_products_and_powers() -> None:
+    template = "{{ 'ab' * 3 }} {{ [0] * 2 }} {{ 2 ** 10 }} {{ 1 ** (10 ** 9) }} {{ 1.5 * 2 }} {{ (2 ** 64) * 3 }}"
+    assert Sandbox().from_string(template).render() == f"ababab [0, 0] 1024 1 3.0 {3 * 2**64}"
 
 
 @pytest.mark.parametrize(

@@ -14,13 +14,14 @@ configuration and plugins) have methods that write files or run code: none of th
 
 from __future__ import annotations
 
+import math
 import traceback
 from collections.abc import Mapping, Sequence
 from types import BuiltinMethodType, MethodType, ModuleType
 from typing import Any, cast
 
 import jinja2
-from jinja2.exceptions import SecurityError
+from jinja2.exceptions import SecurityError, TemplateRuntimeError
 from jinja2.runtime import BlockReference, Context, LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import Cycler, Joiner
@@ -37,10 +38,23 @@ _JINJA = (Macro, BlockReference, LoopContext, Cycler, Joiner)
 
 _FORMAT = getattr(ImmutableSandboxedEnvironment().wrap_str_format("".format), "__code__", None)
 
+LONGEST = 1_000_000
+"""The most items (characters, or a list's items) a template may make with `*`: `'a' * 10**10` is refused."""
+WIDEST = 100_000
+"""The most bits a template may make an integer of with `*` or `**`: `9 ** (10 ** 9)` is refused."""
+
 
 class Sandbox(ImmutableSandboxedEnvironment):
-    """jinja2's immutable sandbox, with no way into a module, and calls only of what a template needs (see the
-    module's docstring)."""
+    """jinja2's immutable sandbox, with no way into a module, calls only of what a template needs (see the
+    module's docstring), and no `*` or `**` whose result would exhaust the memory or the time of the build."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
+        too_large = _too_large(operator, left, right)
+        if too_large:
+            raise TemplateRuntimeError(f"{operator!r} would make {too_large}")
+        return super().call_binop(context, operator, left, right)
 
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
         if isinstance(obj, ModuleType) or isinstance(value, ModuleType):
@@ -78,6 +92,21 @@ def _defined_by(method: BuiltinMethodType | MethodType, owner: object, kinds: tu
     return bind is not None and bool(bind(owner, type(owner)) == method)
 
 
+def _too_large(operator: str, left: Any, right: Any) -> str | None:
+    """What `left <operator> right` would make, when more than `LONGEST` items or `WIDEST` bits; else None."""
+    if not (isinstance(left, int) and isinstance(right, int)):
+        if operator == "*":
+            repeated, count = (left, right) if isinstance(right, int) else (right, left)
+            if isinstance(repeated, (str, bytes, list, tuple)) and isinstance(count, int):
+                items = len(repeated) * count
+                return f"{items} items, more than {LONGEST}" if items > LONGEST else None
+        return None
+    bits = left.bit_length() + right.bit_length() if operator == "*" else 0
+    if operator == "**" and right > 0 and abs(left) > 1:
+        bits = math.ceil(right * math.log2(abs(left)))
+    return f"a number of about {bits} bits, more than {WIDEST}" if bits > WIDEST else None
+
+
 def sandboxed(env: jinja2.Environment) -> Sandbox:
     """`env`, made by code that is not flopkb's (mkdocs' theme: its loader, filters, extensions and translations),
     turned into a `Sandbox` before it loads a template, with what `SandboxedEnvironment.__init__` adds."""
@@ -93,14 +122,22 @@ class TemplateFailed(Exception):
     """A template of the site cannot be rendered; the message is one line: the template's file and line, and why."""
 
 
-def template_failure(error: jinja2.TemplateError, name: str) -> TemplateFailed:
-    """`error`, raised rendering the template `name`, as a `TemplateFailed` at the template's line that raised it
-    (jinja2 gives the frames of a template's code the template's file and line)."""
-    where = getattr(error, "filename", None) or name
-    line = getattr(error, "lineno", None)
-    for frame, number in traceback.walk_tb(error.__traceback__):
-        if "__jinja_exception__" in frame.f_globals:
-            where, line = frame.f_code.co_filename, number
+def _template_frames(error: BaseException) -> list[tuple[str, int]]:
+    """The template files and lines in `error`'s traceback, outermost first (jinja2 gives the frames of a template's
+    code the template's file and line)."""
+    walked = traceback.walk_tb(error.__traceback__)
+    return [(frame.f_code.co_filename, line) for frame, line in walked if "__jinja_exception__" in frame.f_globals]
+
+
+def raised_in_template(error: Exception) -> bool:
+    """Whether `error` is jinja2's, or was raised by a template's code (`{{ 1 // 0 }}`), and not by the code around."""
+    return isinstance(error, jinja2.TemplateError) or bool(_template_frames(error))
+
+
+def template_failure(error: Exception, name: str) -> TemplateFailed:
+    """`error`, raised rendering the template `name`, as a `TemplateFailed` at the template's line that raised it."""
+    frames = _template_frames(error)
+    where, line = frames[-1] if frames else (getattr(error, "filename", None) or name, getattr(error, "lineno", None))
     at = f"{where}:{line}" if line else where
     if isinstance(error, SecurityError):
         refused = (error.message or "").rstrip(".")
@@ -108,4 +145,5 @@ def template_failure(error: jinja2.TemplateError, name: str) -> TemplateFailed:
             f"{at}: {refused}: templates render in a sandbox, with no attribute that starts with '_', no module, and"
             " no call but of macros, globals and the methods of strings, numbers, lists and dicts"
         )
-    return TemplateFailed(f"{at}: the template cannot be rendered: {error.message or type(error).__name__}")
+    why = error.message if isinstance(error, jinja2.TemplateError) else str(error)
+    return TemplateFailed(f"{at}: the template cannot be rendered: {why or type(error).__name__}")

@@ -60,7 +60,7 @@ from flopkb.atomic import write_atomically
 from flopkb.site.publishing.notfound import relative_404
 from flopkb.site.publishing.own_files import publishable_files
 from flopkb.site.publishing.search import index_site
-from flopkb.site.sandbox import sandboxed, template_failure
+from flopkb.site.sandbox import raised_in_template, sandboxed, template_failure
 from flopkb.site.sanitize import escape
 
 if TYPE_CHECKING:
@@ -418,7 +418,6 @@ def build_site(
     updated with `reuse`'s changes when they are the changes since then (`flopkb.site.incremental.kept`); with a
     `ChangedOnly`, they are `reuse`'s changed files and the nav's pages alone.
     """
-    import jinja2
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
@@ -450,7 +449,9 @@ def build_site(
             with kept.gathering(base, reuse) if kept is not None else contextlib.nullcontext():
                 try:
                     build(config, dirty=reuse is not None)
-                except jinja2.TemplateError as error:
+                except Exception as error:
+                    if not raised_in_template(error):
+                        raise
                     raise template_failure(error, "a template of the theme") from error
             partial.link_previous(site)
         if not cfg.get("site_url"):
