@@ -298,17 +298,15 @@ def sandbox_theme(template_cache: Path | None) -> None:
     again, on every build: most of a small rebuild. Its environment gets a
     bytecode cache (keyed by template name and source checksum, so edits
     recompile), whose files are sealed with the user's key
-    (`flopkb.site.publishing.template_cache`). The folder is the last one asked for, for
-    the process.
+    (`flopkb.site.publishing.template_cache`). The folder is the one the latest build
+    asked for: None turns the cache off until a build gives one again (`serve --no-cache`).
     """
     import jinja2
     import mkdocs.theme
 
     from flopkb.site.publishing.template_cache import SealedBytecodeCache
 
-    if template_cache is not None:
-        template_cache.mkdir(parents=True, exist_ok=True)
-        _TEMPLATE_CACHE[:] = [template_cache]
+    _TEMPLATE_CACHE[:] = [template_cache] if template_cache is not None else []
     original = mkdocs.theme.Theme.get_env
     if getattr(original, "_flopkb_sandboxed", False):
         return
