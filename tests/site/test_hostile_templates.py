@@ -256,3 +256,8 @@ def test_the_sandbox_allows_what_templates_need() -> None:
         "{{ ns.n }} {{ 'a,b'.split(',')|join('+') }} {{ d.get('k') }} {{ d.items()|list }} {{ 'x{}'.format(1) }}"
     )
     assert Sandbox().from_string(template).render(d={"k": 1}) == "<0>a<1>b<2>a3 a+b 1 [('k', 1)] x1"
+
+
+def test_a_call_may_pass_any_keyword() -> None:
+    template = "{{ dict(self=1, context=2, obj=3) }}"
+    assert Sandbox().from_string(template).render() == "{'self': 1, 'context': 2, 'obj': 3}"
