@@ -15,7 +15,11 @@ from pathlib import Path
 
 import pytest
 from jinja2.bccache import bc_magic
+from mkdocs.theme import Theme
 
+from flopkb.config import load_config
+from flopkb.site.publishing.mkdocs import sandbox_theme
+from flopkb.site.publishing.serve import Server
 from kbfixture import write_kb
 
 FINE = {
@@ -64,3 +68,18 @@ def test_committed_compiled_templates_never_run(tmp_path: Path, user: str) -> No
     assert again.returncode == 0, again.stderr
     assert not ran.exists(), "a committed template cache was loaded"
     assert (root / "build" / "site" / "index.html").is_file()
+
+
+def test_serve_without_the_cache_keeps_no_compiled_template(tmp_path: Path) -> None:
+    root = write_kb(tmp_path / "kb", FINE)
+    server = Server(load_config(root), port=0, use_cache=False)
+    assert server.rebuild(), server.out.getvalue()
+    assert (root / "build" / "site" / "index.html").is_file()
+    assert not (root / "build" / "cache").exists()
+
+
+def test_a_build_without_a_template_folder_uses_none_kept_by_an_earlier_build(tmp_path: Path) -> None:
+    sandbox_theme(tmp_path / "templates")
+    assert Theme(name="mkdocs").get_env().bytecode_cache is not None
+    sandbox_theme(None)
+    assert Theme(name="mkdocs").get_env().bytecode_cache is None

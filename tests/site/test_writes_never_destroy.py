@@ -109,6 +109,8 @@ def test_symlinks_out_of_site_are_never_published(tmp_path: Path) -> None:
     (site / "assets" / "environ.txt").symlink_to("/proc/self/environ")
     (site / "assets" / "git").symlink_to(root / ".git", target_is_directory=True)
     (site / "assets" / "same.css").symlink_to("flopkb.css")  # inside site/: published as the file
+    (site / "assets" / "gone.css").symlink_to("missing.css")  # leads nowhere: inside, but no file
+    (site / "assets" / "loop.css").symlink_to("loop.css")
     env = {**os.environ, "FLOPKB_TEST_SECRET": SECRET}
     done = subprocess.run(
         [sys.executable, "-m", "flopkb", "build", "--root", str(root)], capture_output=True, text=True, env=env
@@ -121,6 +123,7 @@ def test_symlinks_out_of_site_are_never_published(tmp_path: Path) -> None:
     assert not (published / "assets" / "git-config.css").exists()
     assert not (published / "assets" / "environ.txt").exists()
     assert not (published / "assets" / "git").exists()
+    assert not (published / "assets" / "gone.css").exists() and not (published / "assets" / "loop.css").exists()
     assert (published / "assets" / "same.css").read_bytes() == (site / "assets" / "flopkb.css").read_bytes()
     for name in ("site/assets/git-config.css -> ../../.git/config", "site/assets/environ.txt -> /proc/self/environ"):
         assert f"flopkb build: {name}: not published" in done.stderr

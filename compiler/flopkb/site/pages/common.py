@@ -341,7 +341,7 @@ class Site:
     def render(self, template: str, rel: str, **context: Any) -> None:
         try:
             text = self.template(template).render(**context)
-        except jinja2.TemplateError as error:
+        except Exception as error:  # any: `{{ 1 // 0 }}` in a base's template is the template's failure
             raise template_failure(error, template) from error
         self.write(rel, text)
 

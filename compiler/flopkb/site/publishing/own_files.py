@@ -15,21 +15,21 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from flopkb.load.files import lands_inside
+
 
 def publishable_files(folder: Path, site_root: Path) -> list[Path]:
     """The files under `folder`, sorted, without following a symlink out of `site_root`, nor a symlinked folder."""
-    inside = site_root.resolve()
-    return sorted(path for path in _walk(folder) if not path.is_symlink() or _lands_inside(path, inside))
+    return sorted(path for path in _walk(folder) if not path.is_symlink() or _file_inside(path, site_root))
 
 
 def links_out(folder: Path, site_root: Path) -> list[str]:
     """The symlinks under `folder` that lead out of `site_root` (or nowhere), as paths relative to `site_root`'s
     parent, with their targets."""
-    inside = site_root.resolve()
     return sorted(
         f"{path.relative_to(site_root.parent).as_posix()} -> {os.readlink(path)}"
         for path in _walk(folder, with_folders=True)
-        if path.is_symlink() and not _lands_inside(path, inside)
+        if path.is_symlink() and not _file_inside(path, site_root)
     )
 
 
@@ -41,9 +41,6 @@ def _walk(folder: Path, with_folders: bool = False) -> Iterator[Path]:
             yield Path(current) / name
 
 
-def _lands_inside(link: Path, inside: Path) -> bool:
-    try:
-        target = link.resolve(strict=True)
-    except (OSError, RuntimeError):  # dangling, or a loop
-        return False
-    return target.is_file() and target.is_relative_to(inside)
+def _file_inside(link: Path, site_root: Path) -> bool:
+    """Whether the symlink `link` leads to a file in `site_root` (not to a folder, nor nowhere: dangling, a loop)."""
+    return link.is_file() and lands_inside(link, site_root)

@@ -311,6 +311,7 @@ class Server:
                 keep_frozen=True,
                 announce=self._announce,
                 held=self._held,
+                cached_templates=self.cache is not None,
             )
         except Exception as error:
             message = f"the build failed: {type(error).__name__}: {error}"
