@@ -66,12 +66,17 @@ class Config:
         text = argument.replace("\\", "/")
         if text.endswith(RECORD_SUFFIXES):
             text = text.rsplit(".", 1)[0]
-        path = Path(text).resolve()
-        if text.startswith(("./", "../")) or (Path(text).is_absolute() and path.is_relative_to(self.root.resolve())):
+        relative = text.startswith(("./", "../"))
+        if relative or Path(text).is_absolute():
             try:
-                return path.relative_to(self.records_path.resolve()).as_posix()
-            except ValueError:
-                raise OutsideRecords(f"{argument} is not in {self.records}/, where every record is") from None
+                path = Path(text).resolve()
+            except (OSError, RuntimeError):  # a symlink loop on the way
+                raise OutsideRecords(f"{argument} cannot be followed to a file: a symlink loops") from None
+            if relative or path.is_relative_to(self.root.resolve()):
+                try:
+                    return path.relative_to(self.records_path.resolve()).as_posix()
+                except ValueError:
+                    raise OutsideRecords(f"{argument} is not in {self.records}/, where every record is") from None
         prefix = self.records.rstrip("/") + "/"
         if text.startswith(prefix) and not (self.records_path / prefix).is_dir():
             text = text[len(prefix) :]

@@ -137,6 +137,9 @@ def test_a_path_from_the_current_folder_names_its_id_and_one_outside_the_records
     assert new(kb_root, "flop", str(kb_root / "records/flops/y")).output.startswith("wrote records/flops/y.yaml\n")
     refused = new(kb_root, "flop", "../z.yaml")
     assert refused.exit_code == 2 and "../z.yaml is not in records/, where every record is" in refused.output
+    (kb_root / "records/loop").symlink_to("loop")
+    looped = new(kb_root, "flop", "./loop/x")
+    assert looped.exit_code == 2 and "./loop/x cannot be followed to a file: a symlink loops" in looped.output
 
 
 def test_a_folder_named_as_the_records_folder_inside_it_is_part_of_the_id(kb_root: Path) -> None:
