@@ -105,7 +105,6 @@ def _validate(
     """`validate_record` once the record's kind is known (`data["kind"]`)."""
     model = ready(MODELS[data["kind"]])
     diagnostics = _id_diagnostics(source, record_id)
-    stand_ins = _stand_ins(model, vocabulary, record_id)
     seen: set[tuple[str, Path]] = set()
     left_out: set[Path] = set()
     meaningful: set[Path] = set()
@@ -127,6 +126,7 @@ def _validate(
         diagnostics.extend(_located(reported, data, source, model, seen, _Context(record_id, vocabulary)))
         # What the author evidently meant is validated in place of what is written, once reported: a stand-in for
         # a required text field of the record, the ref that a ref written as a [[wikilink]] stands for.
+        stand_ins = _stand_ins(model, vocabulary, record_id)  # only for a record that failed: most records never do
         standing: dict[Path, Any] = {path: ref for item in items for path, ref in _bracketed_ref(item, data, model)}
         standing |= {(field,): stand_ins[field] for item in items if (field := _top_field(item)) in stand_ins}
         items = [item for item in items if _data_path(data, item["loc"])[0] not in standing]
@@ -474,9 +474,7 @@ _FIRST_SENTENCE_END = re.compile(r"\.\s+(?=[A-Z])")
 def _misspelling_of(field: str, path: Path, source: Source, owner: type[BaseModel]) -> str | None:
     """A hint to rename a key of the mapping at `path` that is no field of `owner` and closest to `field` of its
     fields (`efect` for a missing `effect`), or None."""
-    mapping: Any = source.data
-    for part in path:
-        mapping = mapping[part]
+    mapping = _at(source.data, path)
     if not isinstance(mapping, dict):
         return None
     unknown = [key for key in mapping if isinstance(key, str) and key not in owner.model_fields]
@@ -502,9 +500,7 @@ def _indented_into(path: Path, source: Source, model: type, context: _Context) -
     if len(path) < 3 or not isinstance(path[-2], str):
         return None
     field, holder, above = str(path[-1]), path[-2], path[:-2]
-    mapping: Any = source.data
-    for part in above:
-        mapping = mapping[part]
+    mapping = _at(source.data, above)
     if field in mapping or field not in _keys_at(model, above, context.vocabulary):
         return None
     line, column = source.position(path[:-1], key=True)
