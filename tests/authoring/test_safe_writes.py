@@ -71,14 +71,14 @@ def test_a_record_linked_out_of_the_base_is_left_unread_and_reported(kb_root: Pa
     result = run(kb_root, "fmt")
     assert result.exit_code == 1
     assert (
-        "records/flops/d.yaml:1:1: error not-a-record: a symlink that leads out of the knowledge base is not a record"
+        "records/flops/d.yaml:1:1: error not-a-record: a symlink that leads out of records/ is not a record"
         " file; copy the file in\n" in result.output
     )
     assert outside.read_text() == MESSY.format(name="d")
 
 
 def test_a_symlinked_record_is_formatted_through_its_link(kb_root: Path, tmp_path: Path) -> None:
-    shared = kb_root / "shared.yaml"
+    shared = kb_root / "records/d.shared"  # in records/, not walked: what a link may lead to
     shared.write_text(MESSY.format(name="d"))
     link = kb_root / "records/flops/d.yaml"
     link.symlink_to(shared)

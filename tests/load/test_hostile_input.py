@@ -235,7 +235,7 @@ def test_a_record_that_is_a_symlink_out_of_the_base_is_refused_unread(tmp_path: 
     (tmp_path / "y.yml").write_text(SECRET)
     (root / "records/flops").mkdir()
     (root / X).symlink_to("../../../y.yml" if relative else tmp_path / "y.yml")  # committed by a pull request
-    message = "a symlink that leads out of the knowledge base is not a record file; copy the file in"
+    message = "a symlink that leads out of records/ is not a record file; copy the file in"
     assert messages(root) == [("not-a-record", 1, 1, message)]
 
 
@@ -254,14 +254,25 @@ def test_a_file_of_proc_is_refused(tmp_path: Path) -> None:
     (root / "records/flops").mkdir()
     (root / X).symlink_to("/proc/self/environ")
     assert messages(root) == [
-        ("not-a-record", 1, 1, "a symlink that leads out of the knowledge base is not a record file; copy the file in")
+        ("not-a-record", 1, 1, "a symlink that leads out of records/ is not a record file; copy the file in")
     ]
     with pytest.raises(Unreadable, match=r"^a file the system makes up as it is read \(/proc\) is not a record file"):
         read_bytes("/proc/self/environ")  # read without `within`: refused all the same
 
 
-def test_a_record_that_is_a_symlink_to_a_file_of_the_base_is_read(tmp_path: Path) -> None:
-    root = write_kb(tmp_path / "kb", {"shared.yaml": RECORD})
+def test_a_record_that_is_a_symlink_to_another_file_of_records_is_read(tmp_path: Path) -> None:
+    root = write_kb(tmp_path / "kb", {"records/shared/x.txt": RECORD})
     (root / "records/flops").mkdir()
-    (root / X).symlink_to("../../shared.yaml")
+    (root / X).symlink_to("../shared/x.txt")
     assert [code for code, *_ in messages(root)] == ["orphan"]  # read and validated: a record that none links to
+
+
+@pytest.mark.parametrize("secret", [".npmrc", "gha-creds.json", "schema/key.yaml"])
+def test_a_record_that_is_a_symlink_to_a_file_of_the_base_outside_records_is_refused_unread(
+    tmp_path: Path, secret: str
+) -> None:
+    root = write_kb(tmp_path / "kb", {secret: SECRET})  # what a CI step wrote into the checkout
+    (root / "records/flops").mkdir()
+    (root / X).symlink_to(f"../../{secret}")
+    message = "a symlink that leads out of records/ is not a record file; copy the file in"
+    assert messages(root) == [("not-a-record", 1, 1, message)]

@@ -51,7 +51,7 @@ from ruamel.yaml.scalarstring import (
 
 from flopkb.atomic import replace_if_unchanged
 from flopkb.authoring.comments import Comments, attach, comment_texts, detach
-from flopkb.load.files import Unreadable, decode, read_bytes
+from flopkb.load.files import Unreadable, decode, read_in_base
 from flopkb.load.models import MODELS, RefTo, field_order, is_url
 from flopkb.load.source import compose, parse
 from flopkb.load.tabs import replace_line_start_tabs
@@ -92,7 +92,7 @@ class _Unsafe(Exception):
 def format_file(root: Path, rel: str) -> Outcome:
     """Format the record at `root/rel` in memory."""
     try:
-        raw = read_bytes(f"{root}/{rel}", within=str(root))
+        raw = read_in_base(str(root), rel)
     except Unreadable as problem:
         return Outcome(rel, "", None, [make("not-a-record", rel, 1, 1, str(problem))])
     return format_bytes(raw, rel)
