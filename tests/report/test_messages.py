@@ -781,6 +781,20 @@ def test_a_formula_ref_without_its_formula_lists_the_formulas_there(tmp_path: Pa
     assert diagnostic.hint == "write flops/y#<formula-id>, one of its formulas: a, b"
 
 
+@pytest.mark.parametrize(
+    ("others", "hint"),
+    [
+        ("  - {id: a, expr: '1'}\n  - {id: b, expr: '2'}\n", "write flops/x#<formula-id>, one of its formulas: a, b"),
+        ("  - {id: a, expr: '1'}\n", "write flops/x#a"),
+        ("", "flops/x has no other formulas"),
+    ],
+)
+def test_a_formula_ref_to_its_own_record_is_never_offered_itself(tmp_path: Path, others: str, hint: str) -> None:
+    text = FLOP + "formulas:\n  - id: r\n    ref: flops/x\n" + others
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "dangling-anchor")
+    assert diagnostic.hint == hint
+
+
 def measured_claim(value: str, measured: str) -> dict[str, str]:
     """A stream formula (unit s) claiming `measured` (line 13), and sources/s, whose one measurement m1 is `value`."""
     source = "id: sources/s\nkind: source\ntitle: T\nmeasurements:\n"

@@ -156,11 +156,24 @@ def _dangling_anchor(link: Link, target_id: str, kind: str | None, anchors: tupl
 def _no_anchor(link: Link, target_id: str, what: str, anchors: tuple[str, ...]) -> tuple[str, str]:
     """The message and hint of a ref that names a record where it must name one of its formulas or measurements."""
     message = f"{_describe(link)} names no {what} of {target_id}: write '{link.value}#<{what}-id>'"
+    if target_id == link.record:
+        anchors = tuple(anchor for anchor in anchors if anchor != _own_formula(link))
     if len(anchors) == 1:
         return message, f"write {link.value}#{anchors[0]}"
     if not anchors:
-        return message, f"{target_id} has no {what}s"
+        other = " other" if target_id == link.record else ""
+        return message, f"{target_id} has no{other} {what}s"
     return message, f"write {link.value}#<{what}-id>, one of its {what}s: {_listed(anchors)}"
+
+
+def _own_formula(link: Link) -> object:
+    """The id of the formula whose `ref` `link` is (a formula cannot reuse itself), or None."""
+    if link.field[:1] != ("formulas",):
+        return None
+    try:
+        return link.source.data["formulas"][link.field[1]]["id"]
+    except (KeyError, IndexError, TypeError):
+        return None
 
 
 def _listed(anchors: tuple[str, ...]) -> str:
