@@ -4,11 +4,15 @@ this repository runs."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from gitrepo import commit, init, replace_in
 
@@ -54,11 +58,14 @@ def substitute(text: str, context: dict[str, str]) -> str:
     return re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", lambda match: context.get(match.group(1), ""), text)
 
 
-def run_action(root: Path, inputs: dict[str, str], scratch: Path) -> tuple[list[subprocess.CompletedProcess[str]], str]:
+def run_action(
+    root: Path, inputs: dict[str, str], scratch: Path, event: dict[str, str] | None = None
+) -> tuple[list[subprocess.CompletedProcess[str]], str]:
     action = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
     context = {f"inputs.{name}": str(spec.get("default", "")) for name, spec in action["inputs"].items()}
     context.update({f"inputs.{name}": value for name, value in inputs.items()})
     context.update({"github.action_path": str(REPO), "github.event_name": "pull_request", "github.token": "t"})
+    context.update(event or {})
     summary = scratch / "summary.md"
     env = {
         **os.environ,
@@ -124,3 +131,59 @@ def test_docs_show_the_workflow_this_repository_runs() -> None:
     steps = yaml.safe_load(workflow)["jobs"]["flopkb"]["steps"]
     assert steps[-1]["uses"] == "./" and (REPO / "action.yml").is_file()
     assert "pip install flopkb" not in page and "v0.1.0" not in page, "not on PyPI; no such tag"
+
+
+FAKE_GH = """\
+#!{python}
+import json, os, subprocess, sys
+
+args = sys.argv[1:]
+with open(os.environ["FAKE_GH_LOG"], "a") as log:
+    log.write(json.dumps(args) + "\\n")
+if args[:2] == ["api", "user"]:
+    login = os.environ["FAKE_GH_LOGIN"]
+    if not login:
+        sys.exit("gh: Resource not accessible by integration (HTTP 403)")
+    print(login)
+elif "--jq" in args:
+    expression = args[args.index("--jq") + 1]
+    done = subprocess.run(["jq", "-r", expression], input=os.environ["FAKE_GH_COMMENTS"], text=True, check=True)
+"""
+
+
+def comment(number: int, login: str, kind: str) -> dict[str, object]:
+    return {"id": number, "user": {"login": login, "type": kind}, "body": "<!-- flopkb-diff -->\nanything"}
+
+
+MALLORY = comment(1, "mallory", "User")  # the pull request's author, first to post the marker
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="gh's --jq is played by jq")
+@pytest.mark.parametrize(
+    ("login", "comments", "call"),
+    [
+        ("", [MALLORY, comment(2, "github-actions[bot]", "Bot")], ["--method", "PATCH", "repos/o/r/issues/comments/2"]),
+        ("", [MALLORY], ["--method", "POST", "repos/o/r/issues/7/comments"]),
+        ("ci-user", [MALLORY, comment(3, "ci-user", "User")], ["--method", "PATCH", "repos/o/r/issues/comments/3"]),
+    ],
+    ids=["app-token-updates-its-own", "app-token-posts-when-only-another-has-the-marker", "user-token-updates-its-own"],
+)
+def test_the_sticky_comment_updated_is_the_actions_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, login: str, comments: list[object], call: list[str]
+) -> None:
+    root = kb_repository(tmp_path / "kb", "size: 80 GB", "size: 160 GB")
+    (tmp_path / "bin").mkdir()
+    gh = tmp_path / "bin/gh"
+    gh.write_text(FAKE_GH.format(python=sys.executable))
+    gh.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_GH_LOG", str(tmp_path / "calls"))
+    monkeypatch.setenv("FAKE_GH_LOGIN", login)
+    monkeypatch.setenv("FAKE_GH_COMMENTS", json.dumps(comments))
+    monkeypatch.setenv("GITHUB_REPOSITORY", "o/r")
+    (tmp_path / "runner").mkdir()
+    inputs = {"install": "false", "comment": "true", "fail-on": "new-error"}
+    steps, _ = run_action(root, inputs, tmp_path / "runner", {"github.event.pull_request.number": "7"})
+    assert steps[2].returncode == 0, steps[2].stderr
+    calls = [json.loads(line) for line in (tmp_path / "calls").read_text().splitlines()]
+    assert [args[1:4] for args in calls if "--method" in args] == [call]
