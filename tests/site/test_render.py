@@ -340,6 +340,13 @@ def test_hostile_json_cannot_close_its_element(hostile_site: BuiltSite) -> None:
     assert data and "</" not in data.group(1) and "\\u003c/script\\u003e" in data.group(1)
 
 
+def test_the_graph_json_file_is_inert_served_as_html(hostile_site: BuiltSite) -> None:
+    text = (hostile_site.site / "graph.json").read_text(encoding="utf-8")
+    assert not {"<", ">", "&"} & set(text), "a host that sniffs or serves .json as HTML would run the titles"
+    titles = [node["label"] for node in json.loads(text)["nodes"]]
+    assert "A plain fact about </script><script>alert(40)</script>" in titles, "the titles as written"
+
+
 # ---------------------------------------------------------------------------
 # Building: deterministic, atomic, refused on errors
 

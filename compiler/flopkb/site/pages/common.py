@@ -205,8 +205,14 @@ def json_for_script(data: Any) -> Markup:
     instant navigation runs every script of a page it swaps in as JavaScript, whatever its type.)
 
     Keys stay in the order the data was built in (deterministic: it is built in a fixed order)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return Markup(text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
+    return Markup(escaped_json(data))
+
+
+def escaped_json(data: Any, *, sort_keys: bool = False) -> str:
+    """Compact JSON whose `<`, `>` and `&` are escaped: inert inside an HTML element, and as a file that a host serves
+    as HTML or that a browser sniffs (record titles are a pull request's text)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def front_matter_title(title: str) -> Markup:

@@ -20,14 +20,13 @@ refuses to fetch files).
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
 from flopkb.site.incremental.keys import face
-from flopkb.site.pages.common import KIND_ORDER, json_for_script
+from flopkb.site.pages.common import KIND_ORDER, escaped_json, json_for_script
 
 if TYPE_CHECKING:
     from flopkb.site.pages.common import Site
@@ -173,7 +172,7 @@ def render_graph_page(site: Site) -> None:
     if site.keep(graph_key(site), GRAPH_PAGE, GRAPH_JSON):
         return
     data = graph_data(site)
-    site.write(GRAPH_JSON, json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True) + "\n")
+    site.write(GRAPH_JSON, escaped_json(data, sort_keys=True) + "\n")
     page = site.page(GRAPH_PAGE)
     counts = {kind: 0 for kind in KIND_ORDER}
     for kind in site.kinds.values():
