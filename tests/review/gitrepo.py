@@ -41,6 +41,12 @@ def commit(root: Path, message: str) -> str:
     return git(root, "rev-parse", "HEAD").strip()
 
 
+def tag(root: Path, name: str) -> None:
+    """Commit everything in the work tree, and tag the commit `name`."""
+    commit(root, name)
+    git(root, "tag", name)
+
+
 def project_base(root: Path) -> Path:
     """A repository whose first commit holds the project's own records and vocabulary."""
     init(root)

@@ -12,7 +12,7 @@ import pytest
 from gitrepo import commit, git, init, replace_in
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from markdown_it import MarkdownIt
+from rendered import GFM
 
 from flopkb.config import load_config
 from flopkb.review.git import Git
@@ -128,8 +128,6 @@ def test_markdown_cells_hold_record_text_safely(hostile: str) -> None:
 POC = "@octo-org/everyone ![pixel](https://evil.example/track.png?pr=1) [Approve this PR](https://evil.example/phish)"
 SHOWN = POC.replace("@", "@\u2060")
 """The proof of concept as GitHub shows it: a word joiner after the @, so that it mentions no one."""
-GFM = MarkdownIt("commonmark").enable(["table", "strikethrough"])
-"""Close to what GitHub renders a comment with (GFM: tables, strikethrough)."""
 
 
 @pytest.mark.parametrize(

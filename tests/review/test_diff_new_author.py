@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from gitrepo import commit, git, init, replace_in
+from gitrepo import init, replace_in, tag
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -159,29 +159,24 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _write(root, "facts/ridge", _RIDGE)
     _write(root, KV, _KV)
     _write(root, BORROW, _BORROW)
-    _tag(root, "base")
+    tag(root, "base")
     _write(root, X1, _ACCELERATOR.format(name="acme-x1", bandwidth="4.0 TB/s"))
     _write(root, SHEET, _DATASHEET)
     _write(root, FLOP, _FLOP)
     replace_in(root / f"records/{X2}.yaml", 'value: "2.0 TB/s"', 'value: "2.5 TB/s"')
-    _tag(root, "added")
+    tag(root, "added")
     replace_in(root / f"records/{KV}.yaml", "layers: 32", "layers: 33")
-    _tag(root, "layers")
+    tag(root, "layers")
     replace_in(root / f"records/{X1}.yaml", 'value: "4.0 TB/s"', 'value: "4.1 TB/s"')
-    _tag(root, "bandwidth")
+    tag(root, "bandwidth")
     replace_in(root / "records/facts/ridge.yaml", "expr: hw.peak_bf16_dense", "expr: 2 * hw.peak_bf16_dense")
     replace_in(root / f"records/{FLOP}.yaml", "reads every weight once", "reads each weight once")
-    _tag(root, "lender")
+    tag(root, "lender")
     replace_in(root / f"records/{X1}.yaml", 'value: "4.1 TB/s"', 'value: "4.2 TB/s"')
     replace_in(root / f"records/{X2}.yaml", 'value: "2.5 TB/s"', 'value: "3.2 TB/s"')
     replace_in(root / f"records/{SHEET}.yaml", 'value: "250 1/s"', 'value: "200 1/s"')
-    _tag(root, "both")
+    tag(root, "both")
     return root
-
-
-def _tag(root: Path, name: str) -> None:
-    commit(root, name)
-    git(root, "tag", name)
 
 
 ADDED, LAYERS, BANDWIDTH, LENDER = "base..added", "added..layers", "layers..bandwidth", "bandwidth..lender"

@@ -1,7 +1,8 @@
-"""Which edit changed which value: the blast radius of every edit.
+"""Which edit changed which value or claim: the blast radius of every edit.
 
 A value of record R's formula computed on accelerator H changed because of
-the edits it reads, and only those:
+the edits it reads, and only those; so did the verdict of a claim on it,
+which reads the same, and the source of the measurement it names:
 
 - when R was added (or removed), that alone: every value of a new record is
   new because the record is;
@@ -14,7 +15,8 @@ the edits it reads, and only those:
   the settings.
 
 An edit of another accelerator, of a source, or of a record R links to is
-not one: the value does not read it.
+not one: the value does not read it. Nor is an edit of R's prose, though it
+was edited in the same change.
 """
 
 from __future__ import annotations
@@ -27,17 +29,15 @@ from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.memo import reached
 from flopkb.load.models import AcceleratorRecord, Record
 from flopkb.review.matching import Matching
-from flopkb.review.model import Cause, Place, ValueChange
+from flopkb.review.model import Cause, Place, SpecEdit, ValueChange
+from flopkb.review.wording import spec_what
 
 SETTINGS = "settings"
 
 
 class SpecChange(NamedTuple):
-    accelerator: str
-    parameter: str
-    before: str | None
-    after: str | None
-    place: Place | None
+    edit: SpecEdit
+    place: Place
 
 
 def spec_changes(match: Matching) -> dict[tuple[str, str], SpecChange]:
@@ -56,18 +56,22 @@ def spec_changes(match: Matching) -> dict[tuple[str, str], SpecChange]:
             line = 1
             if entry.source is not None:
                 line = entry.source.position(("specs", parameter) if now is not None else ("id",))[0]
-            found[record_id, parameter] = SpecChange(
+            edit = SpecEdit(
                 record_id,
                 parameter,
                 None if was is None else _spec_text(was.value, was.basis),
                 None if now is None else _spec_text(now.value, now.basis),
-                Place(entry.path, line),
             )
+            found[record_id, parameter] = SpecChange(edit, Place(entry.path, line))
     return found
 
 
 def _spec_text(value: object, basis: str) -> str:
     return f"{value} ({basis})"
+
+
+def _spec_id(accelerator: str, parameter: str) -> str:
+    return f"spec:{accelerator}:{parameter}"
 
 
 class Attribution:
@@ -85,7 +89,7 @@ class Attribution:
         self.changed = changed
         """Head ids of records edited or added."""
         self.removed = set(removed)
-        self.specs = specs
+        self.specs = {_spec_id(*key): change for key, change in specs.items()}
         self.same_settings = same_settings
         self._reaching: dict[str, tuple[str, ...]] = {}
 
@@ -104,10 +108,16 @@ class Attribution:
             )
         return found
 
-    def of_value(
-        self, record_id: str, hardware: str | None, old: FormulaResult | None, new: FormulaResult | None
+    def causes_of(
+        self,
+        record_id: str,
+        hardware: str | None,
+        old: FormulaResult | None,
+        new: FormulaResult | None,
+        others: Iterable[str] = (),
     ) -> tuple[str, ...]:
-        """The ids of the causes of a changed value of `record_id` computed on `hardware` (see the module)."""
+        """The ids of the causes of a changed value (or claim verdict) of `record_id` computed on `hardware`: the edits
+        it reads (see the module); `others`, more records it reads (the source of a claim's measurement)."""
         if self.match.old(record_id) not in self.match.base.entries or record_id in self.removed:
             return (f"record:{record_id}",)
         causes: list[str] = []
@@ -119,22 +129,29 @@ class Attribution:
                 for figure in result.figures
                 if rename(figure.accelerator) == hardware
             }
-            causes = [
-                f"spec:{hardware}:{parameter}" for parameter in sorted(used) if (hardware, parameter) in self.specs
-            ]
-        records = self.edits_read(record_id, None if causes else hardware, old, new)
+            causes = [_spec_id(hardware, parameter) for parameter in sorted(used)]
+            causes = [cause for cause in causes if cause in self.specs]
+        records = self._edits_read(record_id, None if causes else hardware, old, new, others)
         causes += [f"record:{other}" for other in records]
         if not causes:
             causes = [SETTINGS if not self.same_settings else f"record:{record_id}"]
         return tuple(causes)
 
-    def edits_read(
+    def edited_records(self, causes: Iterable[str]) -> tuple[str, ...]:
+        """The records edited, added or removed that `causes` name (a spec's accelerator), sorted: the settings are
+        none."""
+        named = {
+            self.specs[cause].edit.accelerator if cause in self.specs else cause.partition(":")[2] for cause in causes
+        }
+        return tuple(sorted(named & (self.changed | self.removed)))
+
+    def _edits_read(
         self,
         record_id: str,
         hardware: str | None,
         old: FormulaResult | None,
         new: FormulaResult | None,
-        others: Iterable[str] = (),
+        others: Iterable[str],
     ) -> tuple[str, ...]:
         """The edited, added or removed records among `record_id`, the records its formula borrows by `ref`, `hardware`
         and `others`, sorted; an edit of a record but `hardware` that changed its prose alone is not one."""
@@ -168,21 +185,20 @@ class Attribution:
         for cause, count in counts.items():
             touched = records[cause]
             record, what, place = self._describe(cause)
-            found.append(Cause(cause, record, what, place, count, tuple(sorted(touched)), len(touched - self.changed)))
+            spec = self.specs.get(cause)
+            edit = None if spec is None else spec.edit
+            found.append(
+                Cause(cause, record, what, place, count, tuple(sorted(touched)), len(touched - self.changed), edit)
+            )
         return tuple(sorted(found, key=lambda cause: (-cause.values, cause.id)))
 
     def _describe(self, cause: str) -> tuple[str, str, Place | None]:
         if cause == SETTINGS:
             return "", "the vocabulary changed: every formula was evaluated again", None
-        kind, _, rest = cause.partition(":")
-        if kind == "spec":
-            record, _, parameter = rest.rpartition(":")
-            spec = self.specs[record, parameter]
-            return (
-                record,
-                f"`{parameter}` of {record}: {spec.before or '(none)'} → {spec.after or '(none)'}",
-                spec.place,
-            )
+        spec = self.specs.get(cause)
+        if spec is not None:
+            return spec.edit.accelerator, spec_what(spec.edit), spec.place
+        rest = cause.partition(":")[2]
         match = self.match
         if rest in self.removed:
             return rest, f"{rest} removed", record_place(match.base, rest)

@@ -155,7 +155,7 @@ def _value_changes(
             before=None if was is None else was[0],
             after=None if now is None else now[0],
             relative=relative_change(was, now),
-            causes=attribution.of_value(record_id, hardware, old, new),
+            causes=attribution.causes_of(record_id, hardware, old, new),
         )
 
 
@@ -203,12 +203,10 @@ def _claim_because(
     rename: Callable[[str], str],
     results: tuple[FormulaResult | None, FormulaResult | None],
 ) -> tuple[str, ...]:
-    """The edits a claim reads (its accelerator, the records its formula borrows from, its measurement's source) when
-    its own record was not edited; else ()."""
-    if record_id in attribution.changed:
-        return ()
+    """The edited records among the causes of a claim's verdict: a value's causes (`flopkb.review.causes`), and the
+    source of the measurement it names."""
     measured = () if claim.measurement is None else (rename(claim.measurement.source),)
-    return attribution.edits_read(record_id, hardware, *results, measured)
+    return attribution.edited_records(attribution.causes_of(record_id, hardware, *results, measured))
 
 
 def _claim_place(kb: KnowledgeBase, record_id: str, formula_id: str, index: int) -> Place | None:

@@ -17,6 +17,7 @@ from flopkb.review.text import text_sections
 from flopkb.review.wording import (
     MARKER,
     STATUS,
+    Markup,
     because,
     cause_line,
     claim_move,
@@ -78,6 +79,11 @@ def cell(text: str) -> str:
     return shown
 
 
+MARKDOWN = Markup(lambda part: f"<code>{cell(part)}</code>", cell)
+"""Code as HTML's `<code>`, inside which markdown still reads character references, so that record text in it is
+escaped by `cell` as everywhere else (a backtick code span would show `&#91;` as it is written)."""
+
+
 def render_markdown(report: Report, limit: int = LIMIT) -> str:
     out = _Budget(limit)
     out.close(MARKER)
@@ -117,7 +123,7 @@ def _top_rows(report: Report) -> list[str]:
         note = cell(because(change.because, report.files))
         rows.append(f"| {STATUS[change.after]} | {cell(claim_what(change))} | {move} | {note} |")
     for cause in report.causes:
-        rows.append(f"| Δ | {cell(cause_line(cause))} | | |")
+        rows.append(f"| Δ | {cause_line(cause, MARKDOWN)} | | |")
     return rows
 
 

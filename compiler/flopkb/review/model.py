@@ -40,6 +40,18 @@ class Place:
 
 
 @dataclass(frozen=True, slots=True)
+class SpecEdit:
+    """A spec whose value or basis differs between the sides."""
+
+    accelerator: str
+    parameter: str
+    before: str | None
+    """`4.8 TB/s (vendor-spec)`; None when the base has no such spec."""
+    after: str | None
+    """None when the head has no such spec."""
+
+
+@dataclass(frozen=True, slots=True)
 class Cause:
     """One edit, and its blast radius: the values it changed."""
 
@@ -48,7 +60,7 @@ class Cause:
     `settings` when the vocabulary changed."""
     record: str
     what: str
-    """`memory_bandwidth of hw/h200: 4.8 TB/s → 4.9 TB/s`, `flops/decode edited`, `facts/x added`."""
+    """`` `memory_bandwidth` of hw/h200: 4.8 TB/s → 4.9 TB/s ``, `flops/decode edited`, `facts/x added`."""
     place: Place | None
     values: int = 0
     """How many values it changed."""
@@ -56,6 +68,8 @@ class Cause:
     """The records whose values it changed, sorted."""
     not_edited: int = 0
     """How many of `records` the change did not edit."""
+    spec: SpecEdit | None = None
+    """The spec, for a `spec:` cause: its parts, which `what` writes as one line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +93,7 @@ class ClaimChange:
     stated: str
     place: Place | None
     because: tuple[str, ...] = ()
-    """The edited records it computes with, when its own record was not edited (else ())."""
+    """The edited, added or removed records among the causes of its verdict (`flopkb.review.causes`), sorted."""
 
     @property
     def regressed(self) -> bool:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 from flopkb.formulas.units import format_value
 from flopkb.review.model import (
     Cause,
@@ -10,9 +13,21 @@ from flopkb.review.model import (
     DiagnosticLine,
     EvidenceChange,
     Report,
+    SpecEdit,
     ValueChange,
     summary_counts,
 )
+
+
+class Markup(NamedTuple):
+    """How a format shows the parts of a line that come from records: as code (a parameter), and as text."""
+
+    code: Callable[[str], str]
+    text: Callable[[str], str]
+
+
+PLAIN = Markup(lambda part: f"`{part}`", str)
+"""A terminal's, an annotation's and the JSON's: code between backticks, text as it is."""
 
 STATUS = {"ok": "✓", "mismatch": "✗", "disagrees": "≠", "unchecked": "?", None: "—"}
 MARKER = "<!-- flopkb-diff -->"
@@ -112,10 +127,17 @@ def because(ids: tuple[str, ...], files: dict[str, str]) -> str:
     return f"because {', '.join(named)} changed"
 
 
-def cause_line(cause: Cause) -> str:
+def spec_what(spec: SpecEdit, markup: Markup = PLAIN) -> str:
+    """ "`memory_bandwidth` of hw/h200: 4.8 TB/s (vendor-spec) → 4.9 TB/s (vendor-spec)"."""
+    before, after = (markup.text(side or "(none)") for side in (spec.before, spec.after))
+    return f"{markup.code(spec.parameter)} of {markup.text(spec.accelerator)}: {before} → {after}"
+
+
+def cause_line(cause: Cause, markup: Markup = PLAIN) -> str:
     """ "`memory_bandwidth` of hw/h200: 4.8 TB/s → 4.9 TB/s → 37 values in 6 records (5 records not edited
     themselves)"."""
-    return f"{cause.what} → {_plural(cause.values, 'value')} {in_records(len(cause.records), cause.not_edited)}"
+    what = markup.text(cause.what) if cause.spec is None else spec_what(cause.spec, markup)
+    return f"{what} → {_plural(cause.values, 'value')} {in_records(len(cause.records), cause.not_edited)}"
 
 
 def in_records(records: int, not_edited: int) -> str:

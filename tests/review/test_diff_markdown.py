@@ -1,0 +1,56 @@
+"""`flopkb diff --format markdown` as a reviewer reads it: rendered to HTML, as GitHub renders a comment.
+
+flopkb's own markup (the spec parameter of an edit, as code) renders as markup; text from records inside and around it
+stays text: no image, no link, no mention, no cell of its own.
+"""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from rendered import GFM, Seen
+
+from flopkb.review.markdown import render_markdown
+from flopkb.review.model import Cause, Commit, Report, SpecEdit
+
+HOSTILE = "![x](http://evil.example/p.png) [a](b) @team `tick` a|b <b>bold</b> *em* ~~s~~ \\"
+
+
+def _shown(text: str) -> str:
+    """Record text as the reader sees it: blanks and line breaks as one space, a word joiner after each `@`."""
+    return " ".join(text.replace("@", "@\u2060").split())
+
+
+def _report(spec: SpecEdit, what: str) -> Report:
+    causes = (
+        Cause(f"spec:{spec.accelerator}:{spec.parameter}", spec.accelerator, "", None, 1, ("facts/read",), 1, spec),
+        Cause("record:facts/read", "facts/read", what, None, 1, ("facts/read",), 0),
+    )
+    return Report(base=Commit("main", "0" * 40), head=Commit("work tree", None), causes=causes)
+
+
+def test_hostile_record_text_in_an_edit_s_row_stays_text() -> None:
+    seen = Seen(GFM.render(render_markdown(_report(SpecEdit(HOSTILE, HOSTILE, HOSTILE, HOSTILE), HOSTILE))))
+    assert not {"img", "a", "b", "em", "del"} & set(seen.tags)
+    assert [len(row) for row in seen.rows] == [4, 4, 4]
+    assert seen.code == [_shown(HOSTILE)], "the parameter is the one code span, and shows every character"
+    assert seen.rows[1][1].startswith(f"{_shown(HOSTILE)} of {_shown(HOSTILE)}: {_shown(HOSTILE)} → ")
+    assert seen.rows[2][1] == f"{_shown(HOSTILE)} → 1 value in 1 record"
+
+
+_TEXT = st.text(st.sampled_from("#+-=*_`~[]()!<>&|\\@:.) 1\t\r\na") | st.characters(blacklist_characters="\x00"))
+
+
+@settings(max_examples=200, deadline=None)
+@example(SpecEdit("`", "a|b", "[a](b)", "![x](y)"), "@team")
+@example(SpecEdit("</code>", "- x", "#1", "``"), "|")
+@given(st.builds(SpecEdit, _TEXT, _TEXT, _TEXT, _TEXT), _TEXT)
+def test_any_record_text_keeps_the_table_and_adds_no_image_or_link(spec: SpecEdit, what: str) -> None:
+    seen = Seen(GFM.render(render_markdown(_report(spec, what))))
+    assert set(seen.tags) <= {"h3", "p", "strong", "table", "thead", "tbody", "tr", "th", "td", "code"}, seen.tags
+    assert [len(row) for row in seen.rows] == [4, 4, 4]
+    assert [" ".join(code.split()) for code in seen.code] == [_shown(spec.parameter)]
+    before, after = (_shown(side or "(none)") for side in (spec.before, spec.after))
+    line = f"{_shown(spec.parameter)} of {_shown(spec.accelerator)}: {before} → {after} → 1 value in 1 record"
+    line += " not edited itself"
+    assert " ".join(seen.rows[1][1].split()) == " ".join(line.split())
