@@ -14,6 +14,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from test_lsp_edits import CLAIM
 
+from flopkb.editor.server import make_server
 from kbfixture import accelerator, write_kb
 from lsp_session import environment, lsp_session, open_file, settled
 
@@ -124,6 +125,10 @@ async def test_rename_from_a_link_makes_the_edits_of_flopkb_mv(tmp_path: Path) -
         assert moved == expected
 
 
+FILLER = 600
+"""Records enough for a check to take longer than the server takes to read the rename sent right after an edit."""
+
+
 def full_change(uri: str, version: int, text: str) -> types.DidChangeTextDocumentParams:
     return types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
@@ -136,12 +141,18 @@ def renaming(uri: str, line: int, character: int, new_name: str) -> types.Rename
     return types.RenameParams(text_document=types.TextDocumentIdentifier(uri=uri), position=at, new_name=new_name)
 
 
-def two_records(tmp_path: Path) -> Path:
+def two_records(tmp_path: Path, filler: int = 0) -> Path:
+    """hw/h100 and a fact linking to it; with `filler` more facts, so that a check takes a while."""
+    more = {
+        f"records/facts/filler-{index}.yaml": f"id: facts/filler-{index}\nkind: fact\nstatement: Filler.\n"
+        for index in range(filler)
+    }
     return write_kb(
         tmp_path / "kb",
         {
             "records/hw/h100.yaml": accelerator("hw/h100", memory_bandwidth="3.35 TB/s"),
             "records/facts/traffic.yaml": FACT,
+            **more,
         },
     )
 
@@ -150,7 +161,7 @@ async def test_a_rename_just_after_typing_keeps_what_was_typed(tmp_path: Path) -
     """The rename is planned on the buffer as typed (not the last check's text): the line typed just before is kept,
     once, and nothing is duplicated; the edit carries the buffer's version, so an editor refuses it if typed into
     since."""
-    root = two_records(tmp_path)
+    root = two_records(tmp_path, filler=FILLER)
     async with lsp_session(root) as lsp:
         uri = open_file(lsp, root, "records/hw/h100.yaml")
         await settled(lsp, uri)
@@ -293,3 +304,28 @@ async def test_a_folder_of_records_renamed_gets_a_warning_that_links_dangle(tmp_
         "Rename it back, then move each record with `flopkb mv OLD-ID NEW-ID` (or rename each file in the explorer): "
         "their links follow",
     )
+
+
+async def test_folder_renames_are_asked_of_the_server() -> None:
+    """The editor tells the server of a folder renamed (else the author gets no warning): a folder filter."""
+    options = make_server().protocol.fm.feature_options[types.WORKSPACE_WILL_RENAME_FILES]
+    assert types.FileOperationPatternKind.Folder in [item.pattern.matches for item in options.filters]
+
+
+async def test_files_renamed_together_get_the_edits_of_successive_moves(tmp_path: Path) -> None:
+    """Several record files moved at once (dragged into folders): one edit per file, holding every move's edits."""
+    root = two_records(tmp_path)
+    first = moved_by_mv(root, tmp_path, "hw/h100", "hw/nvidia/h100")
+    expected = moved_by_mv(tmp_path / "mv", tmp_path / "then", "facts/traffic", "facts/bw/traffic")
+    renames = [("records/hw/h100.yaml", "records/hw/nvidia/h100.yaml")]
+    renames.append(("records/facts/traffic.yaml", "records/facts/bw/traffic.yaml"))
+    async with lsp_session(root) as lsp:
+        await settled(lsp, open_file(lsp, root, "records/facts/traffic.yaml"))
+        files = [types.FileRename(old_uri=(root / old).as_uri(), new_uri=(root / new).as_uri()) for old, new in renames]
+        edit = await lsp.workspace_will_rename_files_async(types.RenameFilesParams(files=files))
+    assert edit is not None and len(edit.document_changes or []) == 2
+    moved = applied(root, edit, versions={"records/facts/traffic.yaml": 1})
+    for old, new in renames:
+        moved[new] = moved.pop(old)
+    assert first != expected
+    assert moved == expected

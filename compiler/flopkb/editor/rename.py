@@ -6,8 +6,9 @@ and the old id kept as an alias, refusing where `flopkb mv` refuses (its
 message is the error: `refused`). `textDocument/prepareRename` tells the
 editor where a rename can start (`named_at`). A file renamed in the editor's
 explorer (`workspace/willRenameFiles`) gets the same edits, the rename itself
-left to the editor (`moved_file`); a file moved out of the records folder, or
-to a name that is not an id, gets none, and the server says why.
+left to the editor (`files_moved`); a file moved out of the records folder, or
+to a name that is not an id, gets none, and the server says why; so does a
+folder of records renamed (`folder_moved`).
 
 The plan is made on the check of the buffers as they are now, with the files
 on disk read again (the server waits for it). Each file gets the edits mv
@@ -19,6 +20,7 @@ planned on: a client refuses the edit of a buffer typed into meanwhile.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -32,6 +34,9 @@ from flopkb.editor.positions import code_point_offset, lsp_position
 from flopkb.links.mv import MoveError, MovePlan, id_span, ordered, plan_move, target_span
 from flopkb.load.positions import LineIndex
 
+if TYPE_CHECKING:
+    from flopkb.kb.knowledge_base import KnowledgeBase
+
 ELSEWHERE = "rename a record from its id line or from a link to it"
 FOLDER_SHOWN = 5
 """At most this many ids of the records in a renamed folder are named in the warning."""
@@ -44,18 +49,17 @@ def refused(message: str) -> JsonRpcException:
     return JsonRpcException(message, code=types.LSPErrorCodes.RequestFailed)
 
 
-def checked_base(checked: Checked | None) -> Checked:
-    """`checked`, when it compiled a base to plan on; `refused` otherwise."""
-    if checked is None or checked.kb is None:
+def _kb(checked: Checked) -> KnowledgeBase:
+    """The base `checked` compiled, to plan on; `refused` when the check failed."""
+    if checked.kb is None:
         raise refused("the knowledge base could not be checked; fix the problems the diagnostics tell, then rename")
-    return checked
+    return checked.kb
 
 
 def named_at(checked: Checked, rel: str, position: types.Position, encoding: str) -> tuple[str, int, int]:
     """The record named at `position` in the file `rel` as the check read it, and where its name is written there
     (code-point offsets): the value of the record's `id`, or a link's target; `refused` elsewhere."""
-    kb = checked_base(checked).kb
-    assert kb is not None
+    kb = _kb(checked)
     text = checked.text_of(rel)
     line, column = LineIndex(text).position(code_point_offset(text, position, encoding))
     entry = entry_at(kb, rel)
@@ -82,9 +86,14 @@ def prepared(checked: Checked, rel: str, position: types.Position, encoding: str
 
 def planned(checked: Checked, old: str, new: str) -> MovePlan:
     """The move of record `old` to id `new`; `MoveError` where `flopkb mv` refuses."""
-    kb = checked_base(checked).kb
-    assert kb is not None
+    kb = _kb(checked)
     return plan_move(kb, old, new)
+
+
+def in_records(config: Config, paths: list[str | None]) -> bool:
+    """Whether any of the root-relative `paths` is the records folder or in it."""
+    records = config.records.rstrip("/")
+    return any(path is not None and (path == records or path.startswith(records + "/")) for path in paths)
 
 
 def files_moved(
@@ -124,7 +133,7 @@ def _moved_id(config: Config, new_rel: str | None) -> str:
         raise MoveError(f"{new_rel} is not in {config.records}/, where every record is") from None
 
 
-def edits_of(move: MovePlan) -> Edits:
+def _edits_of(move: MovePlan) -> Edits:
     """The move's edits by the path of the file they are made in (the moved file at its old path)."""
     return {move.old_path if path == move.new_path else path: edits for path, edits in move.edits.items()}
 
@@ -135,7 +144,7 @@ def merged(moves: list[MovePlan]) -> tuple[Edits, dict[str, str]]:
     edits: Edits = {}
     originals: dict[str, str] = {}
     for move in moves:
-        for path, changes in edits_of(move).items():
+        for path, changes in _edits_of(move).items():
             edits[path] = ordered([*edits.get(path, []), *changes], path)
             originals[path] = move.originals[move.new_path if path == move.old_path else path]
     return edits, originals
@@ -178,8 +187,7 @@ def _text_edits(text: str, edits: list[tuple[int, int, str]], encoding: str) -> 
 
 def folder_moved(checked: Checked, old_rel: str) -> str | None:
     """What the editor shows when the folder `old_rel` is renamed, when it holds records: links do not follow."""
-    kb = checked_base(checked).kb
-    assert kb is not None
+    kb = _kb(checked)
     held = sorted(entry.id for entry in kb.entries.values() if entry.path.startswith(old_rel.rstrip("/") + "/"))
     if not held:
         return None

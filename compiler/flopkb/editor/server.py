@@ -487,10 +487,14 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         ),
     )
     async def will_rename_files(ls: FlopkbServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
-        from flopkb.editor.rename import checked_base, files_moved, workspace_edit
+        from flopkb.editor.rename import files_moved, in_records, workspace_edit
 
-        checked = checked_base(await ls.current_on_disk())
         renamed = [(ls.relative(item.old_uri), ls.relative(item.new_uri)) for item in params.files]
+        if ls.config is None or not in_records(ls.config, [old for old, _ in renamed]):
+            return None  # not worth a check of the whole base
+        checked = await ls.current_on_disk()
+        if checked is None or checked.kb is None:
+            return None
         edits, originals, warnings = files_moved(checked, renamed)
         for warning in warnings:
             ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, warning))
