@@ -9,8 +9,7 @@ from typing import Any
 from lsprotocol import types
 
 import flopkb
-from flopkb.editor.positions import diagnostic_range, lsp_position, offset_of
-from flopkb.load.positions import LineIndex
+from flopkb.editor.positions import diagnostic_range, lines_of, lsp_position, offset_of
 from flopkb.report.codes import Severity
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.report.hints import WORD
@@ -46,7 +45,7 @@ def fixes(diagnostic: Diagnostic, text: str, encoding: str) -> dict[str, Any] | 
     hint = diagnostic.hint or ""
     if not hint.startswith(DID_YOU_MEAN) or not hint.endswith("?"):
         return None
-    start = offset_of(LineIndex(text), diagnostic.line, diagnostic.column)
+    start = offset_of(lines_of(text), diagnostic.line, diagnostic.column)
     word = (_ANCHOR if diagnostic.code == "dangling-anchor" else _WORD).match(text, start)
     if word is None:
         return None

@@ -30,9 +30,8 @@ from flopkb.editor.checker import Checked
 from flopkb.editor.convert import uri_of
 from flopkb.editor.hover import entry_at, link_at
 from flopkb.editor.navigation import target_at
-from flopkb.editor.positions import code_point_offset, lsp_position
+from flopkb.editor.positions import code_point_offset, lines_of, lsp_position
 from flopkb.links.mv import MoveError, MovePlan, id_span, ordered, plan_move, target_span
-from flopkb.load.positions import LineIndex
 
 if TYPE_CHECKING:
     from flopkb.kb.knowledge_base import KnowledgeBase
@@ -61,7 +60,7 @@ def named_at(checked: Checked, rel: str, position: types.Position, encoding: str
     (code-point offsets): the value of the record's `id`, or a link's target; `refused` elsewhere."""
     kb = _kb(checked)
     text = checked.text_of(rel)
-    line, column = LineIndex(text).position(code_point_offset(text, position, encoding))
+    line, column = lines_of(text).position(code_point_offset(text, position, encoding))
     entry = entry_at(kb, rel)
     link = link_at(kb, entry, line, column) if entry is not None else None
     try:

@@ -28,8 +28,7 @@ from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.actions import quick_fixes
 from flopkb.editor.checker import Buffer, Checked, Checker
 from flopkb.editor.convert import uri_of
-from flopkb.editor.positions import code_point_offset, diagnostic_range, lsp_position, offset_of
-from flopkb.load.positions import LineIndex
+from flopkb.editor.positions import code_point_offset, diagnostic_range, line_end, lines_of, lsp_position
 
 if TYPE_CHECKING:
     from flopkb.kb.knowledge_base import KnowledgeBase
@@ -219,7 +218,7 @@ class FlopkbServer(LanguageServer):
         if rel is None or checked is None or checked.kb is None:
             return None
         text = self.workspace.get_text_document(uri).source
-        line, column = LineIndex(text).position(code_point_offset(text, position, self.checker_encoding))
+        line, column = lines_of(text).position(code_point_offset(text, position, self.checker_encoding))
         return checked.kb, rel, line, column
 
     @property
@@ -439,10 +438,10 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         if checked is None or checked.kb is None or entry is None:
             return None
         text = checked.text_of(entry.path)
-        lines = text.split("\n")
+        lines = lines_of(text)
         found = []
         for line, label in claim_hints(checked.kb, entry):
-            end = lsp_position(text, offset_of(LineIndex(text), line, len(lines[line - 1]) + 1), ls.checker_encoding)
+            end = lsp_position(text, line_end(lines, line), ls.checker_encoding)
             if params.range.start.line <= end.line <= params.range.end.line:
                 found.append(types.InlayHint(position=end, label=label, padding_left=True))
         return found
