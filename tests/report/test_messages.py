@@ -762,6 +762,17 @@ def test_a_misspelt_erratum_field_is_offered_the_records_own_field(tmp_path: Pat
     assert diagnostic.hint == "did you mean description?"
 
 
+@pytest.mark.parametrize("description", ["", "description: 5\n"], ids=["missing", "not-text"])
+def test_an_erratum_of_a_broken_required_field_adds_nothing_to_the_fields_own_problem(
+    tmp_path: Path, description: str
+) -> None:
+    text = FLOP.replace("description: Streams [[flops/y]].\n", description) + erratum_of("description")
+    kb = compile_kb(write_kb(tmp_path, {"records/flops/x.yaml": text}))
+    assert [(d.code, d.line) for d in kb.diagnostics if d.code != "orphan"] == [
+        ("missing-field" if not description else "invalid-value", 1 if not description else 4)
+    ]
+
+
 def test_an_erratum_field_far_from_any_lists_the_records_text_fields_only(tmp_path: Path) -> None:
     text = FLOP + "scales_with:\n  - {factor: batch_size, effect: grows}\n" + erratum_of("statement")
     diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text.replace("Serves", "Streams")}, "invalid-value")

@@ -84,6 +84,21 @@ def _text_fields(data: Any, names: frozenset[str], prefix: str, key: str | None 
         yield prefix
 
 
+def _no_text_field(index: int, field: str, record: Any, source: Source) -> Diagnostic:
+    line, column = source.position(("errata", index, "field"))
+    message = f"errata[{index}].field: '{field}' is no text field of this record"
+    return make("invalid-value", source.path, line, column, message, _field_hint(field, record, source.data))
+
+
+def _reported_broken(field: str, record: Any, data: Any) -> bool:
+    """Whether `field` is a required field of the record that is missing or not text: validation reported it, and the
+    record stands in for it (`flopkb.load.validate`)."""
+    top = erratum_field_path(field)[0]
+    declared = type(record).model_fields.get(top) if isinstance(top, str) else None
+    written = data.get(top) if isinstance(data, dict) else None
+    return declared is not None and declared.is_required() and not isinstance(written, str)
+
+
 def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[ErratumItem, ...], list[Diagnostic]]:
     """The record's errata as evidence items, and their problems."""
     items: list[ErratumItem] = []
@@ -93,17 +108,9 @@ def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[Err
         text = field_text(source.data, erratum_field_path(erratum.field))
         found = False
         if text is None:
-            line, column = source.position((*here, "field"))
-            problems.append(
-                make(
-                    "invalid-value",
-                    source.path,
-                    line,
-                    column,
-                    f"errata[{index}].field: '{erratum.field}' is no text field of this record",
-                    _field_hint(erratum.field, record, source.data),
-                )
-            )
+            # a required field that is missing or not text has its own diagnostic: its words wait for its mending
+            if not _reported_broken(erratum.field, record, source.data):
+                problems.append(_no_text_field(index, erratum.field, record, source))
         elif not erratum.quote.split() or quote_pattern(erratum.quote).search(text) is None:
             line, column = source.position((*here, "quote"))
             problems.append(
