@@ -22,6 +22,7 @@ from flopkb.load.placeholders import markdown_fields
 from flopkb.load.source import Path, Source
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import did_you_mean
+from flopkb.report.paths import field_path
 
 
 def quote_pattern(quote: str) -> re.Pattern[str]:
@@ -89,10 +90,13 @@ def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[Err
     items: list[ErratumItem] = []
     problems: list[Diagnostic] = []
     for index, erratum in enumerate(record.__dict__.get("errata", ())):
-        here = ("errata", index)
-        text = field_text(source.data, erratum_field_path(erratum.field))
+        here, label = ("errata", index), field_path(source.written(("errata", index)))
+        at = source.view(erratum_field_path(erratum.field))  # None: words of a list item left out, not checked
+        text = field_text(source.data, at) if at is not None else None
         found = False
-        if text is None:
+        if at is None:
+            pass
+        elif text is None:
             line, column = source.position((*here, "field"))
             problems.append(
                 make(
@@ -100,7 +104,7 @@ def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[Err
                     source.path,
                     line,
                     column,
-                    f"errata[{index}].field: '{erratum.field}' is no text field of this record",
+                    f"{label}.field: '{erratum.field}' is no text field of this record",
                     _field_hint(erratum.field, record, source.data),
                 )
             )
@@ -112,7 +116,7 @@ def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[Err
                     source.path,
                     line,
                     column,
-                    f"errata[{index}].quote is not in {erratum.field}: {_short(erratum.quote)!r}",
+                    f"{label}.quote is not in {erratum.field}: {_short(erratum.quote)!r}",
                     f"copy the words again from {erratum.field}, exactly; "
                     "or remove the erratum if the words it corrected are gone",
                 )
@@ -120,7 +124,7 @@ def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[Err
         else:
             found = True
         if erratum.basis in NEEDS_SOURCES and not erratum.sources:
-            problems.append(missing_source(source, (*here, "basis"), f"errata[{index}]", erratum.basis, "derived"))
+            problems.append(missing_source(source, (*here, "basis"), label, erratum.basis, "derived"))
         line, column = source.position((*here, "quote"))
         items.append(
             ErratumItem(

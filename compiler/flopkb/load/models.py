@@ -268,6 +268,12 @@ MEASURED_TOLERANCE = 0.10
 """The default `rel_tol` of a claim that names a measurement: a model against what a source measured."""
 
 
+_BOTH_HINT = "keep one: remove `measured:` to state the value, or `value:` to test the formula against the measurement"
+_NEITHER_HINT = (
+    "add `value:` with the claimed result, or `measured:` with the measurement, as <source>#<measurement-id>"
+)
+
+
 class Expect(_Model):
     where: dict[str, QuantityIn] = {}
     """The value of every sweep input for this claim: input name to quantity."""
@@ -283,7 +289,10 @@ class Expect(_Model):
     @model_validator(mode="after")
     def _value_or_measured(self) -> Expect:
         if (self.value is None) == (self.measured is None):
-            raise PydanticCustomError("invalid_value", "a claim has exactly one of 'value' and 'measured'", {})
+            hint = _BOTH_HINT if self.value is not None else _NEITHER_HINT
+            raise PydanticCustomError(
+                "invalid_value", "a claim has exactly one of 'value' and 'measured'", {"hint": hint}
+            )
         return self
 
     @property
@@ -292,6 +301,10 @@ class Expect(_Model):
         if self.rel_tol is not None:
             return self.rel_tol
         return MEASURED_TOLERANCE if self.measured is not None else STATED_TOLERANCE
+
+
+_EXPR_AND_REF_HINT = "keep one: remove `ref:` to use this expression, or `expr:` to reuse the other formula"
+_NO_EXPR_HINT = "add `expr:` with the expression, or `ref:` with another record's formula, as <target>#<formula-id>"
 
 
 class Formula(_Model):
@@ -317,7 +330,8 @@ class Formula(_Model):
     @model_validator(mode="after")
     def _expr_or_ref(self) -> Formula:
         if (self.expr is None) == (self.ref is None):
-            raise PydanticCustomError("expr_or_ref", "a formula has exactly one of 'expr' and 'ref'", {})
+            hint = _EXPR_AND_REF_HINT if self.expr is not None else _NO_EXPR_HINT
+            raise PydanticCustomError("expr_or_ref", "a formula has exactly one of 'expr' and 'ref'", {"hint": hint})
         return self
 
 
