@@ -3,6 +3,7 @@ the record, are checked as if it were absent, each told at its own place (docs/c
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 from typing import NamedTuple
 
@@ -306,3 +307,21 @@ def test_a_record_read_without_an_item_is_told_the_same_by_a_run_with_the_load_c
         {(d.code, d.line, d.column) for d in compile_warm(tmp_path).diagnostics if d.path == rel} for _ in "12"
     )
     assert first == again == {("orphan", 1, 5), ("invalid-value", 9, 9), (MISMATCH, 10, 16)}
+
+
+def test_a_row_left_out_still_names_its_accelerators_for_the_scope(tmp_path: Path) -> None:
+    row = "hardware_parameters:\n  - parameter: memory_bandwidth\n    effect: e\n    basis: unverifed\n"
+    formula = "formulas:\n  - id: f\n    expr: hw.memory_bandwidth\n    unit: TB/s\n    expect:\n"
+    claim = "      - hardware: hw/h100\n        value: 4 TB/s\n"
+    kb, rel = _compiled(tmp_path, FLOP + row + "    values_for: [hw/h100]\n" + formula + claim)
+    told = [(d.code, d.line) for d in kb.diagnostics if d.path == rel and d.code != "orphan"]
+    assert told == [("unknown-term", 8), (MISMATCH, 16)]
+
+
+def test_a_source_read_without_an_item_is_sent_whole_between_processes(tmp_path: Path) -> None:
+    kb, _ = _compiled(tmp_path, FLOP + CLAIMS + "      - 6\n      - value: 7\n")
+    source = kb.entries["flops/x"].source
+    assert source is not None
+    copy = pickle.loads(pickle.dumps(source))
+    claim = ("formulas", 0, "expect", 0, "value")
+    assert (copy.data, copy.position(claim), copy.written(claim)) == (source.data, (10, 16), source.written(claim))

@@ -161,15 +161,6 @@ def unbracketed(value: Any) -> str | None:
     return target if wrapped and target and "[" not in target and "]" not in target else None
 
 
-def refs_written(value: list[str] | None, written: Any) -> list[str] | None:
-    """The refs of a list-of-refs field: its model's `value`; or, when that is empty and the list as written is not
-    (the field was left out for an item that did not validate), the items written that read as refs (unbracketed
-    when written as wikilinks), '' for any other, so that each keeps its index."""
-    if value or type(written) is not list or not written:
-        return value
-    return [unbracketed(item) or (item if type(item) is str else "") for item in written]
-
-
 def _target(value: str) -> str:
     if unbracketed(value) is not None:
         raise PydanticCustomError("invalid_value", "a ref is written without [[brackets]]", {})

@@ -6,16 +6,19 @@ later stage reads the record's model, in which the item is absent, and its
 source (`flopkb.load.source.Source.without`), whose data and positions are the
 file's without the item: an index into a list is one in the model and in the
 source's data alike, and its position is the one of that item in the file. The
-items are named by their paths in the file's data (`Path`, ending in an index).
+items are named by their paths in the file's data (`Path`, ending in an index), each with its value as written.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, TypeVar, cast
 
 from flopkb.load.builder import Path, Positions
 
-Omitted = frozenset[Path]
+Omitted = Mapping[Path, Any]
+NOTHING_OMITTED: Omitted = MappingProxyType({})
 _T = TypeVar("_T")
 
 
@@ -59,6 +62,11 @@ def _kept(at: Path, index: int, items: Omitted) -> int:
     for left_out in _left_out(at, items):
         index += left_out <= index
     return index
+
+
+def left_out(at: Path, items: Omitted) -> list[Any]:
+    """The items left out of the list at `at`, as written, in order."""
+    return [items[(*at, index)] for index in _left_out(at, items)]
 
 
 def _left_out(at: Path, items: Omitted) -> list[int]:

@@ -47,7 +47,7 @@ from yaml.resolver import Resolver
 from flopkb.load.builder import MAP, MAX_NESTING, SEQ, STR, TOO_DEEP, Builder, Path, Positions, Problem, ScalarSpan
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.nesting import C_SAFE_DEPTH, libyaml_bounds_nesting, nesting_bound
-from flopkb.load.omitted import Omitted, remapped, view_path, without_items, written_path
+from flopkb.load.omitted import NOTHING_OMITTED, Omitted, left_out, remapped, view_path, without_items, written_path
 from flopkb.load.positions import LineIndex, ScalarMap
 from flopkb.load.slips import explained
 from flopkb.load.tabs import Untabbing, has_line_start_tabs, indenting_tab, replace_line_start_tabs, tab_message
@@ -110,10 +110,10 @@ class Source:
         data: dict[str, Any],
         witness: Witness | None = None,
         untabbed: bool | None = None,
-        omitted: Omitted = frozenset(),
+        omitted: Omitted = NOTHING_OMITTED,
     ) -> None:
         self.path = path
-        self.omitted = omitted
+        self.omitted = omitted or NOTHING_OMITTED
         """The list items of the file that `data` is without (`flopkb.load.omitted`): its positions are those of
         the file's other parts."""
         self.witness = witness
@@ -131,7 +131,7 @@ class Source:
     def deferred(cls, path: str, later: Later) -> Source:
         """A source whose text is `later.text()` and data `later.data()`, each asked for once, when first needed."""
         source = cls.__new__(cls)
-        source.path, source.witness, source.omitted = path, None, frozenset()
+        source.path, source.witness, source.omitted = path, None, NOTHING_OMITTED
         source._text = source._data = source._positions = source._lines = source._scalars = source._untabbed = None
         source._later = later
         return source
@@ -175,11 +175,11 @@ class Source:
         self,
     ) -> tuple[type[Source], tuple[str, str, dict[str, Any], Witness | None, bool | None, Omitted]]:
         # Parse workers send sources back: the text and data, never the positions or what a deferred one asks.
-        return Source, (self.path, self.text, self.data, self.witness, self._untabbed, self.omitted)
+        return Source, (self.path, self.text, self.data, self.witness, self._untabbed, dict(self.omitted))
 
     def without(self, items: Omitted) -> Source:
-        """This source, read from its file, as if the list items at `items` (paths in its data) were absent: its data
-        without them, every other part where it stands in the file."""
+        """This source, read from its file, as if the list items at `items` (paths in its data, to their values) were
+        absent: its data without them, every other part where it stands in the file."""
         if not items:
             return self
         return Source(self.path, self.text, without_items(self.data, items), self.witness, self._untabbed, items)
@@ -201,6 +201,10 @@ class Source:
     def written(self, path: Path) -> Path:
         """The path in the file's data of the part at `path` in `data`: they differ after an item left out."""
         return written_path(path, self.omitted) if self.omitted else path
+
+    def left_out(self, path: Path) -> list[Any]:
+        """The items, as written, that `data` is without in the list at `path` (a path in the file's data)."""
+        return left_out(path, self.omitted) if self.omitted else []
 
     def view(self, path: Path) -> Path | None:
         """The path in `data` of the part at `path` in the file's data; None when it is in a list item left out."""

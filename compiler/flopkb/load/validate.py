@@ -22,7 +22,7 @@ from flopkb.load.models import (
     record_kind,
     unbracketed,
 )
-from flopkb.load.omitted import Omitted, file_loc, without_items
+from flopkb.load.omitted import NOTHING_OMITTED, Omitted, file_loc, without_items
 from flopkb.load.source import Path, Source
 from flopkb.load.vocabulary import Vocabulary
 from flopkb.load.wording import describe, value_hint, what_is_wrong
@@ -115,7 +115,7 @@ def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, reco
     left_out: set[Path] = set()
     meaningful: set[Path] = set()
     stood: set[Path] = set()
-    dropped: Omitted = frozenset()  # the list items left out: taken out of their lists, each alone
+    dropped: Omitted = NOTHING_OMITTED  # the list items left out: taken out of their lists, each alone
     for _ in range(MAX_ROUNDS):
         try:
             validated = without_items(data, dropped)
@@ -147,7 +147,7 @@ def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, reco
         if not wrong - left_out and not standing.keys() - stood:
             break
         left_out |= wrong
-        dropped = frozenset(path for path in left_out if isinstance(path[-1], int))
+        dropped = {path: _at(source.data, path) for path in left_out if isinstance(path[-1], int)}
         stood |= standing.keys()
         meaningful |= {
             path for kind, path in parts if path and kind != "extra_forbidden"
