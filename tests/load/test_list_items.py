@@ -325,3 +325,29 @@ def test_a_source_read_without_an_item_is_sent_whole_between_processes(tmp_path:
     copy = pickle.loads(pickle.dumps(source))
     claim = ("formulas", 0, "expect", 0, "value")
     assert (copy.data, copy.position(claim), copy.written(claim)) == (source.data, (10, 16), source.written(claim))
+
+
+def test_items_after_one_left_out_are_named_by_their_index_in_the_file(tmp_path: Path) -> None:
+    rows = (
+        "hardware_parameters:\n  - not a row\n  - parameter: memory_bandwidth\n    effect: e\n    basis: unverified\n"
+    )
+    formulas = "formulas:\n  - text\n  - {id: f, expr: '1'}\n  - {id: f, expr: '2'}\n"
+    kb, rel = _compiled(tmp_path, FLOP + rows + "    values_for: [hw/h100]\n" + formulas)
+    told = {(d.code, d.line, d.message) for d in kb.diagnostics if d.path == rel and d.code != "orphan"}
+    assert told >= {
+        ("unverified-basis", 9, "hardware_parameters[1] (memory_bandwidth): the basis is unverified"),
+        (
+            "invalid-value",
+            14,
+            "formulas[2].id: 'f' is already the id of formulas[1]; formula ids are unique within a record",
+        ),
+    }
+
+
+def test_an_erratum_of_the_words_of_an_item_left_out_is_not_checked(tmp_path: Path) -> None:
+    erratum = "errata:\n  - field: workarounds[1]\n    quote: some words\n    correction: c\n    basis: derived\n"
+    kb, rel = _compiled(tmp_path, FLOP + "workarounds:\n  - {a: b}\n  - other words\n" + erratum)
+    told = [(d.code, d.line) for d in kb.diagnostics if d.path == rel and d.code != "orphan"]
+    assert told == [("invalid-value", 6), ("erratum-quote-missing", 10)]
+    kb, rel = _compiled(tmp_path, FLOP + "workarounds:\n  - {a: b}\n  - some words\n" + erratum.replace("[1]", "[0]"))
+    assert [(d.code, d.line) for d in kb.diagnostics if d.path == rel and d.code != "orphan"] == [("invalid-value", 6)]
