@@ -9,8 +9,12 @@ from typing import NamedTuple
 
 import pytest
 
+from flopkb.config import load_config
 from flopkb.kb.knowledge_base import KnowledgeBase
-from kbfixture import H100, compile_kb, compile_warm, write_kb
+from flopkb.pipeline.cache import FileCache
+from flopkb.pipeline.compile import compile_knowledge_base
+from flopkb.pipeline.stages import CHECK_STAGES
+from kbfixture import H100, compile_kb, write_kb
 
 PAPER = (
     "id: src/p\nkind: source\ntitle: P\nmeasurements:\n  - {id: m, quantity: q, value: 6, basis: measured, where: T1}\n"
@@ -300,13 +304,34 @@ def test_a_duplicate_after_a_broken_item_is_named_as_the_file_has_it(tmp_path: P
     assert told.message.startswith("measurements[2].id: 'm' is already the id of measurements[1]")
 
 
-def test_a_record_read_without_an_item_is_told_the_same_by_a_run_with_the_load_cache(tmp_path: Path) -> None:
-    text = FLOP + CLAIMS + "      - 6\n      - value: 7\n"
+def _through_the_cache(root: Path, answer_first: bool) -> KnowledgeBase:
+    """The base compiled through its load cache, which is then saved: as `check` does, or as a first check that
+    answers before it stores what it loaded (`answer_first`)."""
+    config = load_config(root)
+    cache = FileCache(config, answer_first=answer_first)
+    kb = compile_knowledge_base(config, CHECK_STAGES, cache)
+    cache.save()
+    return kb
+
+
+@pytest.mark.parametrize("answer_first", [False, True])
+def test_a_record_read_without_an_item_is_told_the_same_by_a_run_with_the_load_cache(
+    tmp_path: Path, answer_first: bool
+) -> None:
+    """A run with the load cache checks the record again where what it reads changed (its accelerator), at the
+    places of the file: the record is read again, not taken from the cache without the item it was read without."""
+    formula = "formulas:\n  - id: f\n    expr: hw.memory_bandwidth\n    unit: TB/s\n    hardware: [hw/h100]\n"
+    text = FLOP + formula + "    expect:\n      - 6\n      - hardware: hw/h100\n        value: 4 TB/s\n"
     _, rel = _compiled(tmp_path, text)
-    first, again = (
-        {(d.code, d.line, d.column) for d in compile_warm(tmp_path).diagnostics if d.path == rel} for _ in "12"
-    )
-    assert first == again == {("orphan", 1, 5), ("invalid-value", 9, 9), (MISMATCH, 10, 16)}
+    first = {
+        (d.code, d.line, d.column) for d in _through_the_cache(tmp_path, answer_first).diagnostics if d.path == rel
+    }
+    (tmp_path / "records/hw/h100.yaml").write_text(H100.replace("3.35 TB/s", "3.5 TB/s"), encoding="utf-8")
+    told = _through_the_cache(tmp_path, answer_first).diagnostics
+    again = {(d.code, d.line, d.column, d.message) for d in told if d.path == rel}
+    assert first == {(code, line, column) for code, line, column, _ in again}
+    assert first == {("orphan", 1, 5), ("invalid-value", 11, 9), (MISMATCH, 13, 16)}
+    assert any("computes 3.5 TB/s" in message for *_, message in again)
 
 
 def test_a_row_left_out_still_names_its_accelerators_for_the_scope(tmp_path: Path) -> None:
@@ -351,3 +376,12 @@ def test_an_erratum_of_the_words_of_an_item_left_out_is_not_checked(tmp_path: Pa
     assert told == [("invalid-value", 6), ("erratum-quote-missing", 10)]
     kb, rel = _compiled(tmp_path, FLOP + "workarounds:\n  - {a: b}\n  - some words\n" + erratum.replace("[1]", "[0]"))
     assert [(d.code, d.line) for d in kb.diagnostics if d.path == rel and d.code != "orphan"] == [("invalid-value", 6)]
+
+
+def test_an_item_found_wrong_in_a_later_validation_is_placed_in_the_file(tmp_path: Path) -> None:
+    """Validated again without the first claim, the second one (its `rel_tol` left out) breaks its own rule: that is
+    told of the second claim, not of the first one, whose place it takes in the list validated."""
+    second = "      - value: 6\n        measured: src/p#m\n        rel_tol: -1\n"
+    kb, rel = _compiled(tmp_path, FLOP + CLAIMS + "      - 6\n" + second + "      - value: 7\n")
+    told = [(d.code, d.line, d.column) for d in kb.diagnostics if d.path == rel and d.code != "orphan"]
+    assert told == [("invalid-value", 9, 9), ("invalid-value", 12, 18), (MISMATCH, 13, 16)]
