@@ -14,6 +14,7 @@ from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
+from flopkb.site.publishing.publish import build
 from kbfixture import H100, compile_kb, write_kb
 
 PAPER = (
@@ -385,3 +386,10 @@ def test_an_item_found_wrong_in_a_later_validation_is_placed_in_the_file(tmp_pat
     kb, rel = _compiled(tmp_path, FLOP + CLAIMS + "      - 6\n" + second + "      - value: 7\n")
     told = [(d.code, d.line, d.column) for d in kb.diagnostics if d.path == rel and d.code != "orphan"]
     assert told == [("invalid-value", 9, 9), ("invalid-value", 12, 18), (MISMATCH, 13, 16)]
+
+
+def test_build_refuses_a_base_with_an_item_left_out(tmp_path: Path) -> None:
+    _compiled(tmp_path, FLOP + CLAIMS + "      - 6\n      - value: 6\n")
+    outcome = build(load_config(tmp_path))
+    assert outcome.refused and not (tmp_path / "build" / "site").exists()
+    assert [(d.code, d.line) for d in outcome.kb.diagnostics if d.severity == "error"] == [("invalid-value", 9)]

@@ -326,6 +326,7 @@ def _broken_item(text: str, first: int, end: int, how: str) -> str:
     which_damage=st.integers(0, 30),
 )
 @example(rel=DILUTION, which=0, how="shape", damage="claim", which_damage=1)
+@example(rel=DILUTION, which=10, how="shape", damage="claim", which_damage=1)  # a claim beside a wrong one
 def test_a_broken_list_item_hides_no_diagnostic_of_the_record_s_other_parts(
     repo_copy: Path, rel: str, which: int, how: str, damage: str, which_damage: int
 ) -> None:
