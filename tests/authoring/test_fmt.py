@@ -40,7 +40,7 @@ def meaning(text: str) -> tuple[Any, Any, list[str]]:
     """What formatting must keep: the parsed data, the validated model, the comments."""
     source, problems = parse(text, "records/flops/x.yaml")
     assert source is not None and not problems, problems
-    record, _ = validate_record(source, FIXTURE_VOCABULARY, "flops/x")
+    record, _, _ = validate_record(source, FIXTURE_VOCABULARY, "flops/x")
     import yaml
 
     return source.data, record, comment_texts(text, yaml.compose(text, Loader=yaml.CSafeLoader))

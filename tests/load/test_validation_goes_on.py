@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.load.models import MODELS
+from flopkb.load.source import parse
 from kbfixture import compile_kb
 from repo import REPO
 
@@ -267,3 +269,77 @@ def test_a_list_item_that_lost_a_required_part_leaves_the_record_checked(repo_co
     found = _edited(repo_copy, DILUTION, text.replace("    basis: unverified\n", "    basis: unverifed\n", 1))
     codes = sorted(code for code, path, *_ in found if path == DILUTION)
     assert codes == ["claim-mismatch", "unknown-term"]
+
+
+def _data_paths(data: object, at: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
+    yield at
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _data_paths(value, (*at, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from _data_paths(value, (*at, index))
+
+
+def _block_items(text: str) -> list[tuple[tuple[str | int, ...], int, int]]:
+    """Every item of a block list (`- ` starts its line) in `text`: its data path, its first line and the line past
+    its last (the line of the next part of the record that is not in it)."""
+    source, _ = parse(text, "x.yaml")
+    assert source is not None
+    lines = text.split("\n")
+    starts = {path: source.position(path, key=True)[0] for path in _data_paths(source.data)}  # a key's, or its value's
+    items = []
+    for path, line in starts.items():
+        column = source.position(path)[1]
+        if path and isinstance(path[-1], int) and lines[line - 1][: column - 1].strip() == "-":
+            after = [at for other, at in starts.items() if at > line and other[: len(path)] != path]
+            items.append((path, line, min(after, default=len(lines))))
+    return items
+
+
+def _broken_item(text: str, first: int, end: int, how: str) -> str:
+    """`text` with the item on lines [first, end) broken as a whole, no line moved: made text where a mapping goes
+    (or a mapping where text goes), its first key misspelt, or that key's value made a mapping."""
+    lines = text.split("\n")
+    head = lines[first - 1]
+    dash = head.index("-") + 2
+    key = re.match(r"([a-z_]+):", head[dash:])
+    if how == "shape" or key is None:
+        lines[first - 1 : end - 1] = [head[:dash] + ("broken item" if key else "{broken: item}")] + ["#"] * (
+            end - first - 1
+        )
+    elif how == "misspelt":
+        lines[first - 1] = f"{head[:dash]}{key.group(1)}x{head[dash + len(key.group(1)) :]}"
+    else:
+        lines[first - 1] = f"{head[: dash + key.end()]} {{not: text}}"
+        if not head[dash + key.end() :].strip():  # the key's value is a block below it: it goes too
+            lines[first : end - 1] = ["#"] * (end - first - 1)
+    return "\n".join(lines)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    rel=st.sampled_from(RECORDS),
+    which=st.integers(0, 200),
+    how=st.sampled_from(["shape", "misspelt", "value"]),
+    damage=st.sampled_from(["claim", "link"]),
+    which_damage=st.integers(0, 30),
+)
+@example(rel=DILUTION, which=0, how="shape", damage="claim", which_damage=1)
+@example(rel=DILUTION, which=10, how="shape", damage="claim", which_damage=1)  # a claim beside a wrong one
+def test_a_broken_list_item_hides_no_diagnostic_of_the_record_s_other_parts(
+    repo_copy: Path, rel: str, which: int, how: str, damage: str, which_damage: int
+) -> None:
+    """One item of a list of a record of the base broken as a whole (its shape, a key, a value) hides none of the
+    record's other diagnostics: every one the record had outside the item is still told, at the same place, in the
+    same words. Only a formula that another formula of the record borrows (`ref: ...#id`) is spared: the borrower
+    loses what it borrows, as when the formula is gone."""
+    text = _damaged((REPO / rel).read_text(encoding="utf-8"), damage, which_damage)
+    items = _block_items(text)
+    assume(items)
+    path, first, end = items[which % len(items)]
+    if path[0] == "formulas" and len(path) == 2:
+        assume(f"#{yaml.safe_load(text)['formulas'][path[1]]['id']}\n" not in text)
+    before = {d for d in _edited(repo_copy, rel, text) if d[1] == rel and not first <= d[2] < end}
+    after = _edited(repo_copy, rel, _broken_item(text, first, end, how))
+    assert before <= after

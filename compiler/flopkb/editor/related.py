@@ -120,4 +120,5 @@ def _claim_name(entry: Entry, claim: tuple[str | int, ...]) -> str:
     formula_ids = entry.summary.formula_ids or ()
     if field == "formulas" and isinstance(index, int) and index < len(formula_ids):
         return f"{entry.id}#{formula_ids[index]}"
-    return f"{entry.id} {field}[{index}]"
+    written = entry.source.written(claim[:2]) if entry.source is not None else claim  # the index the file has
+    return f"{entry.id} {field}[{written[1]}]"

@@ -87,6 +87,7 @@ class ClaimChecker:
         self.ev = reporter.ev
         self.report = reporter.report
         self.at = reporter.at
+        self.label = reporter.claim_label
 
     def unchecked(self, index: int, row: Expect, reason: str, hardware: str | None = None) -> Claim:
         return Claim(
@@ -109,7 +110,7 @@ class ClaimChecker:
         self.report(
             "claim-unchecked",
             self.at("expect", index, "hardware"),
-            f"expect[{index}] is not checked: {hardware} {what}, reported in {path}",
+            f"{self.label(index)} is not checked: {hardware} {what}, reported in {path}",
             f"fix the errors of {path}; the claim is checked then",
         )
         return self.unchecked(index, row, f"{hardware} {what}", hardware)
@@ -146,7 +147,8 @@ class ClaimChecker:
                 self.report(
                     "invalid-value",
                     self.at(*here, "where", name, key=True),
-                    f"expect[{index}].where names `{name}`, which is not an input of the formula (its inputs: {known})",
+                    f"{self.label(index)}.where names `{name}`, which is not an input of the formula "
+                    f"(its inputs: {known})",
                     f"did you mean {close[0]}?" if close else None,
                 )
                 ok = False
@@ -157,7 +159,7 @@ class ClaimChecker:
                 self.report(
                     "invalid-value",
                     self.at(*here, "where", name),
-                    f"expect[{index}].where.{name}: {error.message}",
+                    f"{self.label(index)}.where.{name}: {error.message}",
                     error.hint,
                 )
                 ok = False
@@ -168,7 +170,7 @@ class ClaimChecker:
                 self.report(
                     "unit-mismatch",
                     self.at(*here, "where", name),
-                    f"expect[{index}].where.{name}: {format_value(value)} is {format_dimension(given)}, "
+                    f"{self.label(index)}.where.{name}: {format_value(value)} is {format_dimension(given)}, "
                     f"but input `{name}` is {format_dimension(_dimension(like))}",
                     f"write it like the input: {name}: {format_value(like)}",
                 )
@@ -183,7 +185,7 @@ class ClaimChecker:
             self.report(
                 "invalid-value",
                 place,
-                f"expect[{index}] does not pin the swept input{'s' if len(loose) > 1 else ''} {names}",
+                f"{self.label(index)} does not pin the swept input{'s' if len(loose) > 1 else ''} {names}",
                 "add it to the claim's `where`, e.g. where: {" + ", ".join(f"{name}: ..." for name in loose) + "}",
             )
             ok = False
@@ -193,7 +195,7 @@ class ClaimChecker:
                 self.report(
                     "invalid-value",
                     self.at(*here),
-                    f"expect[{index}] names no accelerator, but {_hw_user(expr)} uses hw.",
+                    f"{self.label(index)} names no accelerator, but {_hw_user(expr)} uses hw.",
                     "add `hardware: <accelerator>` to the claim" + (f", e.g. {scope[0]}" if scope else ""),
                 )
                 ok = False
@@ -210,7 +212,7 @@ class ClaimChecker:
                     self.report(
                         "invalid-value",
                         self.at(*here, "hardware"),
-                        f"expect[{index}].hardware {row.hardware} is not in the formula's hardware scope ({shown})",
+                        f"{self.label(index)}.hardware {row.hardware} is not in the formula's hardware scope ({shown})",
                         "add it to the formula's `hardware`, or claim a value for an accelerator in scope",
                     )
                     ok = False
@@ -218,7 +220,7 @@ class ClaimChecker:
             self.report(
                 "invalid-value",
                 self.at(*here, "hardware"),
-                f"expect[{index}] names hardware, but the expression uses no hw.<parameter>: "
+                f"{self.label(index)} names hardware, but the expression uses no hw.<parameter>: "
                 "the value cannot depend on it",
                 "remove `hardware` from the claim",
             )
@@ -264,7 +266,7 @@ class ClaimChecker:
             self.report(
                 problem.code if problem.code != "formula-missing-spec" else "formula-error",
                 self.at(*here, claimed),
-                f"expect[{index}]: {problem.message}",
+                f"{self.label(index)}: {problem.message}",
                 problem.hint,
             )
             return result(None, CLAIM_UNCHECKED, problem.message)
@@ -276,7 +278,7 @@ class ClaimChecker:
             self.report(
                 "claim-out-of-regime",
                 self.at(*here, claimed),
-                f"expect[{index}]{at_point} lies outside the formula's regime: valid_when {self.condition} "
+                f"{self.label(index)}{at_point} lies outside the formula's regime: valid_when {self.condition} "
                 "does not hold there, so the model does not describe this point",
                 "claim a point where valid_when holds, or the formula of the regime this point is in",
             )
@@ -290,7 +292,7 @@ class ClaimChecker:
             in_unit = f"{format_number(target.value, 6)}{unit_text}"
             converted = "" if _plain(target.text) in (in_unit, format_number(target.value, 6)) else f" = {in_unit}"
             message = (
-                f"expect[{index}]{at_point}: the formula computes {format_number(computed, 6)}{unit_text}, "
+                f"{self.label(index)}{at_point}: the formula computes {format_number(computed, 6)}{unit_text}, "
                 f"but {point.source} ({point.where}) {point.basis} {target.text}{converted} ({off})"
             )
             hint = (
@@ -307,7 +309,7 @@ class ClaimChecker:
             off = f"{factor}× too {'large' if slip > 0 else 'small'}: unit prefix?"
             hint = f"a unit prefix off by a factor of {factor}? {hint}"
         message = (
-            f"expect[{index}]{at_point} states {target.text}{unit_text if not isinstance(row.value, str) else ''}, "
+            f"{self.label(index)}{at_point} states {target.text}{unit_text if not isinstance(row.value, str) else ''}, "
             f"computes {should} ({off})"
         )
         self.report("claim-mismatch", self.at(*here, claimed), message, hint)
@@ -329,7 +331,9 @@ class ClaimChecker:
             text = format_number(float(raw), 12)
             if not math.isfinite(float(raw)):
                 self.report(
-                    "invalid-value", self.at("expect", index, "value"), f"expect[{index}].value {raw!r} is out of range"
+                    "invalid-value",
+                    self.at("expect", index, "value"),
+                    f"{self.label(index)}.value {raw!r} is out of range",
                 )
                 return Target(None, text)
             return Target(float(raw), text)
@@ -339,7 +343,7 @@ class ClaimChecker:
             self.report(
                 "invalid-value",
                 self.at("expect", index, "value"),
-                f"expect[{index}].value: {error.message}",
+                f"{self.label(index)}.value: {error.message}",
                 error.hint,
             )
             return Target(None, str(raw))
@@ -360,11 +364,11 @@ class ClaimChecker:
         dimension = format_dimension(to_base(quantity)[1])
         if unit.strip() != "1":
             return (
-                f"expect[{index}].value: {text} is {dimension}, not {format_dimension(dimension_of(unit))} "
+                f"{self.label(index)}.value: {text} is {dimension}, not {format_dimension(dimension_of(unit))} "
                 f"(the formula's unit is {unit})",
                 f"write the value in the formula's unit, e.g. `{number} {unit}`, or as a bare number",
             )
-        message = f"expect[{index}].value: {text} is {dimension}, but the formula has no unit (dimensionless)"
+        message = f"{self.label(index)}.value: {text} is {dimension}, but the formula has no unit (dimensionless)"
         slip = self.reporter.unit_slip()
         if slip is not None:
             return f"{message}: is {slip} meant to be `unit`?", f"rename {slip} to `unit`"
@@ -393,7 +397,7 @@ class ClaimChecker:
             self.report(
                 "unit-mismatch",
                 self.at("expect", index, "measured"),
-                f"expect[{index}].measured: {point.anchor} measured {written}, which is "
+                f"{self.label(index)}.measured: {point.anchor} measured {written}, which is "
                 f"{format_dimension(to_base(measured.quantity)[1])}, not {format_dimension(dimension_of(unit))} "
                 f"(the formula's unit is {unit})",
                 "claim a measurement of the quantity the formula computes, or give the formula that unit "

@@ -141,6 +141,10 @@ class FormulaReporter:
     def at(self, *rest: str | int, key: bool = False) -> tuple[int, int]:
         return self.located.source.position(self.located.path(*rest), key=key)
 
+    def claim_label(self, index: int) -> str:
+        """How a message names the formula's claim `index`: `expect[<its index in the file>]`."""
+        return f"expect[{self.located.source.written(self.located.path('expect', index))[-1]}]"
+
     def unit_slip(self) -> str | None:
         """A key of the formula that was meant to be `unit`, when no `unit` is written (`units` on line 8): the
         formula is then dimensionless, which no message should blame on the author without naming it."""

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from flopkb.formulas.results import Key, RawValue
 from flopkb.links.resolve import resolve_formula_ref
-from flopkb.load.models import Formula, formulas_of, refs_written
+from flopkb.load.models import Formula, formulas_of
 from flopkb.load.source import Path, Source
 from flopkb.report.diagnostics import Diagnostic, make
 
@@ -74,11 +74,6 @@ class Located:
         if isinstance(items, list) and self.index < len(items) and isinstance(items[self.index], dict):
             return items[self.index]
         return {}
-
-    @property
-    def hardware(self) -> list[str] | None:
-        """The formula's `hardware`, as the author wrote it when an item of it did not validate (`refs_written`)."""
-        return refs_written(self.formula.hardware, self.written.get("hardware"))
 
     def path(self, *rest: str | int) -> Path:
         return ("formulas", self.index, *rest)
@@ -143,7 +138,7 @@ class Definitions:
         formula = located.formula
         assert formula.expr is not None
         unit_at = key if "unit" in located.written else None
-        hardware = tuple(located.hardware) if located.hardware is not None else None
+        hardware = tuple(located.formula.hardware) if located.formula.hardware is not None else None
         return Definition(
             formula.expr,
             key,
@@ -162,7 +157,7 @@ class Definitions:
     def _layer(self, key: Key, located: Located, base: Definition) -> Definition:
         formula = located.formula
         written_unit = "unit" in located.written
-        own_hardware = located.hardware is not None
+        own_hardware = located.formula.hardware is not None
         target = resolve_formula_ref(self.kb, formula.ref or "")
         assert target is not None
         return Definition(
@@ -172,7 +167,7 @@ class Definitions:
             unit_at=key if written_unit else base.unit_at,
             inputs={**base.inputs, **formula.inputs},
             input_at={**base.input_at, **dict.fromkeys(formula.inputs, key)},
-            hardware=tuple(located.hardware) if located.hardware is not None else base.hardware,
+            hardware=tuple(located.formula.hardware) if located.formula.hardware is not None else base.hardware,
             hardware_at=key if own_hardware else base.hardware_at,
             title=formula.title or base.title,
             chain=(target, *base.chain),

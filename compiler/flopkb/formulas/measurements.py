@@ -22,6 +22,7 @@ from flopkb.formulas.results import MeasuredPoint
 from flopkb.formulas.units import QuantityError, parse_quantity
 from flopkb.load.models import SourceRecord
 from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.report.paths import field_path
 
 if TYPE_CHECKING:
     from flopkb.formulas.units import Quantity
@@ -59,14 +60,15 @@ def read_measurements(entry: Entry) -> tuple[SourceMeasurements | None, list[Dia
     problems: list[Diagnostic] = []
     first: dict[str, int] = {}
     for index, measurement in enumerate(record.measurements):
+        here = field_path(source.written(("measurements", index)))  # as the file has it
         if first.setdefault(measurement.id, index) != index:
             problems.append(
                 make(
                     "invalid-value",
                     source.path,
                     *source.position(("measurements", index, "id")),
-                    f"measurements[{index}].id: '{measurement.id}' is already the id of "
-                    f"measurements[{first[measurement.id]}]; "
+                    f"{here}.id: '{measurement.id}' is already the id of "
+                    f"{field_path(source.written(('measurements', first[measurement.id])))}; "
                     "measurement ids are unique within a source",
                     "rename one of the two measurements",
                 )
@@ -82,7 +84,7 @@ def read_measurements(entry: Entry) -> tuple[SourceMeasurements | None, list[Dia
                     "invalid-value",
                     source.path,
                     *source.position(("measurements", index, "value")),
-                    f"measurements[{index}].value: {error.message}",
+                    f"{here}.value: {error.message}",
                     error.hint,
                 )
             )

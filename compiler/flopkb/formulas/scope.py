@@ -9,10 +9,12 @@ not land on an accelerator are left out (the link stage reports them), and
 an accelerator named twice counts once. A ref to a record that did not
 validate (its kind unknown) stays in: the formula is not evaluated there, its
 errors are reported in its own file, and a formula that names only such
-records is not told that no accelerator is in scope. A list of them that did not validate (an item that is no
-ref) is read as written, its items that are refs kept (`refs_written`): the scope is the one the author meant,
-and the list's own error is the one reported. `flopkb eval --hardware` replaces
-the scope with one accelerator.
+records is not told that no accelerator is in scope. An item of such a list
+that is no ref is left out of it by validation, and reported; a
+`hardware_parameters` row that validation left out (its basis no term) still
+names its `values_for` as written (`Source.left_out`), the refs among them: the
+scope is the one the author meant, and the row's own error is the one
+reported. `flopkb eval --hardware` replaces the scope with one accelerator.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 from flopkb.formulas.definitions import Definition, Located
 from flopkb.formulas.results import HW_DEFAULT, HW_OWN, HW_REF
 from flopkb.links.resolver import Resolver
-from flopkb.load.models import refs_written
+from flopkb.load.models import unbracketed
 
 
 def hardware_scope(
@@ -49,15 +51,12 @@ def hardware_scope(
 
 
 def _default_refs(located: Located) -> list[str]:
-    """The record's `affected_by_hardware`, then every `hardware_parameters` row's `values_for`: as validated, or
-    as written where validation left them out (`refs_written`: an item that is no ref, a row's term that is none)."""
-    record, data = located.entry.record, located.source.data
-    refs = refs_written(getattr(record, "affected_by_hardware", None), data.get("affected_by_hardware")) or []
-    rows = getattr(record, "hardware_parameters", None)
-    if rows:
-        return refs + [ref for row in rows for ref in row.values_for]
-    written = data.get("hardware_parameters")
-    for row in written if type(written) is list else ():
-        if type(row) is dict:
-            refs += refs_written(None, row.get("values_for")) or []
+    """The record's `affected_by_hardware`, then every `hardware_parameters` row's `values_for`; then the refs
+    that the rows validation left out name as written (a row whose basis is no term)."""
+    record = located.entry.record
+    refs = list(getattr(record, "affected_by_hardware", ()))
+    refs += [ref for row in getattr(record, "hardware_parameters", ()) for ref in row.values_for]
+    for row in located.source.left_out(("hardware_parameters",)):
+        written = row.get("values_for") if type(row) is dict else None
+        refs += [unbracketed(item) or item for item in written if type(item) is str] if type(written) is list else []
     return refs

@@ -61,6 +61,7 @@ from flopkb.links.memo import dependency_key
 from flopkb.load.models import formulas_of
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import closest
+from flopkb.report.paths import field_path
 
 if TYPE_CHECKING:
     from flopkb.formulas.evaluate import QuantityLike
@@ -409,13 +410,13 @@ def _repeated_ids(entry: Entry) -> Iterator[Diagnostic]:
         if first.setdefault(formula.id, index) != index:
             assert entry.source is not None
             line, column = entry.source.position(("formulas", index, "id"))
+            here, there = (field_path(entry.source.written(("formulas", at))) for at in (index, first[formula.id]))
             yield make(
                 "invalid-value",
                 entry.path,
                 line,
                 column,
-                f"formulas[{index}].id: '{formula.id}' is already the id of formulas[{first[formula.id]}]; "
-                "formula ids are unique within a record",
+                f"{here}.id: '{formula.id}' is already the id of {there}; formula ids are unique within a record",
                 "rename one of the two formulas",
             )
 

@@ -22,6 +22,7 @@ from flopkb.load.placeholders import markdown_fields
 from flopkb.load.source import Path, Source
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import did_you_mean
+from flopkb.report.paths import field_path
 
 
 def quote_pattern(quote: str) -> re.Pattern[str]:
@@ -84,9 +85,9 @@ def _text_fields(data: Any, names: frozenset[str], prefix: str, key: str | None 
         yield prefix
 
 
-def _no_text_field(index: int, field: str, record: Any, source: Source) -> Diagnostic:
-    line, column = source.position(("errata", index, "field"))
-    message = f"errata[{index}].field: '{field}' is no text field of this record"
+def _no_text_field(label: str, here: Path, field: str, record: Any, source: Source) -> Diagnostic:
+    line, column = source.position((*here, "field"))
+    message = f"{label}.field: '{field}' is no text field of this record"
     return make("invalid-value", source.path, line, column, message, _field_hint(field, record, source.data))
 
 
@@ -104,13 +105,14 @@ def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[Err
     items: list[ErratumItem] = []
     problems: list[Diagnostic] = []
     for index, erratum in enumerate(record.__dict__.get("errata", ())):
-        here = ("errata", index)
-        text = field_text(source.data, erratum_field_path(erratum.field))
+        here, label = ("errata", index), field_path(source.written(("errata", index)))
+        at = source.view(erratum_field_path(erratum.field))  # None: words of a list item left out, not checked
+        text = field_text(source.data, at) if at is not None else None
         found = False
         if text is None:
-            # a required field that is missing or not text has its own diagnostic: its words wait for its mending
-            if not _reported_broken(erratum.field, record, source.data):
-                problems.append(_no_text_field(index, erratum.field, record, source))
+            # the words of an item left out, or of a required field missing or not text: each has its own diagnostic
+            if at is not None and not _reported_broken(erratum.field, record, source.data):
+                problems.append(_no_text_field(label, here, erratum.field, record, source))
         elif not erratum.quote.split() or quote_pattern(erratum.quote).search(text) is None:
             line, column = source.position((*here, "quote"))
             problems.append(
@@ -119,7 +121,7 @@ def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[Err
                     source.path,
                     line,
                     column,
-                    f"errata[{index}].quote is not in {erratum.field}: {_short(erratum.quote)!r}",
+                    f"{label}.quote is not in {erratum.field}: {_short(erratum.quote)!r}",
                     f"copy the words again from {erratum.field}, exactly; "
                     "or remove the erratum if the words it corrected are gone",
                 )
@@ -127,7 +129,7 @@ def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[Err
         else:
             found = True
         if erratum.basis in NEEDS_SOURCES and not erratum.sources:
-            problems.append(missing_source(source, (*here, "basis"), f"errata[{index}]", erratum.basis, "derived"))
+            problems.append(missing_source(source, (*here, "basis"), label, erratum.basis, "derived"))
         line, column = source.position((*here, "quote"))
         items.append(
             ErratumItem(

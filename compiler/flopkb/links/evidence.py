@@ -231,9 +231,10 @@ def _own_figures(record_id: str, entry: Any) -> OwnEvidence:
     def figure(path: Path, parameter: str, what: str, basis: str, sources: list[str]) -> None:
         if basis == UNVERIFIED:
             line, column = source.position((*path, "basis"))
-            items.append(DebtItem(record_id, path, parameter, what, source.path, line, column))
+            items.append(DebtItem(record_id, path, parameter, what, source.path, line, column, source.written(path)))
         elif basis in NEEDS_SOURCES and not sources:
-            where = f"specs.{parameter}" if what == SPEC else f"{path[0]}[{path[1]}] ({parameter})"
+            written = source.written(path)
+            where = f"specs.{parameter}" if what == SPEC else f"{written[0]}[{written[1]}] ({parameter})"
             problems.append(missing_source(source, (*path, "basis"), where, basis, "unverified"))
 
     fields = record.__dict__  # pydantic keeps field values here; a missing field is a missing key, not an exception

@@ -117,8 +117,8 @@ class Link(NamedTuple):
 
     @property
     def where(self) -> str:
-        """The field path as readers write it: `hardware_parameters[0].values_for[1]`."""
-        return field_path(self.field)
+        """The field path as readers write it, as the file has it: `hardware_parameters[0].values_for[1]`."""
+        return field_path(self.source.written(self.field))
 
     def __repr__(self) -> str:
         return (

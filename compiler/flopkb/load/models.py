@@ -161,15 +161,6 @@ def unbracketed(value: Any) -> str | None:
     return target if wrapped and target and "[" not in target and "]" not in target else None
 
 
-def refs_written(value: list[str] | None, written: Any) -> list[str] | None:
-    """The refs of a list-of-refs field: its model's `value`; or, when that is empty and the list as written is not
-    (the field was left out for an item that did not validate), the items written that read as refs (unbracketed
-    when written as wikilinks), '' for any other, so that each keeps its index."""
-    if value or type(written) is not list or not written:
-        return value
-    return [unbracketed(item) or (item if type(item) is str else "") for item in written]
-
-
 def _target(value: str) -> str:
     if unbracketed(value) is not None:
         raise PydanticCustomError("invalid_value", "a ref is written without [[brackets]]", {})
@@ -268,6 +259,12 @@ MEASURED_TOLERANCE = 0.10
 """The default `rel_tol` of a claim that names a measurement: a model against what a source measured."""
 
 
+_BOTH_HINT = "keep one: remove `measured:` to state the value, or `value:` to test the formula against the measurement"
+_NEITHER_HINT = (
+    "add `value:` with the claimed result, or `measured:` with the measurement, as <source>#<measurement-id>"
+)
+
+
 class Expect(_Model):
     where: dict[str, QuantityIn] = {}
     """The value of every sweep input for this claim: input name to quantity."""
@@ -283,7 +280,10 @@ class Expect(_Model):
     @model_validator(mode="after")
     def _value_or_measured(self) -> Expect:
         if (self.value is None) == (self.measured is None):
-            raise PydanticCustomError("invalid_value", "a claim has exactly one of 'value' and 'measured'", {})
+            hint = _BOTH_HINT if self.value is not None else _NEITHER_HINT
+            raise PydanticCustomError(
+                "invalid_value", "a claim has exactly one of 'value' and 'measured'", {"hint": hint}
+            )
         return self
 
     @property
@@ -292,6 +292,10 @@ class Expect(_Model):
         if self.rel_tol is not None:
             return self.rel_tol
         return MEASURED_TOLERANCE if self.measured is not None else STATED_TOLERANCE
+
+
+_EXPR_AND_REF_HINT = "keep one: remove `ref:` to use this expression, or `expr:` to reuse the other formula"
+_NO_EXPR_HINT = "add `expr:` with the expression, or `ref:` with another record's formula, as <target>#<formula-id>"
 
 
 class Formula(_Model):
@@ -317,7 +321,8 @@ class Formula(_Model):
     @model_validator(mode="after")
     def _expr_or_ref(self) -> Formula:
         if (self.expr is None) == (self.ref is None):
-            raise PydanticCustomError("expr_or_ref", "a formula has exactly one of 'expr' and 'ref'", {})
+            hint = _EXPR_AND_REF_HINT if self.expr is not None else _NO_EXPR_HINT
+            raise PydanticCustomError("expr_or_ref", "a formula has exactly one of 'expr' and 'ref'", {"hint": hint})
         return self
 
 

@@ -47,6 +47,7 @@ from yaml.resolver import Resolver
 from flopkb.load.builder import MAP, MAX_NESTING, SEQ, STR, TOO_DEEP, Builder, Path, Positions, Problem, ScalarSpan
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.nesting import C_SAFE_DEPTH, libyaml_bounds_nesting, nesting_bound
+from flopkb.load.omitted import NOTHING_OMITTED, Omitted, left_out, remapped, view_path, without_items, written_path
 from flopkb.load.positions import LineIndex, ScalarMap
 from flopkb.load.slips import explained
 from flopkb.load.tabs import Untabbing, has_line_start_tabs, indenting_tab, replace_line_start_tabs, tab_message
@@ -89,12 +90,32 @@ class Source:
     another of the same path, text and data.
     """
 
-    __slots__ = ("_data", "_later", "_lines", "_positions", "_scalars", "_text", "_untabbed", "path", "witness")
+    __slots__ = (
+        "_data",
+        "_later",
+        "_lines",
+        "_positions",
+        "_scalars",
+        "_text",
+        "_untabbed",
+        "omitted",
+        "path",
+        "witness",
+    )
 
     def __init__(
-        self, path: str, text: str, data: dict[str, Any], witness: Witness | None = None, untabbed: bool | None = None
+        self,
+        path: str,
+        text: str,
+        data: dict[str, Any],
+        witness: Witness | None = None,
+        untabbed: bool | None = None,
+        omitted: Omitted = NOTHING_OMITTED,
     ) -> None:
         self.path = path
+        self.omitted = omitted or NOTHING_OMITTED
+        """The list items of the file that `data` is without (`flopkb.load.omitted`): its positions are those of
+        the file's other parts."""
         self.witness = witness
         """What reading the file told of the bytes `text` was decoded from, when asked for
         (`flopkb.pipeline.compile.load_entries`)."""
@@ -110,7 +131,7 @@ class Source:
     def deferred(cls, path: str, later: Later) -> Source:
         """A source whose text is `later.text()` and data `later.data()`, each asked for once, when first needed."""
         source = cls.__new__(cls)
-        source.path, source.witness = path, None
+        source.path, source.witness, source.omitted = path, None, NOTHING_OMITTED
         source._text = source._data = source._positions = source._lines = source._scalars = source._untabbed = None
         source._later = later
         return source
@@ -150,9 +171,18 @@ class Source:
     def __repr__(self) -> str:
         return f"Source(path={self.path!r}, text={self.text!r}, data={self.data!r})"
 
-    def __reduce__(self) -> tuple[type[Source], tuple[str, str, dict[str, Any], Witness | None, bool | None]]:
+    def __reduce__(
+        self,
+    ) -> tuple[type[Source], tuple[str, str, dict[str, Any], Witness | None, bool | None, Omitted]]:
         # Parse workers send sources back: the text and data, never the positions or what a deferred one asks.
-        return Source, (self.path, self.text, self.data, self.witness, self._untabbed)
+        return Source, (self.path, self.text, self.data, self.witness, self._untabbed, dict(self.omitted))
+
+    def without(self, items: Omitted) -> Source:
+        """This source, read from its file, as if the list items at `items` (paths in its data, to their values) were
+        absent: its data without them, every other part where it stands in the file."""
+        if not items:
+            return self
+        return Source(self.path, self.text, without_items(self.data, items), self.witness, self._untabbed, items)
 
     def position(self, path: Path, *, key: bool = False) -> Mark:
         """The 1-based (line, column) of the value at `path` (or of its key), else of its nearest ancestor."""
@@ -167,6 +197,18 @@ class Source:
             path = path[:-1]
         root = positions.values.get(())
         return (1, 1) if root is None else self.lines.position(root)
+
+    def written(self, path: Path) -> Path:
+        """The path in the file's data of the part at `path` in `data`: they differ after an item left out."""
+        return written_path(path, self.omitted) if self.omitted else path
+
+    def left_out(self, path: Path) -> list[Any]:
+        """The items, as written, that `data` is without in the list at `path` (a path in the file's data)."""
+        return left_out(path, self.omitted) if self.omitted else []
+
+    def view(self, path: Path) -> Path | None:
+        """The path in `data` of the part at `path` in the file's data; None when it is in a list item left out."""
+        return view_path(path, self.omitted) if self.omitted else path
 
     def path_at(self, line: int, column: int) -> Path | None:
         """The data path of the deepest value or key that starts at the 1-based (line, column); None when none does
@@ -212,7 +254,7 @@ class Source:
             if root is not None:  # None: the text of a deferred source whose file changed since (flopkb.pipeline.cache)
                 builder.walk(root)
             assert builder.positions is not None
-            self._positions = builder.positions
+            self._positions = remapped(builder.positions, self.omitted) if self.omitted else builder.positions
         return self._positions
 
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, cast, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ValidationError
@@ -17,14 +15,17 @@ from flopkb.load.models import (
     TERM_SECTIONS,
     Record,
     RefTo,
+    Text,
     check_measurement_basis,
     id_problem,
     ready,
     record_kind,
     unbracketed,
 )
-from flopkb.load.source import LINK_AS_LIST_HINT, Path, Source
+from flopkb.load.omitted import NOTHING_OMITTED, Omitted, file_loc, without_items
+from flopkb.load.source import Path, Source
 from flopkb.load.vocabulary import Vocabulary
+from flopkb.load.wording import describe, value_hint, what_is_wrong
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import closest, did_you_mean
 from flopkb.report.paths import field_path
@@ -43,11 +44,14 @@ def expected_id(path: str, records_dir: str) -> str:
     return inside.rsplit(".", 1)[0]
 
 
+Validated = tuple[Record | None, list[Diagnostic], Source]
+"""A record's model, or None; its schema problems; its source as the model was read from it (`Source.without`)."""
+
 MAX_ROUNDS = 4
 """Validations of one record at most: each leaves out every part the previous one found wrong."""
 
 
-def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> tuple[Record | None, list[Diagnostic]]:
+def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> Validated:
     """The record model of `source`, or None, with every schema problem located in the file.
 
     Pydantic checks a model's own rules only once its fields are valid, and a
@@ -59,11 +63,15 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
     `vendor`, a source's `title`, `id`) is reported and validated as a stand-in
     (`_stand_ins`) that no later stage checks. A misspelt or missing `kind` is
     taken as the one kind whose fields the record has (`record_kind`). When
-    another required part is left out, the entry of a mapping that holds it is
-    left out whole (a spec whose basis is no term: the accelerator's other
-    specs are still checked), a list item that holds it with its list, whole
-    (no item's index shifts); when the record itself holds it, the record is
-    no model, and its problems stand as found.
+    another required part is left out, the entry of a mapping or the list item
+    that holds it is left out whole (a spec whose basis is no term: the
+    accelerator's other specs are still checked), as is a list item that is
+    wrong as a whole (a claim with both `value` and `measured`, text where a
+    formula goes); when the record itself holds it, the record is no model,
+    and its problems stand as found. A list item left out is taken out of its
+    list, in the model and in the source returned (`Source.without`), so that
+    later stages check the list's other items as if it were absent, each at
+    its place in the file.
     """
     data = source.data
     kind = data.get("kind")
@@ -71,9 +79,9 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> t
         fitting = record_kind(data)
         problem = _kind_problem(source, kind, fitting)
         if fitting is None:
-            return None, [problem]
-        record, diagnostics = _validate(source, {**data, "kind": fitting}, vocabulary, record_id)
-        return record, [problem, *diagnostics]
+            return None, [problem], source
+        record, diagnostics, read = _validate(source, {**data, "kind": fitting}, vocabulary, record_id)
+        return record, [problem, *diagnostics], read
     return _validate(source, data, vocabulary, record_id)
 
 
@@ -93,15 +101,13 @@ def _kind_problem(source: Source, kind: Any, fitting: str | None) -> Diagnostic:
         )
     line, column = source.position(("kind",))
     if not isinstance(kind, str):
-        message = f"kind: expected text, one of {kinds}; got {_describe(kind)}{suffix}"
+        message = f"kind: expected text, one of {kinds}; got {describe(kind)}{suffix}"
         return make("invalid-value", source.path, line, column, message)
     hint = did_you_mean(kind, KINDS) or f"one of {kinds}"
     return make("unknown-term", source.path, line, column, f"'{kind}' is not a record kind{suffix}", hint)
 
 
-def _validate(
-    source: Source, data: dict[str, Any], vocabulary: Vocabulary, record_id: str
-) -> tuple[Record | None, list[Diagnostic]]:
+def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, record_id: str) -> Validated:
     """`validate_record` once the record's kind is known (`data["kind"]`)."""
     model = ready(MODELS[data["kind"]])
     diagnostics = _id_diagnostics(source, record_id)
@@ -109,16 +115,20 @@ def _validate(
     left_out: set[Path] = set()
     meaningful: set[Path] = set()
     stood: set[Path] = set()
+    dropped: Omitted = NOTHING_OMITTED  # the list items left out: taken out of their lists, each alone
     for _ in range(MAX_ROUNDS):
         try:
-            record = cast(Record, model.model_validate(data, context={"vocabulary": vocabulary}))
-            return record, diagnostics
+            validated = without_items(data, dropped)
+            record = cast(Record, model.model_validate(validated, context={"vocabulary": vocabulary}))
+            return record, diagnostics, source.without(dropped)
         except ValidationError as error:
-            items: list[Any] = error.errors(include_url=False)
+            found = error.errors(include_url=False)
+            items: list[Any] = _of_a_list(
+                [{**item, "loc": file_loc(data, item["loc"], dropped)} for item in found], data
+            )
         lost = {holder for item in items if (holder := _holder_of_lost(item, data, left_out)) is not None}
         if any(not holder for holder in lost):
             break  # the record itself lost a required part: the problems found so far are the record's
-        lost = {_list_field(holder) for holder in lost}  # a list item that lost one goes with its list, whole
         # A mapping that lost a part may now break its own rules ("exactly one of value and measured"):
         # that is of the retry's making, not the author's, so it is left out too, not reported.
         made = [item for item in items if _around(_data_path(data, item["loc"])[0], meaningful)]
@@ -137,12 +147,25 @@ def _validate(
         if not wrong - left_out and not standing.keys() - stood:
             break
         left_out |= wrong
+        dropped = {path: _at(source.data, path) for path in left_out if isinstance(path[-1], int)}
         stood |= standing.keys()
         meaningful |= {
             path for kind, path in parts if path and kind != "extra_forbidden"
         }  # unknown fields mean nothing
         data = _replaced(_without(data, wrong), standing)
-    return None, diagnostics
+    return None, diagnostics, source
+
+
+def _of_a_list(items: list[Any], data: Any) -> list[Any]:
+    """Pydantic's errors without those of a union's alternatives that are no list, for a list whose items the list
+    alternative found wrong (a sweep `x: [1, {a: b}]`): the author wrote a list; its wrong items are the problems."""
+    paths = [_data_path(data, item["loc"]) for item in items]
+    into = {path[:-1] for path, _ in paths if path and isinstance(path[-1], int)}
+    return [
+        item
+        for item, (path, trailing) in zip(items, paths, strict=True)
+        if not (trailing and path in into and isinstance(_at(data, path), list))
+    ]
 
 
 def _stand_ins(model: type[BaseModel], vocabulary: Vocabulary, record_id: str) -> dict[str, str]:
@@ -186,6 +209,13 @@ def _ref_field(model: type, path: Path) -> tuple[str, bool] | None:
     if info is None or not _holds_ref(info.annotation, info.metadata):
         return None
     return at[-1], _is_list(info.annotation)
+
+
+def _free_text_item(model: type, path: Path) -> bool:
+    """Whether `path` is an item of a list of free text (`tags`, `workarounds`): no ref, id or quantity."""
+    owner = _model_at(model, path[:-2]) if len(path) >= 2 and isinstance(path[-2], str) else None
+    info = owner.model_fields.get(str(path[-2])) if owner is not None else None
+    return info is not None and get_args(info.annotation) in ((str,), (Text,))
 
 
 def _holds_ref(annotation: Any, metadata: list[Any]) -> bool:
@@ -239,20 +269,13 @@ def _top_field(item: dict[str, Any]) -> str | None:
     return loc[0] if len(loc) == 1 and isinstance(loc[0], str) else None
 
 
-def _list_field(path: Path) -> Path:
-    """The mapping key that holds the part at `path`: `path` itself, or the list field of a list item."""
-    while path and isinstance(path[-1], int):
-        path = path[:-1]
-    return path
-
-
 def _optional_part(data: Any, loc: tuple[Any, ...]) -> Path | None:
-    """The field that holds the problem at `loc`: the deepest mapping key on its path (lists keep their indexes)."""
+    """The part that holds the problem at `loc`: the deepest mapping key or list item on its path."""
     path, _ = _data_path(data, loc)
     node, deepest, walked = data, None, []
     for part in path:
         walked.append(part)
-        if isinstance(node, dict):
+        if isinstance(node, (dict, list)):
             deepest = tuple(walked)
         node = node[part]
     return deepest
@@ -367,85 +390,11 @@ def _diagnostic(
         message, hint = f"{where}: a ref is written without [[brackets]]", bracketed
     else:
         line, column = source.position(path, key="[key]" in trailing)
-        message = f"{where}: {_message(item)}"
-        hint = (item.get("ctx") or {}).get("hint") or _flow_list_hint(item) or _list_hint(item) or _percent_hint(item)
+        message = f"{where}: {what_is_wrong(item)}"
+        hint = value_hint(item, path, _model_at(model, path), _free_text_item(model, path))
         if code == "invalid-id" and path == ("id",) and id_problem(context.record_id) is None:
             hint = f"set id: {context.record_id}, the id that the file's path implies"
     return make(code, source.path, line, column, message, hint)
-
-
-def _list_hint(item: dict[str, Any]) -> str | None:
-    """A text where a list goes (`features: "Separate draft"`): write it as a list of one."""
-    value = item.get("input")
-    if item["type"] != "list_type" or not isinstance(value, str):
-        return None
-    return f"make it a list: [{json.dumps(value, ensure_ascii=False)}], or one `- item` a line below the field"
-
-
-_PERCENT = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*%\s*")
-
-
-def _percent_hint(item: dict[str, Any]) -> str | None:
-    """A percentage where a number goes (`rel_tol: 5%`): the fraction it stands for."""
-    value = item.get("input")
-    match = _PERCENT.fullmatch(value) if item["type"] == "float_parsing" and isinstance(value, str) else None
-    if match is None:
-        return None
-    return f"write it as a fraction: {format(Decimal(match.group(1)).scaleb(-2).normalize(), 'f')}"
-
-
-def _flow_list_hint(item: dict[str, Any]) -> str | None:
-    """`notes: [[x]] ...` is a YAML list of lists, not text with a wikilink: say so."""
-    value = item.get("input")
-    if (
-        item["type"] == "string_type"
-        and isinstance(value, list)
-        and value
-        and all(isinstance(part, list) for part in value)
-    ):
-        return LINK_AS_LIST_HINT
-    return None
-
-
-def _message(item: dict[str, Any]) -> str:
-    if item["type"] in (
-        "string_type",
-        "int_type",
-        "float_type",
-        "list_type",
-        "dict_type",
-        "model_type",
-        "bool_type",
-        "int_parsing",
-        "float_parsing",
-    ):
-        return f"expected {_EXPECTED.get(item['type'], 'another type')}, got {_describe(item['input'])}"
-    return str(item["msg"])
-
-
-_EXPECTED = {
-    "string_type": "text",
-    "int_type": "a whole number",
-    "int_parsing": "a whole number",
-    "float_type": "a number",
-    "float_parsing": "a number",
-    "bool_type": "true or false",
-    "list_type": "a list",
-    "dict_type": "a mapping",
-    "model_type": "a mapping",
-}
-
-
-def _describe(value: Any) -> str:
-    if value is None:
-        return "nothing"
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, (int, float)):
-        return f"the number {value}"
-    if isinstance(value, str):
-        return f"the text '{value[:40]}'"
-    return "a list" if isinstance(value, list) else "a mapping"
 
 
 def _missing_hint(field: str, path: Path, source: Source, model: type, context: _Context) -> str | None:

@@ -196,7 +196,7 @@ class FileCache:
         for rel in files:
             if rel in fresh:
                 entry, diagnostics = fresh[rel]
-                if rel in read:  # an unreadable file is not stored
+                if rel in read and not (entry.source and entry.source.omitted):  # unreadable, or read without items
                     entry.digest, trusted = read[rel]
                     model = (entry.source.data, entry.record) if entry.source is not None else None
                     loaded[rel] = Loaded(
@@ -444,8 +444,8 @@ def _loads_to_store(
     trusted_before = untrusted_since()
     for entry, diagnostics in results:
         source = entry.source
-        if source is None:
-            continue  # a file that did not parse costs little to load again
+        if source is None or source.omitted:
+            continue  # a file that did not parse, or is read without some items, costs little to load again
         witness = source.witness
         stat = None if witness is None else trusted_read(witness.stat, read_before)
         if witness is not None and stat is not None:  # a file of this stat holds the bytes read: no need to read it

@@ -158,7 +158,7 @@ def _validate_entry(
             make("invalid-id", rel, 1, 1, message, f"rename the file to {renamed}" if like else "rename the file")
         )
     elif source is not None and vocabulary is not None:
-        record, problems = validate_record(source, vocabulary, record_id)
+        record, problems, source = validate_record(source, vocabulary, record_id)
         diagnostics.extend(problems)
     return Entry(record_id, rel, source, record), diagnostics
 

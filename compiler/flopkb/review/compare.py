@@ -167,8 +167,8 @@ def _claim_changes(
     old: FormulaResult | None,
     new: FormulaResult | None,
 ) -> Iterator[ClaimChange]:
-    before = {claim.index: claim for claim in (old.claims if old is not None else ())}
-    after = {claim.index: claim for claim in (new.claims if new is not None else ())}
+    before = _claims_as_written(match.base, match.old(record_id), old)
+    after = _claims_as_written(match.head, record_id, new)
     for index in sorted(before.keys() | after.keys()):
         was, now = before.get(index), after.get(index)
         if was is not None and now is not None and was.status == now.status:
@@ -209,15 +209,36 @@ def _claim_because(
     return attribution.edited_records(attribution.causes_of(record_id, hardware, *results, measured))
 
 
-def _claim_place(kb: KnowledgeBase, record_id: str, formula_id: str, index: int) -> Place | None:
+def _claims_as_written(kb: KnowledgeBase, record_id: str, result: FormulaResult | None) -> dict[int, Claim]:
+    """The claims of `result` by their index in the file: a claim that validation left out shifts the others'
+    indexes in the model (`flopkb.load.omitted`), so that the claims of two sides are paired as the files have them."""
+    if result is None:
+        return {}
+    formula = _formula_path(kb, record_id, result.id)
+    source = kb.entries[record_id].source if formula is not None else None
+    if formula is None or source is None:
+        return {claim.index: claim for claim in result.claims}
+    return {int(source.written((*formula, "expect", claim.index))[-1]): claim for claim in result.claims}
+
+
+def _formula_path(kb: KnowledgeBase, record_id: str, formula_id: str) -> tuple[str, int] | None:
+    """The data path of the formula `formula_id` of the record `record_id`: ("formulas", i)."""
     entry = kb.entries.get(record_id)
     if entry is None or entry.source is None or entry.record is None:
         return None
-    for position, formula in enumerate(formulas_of(entry.record)):
-        if formula.id == formula_id:
-            line, _ = entry.source.position(("formulas", position, "expect", index))
-            return Place(entry.path, line)
-    return None
+    return next(
+        (("formulas", at) for at, formula in enumerate(formulas_of(entry.record)) if formula.id == formula_id), None
+    )
+
+
+def _claim_place(kb: KnowledgeBase, record_id: str, formula_id: str, index: int) -> Place | None:
+    """Where the claim of index `index` in the file stands."""
+    formula = _formula_path(kb, record_id, formula_id)
+    source = kb.entries[record_id].source if formula is not None else None
+    if formula is None or source is None:
+        return None
+    path = source.view((*source.written(formula), "expect", index))
+    return None if path is None else Place(source.path, source.position(path)[0])
 
 
 def _evidence_changes(match: Matching, attribution: Attribution) -> Iterator[EvidenceChange]:
