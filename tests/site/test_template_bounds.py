@@ -1,0 +1,253 @@
+"""A base's templates cannot make text (or lists) large enough to exhaust the build's memory: every operation that can
+make much more than it is given is refused before it runs when it would make more than `LONGEST` characters or items,
+and what a render makes and prints in all is bounded by `MOST` (`flopkb.site.bounds`).
+
+Each vector below is a proof of concept of security review s12b's open class (docs/configuration.md): before the
+bound, each exhausted the memory (here: a `MemoryError` under the address-space limit the test sets) or ran past the
+test's time limit.
+"""
+
+from __future__ import annotations
+
+import resource
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+
+import jinja2
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_hostile_templates import FINE, build, with_override
+
+from flopkb.site.bounds import LONGEST, MOST
+from flopkb.site.sandbox import Sandbox
+from kbfixture import write_kb
+
+ALIASED = '["x" * 1000000] * 1000000'
+"""A list of a million times the same text of a million characters: 8 MB of memory, a million million as text."""
+ONE = f"would make more than {LONGEST} characters or items"
+ALL = f"the template would make more than {MOST} characters or items in all"
+
+
+@pytest.fixture
+def bounded_memory_and_time() -> Iterator[None]:
+    """At most 1.5 GB more of address space and 5 seconds: a vector that is not refused fails, and quickly."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm") as statm:
+        used = int(statm.read().split()[0]) * resource.getpagesize()
+    resource.setrlimit(resource.RLIMIT_AS, (used + 1_500_000_000, hard))
+
+    def late(signum: int, frame: FrameType | None) -> None:
+        raise TimeoutError("the template ran for more than 5 seconds")
+
+    previous = signal.signal(signal.SIGALRM, late)
+    signal.setitimer(signal.ITIMER_REAL, 5)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def translating() -> Sandbox:
+    """A sandbox with jinja2's translation globals (`_`, `gettext`, ...), as mkdocs' theme has them."""
+    env = Sandbox(extensions=["jinja2.ext.i18n"])
+    env.install_null_translations()  # type: ignore[attr-defined]
+    return env
+
+
+VECTORS: list[tuple[str, str]] = [
+    # jinja2's filters with a width, a count, a separator or a replacement
+    ('{{ "x"|center(10**9) }}', f"'|center' {ONE}"),
+    ('{{ "a\nb"|indent(10**9) }}', f"'|indent' {ONE}"),
+    ('{{ ("\r" * 100000)|indent("x" * 100000) }}', f"'|indent' {ONE}"),
+    ('{{ "%*s"|format(10**9, "x") }}', f"'|format' {ONE}"),
+    ('{{ "%0999999999d"|format(1) }}', f"'|format' {ONE}"),
+    ('{{ "%.999999999f"|format(1.5) }}', f"'|format' {ONE}"),
+    ('{{ ("%(a)s" * 200000)|format(a="x" * 1000000) }}', f"'|format' {ONE}"),
+    ('{{ range(100000)|join("x" * 100000) }}', f"'|join' {ONE}"),
+    (f"{{{{ ({ALIASED})|join }}}}", f"'|join' {ONE}"),
+    ('{{ ([{"a": "x" * 1000000}] * 1000)|join(attribute="a") }}', f"'|join' {ONE}"),
+    ('{{ ("x" * 100000)|replace("", "y" * 100000) }}', f"'|replace' {ONE}"),
+    ('{{ "ab"|replace("", "x" * 1000)|replace("", "y" * 1000)|replace("", "z" * 1000) }}', f"'|replace' {ONE}"),
+    ('{{ ("x " * 100000)|wordwrap(1, wrapstring="y" * 100000) }}', f"'|wordwrap' {ONE}"),
+    ('{{ ("a.co " * 100000)|urlize(target="x" * 100000) }}', f"'|urlize' {ONE}"),
+    ("{{ [1]|batch(10**9, 0)|list }}", f"'|batch' {ONE}"),
+    ("{{ [1]|slice(10**9)|list }}", f"'|slice' {ONE}"),
+    ("{{ ([[0] * 1000000] * 1000)|sum(start=[]) }}", f"'|sum' {ONE}"),
+    ('{{ ["x"]|map("center", 10**9)|list }}', f"'|center' {ONE}"),
+    ("{% filter center(10**9) %}x{% endfilter %}", f"'|center' {ONE}"),
+    ("{% set x | indent(10**9, first=True) %}x{% endset %}", f"'|indent' {ONE}"),
+    # filters that turn a value into text: a list that holds the same text many times
+    (f"{{{{ ({ALIASED})|string }}}}", f"'|string' {ONE}"),
+    (f"{{{{ ({ALIASED})|tojson }}}}", f"'|tojson' {ONE}"),
+    ("{{ [[[1]]]|tojson(indent=10**9) }}", f"'|tojson' {ONE}"),
+    (f"{{{{ ({ALIASED})|pprint }}}}", f"'|pprint' {ONE}"),
+    (f"{{{{ ({ALIASED})|e }}}}", f"'|e' {ONE}"),
+    (f"{{{{ ({ALIASED})|upper }}}}", f"'|upper' {ONE}"),
+    (f"{{{{ {{'a': {ALIASED}}}|urlencode }}}}", f"'|urlencode' {ONE}"),
+    (f"{{{{ {{'a': {ALIASED}}}|xmlattr }}}}", f"'|xmlattr' {ONE}"),
+    # the methods of texts and ints
+    ('{{ "x".center(10**9) }}', f"'str.center' {ONE}"),
+    ('{{ "x".ljust(10**9) }}', f"'str.ljust' {ONE}"),
+    ('{{ "x".rjust(10**9) }}', f"'str.rjust' {ONE}"),
+    ('{{ "x".zfill(10**9) }}', f"'str.zfill' {ONE}"),
+    ('{{ ("\t" * 1000).expandtabs(10**6) }}', f"'str.expandtabs' {ONE}"),
+    ('{{ ("x" * 100000).replace("", "y" * 100000) }}', f"'str.replace' {ONE}"),
+    ('{{ ("x" * 100000).join(["y"] * 100000) }}', f"'str.join' {ONE}"),
+    (f"{{{{ ''.join({ALIASED}) }}}}", f"'str.join' {ONE}"),
+    ('{{ ("x" * 100000).translate({120: "y" * 100000}) }}', f"'str.translate' {ONE}"),
+    ('{{ "{:>999999999}".format(1) }}', f"'str.format' {ONE}"),
+    ('{{ "{:.999999999f}".format(1.5) }}', f"'str.format' {ONE}"),
+    ('{{ "{:{}}".format(1, 10**9) }}', f"'str.format' {ONE}"),
+    ('{{ ("{0}" * 300000).format("x" * 1000000) }}', f"'str.format' {ONE}"),
+    (f"{{{{ '{{0!r}}'.format({ALIASED}) }}}}", f"'str.format' {ONE}"),
+    ('{{ "{a:>999999999}".format_map({"a": 1}) }}', f"'str.format_map' {ONE}"),
+    ('{{ ("x"|safe).center(10**9) }}', f"'Markup.center' {ONE}"),
+    ('{{ "x".encode().zfill(10**9) }}', f"'bytes.zfill' {ONE}"),
+    ('{{ (1).to_bytes(10**9, "big") }}', f"'int.to_bytes' {ONE}"),
+    # globals
+    ("{{ lipsum(1, min=10**9, max=10**9 + 1) }}", f"'lipsum' {ONE}"),
+    ("{{ lipsum(10**9) }}", f"'lipsum' {ONE}"),
+    # operators
+    ('{{ "%0999999999d" % 1 }}', f"'%' {ONE}"),
+    ('{{ "%*s" % (10**9, "x") }}', f"'%' {ONE}"),
+    ('{{ ("%(a)s" * 200000) % {"a": "x" * 1000000} }}', f"'%' {ONE}"),
+    (f'{{{{ "" ~ ({ALIASED}) }}}}', f"'~' {ONE}"),
+    (f"{{{{ {ALIASED} }}}}", f"printing a value {ONE}"),
+    # what a render makes and prints in all
+    (
+        '{% set ns = namespace(s="x" * 1000) %}{% for _ in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}',
+        f"'~': {ALL}",
+    ),
+    ('{% set ns = namespace(s="x") %}{% for _ in range(45) %}{% set ns.s = ns.s + ns.s %}{% endfor %}', f"'+': {ALL}"),
+    ("{% set ns = namespace(l=[0]) %}{% for _ in range(45) %}{% set ns.l = ns.l + ns.l %}{% endfor %}", f"'+': {ALL}"),
+    (
+        '{% set ns = namespace(l=[]) %}{% for _ in range(100000) %}{% set ns.l = ns.l + ["x" * 1000000] %}{% endfor %}',
+        f"'*': {ALL}",
+    ),
+    ("{{ (range(100000)|map('center', 1000000)|list)|length }}", f"'|center': {ALL}"),
+    ('{% set x = "x" * 1000000 %}{% for _ in range(100000) %}{{ x }}{% endfor %}', f"printing a value: {ALL}"),
+    (
+        '{% macro r(n) %}{% if n %}{% set x = r(n - 1) %}{{ x }}{{ x }}{% else %}{{ "x" * 1000 }}{% endif %}'
+        "{% endmacro %}{{ r(40) }}",
+        f"printing a value: {ALL}",
+    ),
+    (
+        '{% set ns = namespace(s="x") %}{% for _ in range(60) %}{% set t %}{{ ns.s }}{{ ns.s }}{% endset %}'
+        "{% set ns.s = t %}{% endfor %}",
+        f"printing a value: {ALL}",
+    ),
+    (
+        '{% set ns = namespace(s="x") %}{% for _ in range(40) %}{% set ns.s = ns.s.encode("utf-32").hex() %}'
+        "{% endfor %}",
+        f"'str.encode': {ALL}",
+    ),
+    (
+        "{% for _ in range(100000) %}{% for _ in range(100000) %}" + "x" * 1000 + "{% endfor %}{% endfor %}",
+        f"the template would write more than {MOST} characters",
+    ),
+]
+
+
+@pytest.mark.parametrize(("template", "why"), VECTORS)
+def test_a_template_cannot_make_text_that_exhausts_the_memory(
+    template: str, why: str, bounded_memory_and_time: None
+) -> None:
+    with pytest.raises(jinja2.exceptions.TemplateRuntimeError) as raised:
+        Sandbox().from_string(template).render()
+    assert raised.value.message == why
+
+
+@pytest.mark.parametrize(
+    ("template", "what"),
+    [
+        ('{{ _("%(a)s" * 200000, a="x" * 1000000) }}', "'_'"),
+        ('{{ ngettext("%(a)s", "%(a)s" * 200000, 2, a="x" * 1000000) }}', "'ngettext'"),
+        ('{% trans a="x" * 1000000 %}' + "{{ a }}" * 2000 + "{% endtrans %}", "'%'"),
+    ],
+)
+def test_a_translation_cannot_make_text_that_exhausts_the_memory(
+    template: str, what: str, bounded_memory_and_time: None
+) -> None:
+    with pytest.raises(jinja2.exceptions.TemplateRuntimeError) as raised:
+        translating().from_string(template).render()
+    assert raised.value.message == f"{what} {ONE}"
+
+
+def test_a_range_is_bounded_by_jinja2(bounded_memory_and_time: None) -> None:
+    with pytest.raises(OverflowError, match="MAX_RANGE"):
+        Sandbox().from_string("{{ range(10**9)|list }}").render()
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        '{{ "x"|truncate(10**9) }} {{ "x"|indent(10**9) }} {{ "a\nb"|indent(2, first=True) }} {{ "ab"|center(6) }}',
+        "{{ (10**300)|filesizeformat }} {{ (range(3)|list ~ 'x')|wordwrap(3) }} {{ 'see a.co'|urlize }}",
+        '{{ "ab"|replace("", "-") }} {{ "ab".replace("", "-", 2) }} {{ "a\tb".expandtabs(4) }} {{ "7".zfill(3) }}',
+        '{{ "%5.1f|%-3s|%%|%r" % (1.25, "a", [1]) }} {{ "%(x)s"|format(x=1) }} {{ "%s" % "x" }}',
+        '{{ "{:>4}|{!r}|{x}|{:{}}".format(1, "a", "b", 3, x=2) }} {{ "{a}".format_map({"a": 1}) }}',
+        "{{ range(3)|join(', ') }} {{ ''.join(range(3)|map('string')) }} {{ [{'a': 1}]|join(attribute='a') }}",
+        "{{ [1, 2, 3]|batch(2, 0)|list }} {{ [1, 2, 3]|slice(2)|list }} {{ [[1], [2]]|sum(start=[]) }}",
+        '{{ {"k": "<v>"}|xmlattr }} {{ [1, {"a": "b"}]|tojson(2) }} {{ [1, "a"]|pprint }} {{ {"a": [1]}|urlencode }}',
+        '{{ [1, "a"] }} {{ 1 ~ [2] ~ "3" }} {{ "ab".translate({97: "xy"}) }} {{ (258).to_bytes(2, "big") }}',
+        "{% set ns = namespace(s='a') %}{% for _ in range(3) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}",
+    ],
+)
+@pytest.mark.parametrize("autoescape", [False, True])
+def test_what_templates_do_with_small_sizes_renders_as_before(template: str, autoescape: bool) -> None:
+    plain = jinja2.sandbox.ImmutableSandboxedEnvironment(autoescape=autoescape).from_string(template).render()
+    assert Sandbox(autoescape=autoescape).from_string(template).render() == plain
+
+
+@given(st.text(max_size=4), st.text(max_size=3), st.text(max_size=3), st.integers(min_value=0, max_value=LONGEST // 3))
+def test_a_replacement_is_refused_exactly_when_it_is_longer_than_the_bound(
+    text: str, old: str, new: str, repeat: int
+) -> None:
+    """The length of a replacement is reckoned exactly: it is refused when, and only when, it would be too long."""
+    template = Sandbox().from_string("{{ text.replace(old, new * repeat) }}|{{ text|replace(old, new * repeat) }}")
+    replaced = text.replace(old, new * repeat)
+    if len(replaced) > LONGEST:
+        with pytest.raises(jinja2.exceptions.TemplateRuntimeError):
+            template.render(text=text, old=old, new=new, repeat=repeat)
+    else:
+        assert template.render(text=text, old=old, new=new, repeat=repeat) == f"{replaced}|{replaced}"
+
+
+@given(st.text(max_size=5), st.integers(min_value=-3, max_value=2 * LONGEST), st.sampled_from(["center", "ljust"]))
+def test_a_width_is_refused_exactly_when_it_is_wider_than_the_bound(text: str, width: int, method: str) -> None:
+    template = Sandbox().from_string(f"{{{{ text.{method}(width) }}}}")
+    if width > LONGEST:
+        with pytest.raises(jinja2.exceptions.TemplateRuntimeError):
+            template.render(text=text, width=width)
+    else:
+        assert template.render(text=text, width=width) == getattr(text, method)(width)
+
+
+def test_a_page_template_that_would_make_huge_text_is_one_line_at_its_line(tmp_path: Path) -> None:
+    page = 'Kind\n\n{{ "x"|center(10**9) }}\n'
+    root = write_kb(tmp_path / "kb", {**FINE, "site/templates/pages/kind.md.j2": page})
+    assert build(root) == (
+        2,
+        f"Error: {root}/site/templates/pages/kind.md.j2:3: the template cannot be rendered: '|center' {ONE}\n",
+    )
+
+
+def test_a_material_override_that_would_make_huge_text_is_one_line_at_its_line(tmp_path: Path) -> None:
+    root = with_override(tmp_path / "kb", '{{ "%0999999999d" % 1 }}')
+    assert build(root) == (
+        2,
+        f"Error: {root}/site/overrides/main.html:3: the template cannot be rendered: '%' {ONE}\n",
+    )
+
+
+def test_a_material_override_that_prints_without_end_is_one_line(tmp_path: Path) -> None:
+    root = with_override(tmp_path / "kb", '{% set x = "x" * 1000000 %}{% for _ in range(100000) %}{{ x }}{% endfor %}')
+    assert build(root) == (
+        2,
+        f"Error: {root}/site/overrides/main.html:3: the template cannot be rendered: printing a value: {ALL}\n",
+    )
