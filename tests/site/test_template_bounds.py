@@ -63,7 +63,8 @@ VECTORS: list[tuple[str, str]] = [
     # jinja2's filters with a width, a count, a separator or a replacement
     ('{{ "x"|center(10**9) }}', f"'|center' {ONE}"),
     ('{{ "a\nb"|indent(10**9) }}', f"'|indent' {ONE}"),
-    ('{{ ("\r" * 100000)|indent("x" * 100000) }}', f"'|indent' {ONE}"),
+    ('{{ ("x\\r" * 100000)|indent("x" * 100000) }}', f"'|indent' {ONE}"),
+    ('{{ ("\\n" * 100000)|indent("x" * 100000, blank=True) }}', f"'|indent' {ONE}"),
     ('{{ "%*s"|format(10**9, "x") }}', f"'|format' {ONE}"),
     ('{{ "%0999999999d"|format(1) }}', f"'|format' {ONE}"),
     ('{{ "%.999999999f"|format(1.5) }}', f"'|format' {ONE}"),
@@ -187,6 +188,7 @@ def test_a_range_is_bounded_by_jinja2(bounded_memory_and_time: None) -> None:
     "template",
     [
         '{{ "x"|truncate(10**9) }} {{ "x"|indent(10**9) }} {{ "a\nb"|indent(2, first=True) }} {{ "ab"|center(6) }}',
+        '{{ ("\\n" * 10)|indent(10**9) }} {{ "a\\r\\nb\\rc\\n\\nd"|indent("> ", blank=True) }}',
         "{{ (10**300)|filesizeformat }} {{ (range(3)|list ~ 'x')|wordwrap(3) }} {{ 'see a.co'|urlize }}",
         '{{ "ab"|replace("", "-") }} {{ "ab".replace("", "-", 2) }} {{ "a\tb".expandtabs(4) }} {{ "7".zfill(3) }}',
         '{{ "%5.1f|%-3s|%%|%r" % (1.25, "a", [1]) }} {{ "%(x)s"|format(x=1) }} {{ "%s" % "x" }}',

@@ -53,8 +53,9 @@ def _center(value: Any, width: Any = 80) -> int:
 
 def _indent(s: Any, width: Any = 4, first: bool = False, blank: bool = False) -> int:
     text = _text(s, "'|indent'")
-    lines = len(f"{text}\n".splitlines()) - 1 + bool(first)  # as `indent` cuts them: at `\r`, ..., `\u2029` too
-    return len(text) + lines * (len(width) if isinstance(width, str) else as_count(width))
+    lines = f"{text}\n".splitlines()[1:]  # as `indent` cuts them (at `\r`, ..., `\u2029` too); the first and blank
+    indented = bool(first) + (len(lines) if blank else sum(1 for line in lines if line))  # lines only when asked
+    return len(text) + indented * (len(width) if isinstance(width, str) else as_count(width))
 
 
 def _format(value: Any, *args: Any, **kwargs: Any) -> int:
