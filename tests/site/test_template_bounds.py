@@ -1,10 +1,10 @@
 """A base's templates cannot make text (or lists) large enough to exhaust the build's memory: every operation that can
 make much more than it is given is refused before it runs when it would make more than `LONGEST` characters or items,
-and what a render makes and prints in all is bounded by `MOST` (`flopkb.site.bounds`).
+and what a render makes, prints and writes in all is bounded by `MOST` (`flopkb.site.bounds`).
 
-Each vector below is a proof of concept of security review s12b's open class (docs/configuration.md): before the
-bound, each exhausted the memory (here: a `MemoryError` under the address-space limit the test sets) or ran past the
-test's time limit.
+Each vector (huge_text_vectors.tsv, and the translations' below) is a proof of concept of the class security review
+s12b left open (tests/fuzz/FINDINGS.md, S10): before the bounds, each exhausted the memory (here: a `MemoryError` under
+the address-space limit the test sets) or ran past the test's time limit.
 """
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ from flopkb.site.bounds import LONGEST, MOST
 from flopkb.site.sandbox import Sandbox
 from kbfixture import write_kb
 
-ALIASED = '["x" * 1000000] * 1000000'
-"""A list of a million times the same text of a million characters: 8 MB of memory, a million million as text."""
 ONE = f"would make more than {LONGEST} characters or items"
 ALL = f"the template would make more than {MOST} characters or items in all"
 
@@ -59,99 +57,14 @@ def translating() -> Sandbox:
     return env
 
 
-VECTORS: list[tuple[str, str]] = [
-    # jinja2's filters with a width, a count, a separator or a replacement
-    ('{{ "x"|center(10**9) }}', f"'|center' {ONE}"),
-    ('{{ "a\nb"|indent(10**9) }}', f"'|indent' {ONE}"),
-    ('{{ ("x\\r" * 100000)|indent("x" * 100000) }}', f"'|indent' {ONE}"),
-    ('{{ ("\\n" * 100000)|indent("x" * 100000, blank=True) }}', f"'|indent' {ONE}"),
-    ('{{ "%*s"|format(10**9, "x") }}', f"'|format' {ONE}"),
-    ('{{ "%0999999999d"|format(1) }}', f"'|format' {ONE}"),
-    ('{{ "%.999999999f"|format(1.5) }}', f"'|format' {ONE}"),
-    ('{{ ("%(a)s" * 200000)|format(a="x" * 1000000) }}', f"'|format' {ONE}"),
-    ('{{ range(100000)|join("x" * 100000) }}', f"'|join' {ONE}"),
-    (f"{{{{ ({ALIASED})|join }}}}", f"'|join' {ONE}"),
-    ('{{ ([{"a": "x" * 1000000}] * 1000)|join(attribute="a") }}', f"'|join' {ONE}"),
-    ('{{ ("x" * 100000)|replace("", "y" * 100000) }}', f"'|replace' {ONE}"),
-    ('{{ "ab"|replace("", "x" * 1000)|replace("", "y" * 1000)|replace("", "z" * 1000) }}', f"'|replace' {ONE}"),
-    ('{{ ("x " * 100000)|wordwrap(1, wrapstring="y" * 100000) }}', f"'|wordwrap' {ONE}"),
-    ('{{ ("a.co " * 100000)|urlize(target="x" * 100000) }}', f"'|urlize' {ONE}"),
-    ("{{ [1]|batch(10**9, 0)|list }}", f"'|batch' {ONE}"),
-    ("{{ [1]|slice(10**9)|list }}", f"'|slice' {ONE}"),
-    ("{{ ([[0] * 1000000] * 1000)|sum(start=[]) }}", f"'|sum' {ONE}"),
-    ('{{ ["x"]|map("center", 10**9)|list }}', f"'|center' {ONE}"),
-    ("{% filter center(10**9) %}x{% endfilter %}", f"'|center' {ONE}"),
-    ("{% set x | indent(10**9, first=True) %}x{% endset %}", f"'|indent' {ONE}"),
-    # filters that turn a value into text: a list that holds the same text many times
-    (f"{{{{ ({ALIASED})|string }}}}", f"'|string' {ONE}"),
-    (f"{{{{ ({ALIASED})|tojson }}}}", f"'|tojson' {ONE}"),
-    ("{{ [[[1]]]|tojson(indent=10**9) }}", f"'|tojson' {ONE}"),
-    (f"{{{{ ({ALIASED})|pprint }}}}", f"'|pprint' {ONE}"),
-    (f"{{{{ ({ALIASED})|e }}}}", f"'|e' {ONE}"),
-    (f"{{{{ ({ALIASED})|upper }}}}", f"'|upper' {ONE}"),
-    (f"{{{{ {{'a': {ALIASED}}}|urlencode }}}}", f"'|urlencode' {ONE}"),
-    (f"{{{{ {{'a': {ALIASED}}}|xmlattr }}}}", f"'|xmlattr' {ONE}"),
-    # the methods of texts and ints
-    ('{{ "x".center(10**9) }}', f"'str.center' {ONE}"),
-    ('{{ "x".ljust(10**9) }}', f"'str.ljust' {ONE}"),
-    ('{{ "x".rjust(10**9) }}', f"'str.rjust' {ONE}"),
-    ('{{ "x".zfill(10**9) }}', f"'str.zfill' {ONE}"),
-    ('{{ ("\t" * 1000).expandtabs(10**6) }}', f"'str.expandtabs' {ONE}"),
-    ('{{ ("x" * 100000).replace("", "y" * 100000) }}', f"'str.replace' {ONE}"),
-    ('{{ ("x" * 100000).join(["y"] * 100000) }}', f"'str.join' {ONE}"),
-    (f"{{{{ ''.join({ALIASED}) }}}}", f"'str.join' {ONE}"),
-    ('{{ ("x" * 100000).translate({120: "y" * 100000}) }}', f"'str.translate' {ONE}"),
-    ('{{ "{:>999999999}".format(1) }}', f"'str.format' {ONE}"),
-    ('{{ "{:.999999999f}".format(1.5) }}', f"'str.format' {ONE}"),
-    ('{{ "{:{}}".format(1, 10**9) }}', f"'str.format' {ONE}"),
-    ('{{ ("{0}" * 300000).format("x" * 1000000) }}', f"'str.format' {ONE}"),
-    (f"{{{{ '{{0!r}}'.format({ALIASED}) }}}}", f"'str.format' {ONE}"),
-    ('{{ "{a:>999999999}".format_map({"a": 1}) }}', f"'str.format_map' {ONE}"),
-    ('{{ ("x"|safe).center(10**9) }}', f"'Markup.center' {ONE}"),
-    ('{{ "x".encode().zfill(10**9) }}', f"'bytes.zfill' {ONE}"),
-    ('{{ (1).to_bytes(10**9, "big") }}', f"'int.to_bytes' {ONE}"),
-    # globals
-    ("{{ lipsum(1, min=10**9, max=10**9 + 1) }}", f"'lipsum' {ONE}"),
-    ("{{ lipsum(10**9) }}", f"'lipsum' {ONE}"),
-    # operators
-    ('{{ "%0999999999d" % 1 }}', f"'%' {ONE}"),
-    ('{{ "%*s" % (10**9, "x") }}', f"'%' {ONE}"),
-    ('{{ ("%(a)s" * 200000) % {"a": "x" * 1000000} }}', f"'%' {ONE}"),
-    (f'{{{{ "" ~ ({ALIASED}) }}}}', f"'~' {ONE}"),
-    (f"{{{{ {ALIASED} }}}}", f"printing a value {ONE}"),
-    # what a render makes and prints in all
-    (
-        '{% set ns = namespace(s="x" * 1000) %}{% for _ in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}',
-        f"'~': {ALL}",
-    ),
-    ('{% set ns = namespace(s="x") %}{% for _ in range(45) %}{% set ns.s = ns.s + ns.s %}{% endfor %}', f"'+': {ALL}"),
-    ("{% set ns = namespace(l=[0]) %}{% for _ in range(45) %}{% set ns.l = ns.l + ns.l %}{% endfor %}", f"'+': {ALL}"),
-    (
-        '{% set ns = namespace(l=[]) %}{% for _ in range(100000) %}{% set ns.l = ns.l + ["x" * 1000000] %}{% endfor %}',
-        f"'*': {ALL}",
-    ),
-    ("{{ (range(100000)|map('center', 1000000)|list)|length }}", f"'|center': {ALL}"),
-    ('{% set x = "x" * 1000000 %}{% for _ in range(100000) %}{{ x }}{% endfor %}', f"printing a value: {ALL}"),
-    (
-        '{% macro r(n) %}{% if n %}{% set x = r(n - 1) %}{{ x }}{{ x }}{% else %}{{ "x" * 1000 }}{% endif %}'
-        "{% endmacro %}{{ r(40) }}",
-        f"printing a value: {ALL}",
-    ),
-    (
-        '{% set ns = namespace(s="x") %}{% for _ in range(60) %}{% set t %}{{ ns.s }}{{ ns.s }}{% endset %}'
-        "{% set ns.s = t %}{% endfor %}",
-        f"printing a value: {ALL}",
-    ),
-    (
-        '{% set ns = namespace(s="x") %}{% for _ in range(40) %}{% set ns.s = ns.s.encode("utf-32").hex() %}'
-        "{% endfor %}",
-        f"'str.encode': {ALL}",
-    ),
-    (
-        "{% for _ in range(100000) %}{% for _ in range(100000) %}" + "x" * 1000 + "{% endfor %}{% endfor %}",
-        f"the template would write more than {MOST} characters",
-    ),
-]
+def vectors() -> list[tuple[str, str]]:
+    """The proofs of concept (huge_text_vectors.tsv): each a template, and the message the sandbox refuses it with."""
+    rows = (Path(__file__).with_name("huge_text_vectors.tsv")).read_text(encoding="utf-8").splitlines()
+    pairs = [row.split("\t") for row in rows if not row.startswith("#")]
+    return [(template, why.format(ONE=ONE, ALL=ALL)) for why, template in pairs]
+
+
+VECTORS = vectors()
 
 
 @pytest.mark.parametrize(("template", "why"), VECTORS)

@@ -4,15 +4,15 @@ A base's templates are a pull request's files: `{{ 'x'|center(10**9) }}`, `{{ '%
 `{{ range(100000)|join('x' * 10**6) }}` would exhaust the build's memory before the operation returns. So the size an
 operation whose result can be much larger than its operands would make (a width, a count, a repetition, a join, a
 replacement, a value turned into text) is reckoned from its operands before it runs (`refuse_beyond`); and what every
-operation makes, and every value a template prints, is counted against the render (`spend`), so that a loop that makes
-or prints large text again and again stops too. Each refusal is a `TemplateRuntimeError`: one line at the template's
-line (`flopkb.site.sandbox.template_failure`).
+operation makes, every value a template prints and every piece of its own text it writes, is counted against the render
+(`spend`), so that a loop that makes, prints or writes text again and again stops too. Each refusal is a
+`TemplateRuntimeError`: one line at the template's line (`flopkb.site.sandbox.template_failure`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import chain
@@ -61,18 +61,6 @@ def spend_size(what: str, size: int) -> None:
     spent[0] += size
     if spent[0] > MOST:
         raise TemplateRuntimeError(f"{what}: the template would make more than {MOST} characters or items in all")
-
-
-def bounded_concat(chunks: Iterable[str]) -> str:
-    """The chunks a template (or a macro, a block) writes, joined, when they come to no more than `MOST` characters."""
-    kept: list[str] = []
-    total = 0
-    for chunk in chunks:
-        total += len(chunk)
-        if total > MOST:
-            raise TemplateRuntimeError(f"the template would write more than {MOST} characters")
-        kept.append(chunk)
-    return "".join(kept)
 
 
 def text_size(value: object, step: int = 0) -> int:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import BuiltinMethodType, MethodType, ModuleType
 from typing import Any, cast
 
@@ -32,7 +32,6 @@ from markupsafe import Markup
 from flopkb.site.bounded_calls import BoundedFilters, call_size
 from flopkb.site.bounds import (
     LONGEST,
-    bounded_concat,
     format_arguments,
     format_size,
     refuse_beyond,
@@ -66,7 +65,11 @@ class _BoundedTemplate(jinja2.Template):
 
 
 class _BoundedCodeGenerator(CodeGenerator):
-    """jinja2's compiler, with `a ~ b` checked before it joins (`Sandbox.joinable`)."""
+    """jinja2's compiler, with `a ~ b` checked before it joins (`Sandbox.joinable`), and the template's own text
+    counted as it is written (`Sandbox.written`: a loop in a macro keeps a reference to it at each turn)."""
+
+    def _output_const_repr(self, group: Iterable[Any]) -> str:
+        return f"environment.written({super()._output_const_repr(group)})"
 
     @optimizeconst
     def visit_Concat(self, node: Concat, frame: Frame) -> None:
@@ -87,7 +90,7 @@ def _printed(value: Any) -> Any:
     size = len(value) if isinstance(value, str) else text_size(value)
     if not isinstance(value, str):
         refuse_beyond("printing a value", size)
-    spend_size("printing a value", size)
+    spend_size("printing a value", size + 1)  # and the item that holds it in the output
     return value
 
 
@@ -97,11 +100,10 @@ class Sandbox(ImmutableSandboxedEnvironment):
     (`flopkb.site.bounds`)."""
 
     intercepted_binops = frozenset({"*", "**", "+", "%"})
-    compiled_with = " ".join(sorted(intercepted_binops)) + " ~ finalize"
+    compiled_with = " ".join(sorted(intercepted_binops)) + " ~ finalize written"
     """What the compiled code of a template calls the sandbox for (the seal of the template cache names it)."""
     template_class = _BoundedTemplate
     code_generator_class = _BoundedCodeGenerator
-    concat = staticmethod(bounded_concat)
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options, finalize=_printed)
@@ -116,6 +118,11 @@ class Sandbox(ImmutableSandboxedEnvironment):
         made = super().call_binop(context, operator, left, right)
         spend(repr(operator), made, left, right)
         return made
+
+    def written(self, text: str) -> str:
+        """`text`, the template's own, written: counted against the render with the item that holds it."""
+        spend_size("writing the template's text", len(text) + 1)
+        return text
 
     def joinable(self, operands: tuple[Any, ...]) -> tuple[Any, ...]:
         """The operands of `~`, when the text of each that is not a text is no longer than `LONGEST`; all their text
