@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_hostile_templates import FINE, build, with_override
 
-from flopkb.site.bounds import LONGEST, MOST
+from flopkb.site.bounds import GROWTH, LONGEST, MOST
 from flopkb.site.sandbox import Sandbox
 from kbfixture import write_kb
 
@@ -90,6 +90,22 @@ def test_a_translation_cannot_make_text_that_exhausts_the_memory(
     with pytest.raises(jinja2.exceptions.TemplateRuntimeError) as raised:
         translating().from_string(template).render()
     assert raised.value.message == f"{what} {ONE}"
+
+
+def test_a_filter_does_not_run_on_a_text_it_could_make_too_long_from() -> None:
+    """A filter or method may make a few times as much as its text (`GROWTH`: a character as `%F0%9F%98%80`): it is
+    refused before it runs when the render has not that much left."""
+    ran: list[str] = []
+    env = Sandbox()
+    env.filters["spy"] = ran.append
+    text = "x" * (MOST // GROWTH + 1)
+    for template, what in [("{{ text|spy }}", "'|spy'"), ("{{ text.upper() }}", "'str.upper'")]:
+        with pytest.raises(jinja2.exceptions.TemplateRuntimeError) as raised:
+            env.from_string(template).render(text=text)
+        assert raised.value.message == f"{what}: {ALL}"
+    assert ran == []
+    assert env.from_string("{{ text|spy }}").render(text="a") == "None"
+    assert ran == ["a"]
 
 
 def test_a_range_is_bounded_by_jinja2(bounded_memory_and_time: None) -> None:

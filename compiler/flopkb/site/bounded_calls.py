@@ -16,7 +16,17 @@ import jinja2
 from jinja2.filters import make_attrgetter
 from jinja2.utils import _PassArg
 
-from flopkb.site.bounds import Size, as_count, format_arguments, format_size, refuse_beyond, spend, text_size
+from flopkb.site.bounds import (
+    GROWTH,
+    Size,
+    affordable,
+    as_count,
+    format_arguments,
+    format_size,
+    refuse_beyond,
+    spend,
+    text_size,
+)
 
 
 def _made_text(value: object) -> int:
@@ -147,6 +157,7 @@ def bounded_filter(name: str, function: Callable[..., Any]) -> Callable[..., Any
             args = (*args[:value_at], list(args[value_at]), *args[value_at + 1 :])
         if len(args) > value_at:
             refuse_beyond(what, size(*args, **kwargs))
+            affordable(what, growth(args[value_at]))
         made = function(*args, **kwargs)
         spend(what, made, *args)
         return made
@@ -226,6 +237,11 @@ _GLOBAL_SIZES: dict[str, Size] = {
     **dict.fromkeys(("_", "gettext", "ngettext", "pgettext", "npgettext"), _gettext),
 }
 """The globals that may make much more than they are given (`lipsum`: at most 17 characters a word)."""
+
+
+def growth(value: object) -> int:
+    """The most an operation that escapes, quotes, encodes or cases the text (or bytes) `value` makes of it."""
+    return GROWTH * len(value) if isinstance(value, (str, bytes)) else 0
 
 
 def call_size(

@@ -12,7 +12,7 @@ operation makes, every value a template prints and every piece of its own text i
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, ValuesView
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import chain
@@ -27,6 +27,9 @@ MOST = 100 * LONGEST
 """The most characters (and items) one render of a template may make and write in all."""
 
 _SPENT: ContextVar[list[int] | None] = ContextVar("flopkb_template_spent", default=None)
+GROWTH = 12
+"""The most characters one character of a text becomes when it is escaped, quoted, encoded or cased (`\\ud83d\\ude00`
+in JSON, `%F0%9F%98%80` in a URL)."""
 _LEAF = 32
 """The longest text of a number that is not an int (a float's `repr`), `None` or a bool."""
 
@@ -55,11 +58,18 @@ def spend(what: str, made: object, *operands: object) -> None:
 
 def spend_size(what: str, size: int) -> None:
     """Count `size` characters or items, made by `what`, against the render (none is counted out of a render)."""
+    affordable(what, size)
     spent = _SPENT.get()
-    if spent is None:
-        return
-    spent[0] += size
-    if spent[0] > MOST:
+    if spent is not None:
+        spent[0] += size
+
+
+def affordable(what: str, size: int) -> None:
+    """Refuse `what`, which may make `size` characters or items, when the render has not that much left of `MOST`
+    (before an operation whose result is at most a few times as long as its operands: the largest text a template
+    makes, times `GROWTH`, could exhaust the memory)."""
+    spent = _SPENT.get()
+    if spent is not None and spent[0] + size > MOST:
         raise TemplateRuntimeError(f"{what}: the template would make more than {MOST} characters or items in all")
 
 
@@ -87,12 +97,13 @@ def text_size(value: object, step: int = 0) -> int:
 
 
 def _inner(value: object) -> Iterator[object] | None:
-    """What the text of a collection (or of jinja2's `namespace`) shows, keys and values; None for a single value."""
+    """What the text of a collection (or of jinja2's `namespace`, or a dict's `keys()`, `values()`, `items()`) shows,
+    keys and values; None for a single value."""
     if isinstance(value, Namespace):
         value = object.__getattribute__(value, "_Namespace__attrs")
     if isinstance(value, Mapping):
         return chain.from_iterable(value.items())
-    return iter(value) if isinstance(value, (list, tuple, set, frozenset)) else None
+    return iter(value) if isinstance(value, (list, tuple, set, frozenset, KeysView, ValuesView, ItemsView)) else None
 
 
 def _leaf_size(value: object) -> int:

@@ -29,9 +29,11 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import Cycler, Joiner
 from markupsafe import Markup
 
-from flopkb.site.bounded_calls import BoundedFilters, call_size
+from flopkb.site.bounded_calls import BoundedFilters, call_size, growth
 from flopkb.site.bounds import (
+    GROWTH,
     LONGEST,
+    affordable,
     format_arguments,
     format_size,
     refuse_beyond,
@@ -115,6 +117,8 @@ class Sandbox(ImmutableSandboxedEnvironment):
             raise TemplateRuntimeError(f"{operator!r} would make {too_large}")
         if operator == "%" and isinstance(left, (str, bytes)):
             refuse_beyond("'%'", format_size(str(left), format_arguments(right), percent=True))
+        if operator == "+" and all(isinstance(operand, (str, bytes, list, tuple)) for operand in (left, right)):
+            affordable("'+'", len(left) + len(right))
         made = super().call_binop(context, operator, left, right)
         spend(repr(operator), made, left, right)
         return made
@@ -131,6 +135,7 @@ class Sandbox(ImmutableSandboxedEnvironment):
         for operand, size in zip(operands, sizes, strict=True):
             if not isinstance(operand, str):
                 refuse_beyond("'~'", size)
+        affordable("'~'", GROWTH * sum(sizes))  # `markup_join` escapes the texts that are not `Markup`
         spend_size("'~'", sum(sizes))
         return operands
 
@@ -149,6 +154,7 @@ class Sandbox(ImmutableSandboxedEnvironment):
         what = repr(name if bound_to is None else f"{type(bound_to).__name__}.{name}")
         size, args = call_size(name, bound_to, args, kwargs)
         refuse_beyond(what, size)
+        affordable(what, growth(bound_to))
         made = context.call(obj, *args, **kwargs)
         spend(what, made, bound_to, *args)
         return made
