@@ -126,6 +126,7 @@ def test_a_range_is_bounded_by_jinja2(bounded_memory_and_time: None) -> None:
         "{{ [1, 2, 3]|batch(2, 0)|list }} {{ [1, 2, 3]|slice(2)|list }} {{ [[1], [2]]|sum(start=[]) }}",
         '{{ {"k": "<v>"}|xmlattr }} {{ [1, {"a": "b"}]|tojson(2) }} {{ [1, "a"]|pprint }} {{ {"a": [1]}|urlencode }}',
         '{{ [1, "a"] }} {{ 1 ~ [2] ~ "3" }} {{ "ab".translate({97: "xy"}) }} {{ (258).to_bytes(2, "big") }}',
+        '{{ ("x" * 200000)|tojson|length }} {{ ("x" * 200000)|pprint|length }} {{ ["x" * 200000]|string|length }}',
         "{% set ns = namespace(s='a') %}{% for _ in range(3) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}",
     ],
 )

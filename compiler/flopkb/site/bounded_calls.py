@@ -110,8 +110,14 @@ def _sum(environment: Any, iterable: list[Any], attribute: Any = None, start: An
     return len(start) + sum(len(item) for item in items if isinstance(item, (list, tuple)))
 
 
+def _pretty(value: Any, step: int) -> int:
+    """What the JSON or pretty form of `value` shows anew: nothing more than its text for a text (`affordable`
+    bounds that), its items and indentation for a collection."""
+    return 0 if isinstance(value, str) else text_size([value], step)
+
+
 def _tojson(eval_ctx: Any, value: Any, indent: Any = None) -> int:
-    return text_size([value], len(indent) if isinstance(indent, str) else as_count(indent))
+    return _pretty(value, len(indent) if isinstance(indent, str) else as_count(indent))
 
 
 _FILTER_SIZES: dict[str, Size] = {
@@ -126,7 +132,7 @@ _FILTER_SIZES: dict[str, Size] = {
     "slice": _slice,
     "sum": _sum,
     "tojson": _tojson,
-    "pprint": lambda value: text_size([value], 1),
+    "pprint": lambda value: _pretty(value, 1),
     "xmlattr": lambda eval_ctx, d, autospace=True: text_size(d),
 }
 _ITERATED = frozenset({"join", "sum"})

@@ -74,8 +74,9 @@ def affordable(what: str, size: int) -> None:
 
 
 def text_size(value: object, step: int = 0) -> int:
-    """At least the length of `str(value)`, counted to just past `LONGEST`. For a collection, at least the length
-    of its `repr`, its JSON, or its pretty form with `step` more characters of indentation at each level."""
+    """The length of `str(value)`, counted to just past `LONGEST`: for a collection, about the length of its `repr`,
+    its JSON, or its pretty form with `step` more characters of indentation at each level (at least, and at most
+    `GROWTH` times as long: a text's characters may be escaped)."""
     if isinstance(value, str):
         return len(value)
     total = 0
@@ -107,11 +108,12 @@ def _inner(value: object) -> Iterator[object] | None:
 
 
 def _leaf_size(value: object) -> int:
-    """At least the length of the `repr` or JSON of a single value (12 characters for a character `\\ud83d\\ude00`)."""
+    """About the length of the `repr` or JSON of a single value: a text's characters and quotes (escaped, up to
+    `GROWTH` times as many: `\\ud83d\\ude00`)."""
     if isinstance(value, str):
-        return 12 * len(value) + 2
+        return len(value) + 2
     if isinstance(value, (bytes, bytearray)):
-        return 4 * len(value) + 3
+        return len(value) + 3
     if isinstance(value, int):
         return value.bit_length() // 3 + 2
     if value is None or isinstance(value, (float, complex)):
