@@ -162,7 +162,7 @@ def bounded_filter(name: str, function: Callable[..., Any]) -> Callable[..., Any
         if name in _ITERATED and len(args) > value_at:
             args = (*args[:value_at], list(args[value_at]), *args[value_at + 1 :])
         if len(args) > value_at:
-            refuse_beyond(what, size(*args, **kwargs))
+            refuse_beyond(what, size(*args, **kwargs), (*args, *kwargs.values()))
             affordable(what, growth(args[value_at]))
         made = function(*args, **kwargs)
         spend(what, made, *args)

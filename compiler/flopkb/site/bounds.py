@@ -12,7 +12,7 @@ operation makes, every value a template prints and every piece of its own text i
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, ValuesView
+from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import chain
@@ -34,9 +34,12 @@ _LEAF = 32
 """The longest text of a number that is not an int (a float's `repr`), `None` or a bool."""
 
 
-def refuse_beyond(what: str, size: int) -> None:
-    """Refuse the operation `what`, which would make `size` characters or items, when that is more than `LONGEST`."""
-    if size > LONGEST:
+def refuse_beyond(what: str, size: int, operands: Iterable[object] = ()) -> None:
+    """Refuse the operation `what`, which would make `size` characters or items, when that is more than `LONGEST`
+    beyond the longest text among its `operands` (`'<p>{}</p>'.format(page.content)` copies a long text once: an
+    operation on a text is bounded by `affordable`)."""
+    given = max((len(operand) for operand in operands if isinstance(operand, (str, bytes))), default=0)
+    if size - given > LONGEST:
         raise TemplateRuntimeError(f"{what} would make more than {LONGEST} characters or items")
 
 

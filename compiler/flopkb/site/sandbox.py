@@ -116,7 +116,8 @@ class Sandbox(ImmutableSandboxedEnvironment):
         if too_large:
             raise TemplateRuntimeError(f"{operator!r} would make {too_large}")
         if operator == "%" and isinstance(left, (str, bytes)):
-            refuse_beyond("'%'", format_size(str(left), format_arguments(right), percent=True))
+            arguments = format_arguments(right)
+            refuse_beyond("'%'", format_size(str(left), arguments, percent=True), (left, *arguments))
         if operator == "+" and all(isinstance(operand, (str, bytes, list, tuple)) for operand in (left, right)):
             affordable("'+'", len(left) + len(right))
         made = super().call_binop(context, operator, left, right)
@@ -153,7 +154,7 @@ class Sandbox(ImmutableSandboxedEnvironment):
         name, bound_to = self._named(obj)
         what = repr(name if bound_to is None else f"{type(bound_to).__name__}.{name}")
         size, args = call_size(name, bound_to, args, kwargs)
-        refuse_beyond(what, size)
+        refuse_beyond(what, size, (bound_to, *args, *kwargs.values()))
         affordable(what, growth(bound_to))
         made = context.call(obj, *args, **kwargs)
         spend(what, made, bound_to, *args)
