@@ -16,16 +16,32 @@ from __future__ import annotations
 
 import math
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import BuiltinMethodType, MethodType, ModuleType
 from typing import Any, cast
 
 import jinja2
+from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 from jinja2.exceptions import SecurityError, TemplateRuntimeError
+from jinja2.nodes import Concat
 from jinja2.runtime import BlockReference, Context, LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import Cycler, Joiner
 from markupsafe import Markup
+
+from flopkb.site.bounded_calls import BoundedFilters, call_size, growth
+from flopkb.site.bounds import (
+    GROWTH,
+    LONGEST,
+    affordable,
+    format_arguments,
+    format_size,
+    refuse_beyond,
+    rendering,
+    spend,
+    spend_size,
+    text_size,
+)
 
 _PLAIN = (Markup, str, bytes, int, float, tuple, list, dict, set, frozenset, LoopContext, Cycler, Joiner)
 """The types whose own methods a template may call (the immutable sandbox already refuses those that change them)."""
@@ -38,23 +54,91 @@ _JINJA = (Macro, BlockReference, LoopContext, Cycler, Joiner)
 
 _FORMAT = getattr(ImmutableSandboxedEnvironment().wrap_str_format("".format), "__code__", None)
 
-LONGEST = 1_000_000
-"""The most items (characters, or a list's items) a template may make with `*`: `'a' * 10**10` is refused."""
 WIDEST = 100_000
 """The most bits a template may make an integer of with `*` or `**`: `9 ** (10 ** 9)` is refused."""
 
 
+class _BoundedTemplate(jinja2.Template):
+    """A template whose render counts what it makes and prints (`flopkb.site.bounds.MOST`)."""
+
+    def render(self, *args: Any, **kwargs: Any) -> str:
+        with rendering():
+            return super().render(*args, **kwargs)
+
+
+class _BoundedCodeGenerator(CodeGenerator):
+    """jinja2's compiler, with `a ~ b` checked before it joins (`Sandbox.joinable`), and the template's own text
+    counted as it is written (`Sandbox.written`: a loop in a macro keeps a reference to it at each turn)."""
+
+    def _output_const_repr(self, group: Iterable[Any]) -> str:
+        return f"environment.written({super()._output_const_repr(group)})"
+
+    @optimizeconst
+    def visit_Concat(self, node: Concat, frame: Frame) -> None:
+        if frame.eval_ctx.volatile:
+            join = "(markup_join if context.eval_ctx.volatile else str_join)"
+        else:
+            join = "markup_join" if frame.eval_ctx.autoescape else "str_join"
+        self.write(f"{join}(environment.joinable((")
+        for operand in node.nodes:
+            self.visit(operand, frame)
+            self.write(", ")
+        self.write(")))")
+
+
+def _printed(value: Any) -> Any:
+    """`value`, which `{{ value }}` prints: its text counted against the render, and, when it is not a text already
+    (a list), refused when its text would be longer than `LONGEST`."""
+    size = len(value) if isinstance(value, str) else text_size(value)
+    if not isinstance(value, str):
+        refuse_beyond("printing a value", size)
+    spend_size("printing a value", size + 1)  # and the item that holds it in the output
+    return value
+
+
 class Sandbox(ImmutableSandboxedEnvironment):
     """jinja2's immutable sandbox, with no way into a module, calls only of what a template needs (see the
-    module's docstring), and no `*` or `**` whose result would exhaust the memory or the time of the build."""
+    module's docstring), and no operation whose result would exhaust the memory of the build
+    (`flopkb.site.bounds`)."""
 
-    intercepted_binops = frozenset({"*", "**"})
+    intercepted_binops = frozenset({"*", "**", "+", "%"})
+    compiled_with = " ".join(sorted(intercepted_binops)) + " ~ finalize written"
+    """What the compiled code of a template calls the sandbox for (the seal of the template cache names it)."""
+    template_class = _BoundedTemplate
+    code_generator_class = _BoundedCodeGenerator
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options, finalize=_printed)
+        self.filters = BoundedFilters(self.filters)
 
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
         too_large = _too_large(operator, left, right)
         if too_large:
             raise TemplateRuntimeError(f"{operator!r} would make {too_large}")
-        return super().call_binop(context, operator, left, right)
+        if operator == "%" and isinstance(left, (str, bytes)):
+            arguments = format_arguments(right)
+            refuse_beyond("'%'", format_size(str(left), arguments, percent=True), (left, *arguments))
+        if operator == "+" and all(isinstance(operand, (str, bytes, list, tuple)) for operand in (left, right)):
+            affordable("'+'", len(left) + len(right))
+        made = super().call_binop(context, operator, left, right)
+        spend(repr(operator), made, left, right)
+        return made
+
+    def written(self, text: str) -> str:
+        """`text`, the template's own, written: counted against the render with the item that holds it."""
+        spend_size("writing the template's text", len(text) + 1)
+        return text
+
+    def joinable(self, operands: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The operands of `~`, when the text of each that is not a text is no longer than `LONGEST`; all their text
+        is counted against the render."""
+        sizes = [len(operand) if isinstance(operand, str) else text_size(operand) for operand in operands]
+        for operand, size in zip(operands, sizes, strict=True):
+            if not isinstance(operand, str):
+                refuse_beyond("'~'", size)
+        affordable("'~'", GROWTH * sum(sizes))  # `markup_join` escapes the texts that are not `Markup`
+        spend_size("'~'", sum(sizes))
+        return operands
 
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
         if isinstance(obj, ModuleType) or isinstance(value, ModuleType):
@@ -64,7 +148,26 @@ class Sandbox(ImmutableSandboxedEnvironment):
     def call(self, context: Context, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
         if not self.is_safe_callable(obj):  # jinja2's message would hold the object's repr (and its address)
             raise SecurityError(f"{getattr(obj, '__qualname__', type(obj).__name__)!r} cannot be called")
-        return context.call(obj, *args, **kwargs)
+        made_by_jinja = isinstance(obj, _JINJA)  # a macro, a block: what it writes is counted as it is printed
+        if made_by_jinja:
+            return context.call(obj, *args, **kwargs)
+        name, bound_to = self._named(obj)
+        what = repr(name if bound_to is None else f"{type(bound_to).__name__}.{name}")
+        size, args = call_size(name, bound_to, args, kwargs)
+        refuse_beyond(what, size, (bound_to, *args, *kwargs.values()))
+        affordable(what, growth(bound_to))
+        made = context.call(obj, *args, **kwargs)
+        spend(what, made, bound_to, *args)
+        return made
+
+    def _named(self, obj: Any) -> tuple[str, Any]:
+        """The name of `obj`, a global or a method (the sandbox's `str.format` as the method it wraps), and the value
+        the method is bound to (None for a global)."""
+        given = next((name for name, value in self.globals.items() if obj is value), None)
+        if given is not None:
+            return given, None
+        method = obj.__wrapped__ if getattr(obj, "__code__", None) is _FORMAT else obj
+        return method.__name__, method.__self__
 
     def is_safe_callable(self, obj: Any) -> bool:
         if not super().is_safe_callable(obj):
@@ -115,6 +218,7 @@ def sandboxed(env: jinja2.Environment) -> Sandbox:
     env.globals["range"] = reference.globals["range"]
     turned = cast(Sandbox, env)
     turned.binop_table, turned.unop_table = reference.binop_table, reference.unop_table
+    turned.filters, turned.finalize = BoundedFilters(env.filters), _printed
     return turned
 
 

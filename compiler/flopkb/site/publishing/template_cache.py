@@ -21,7 +21,7 @@ from flopkb.sealed import NoKey, own_folder, seal, unseal
 from flopkb.site.sandbox import Sandbox
 
 MAX_TEMPLATE_BYTES = 1 << 24
-_SEAL_PURPOSE = b"flopkb-jinja-sandboxed:" + " ".join(sorted(Sandbox.intercepted_binops)).encode()
+_SEAL_PURPOSE = b"flopkb-jinja-sandboxed:" + Sandbox.compiled_with.encode()
 """What the seal is for: code compiled by jinja2's sandbox (`flopkb.site.sandbox`), which differs from a plain
 environment's (calls, and the operators the sandbox bounds, go through the sandbox's checks); a file compiled without
 them, by an earlier flopkb, is never read back, nor this one by a plain environment."""
