@@ -28,8 +28,10 @@ from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.actions import quick_fixes
 from flopkb.editor.checker import Buffer, Checked, Checker
 from flopkb.editor.convert import uri_of
-from flopkb.editor.positions import code_point_offset, diagnostic_range, lsp_position, offset_of
+from flopkb.editor.positions import code_point_offset, diagnostic_range, flopkb_position, lsp_position, offset_of
+from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.positions import LineIndex
+from flopkb.load.sources import RECORD_SUFFIXES
 
 if TYPE_CHECKING:
     from flopkb.kb.knowledge_base import KnowledgeBase
@@ -85,6 +87,20 @@ class FlopkbServer(LanguageServer):
             return Path(path).resolve().relative_to(self.config.root).as_posix()
         except ValueError:
             return None
+
+    def answered(self, uri: str, *, vocabulary: bool = False) -> tuple[str, str] | None:
+        """The root-relative path and text of an open document that requests are answered in: a record file of the
+        base (or, with `vocabulary`, its vocabulary) within check's size limit. Other YAML files get nothing."""
+        rel = self.relative(uri)
+        if rel is None or self.config is None:
+            return None
+        in_records = rel.startswith(f"{self.config.records.rstrip('/')}/") and rel.endswith(RECORD_SUFFIXES)
+        if not in_records and not (vocabulary and self.config.root / rel == self.config.vocabulary_path):
+            return None
+        text = self.workspace.get_text_document(uri).source
+        if len(text) > MAX_FILE_BYTES or len(text.encode("utf-8", errors="surrogatepass")) > MAX_FILE_BYTES:
+            return None  # check refuses it at once: every request would cost seconds
+        return rel, text
 
     def uri_of(self, rel: str) -> str:
         """The URI of a root-relative path: the client's own for an open document."""
@@ -214,12 +230,12 @@ class FlopkbServer(LanguageServer):
 
     def at(self, uri: str, position: types.Position) -> tuple[KnowledgeBase, str, int, int] | None:
         """The last checked base, and the file and flopkb's (line, column) of a position in an open document."""
-        rel = self.relative(uri)
+        document = self.answered(uri)
         checked = self.checker.latest if self.checker is not None else None
-        if rel is None or checked is None or checked.kb is None:
+        if document is None or checked is None or checked.kb is None:
             return None
-        text = self.workspace.get_text_document(uri).source
-        line, column = LineIndex(text).position(code_point_offset(text, position, self.checker_encoding))
+        rel, text = document
+        line, column = flopkb_position(text, code_point_offset(text, position, self.checker_encoding))
         return checked.kb, rel, line, column
 
     @property
@@ -346,10 +362,10 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         from flopkb.editor.completion import complete
 
         checked = ls.checker.latest if ls.checker is not None else None
-        if checked is None or checked.kb is None:
+        document = ls.answered(params.text_document.uri, vocabulary=True)
+        if checked is None or checked.kb is None or document is None:
             return None
-        text = ls.workspace.get_text_document(params.text_document.uri).source
-        lines = text.split("\n")
+        lines = document[1].split("\n")
         if params.position.line >= len(lines):
             return None
         line_text = lines[params.position.line]
@@ -415,12 +431,14 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         leaves the file as it is (a problem, or a form it could not keep the meaning of)."""
         from flopkb.authoring.fmt import format_bytes
 
-        rel = ls.relative(params.text_document.uri)
-        document = ls.workspace.get_text_document(params.text_document.uri)
-        outcome = format_bytes(document.source.encode("utf-8", errors="surrogatepass"), rel or document.path)
+        document = ls.answered(params.text_document.uri)
+        if document is None:
+            return None
+        rel, text = document
+        outcome = format_bytes(text.encode("utf-8", errors="surrogatepass"), rel)
         if not outcome.changed or outcome.text is None:
             return None
-        end = lsp_position(document.source, len(document.source), ls.checker_encoding)
+        end = lsp_position(text, len(text), ls.checker_encoding)
         whole = types.Range(start=types.Position(line=0, character=0), end=end)
         return [types.TextEdit(range=whole, new_text=outcome.text)]
 
@@ -435,9 +453,10 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
             return None
         text = checked.text_of(entry.path)
         lines = text.split("\n")
+        index = LineIndex(text)
         found = []
         for line, label in claim_hints(checked.kb, entry):
-            end = lsp_position(text, offset_of(LineIndex(text), line, len(lines[line - 1]) + 1), ls.checker_encoding)
+            end = lsp_position(text, offset_of(index, line, len(lines[line - 1]) + 1), ls.checker_encoding)
             if params.range.start.line <= end.line <= params.range.end.line:
                 found.append(types.InlayHint(position=end, label=label, padding_left=True))
         return found
