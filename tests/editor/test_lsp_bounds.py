@@ -3,11 +3,13 @@ check's size limit and a YAML file that is no record get nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from test_lsp_hover import eval_output, hover_at
 
 from kbfixture import accelerator, write_kb
@@ -131,3 +133,26 @@ async def test_the_vocabulary_gets_unit_completion(tmp_path: Path) -> None:
         await settled(lsp, uri)
         found = await _completion(lsp, uri, before.count("\n"), len(before.rsplit("\n", 1)[1]))
     assert found is not None and {"B", "TB", "FLOP"} <= {item.label for item in found.items}
+
+
+NOTES = "kind: fact\nid: facts/notes\nstatement: x\nnotes:\n" + "".join(f"  - note {i}\n" for i in range(60_000))
+"""Just under a megabyte: `flopkb fmt` takes seconds on it (it moves `id` first)."""
+
+
+async def test_a_long_formatting_is_cancelled_at_once_and_requests_are_answered_meanwhile(tmp_path: Path) -> None:
+    root = write_kb(tmp_path, {"records/hw/alpha.yaml": ALPHA})
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/facts/notes.yaml", NOTES)
+        await settled(lsp, uri)
+        options = types.FormattingOptions(tab_size=2, insert_spaces=True)
+        params = types.DocumentFormattingParams(types.TextDocumentIdentifier(uri=uri), options)
+        sent = lsp.protocol.send_request_async(types.TEXT_DOCUMENT_FORMATTING, params, msg_id="formatting")
+        formatting = asyncio.ensure_future(sent)
+        await asyncio.sleep(0.5)
+        began = time.perf_counter()
+        assert await _completion(lsp, uri, 5, len("  - note 1")) is not None  # answered while fmt runs
+        lsp.cancel_request(types.CancelParams(id="formatting"))
+        with pytest.raises(JsonRpcException) as cancelled:
+            await formatting
+        assert cancelled.value.code == types.LSPErrorCodes.RequestCancelled
+        assert time.perf_counter() - began < 3
