@@ -10,15 +10,13 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from test_lsp_hover import eval_output, hover_at
+from test_lsp_hover import ALPHA, BETA, eval_output, hover_at
 
-from kbfixture import accelerator, write_kb
+from kbfixture import write_kb
 from lsp_session import lsp_session, open_file, settled
 
 pytestmark = pytest.mark.asyncio
 
-ALPHA = accelerator("hw/alpha", peak_bf16_dense="1000 TFLOP/s", memory_bandwidth="4 TB/s")
-BETA = accelerator("hw/beta", peak_bf16_dense="500 TFLOP/s", memory_bandwidth="2.5 TB/s")
 SWEEP = f"""\
 id: facts/sweep
 kind: fact
