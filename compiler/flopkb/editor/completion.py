@@ -37,7 +37,9 @@ the name is typed (at 10,000 records, sending them all costs seconds)."""
 _LINK = re.compile(r"\[\[([^\[\]|#]*)$")
 _ANCHOR = re.compile(r"\[\[([^\[\]|#]+)#([^\[\]|]*)$")
 _HW = re.compile(r"\bhw\.(\w*)$")
-_KEYED = re.compile(r"^\s*(?:-\s+)?\{?.*?\b(\w+):\s*(?:\[[^\]]*?)?([^\s,\[\]{}:]*)$")
+_KEY = re.compile(r"\b(\w+):")
+_SPACES = re.compile(r"\s*")
+_VALUE_CHARS = re.compile(r"[^\s,\[\]{}:]*")
 _ITEM = re.compile(r"^(\s*)-\s+([^\s,\[\]{}:]*)$")
 _KEY_LINE = re.compile(r"^(\s*)(?:-\s+)?(\w+):")
 
@@ -101,8 +103,24 @@ def _field_of(lines: list[str], line: int, before: str) -> tuple[str, str] | Non
             if key is not None and len(key.group(1)) < indent + (0 if above.lstrip().startswith("-") else 1):
                 return key.group(2), item.group(2)
         return None
-    keyed = _KEYED.match(before)
-    return (keyed.group(1), keyed.group(2)) if keyed is not None else None
+    return _keyed(before)
+
+
+def _keyed(before: str) -> tuple[str, str] | None:
+    """The first `key:` of `before` whose value runs to its end: nothing but a value being typed after it (`key: val`)
+    or a flow list not closed (`key: [a, b, val`); and what of that value is typed (the characters a value can have at
+    the end of `before`). Linear in the length of `before` (a line can be a megabyte)."""
+    typed = _VALUE_CHARS.match(before[::-1])
+    assert typed is not None  # it matches the empty string
+    start = len(before) - typed.end()
+    closed = before.rfind("]")
+    for key in _KEY.finditer(before):
+        after = _SPACES.match(before, key.end())
+        assert after is not None
+        at = after.end()
+        if at == start or (at < len(before) and before[at] == "[" and at > closed):
+            return key.group(1), before[start:]
+    return None
 
 
 def _item(

@@ -3,9 +3,10 @@
 - on a link or ref: the target's kind, title, evidence standing and first
   lines;
 - on a formula (any line of its item): its evaluations per accelerator with
-  units, the hardware figures with their basis, its claims and the model
-  against each measurement: the tables `flopkb eval` prints, from the same
-  code (`flopkb.formulas.eval_table.formula_table`);
+  units (the first `ROWS` on each, then how many more), the hardware figures
+  with their basis, its claims and the model against each measurement: the
+  tables `flopkb eval` prints, from the same code
+  (`flopkb.formulas.eval_table.formula_table`);
 - on `hw.name` in an expression or on a spec of an accelerator: its value on
   each accelerator, with the basis (`flopkb.editor.spec_hover`).
 """
@@ -25,6 +26,9 @@ from flopkb.load.models import formulas_of
 
 FIRST_LINES = 6
 """How many lines of a target's description or statement a hover shows."""
+ROWS = 10
+"""How many evaluations on each accelerator a formula's hover shows: a sweep of thousands of points answers at once,
+and says how many more `flopkb eval` prints."""
 
 
 def entry_at(kb: KnowledgeBase, path: str) -> Entry | None:
@@ -55,12 +59,13 @@ def formula_at(entry: Entry, line: int) -> int | None:
 
 
 def eval_text(kb: KnowledgeBase, record_id: str, index: int) -> str | None:
-    """The formula's tables as `flopkb eval` prints them (without colour, at its width)."""
+    """The formula's tables as `flopkb eval` prints them (without colour, at its width), its first `ROWS` evaluations
+    on each accelerator."""
     results = kb.formulas.get(record_id, [])
     if index >= len(results):
         return None
     stream = io.StringIO()
-    Console(file=stream, no_color=True, highlight=False, width=WIDTH).print(formula_table(results[index], False))
+    Console(file=stream, no_color=True, highlight=False, width=WIDTH).print(formula_table(results[index], False, ROWS))
     return stream.getvalue().rstrip()
 
 

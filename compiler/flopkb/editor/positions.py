@@ -22,6 +22,10 @@ from flopkb.load.positions import LineIndex
 
 _LSP_BREAK = re.compile(r"\r\n|\r|\n")
 _TOKEN_END = re.compile(r"[\s,\]}]|$")
+_LINES = r"(?>[^\r\n]*(?:\r\n|\r|\n)){{{}}}"
+"""The lines of a text before the one numbered in it (LSP's 0-based line); atomic, so that `\\r\\n` is one break."""
+_UTF8_CONTINUATION = frozenset(range(0x80, 0xC0))
+_UTF8_LEADING = bytes(range(0x80)) + bytes(range(0xC0, 0x100))
 
 
 def units(text: str, encoding: str) -> int:
@@ -67,21 +71,32 @@ def lsp_position(text: str, offset: int, encoding: str) -> types.Position:
 
 
 def code_point_offset(text: str, position: types.Position, encoding: str) -> int:
-    """The code-point offset of an LSP position (clamped to its line)."""
-    start = 0
-    for _ in range(position.line):
-        match = _LSP_BREAK.search(text, start)
-        if match is None:
-            return len(text)
-        start = match.end()
+    """The code-point offset of an LSP position (clamped to its line; inside a character, the offset after it)."""
+    lines = re.match(_LINES.format(position.line), text)
+    if lines is None:
+        return len(text)
+    start = lines.end()
     match = _LSP_BREAK.search(text, start)
     end = match.start() if match else len(text)
-    counted = 0
-    for index in range(start, end):
-        if counted >= position.character:
-            return index
-        counted += units(text[index], encoding)
-    return end
+    return start + _code_points(text[start:end], position.character, encoding)
+
+
+def _code_points(line: str, character: int, encoding: str) -> int:
+    """How many code points of `line` its first `character` code units of `encoding` hold, a character cut in two
+    counted whole: from the line encoded once (a line can be megabytes long)."""
+    if encoding == types.PositionEncodingKind.Utf32:
+        return min(character, len(line))
+    if encoding == types.PositionEncodingKind.Utf8:
+        encoded = line.encode("utf-8", errors="surrogatepass")
+        cut = min(character, len(encoded))
+        while cut < len(encoded) and encoded[cut] in _UTF8_CONTINUATION:
+            cut += 1
+        return cut - len(encoded[:cut].translate(None, delete=_UTF8_LEADING))
+    encoded = line.encode("utf-16-le", errors="replace")  # a lone surrogate, one code unit, as one `?`
+    cut = min(2 * character, len(encoded))
+    if cut < len(encoded) and 0xDC <= encoded[cut + 1] <= 0xDF:  # the second half of a pair
+        cut += 2
+    return len(encoded[:cut].decode("utf-16-le"))
 
 
 def diagnostic_range(text: str, line: int, column: int, encoding: str) -> types.Range:

@@ -11,13 +11,14 @@ registered dynamically when the client allows it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import os
 import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
 from pygls import uris
@@ -29,11 +30,14 @@ from flopkb.editor.actions import quick_fixes
 from flopkb.editor.checker import Buffer, Checked, Checker
 from flopkb.editor.convert import uri_of
 from flopkb.editor.positions import code_point_offset, diagnostic_range, line_end, lines_of, lsp_position
+from flopkb.load.files import MAX_FILE_BYTES
+from flopkb.load.sources import RECORD_SUFFIXES
 
 if TYPE_CHECKING:
     from flopkb.kb.knowledge_base import KnowledgeBase
 
 NAME = "flopkb"
+T = TypeVar("T")
 SYMBOLS = 200
 """At most this many workspace symbols are answered: the editor asks again as more is typed."""
 RESCAN = "flopkb.rescan"
@@ -84,6 +88,20 @@ class FlopkbServer(LanguageServer):
             return Path(path).resolve().relative_to(self.config.root).as_posix()
         except ValueError:
             return None
+
+    def answered(self, uri: str, *, vocabulary: bool = False) -> tuple[str, str] | None:
+        """The root-relative path and text of an open document that requests are answered in: a record file of the
+        base (or, with `vocabulary`, its vocabulary) within check's size limit. Other YAML files get nothing."""
+        rel = self.relative(uri)
+        if rel is None or self.config is None:
+            return None
+        in_records = rel.startswith(f"{self.config.records.rstrip('/')}/") and rel.endswith(RECORD_SUFFIXES)
+        if not in_records and not (vocabulary and self.config.root / rel == self.config.vocabulary_path):
+            return None
+        text = self.workspace.get_text_document(uri).source
+        if len(text) > MAX_FILE_BYTES or len(text.encode("utf-8", errors="surrogatepass")) > MAX_FILE_BYTES:
+            return None  # check refuses it at once: every request would cost seconds
+        return rel, text
 
     def uri_of(self, rel: str) -> str:
         """The URI of a root-relative path: the client's own for an open document."""
@@ -213,11 +231,11 @@ class FlopkbServer(LanguageServer):
 
     def at(self, uri: str, position: types.Position) -> tuple[KnowledgeBase, str, int, int] | None:
         """The last checked base, and the file and flopkb's (line, column) of a position in an open document."""
-        rel = self.relative(uri)
+        document = self.answered(uri)
         checked = self.checker.latest if self.checker is not None else None
-        if rel is None or checked is None or checked.kb is None:
+        if document is None or checked is None or checked.kb is None:
             return None
-        text = self.workspace.get_text_document(uri).source
+        rel, text = document
         line, column = lines_of(text).position(code_point_offset(text, position, self.checker_encoding))
         return checked.kb, rel, line, column
 
@@ -230,6 +248,32 @@ class FlopkbServer(LanguageServer):
         """The check of the buffers as they are now and of the files on disk read again, once it is done."""
         self.recheck(disk=True)
         return await self.current()
+
+    async def off_loop(self, work: Callable[[], T]) -> T:
+        """`work` done in a thread of its own: the message loop goes on answering (diagnostics, `$/cancelRequest`,
+        `shutdown`); a cancelled request is answered at once, and its work, left to finish, is not heard of. The
+        thread is a daemon: `exit` does not wait for it (a pool's threads are joined at exit)."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[T] = loop.create_future()
+
+        def settle(result: T | None, error: BaseException | None) -> None:
+            if answer.done():  # cancelled meanwhile
+                return
+            if error is not None:
+                answer.set_exception(error)
+            else:
+                answer.set_result(result)  # type: ignore[arg-type]
+
+        def run() -> None:
+            try:
+                result, error = work(), None
+            except Exception as failure:  # answered as the request's error, as on the loop
+                result, error = None, failure
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the server has exited
+                loop.call_soon_threadsafe(settle, result, error)
+
+        threading.Thread(target=run, name="flopkb-request", daemon=True).start()
+        return await answer
 
     async def current(self, rel: str | None = None) -> Checked | None:
         """The check of the buffers as they are now, once it is done (off the message loop); for the diagnostics of
@@ -334,11 +378,11 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         return types.WorkspaceDiagnosticReport(items=reports)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: FlopkbServer, params: types.HoverParams) -> types.Hover | None:
+    async def hover(ls: FlopkbServer, params: types.HoverParams) -> types.Hover | None:
         from flopkb.editor.hover import hover_markdown
 
         found = ls.at(params.text_document.uri, params.position)
-        text = hover_markdown(*found) if found is not None else None
+        text = await ls.off_loop(partial(hover_markdown, *found)) if found is not None else None
         if text is None:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
@@ -346,44 +390,47 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     @server.feature(
         types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["[", "#", ".", " ", "/"])
     )
-    def completion(ls: FlopkbServer, params: types.CompletionParams) -> types.CompletionList | None:
+    async def completion(ls: FlopkbServer, params: types.CompletionParams) -> types.CompletionList | None:
         from flopkb.editor.completion import complete
 
         checked = ls.checker.latest if ls.checker is not None else None
-        if checked is None or checked.kb is None:
+        document = ls.answered(params.text_document.uri, vocabulary=True)
+        if checked is None or checked.kb is None or document is None:
             return None
-        text = ls.workspace.get_text_document(params.text_document.uri).source
-        lines = text.split("\n")
+        lines = document[1].split("\n")
         if params.position.line >= len(lines):
             return None
         line_text = lines[params.position.line]
         offset = code_point_offset(
             line_text, types.Position(line=0, character=params.position.character), ls.checker_encoding
         )
-        return complete(
-            checked.kb, lines, params.position.line, line_text[:offset], params.position.character, ls.checker_encoding
+        before, character = line_text[:offset], params.position.character
+        return await ls.off_loop(
+            partial(complete, checked.kb, lines, params.position.line, before, character, ls.checker_encoding)
         )
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    def go_to_definition(ls: FlopkbServer, params: types.DefinitionParams) -> list[types.Location] | None:
+    async def go_to_definition(ls: FlopkbServer, params: types.DefinitionParams) -> list[types.Location] | None:
         from flopkb.editor.navigation import definition
 
         found = ls.at(params.text_document.uri, params.position)
-        if found is None or ls.checker is None or ls.checker.latest is None:
+        checked = ls.checker.latest if ls.checker is not None else None
+        if found is None or checked is None:
             return None
         kb, rel, line, column = found
         line_text = ls.workspace.get_text_document(params.text_document.uri).source.split("\n")[line - 1]
-        places = definition(kb, rel, line, column, line_text)
-        return [ls.location(ls.checker.latest, place) for place in places] or None
+        places = await ls.off_loop(partial(definition, kb, rel, line, column, line_text))
+        return [ls.location(checked, place) for place in places] or None
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    def find_references(ls: FlopkbServer, params: types.ReferenceParams) -> list[types.Location] | None:
+    async def find_references(ls: FlopkbServer, params: types.ReferenceParams) -> list[types.Location] | None:
         from flopkb.editor.navigation import references
 
         found = ls.at(params.text_document.uri, params.position)
-        if found is None or ls.checker is None or ls.checker.latest is None:
+        checked = ls.checker.latest if ls.checker is not None else None
+        if found is None or checked is None:
             return None
-        return [ls.location(ls.checker.latest, place) for place in references(*found)] or None
+        return [ls.location(checked, place) for place in await ls.off_loop(partial(references, *found))] or None
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def symbols(ls: FlopkbServer, params: types.DocumentSymbolParams) -> list[types.SymbolInformation] | None:
@@ -414,17 +461,19 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         return actions or None
 
     @server.feature(types.TEXT_DOCUMENT_FORMATTING)
-    def formatting(ls: FlopkbServer, params: types.DocumentFormattingParams) -> list[types.TextEdit] | None:
+    async def formatting(ls: FlopkbServer, params: types.DocumentFormattingParams) -> list[types.TextEdit] | None:
         """`flopkb fmt` on the buffer: the whole text replaced by its canonical form, comments kept; nothing when fmt
         leaves the file as it is (a problem, or a form it could not keep the meaning of)."""
         from flopkb.authoring.fmt import format_bytes
 
-        rel = ls.relative(params.text_document.uri)
-        document = ls.workspace.get_text_document(params.text_document.uri)
-        outcome = format_bytes(document.source.encode("utf-8", errors="surrogatepass"), rel or document.path)
+        document = ls.answered(params.text_document.uri)
+        if document is None:
+            return None
+        rel, text = document
+        outcome = await ls.off_loop(partial(format_bytes, text.encode("utf-8", errors="surrogatepass"), rel))
         if not outcome.changed or outcome.text is None:
             return None
-        end = lsp_position(document.source, len(document.source), ls.checker_encoding)
+        end = lsp_position(text, len(text), ls.checker_encoding)
         whole = types.Range(start=types.Position(line=0, character=0), end=end)
         return [types.TextEdit(range=whole, new_text=outcome.text)]
 

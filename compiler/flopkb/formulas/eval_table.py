@@ -42,7 +42,7 @@ from flopkb.report.codes import Severity
 from flopkb.report.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
-    from flopkb.formulas.evaluate import QuantityLike
+    from flopkb.formulas.evaluate import Evaluation, QuantityLike
     from flopkb.kb.knowledge_base import KnowledgeBase
 
 FORMULA_STAGE_CODES = frozenset(
@@ -186,8 +186,9 @@ def show(value: QuantityLike | str | float | list[Any]) -> str:
     return format_quantity(value, 6)
 
 
-def formula_table(result: FormulaResult, what_if: bool) -> Group:
-    """One formula: a heading, its definition, a table of its evaluations, the hardware figures it used, its claims."""
+def formula_table(result: FormulaResult, what_if: bool, rows: int | None = None) -> Group:
+    """One formula: a heading, its definition, a table of its evaluations, the hardware figures it used, its claims.
+    `rows`: at most this many evaluations on each accelerator are shown (all: None), then how many more there are."""
     heading = Text.assemble((f"{result.record}#{result.id}", "bold"), f"  {result.title}" if result.title else "")
     parts: list[Text | Table] = [heading]
     if result.expr is not None:
@@ -205,7 +206,11 @@ def formula_table(result: FormulaResult, what_if: bool) -> Group:
     if fixed:
         parts.append(Text("  " + ", ".join(f"{name} = {show(value)}" for name, value in fixed), "dim"))
     if result.evaluations:
-        parts.append(_evaluation_table(result))
+        shown = _first_rows(result, rows)
+        parts.append(_evaluation_table(result, shown))
+        if len(shown) < len(result.evaluations):
+            more = len(result.evaluations) - len(shown)
+            parts.append(Text(f"  … {more:,} more rows: flopkb eval {result.record}", "dim"))
     else:
         parts.append(Text("  no evaluations: see the problems below", "yellow"))
     parts.append(_claims(result, what_if))
@@ -214,8 +219,23 @@ def formula_table(result: FormulaResult, what_if: bool) -> Group:
     return Group(*parts, Text(""))
 
 
-def _evaluation_table(result: FormulaResult) -> Table:
-    """Columns: the swept inputs, the accelerator and each spec it lent (value and basis), the value."""
+def _first_rows(result: FormulaResult, rows: int | None) -> Sequence[Evaluation]:
+    """The first `rows` evaluations on each accelerator (or without one), in their order; all when `rows` is None."""
+    if rows is None:
+        return result.evaluations
+    counts: dict[str | None, int] = {}
+    shown = []
+    for evaluation in result.evaluations:
+        seen = counts.get(evaluation.hardware, 0)
+        if seen < rows:
+            counts[evaluation.hardware] = seen + 1
+            shown.append(evaluation)
+    return shown
+
+
+def _evaluation_table(result: FormulaResult, evaluations: Sequence[Evaluation]) -> Table:
+    """Columns: the swept inputs, the accelerator and each spec it lent (value and basis), the value; a row for each
+    of `evaluations`."""
     figures = {(figure.accelerator, figure.parameter): figure for figure in result.figures}
     parameters = list(dict.fromkeys(figure.parameter for figure in result.figures))
     with_hardware = any(evaluation.hardware for evaluation in result.evaluations)
@@ -229,7 +249,7 @@ def _evaluation_table(result: FormulaResult) -> Table:
     table.add_column(f"value [{result.unit}]" if result.unit.strip() != "1" else "value", justify="right", style="bold")
     if result.valid_when is not None:
         table.add_column("regime")
-    for evaluation in result.evaluations:
+    for evaluation in evaluations:
         point = dict(evaluation.point)
         row = [show(point[name]) if name in point else "" for name in result.swept]
         if with_hardware:
