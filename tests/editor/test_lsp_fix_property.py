@@ -176,6 +176,13 @@ EXPR = "expr: max(p_target * bytes_per_param"
             "Write 'https://example.com:8080/x' for 'example.com:8080/x'",
             'sources: [medusa-2024, eagle3-2025, "https://example.com:8080/x"]\n',
         ),
+        (
+            "records/facts/fct-spec-decoding-cost-model-break-even.yaml",
+            "([[sd-speedup-vs-batch-roofline#speedup-vs-batch]])",
+            "([[sd-speedup-vs-batch-roofline#speedup]])",
+            "Write 'speedup-vs-batch' for 'speedup'",
+            "([[sd-speedup-vs-batch-roofline#speedup-vs-batch]])",
+        ),
         (ROOFLINE, 'unit: "token/s"', 'unit: "tokn/s"', "Write 'token' for 'tokn'", 'unit: "token/s"\n'),
         (ROOFLINE, EXPR, "expr: maxx(p_target * bytes_per_param", "Write 'max' for 'maxx'", "expr: max(p_target"),
     ],
@@ -183,8 +190,9 @@ EXPR = "expr: max(p_target * bytes_per_param"
 def test_the_quick_fix_replaces_the_whole_text_its_hint_is_about(
     base: Base, rel: str, old: str, typo: str, title: str, written: str
 ) -> None:
-    """A value of several words, a URL with its #fragment or port, a unit's name, a function's name: the quick fix
-    writes the offered name in place of exactly the text the hint is about, and leaves no new diagnostic."""
+    """A value of several words, a URL with its #fragment or port, an anchor its target's id holds, a unit's name, a
+    function's name: the quick fix writes the offered name in place of exactly the text the hint is about, and leaves
+    no new diagnostic."""
     original = base.texts[rel]
     text = original.replace(old, typo, 1)
     before = _told(base.write(rel, original))
