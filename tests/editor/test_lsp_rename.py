@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from test_lsp_edits import CLAIM
 
+from flopkb.editor.server import make_server
 from kbfixture import accelerator, write_kb
 from lsp_session import environment, lsp_session, open_file, settled
 
@@ -31,20 +33,41 @@ def files_of(root: Path) -> dict[str, str]:
     }
 
 
-def applied(root: Path, edit: types.WorkspaceEdit) -> dict[str, str]:
-    """The records after `edit` (renames, then whole-text replacements, as the server sends them)."""
-    files = files_of(root)
+def offset(text: str, position: types.Position) -> int:
+    """The offset of a UTF-16 position in a text whose lines end at `\\n`."""
+    lines = text.split("\n")
+    line = lines[position.line]
+    before = sum(len(earlier) + 1 for earlier in lines[: position.line])
+    return before + len(line.encode("utf-16-le")[: 2 * position.character].decode("utf-16-le"))
+
+
+def edited(text: str, edits: Sequence[object]) -> str:
+    """`text` with a document's edits made, as an editor makes them (every range in the text before the edits)."""
+    ordered = sorted(edits, key=lambda edit: offset(text, edit.range.start), reverse=True)  # type: ignore[attr-defined]
+    for edit in ordered:
+        assert isinstance(edit, types.TextEdit)
+        text = text[: offset(text, edit.range.start)] + edit.new_text + text[offset(text, edit.range.end) :]
+    return text
+
+
+def rel_of(root: Path, uri: str) -> str:
+    return Path(uri.removeprefix("file://")).relative_to(root).as_posix()
+
+
+def applied(
+    root: Path, edit: types.WorkspaceEdit, buffers: dict[str, str] | None = None, versions: dict[str, int] | None = None
+) -> dict[str, str]:
+    """The records after `edit`, made in order on `buffers` over the files on disk, as an editor does; an edit of a
+    document of `versions` must carry its version (else the editor refuses it)."""
+    files = {**files_of(root), **(buffers or {})}
     for change in edit.document_changes or []:
         if isinstance(change, types.RenameFile):
-            old = Path(change.old_uri.removeprefix("file://")).relative_to(root).as_posix()
-            new = Path(change.new_uri.removeprefix("file://")).relative_to(root).as_posix()
-            files[new] = files.pop(old)
+            files[rel_of(root, change.new_uri)] = files.pop(rel_of(root, change.old_uri))
         else:
             assert isinstance(change, types.TextDocumentEdit)
-            rel = Path(change.text_document.uri.removeprefix("file://")).relative_to(root).as_posix()
-            (whole,) = change.edits
-            assert isinstance(whole, types.TextEdit) and whole.range.start == types.Position(line=0, character=0)
-            files[rel] = whole.new_text
+            rel = rel_of(root, change.text_document.uri)
+            assert change.text_document.version == (versions or {}).get(rel)
+            files[rel] = edited(files[rel], change.edits)
     return files
 
 
@@ -75,7 +98,7 @@ async def test_rename_from_a_link_makes_the_edits_of_flopkb_mv(tmp_path: Path) -
             types.RenameParams(text_document=document, position=at, new_name="hw/nvidia/h100")
         )
         assert edit is not None
-        assert applied(root, edit) == expected
+        assert applied(root, edit, versions={"records/facts/traffic.yaml": 1}) == expected
         assert "aliases: [hw/h100]" in expected["records/hw/nvidia/h100.yaml"]
 
         refusal = re.escape("'facts/traffic' is already the id of records/facts/traffic.yaml")  # as mv says
@@ -95,6 +118,214 @@ async def test_rename_from_a_link_makes_the_edits_of_flopkb_mv(tmp_path: Path) -
             )
         )
         assert renamed is not None
-        moved = applied(root, renamed)  # the edits land before the editor renames the file
+        moved = applied(
+            root, renamed, versions={"records/facts/traffic.yaml": 1}
+        )  # the edits land before the editor renames the file
         moved["records/hw/nvidia/h100.yaml"] = moved.pop("records/hw/h100.yaml")
         assert moved == expected
+
+
+FILLER = 600
+"""Records enough for a check to take longer than the server takes to read the rename sent right after an edit."""
+
+
+def full_change(uri: str, version: int, text: str) -> types.DidChangeTextDocumentParams:
+    return types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+    )
+
+
+def renaming(uri: str, line: int, character: int, new_name: str) -> types.RenameParams:
+    at = types.Position(line=line, character=character)
+    return types.RenameParams(text_document=types.TextDocumentIdentifier(uri=uri), position=at, new_name=new_name)
+
+
+def two_records(tmp_path: Path, filler: int = 0) -> Path:
+    """hw/h100 and a fact linking to it; with `filler` more facts, so that a check takes a while."""
+    more = {
+        f"records/facts/filler-{index}.yaml": f"id: facts/filler-{index}\nkind: fact\nstatement: Filler.\n"
+        for index in range(filler)
+    }
+    return write_kb(
+        tmp_path / "kb",
+        {
+            "records/hw/h100.yaml": accelerator("hw/h100", memory_bandwidth="3.35 TB/s"),
+            "records/facts/traffic.yaml": FACT,
+            **more,
+        },
+    )
+
+
+async def test_a_rename_just_after_typing_keeps_what_was_typed(tmp_path: Path) -> None:
+    """The rename is planned on the buffer as typed (not the last check's text): the line typed just before is kept,
+    once, and nothing is duplicated; the edit carries the buffer's version, so an editor refuses it if typed into
+    since."""
+    root = two_records(tmp_path, filler=FILLER)
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/hw/h100.yaml")
+        await settled(lsp, uri)
+        typed = (root / "records/hw/h100.yaml").read_text().replace("kind:", "# MY UNSAVED NOTE\nkind:")
+        lsp.text_document_did_change(full_change(uri, 2, typed))
+        edit = await lsp.text_document_rename_async(renaming(uri, 0, 5, "hw/nvidia/h100"))
+    assert edit is not None
+    renamed = applied(root, edit, {"records/hw/h100.yaml": typed}, versions={"records/hw/h100.yaml": 2})
+    (root / "records/hw/h100.yaml").write_text(typed, encoding="utf-8")
+    assert renamed == moved_by_mv(root, tmp_path, "hw/h100", "hw/nvidia/h100")
+    assert renamed["records/hw/nvidia/h100.yaml"].count("# MY UNSAVED NOTE") == 1
+
+
+async def test_a_rename_keeps_a_change_made_on_disk_to_a_file_not_open(tmp_path: Path) -> None:
+    """Another tool changes a linking file on disk (the editor does not watch files): the rename is planned on the
+    file as it is now, so applying it keeps that change, and the edit touches the link's characters alone."""
+    root = two_records(tmp_path)
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/hw/h100.yaml")
+        await settled(lsp, uri)
+        changed = FACT.replace("kind: fact", "kind: fact\n# ADDED ON DISK BY git pull")
+        (root / "records/facts/traffic.yaml").write_text(changed, encoding="utf-8")
+        edit = await lsp.text_document_rename_async(renaming(uri, 0, 5, "hw/nvidia/h100"))
+    assert edit is not None
+    renamed = applied(root, edit, versions={"records/hw/h100.yaml": 1})
+    assert renamed == moved_by_mv(root, tmp_path, "hw/h100", "hw/nvidia/h100")
+    assert "# ADDED ON DISK BY git pull" in renamed["records/facts/traffic.yaml"]
+    made = [
+        (change.range.start.line, change.new_text)
+        for document in edit.document_changes or []
+        if isinstance(document, types.TextDocumentEdit) and document.text_document.uri.endswith("traffic.yaml")
+        for change in document.edits
+        if isinstance(change, types.TextEdit)
+    ]
+    assert made == [(3, "hw/nvidia/h100"), (9, "hw/nvidia/h100"), (11, "hw/nvidia/h100")]
+
+
+def file_renamed(root: Path, old: str, new: str) -> types.RenameFilesParams:
+    return types.RenameFilesParams(
+        files=[types.FileRename(old_uri=(root / old).as_uri(), new_uri=(root / new).as_uri())]
+    )
+
+
+@pytest.mark.parametrize(
+    ("new", "told"),
+    [
+        (
+            "notes/h100.yaml",
+            "flopkb: no link to hw/h100 is rewritten: notes/h100.yaml is not in records/, where every record is. "
+            "Once the file is renamed, the links to it dangle: rename it back to records/hw/h100.yaml, then run "
+            "`flopkb mv hw/h100 NEW-ID`",
+        ),
+        (
+            "records/hw/H 100.yaml",
+            "flopkb: no link to hw/h100 is rewritten: 'hw/H 100' is not a valid id: ",
+        ),
+    ],
+)
+async def test_a_file_renamed_where_it_is_no_record_gets_no_edits_and_a_warning(
+    tmp_path: Path, new: str, told: str
+) -> None:
+    """Out of records/, or to a name that is not an id: the renamed file would be no record, so no link is rewritten
+    to an id nothing has; the editor renames the file all the same (it cannot be refused), so the author is told."""
+    root = two_records(tmp_path)
+    async with lsp_session(root) as lsp:
+        await settled(lsp, open_file(lsp, root, "records/facts/traffic.yaml"))
+        edit = await lsp.workspace_will_rename_files_async(file_renamed(root, "records/hw/h100.yaml", new))
+        assert edit is None
+        (message,) = lsp.messages
+    assert message.type == types.MessageType.Warning
+    assert message.message.startswith(told)
+
+
+async def test_a_refused_rename_is_a_failed_request_with_mvs_message(tmp_path: Path) -> None:
+    """As the editor shows it: LSP's RequestFailed with `flopkb mv`'s words, no exception class, no traceback."""
+    root = two_records(tmp_path)
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/hw/h100.yaml")
+        await settled(lsp, uri)
+        with pytest.raises(JsonRpcException) as refused:
+            await lsp.text_document_rename_async(renaming(uri, 0, 5, "facts/traffic"))
+        with pytest.raises(JsonRpcException) as elsewhere:
+            await lsp.text_document_rename_async(renaming(uri, 1, 2, "hw/b200"))
+    assert (refused.value.code, refused.value.message, refused.value.data) == (
+        types.LSPErrorCodes.RequestFailed,
+        "'facts/traffic' is already the id of records/facts/traffic.yaml",
+        None,
+    )
+    assert (elsewhere.value.code, elsewhere.value.message) == (
+        types.LSPErrorCodes.RequestFailed,
+        "rename a record from its id line or from a link to it",
+    )
+
+
+async def test_prepare_rename_offers_an_id_or_a_link_target_and_nothing_else(tmp_path: Path) -> None:
+    """The editor offers a rename on the id's value and on a link's target, with the full id to edit; elsewhere it
+    says where a rename starts."""
+    root = two_records(tmp_path)
+    lines = FACT.splitlines()
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/facts/traffic.yaml")
+        await settled(lsp, uri)
+
+        async def prepare(line: int, character: int) -> tuple[int, int, int, str]:
+            at = types.Position(line=line, character=character)
+            document = types.TextDocumentIdentifier(uri=uri)
+            found = await lsp.text_document_prepare_rename_async(types.PrepareRenameParams(document, at))
+            assert isinstance(found, types.PrepareRenamePlaceholder)
+            written = found.range
+            assert written.start.line == written.end.line == line
+            return line, written.start.character, written.end.character, found.placeholder
+
+        suffix = lines[2].index("h100|")
+        assert await prepare(0, 6) == (0, 4, 17, "facts/traffic")
+        full = lines[2].index("hw/h100")
+        assert await prepare(2, full + 1) == (2, full, full + len("hw/h100"), "hw/h100")
+        assert await prepare(2, suffix) == (2, suffix, suffix + 4, "hw/h100")  # the suffix as written; the full id
+        with pytest.raises(JsonRpcException) as elsewhere:
+            await prepare(1, 2)
+    assert (elsewhere.value.code, elsewhere.value.message) == (
+        types.LSPErrorCodes.RequestFailed,
+        "rename a record from its id line or from a link to it",
+    )
+
+
+async def test_a_folder_of_records_renamed_gets_a_warning_that_links_dangle(tmp_path: Path) -> None:
+    """`flopkb mv` moves one record at a time: a folder renamed in the explorer gets no edits, and the author is told
+    which records' links it leaves dangling and what to do instead."""
+    root = two_records(tmp_path)
+    async with lsp_session(root) as lsp:
+        await settled(lsp, open_file(lsp, root, "records/facts/traffic.yaml"))
+        edit = await lsp.workspace_will_rename_files_async(file_renamed(root, "records/hw", "records/gpu"))
+        assert edit is None
+        (message,) = lsp.messages
+        await lsp.workspace_will_rename_files_async(file_renamed(root, "schema", "schemas"))
+        assert len(lsp.messages) == 1  # a folder without records: nothing to tell
+    assert (message.type, message.message) == (
+        types.MessageType.Warning,
+        "flopkb: renaming records/hw/ rewrites no link: the links to its 1 record (hw/h100) dangle once it is renamed. "
+        "Rename it back, then move each record with `flopkb mv OLD-ID NEW-ID` (or rename each file in the explorer): "
+        "their links follow",
+    )
+
+
+async def test_folder_renames_are_asked_of_the_server() -> None:
+    """The editor tells the server of a folder renamed (else the author gets no warning): a folder filter."""
+    options = make_server().protocol.fm.feature_options[types.WORKSPACE_WILL_RENAME_FILES]
+    assert types.FileOperationPatternKind.Folder in [item.pattern.matches for item in options.filters]
+
+
+async def test_files_renamed_together_get_the_edits_of_successive_moves(tmp_path: Path) -> None:
+    """Several record files moved at once (dragged into folders): one edit per file, holding every move's edits."""
+    root = two_records(tmp_path)
+    first = moved_by_mv(root, tmp_path, "hw/h100", "hw/nvidia/h100")
+    expected = moved_by_mv(tmp_path / "mv", tmp_path / "then", "facts/traffic", "facts/bw/traffic")
+    renames = [("records/hw/h100.yaml", "records/hw/nvidia/h100.yaml")]
+    renames.append(("records/facts/traffic.yaml", "records/facts/bw/traffic.yaml"))
+    async with lsp_session(root) as lsp:
+        await settled(lsp, open_file(lsp, root, "records/facts/traffic.yaml"))
+        files = [types.FileRename(old_uri=(root / old).as_uri(), new_uri=(root / new).as_uri()) for old, new in renames]
+        edit = await lsp.workspace_will_rename_files_async(types.RenameFilesParams(files=files))
+    assert edit is not None and len(edit.document_changes or []) == 2
+    moved = applied(root, edit, versions={"records/facts/traffic.yaml": 1})
+    for old, new in renames:
+        moved[new] = moved.pop(old)
+    assert first != expected
+    assert moved == expected

@@ -9,8 +9,7 @@ from typing import Any
 from lsprotocol import types
 
 import flopkb
-from flopkb.editor.positions import diagnostic_range, lsp_position, offset_of
-from flopkb.load.positions import LineIndex
+from flopkb.editor.positions import diagnostic_range, lines_of, lsp_position, offset_of
 from flopkb.report.codes import Severity
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.report.hints import Suggestion
@@ -39,7 +38,7 @@ def fixes(diagnostic: Diagnostic, text: str, encoding: str) -> dict[str, Any] | 
     hint = diagnostic.hint
     if not isinstance(hint, Suggestion):
         return None
-    start = offset_of(LineIndex(text), diagnostic.line, diagnostic.column)
+    start = offset_of(lines_of(text), diagnostic.line, diagnostic.column)
     found = re.compile(rf"(?<!\w){re.escape(hint.before)}({re.escape(hint.written)})(?!\w)").search(text, start)
     if found is None:
         return None

@@ -3,47 +3,196 @@
 From a record's `id` line or any link to it, `textDocument/rename` gives
 the file renamed to the new id's path, every link and ref to it rewritten
 and the old id kept as an alias, refusing where `flopkb mv` refuses (its
-message is the error). A file renamed in the editor's explorer
-(`workspace/willRenameFiles`) gets the same edits, the rename itself left
-to the editor. The plan is made on the last check's base: unsaved buffers
-are renamed as they are.
+message is the error: `refused`). `textDocument/prepareRename` tells the
+editor where a rename can start (`named_at`). A file renamed in the editor's
+explorer (`workspace/willRenameFiles`) gets the same edits, the rename itself
+left to the editor (`files_moved`); a file moved out of the records folder, or
+to a name that is not an id, gets none, and the server says why; so does a
+folder of records renamed (`folder_moved`).
+
+The plan is made on the check of the buffers as they are now, with the files
+on disk read again (the server waits for it). Each file gets the edits mv
+makes (the characters of a link's target, the id, the alias), never its whole
+text, and an open document's edit carries the version of its buffer that was
+planned on: a client refuses the edit of a buffer typed into meanwhile.
 """
 
 from __future__ import annotations
 
-from lsprotocol import types
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from flopkb.config import Config, OutsideRecords
 from flopkb.editor.checker import Checked
 from flopkb.editor.convert import uri_of
-from flopkb.editor.positions import lsp_position
-from flopkb.links.mv import MovePlan, plan_move
+from flopkb.editor.hover import entry_at, link_at
+from flopkb.editor.navigation import target_at
+from flopkb.editor.positions import code_point_offset, lines_of, lsp_position
+from flopkb.links.mv import MoveError, MovePlan, id_span, ordered, plan_move, target_span
+
+if TYPE_CHECKING:
+    from flopkb.kb.knowledge_base import KnowledgeBase
+
+ELSEWHERE = "rename a record from its id line or from a link to it"
+FOLDER_SHOWN = 5
+"""At most this many ids of the records in a renamed folder are named in the warning."""
+Edits = dict[str, list[tuple[int, int, str]]]
+"""Edits by the root-relative path of the file they are made in (as it is before any rename)."""
 
 
-def _replace_all(checked: Checked, uri: str, path: str, text: str, encoding: str) -> types.TextDocumentEdit:
-    """An edit replacing the whole text of the file at `path` (as the check read it) with `text`."""
-    old = checked.text_of(path)
-    whole = types.Range(start=types.Position(line=0, character=0), end=lsp_position(old, len(old), encoding))
-    return types.TextDocumentEdit(
-        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
-        edits=[types.TextEdit(range=whole, new_text=text)],
-    )
+def refused(message: str) -> JsonRpcException:
+    """A refused request, as the editor shows it: the plain message (LSP's RequestFailed)."""
+    return JsonRpcException(message, code=types.LSPErrorCodes.RequestFailed)
 
 
-def plan(checked: Checked, old: str, new: str) -> MovePlan:
+def _kb(checked: Checked) -> KnowledgeBase:
+    """The base `checked` compiled, to plan on; `refused` when the check failed."""
+    if checked.kb is None:
+        raise refused("the knowledge base could not be checked; fix the problems the diagnostics tell, then rename")
+    return checked.kb
+
+
+def named_at(checked: Checked, rel: str, position: types.Position, encoding: str) -> tuple[str, int, int]:
+    """The record named at `position` in the file `rel` as the check read it, and where its name is written there
+    (code-point offsets): the value of the record's `id`, or a link's target; `refused` elsewhere."""
+    kb = _kb(checked)
+    text = checked.text_of(rel)
+    line, column = lines_of(text).position(code_point_offset(text, position, encoding))
+    entry = entry_at(kb, rel)
+    link = link_at(kb, entry, line, column) if entry is not None else None
+    try:
+        if link is not None and link.resolved is not None:
+            return link.resolved, *target_span(link)
+        if link is not None:
+            raise refused(f"{link.text} resolves to no record: there is nothing to rename")
+        if entry is not None and entry.source is not None and target_at(kb, rel, line, column) == entry.id:
+            return entry.id, *id_span(entry.source, entry.id)
+    except MoveError as error:
+        raise refused(str(error)) from None
+    raise refused(ELSEWHERE)
+
+
+def prepared(checked: Checked, rel: str, position: types.Position, encoding: str) -> types.PrepareRenamePlaceholder:
+    """What the editor offers to rename at `position`: the name's range, and the record's id to edit."""
+    record_id, start, end = named_at(checked, rel, position, encoding)
+    text = checked.text_of(rel)
+    written = types.Range(start=lsp_position(text, start, encoding), end=lsp_position(text, end, encoding))
+    return types.PrepareRenamePlaceholder(range=written, placeholder=record_id)
+
+
+def planned(checked: Checked, old: str, new: str) -> MovePlan:
     """The move of record `old` to id `new`; `MoveError` where `flopkb mv` refuses."""
-    assert checked.kb is not None
-    return plan_move(checked.kb, old, new)
+    kb = _kb(checked)
+    return plan_move(kb, old, new)
 
 
-def rename_edit(checked: Checked, move: MovePlan, encoding: str, *, rename_file: bool) -> types.WorkspaceEdit:
-    """The move as a workspace edit: the file renamed (when `rename_file`), then every changed file's new text."""
-    config = checked.config
+def in_records(config: Config, paths: list[str | None]) -> bool:
+    """Whether any of the root-relative `paths` is the records folder or in it."""
+    records = config.records.rstrip("/")
+    return any(path is not None and (path == records or path.startswith(records + "/")) for path in paths)
+
+
+def files_moved(
+    checked: Checked, renamed: list[tuple[str | None, str | None]]
+) -> tuple[Edits, dict[str, str], list[str]]:
+    """The edits of moving the records whose files are renamed (old, new: root-relative; None outside the base), as
+    `merged` gives them, and what the editor is to show where links cannot follow."""
+    moves: list[MovePlan] = []
+    warnings: list[str] = []
+    for old_rel, new_rel in renamed:
+        entry = checked.entry_at(old_rel) if old_rel is not None else None
+        if entry is None:
+            warning = folder_moved(checked, old_rel) if old_rel is not None else None
+            warnings += [warning] if warning is not None else []
+            continue
+        try:
+            moves.append(planned(checked, entry.id, _moved_id(checked.config, new_rel)))
+        except MoveError as error:
+            warnings.append(
+                f"flopkb: no link to {entry.id} is rewritten: {error}. Once the file is renamed, the links to it "
+                f"dangle: rename it back to {entry.path}, then run `flopkb mv {entry.id} NEW-ID`"
+            )
+    try:
+        return *merged(moves), warnings
+    except MoveError as error:
+        return {}, {}, [*warnings, f"flopkb: no link is rewritten: {error}"]
+
+
+def _moved_id(config: Config, new_rel: str | None) -> str:
+    """The id of a record whose file is renamed to `new_rel`, as `flopkb mv` reads a path; `MoveError` when it would
+    be no record, outside the records folder."""
+    if new_rel is None:
+        raise MoveError(f"the new file is outside {config.root}, and so not in {config.records}/")
+    try:
+        return config.record_id(str(config.root / new_rel))
+    except OutsideRecords:
+        raise MoveError(f"{new_rel} is not in {config.records}/, where every record is") from None
+
+
+def _edits_of(move: MovePlan) -> Edits:
+    """The move's edits by the path of the file they are made in (the moved file at its old path)."""
+    return {move.old_path if path == move.new_path else path: edits for path, edits in move.edits.items()}
+
+
+def merged(moves: list[MovePlan]) -> tuple[Edits, dict[str, str]]:
+    """The edits of several moves planned on one base, by file, and the text they are made in; `MoveError` when two
+    edit the same characters."""
+    edits: Edits = {}
+    originals: dict[str, str] = {}
+    for move in moves:
+        for path, changes in _edits_of(move).items():
+            edits[path] = ordered([*edits.get(path, []), *changes], path)
+            originals[path] = move.originals[move.new_path if path == move.old_path else path]
+    return edits, originals
+
+
+def workspace_edit(
+    checked: Checked,
+    edits: Edits,
+    originals: dict[str, str],
+    uri: Callable[[str], str],
+    encoding: str,
+    renamed: MovePlan | None = None,
+) -> types.WorkspaceEdit:
+    """The edits as one workspace edit, each file's (at `uri(path)`) with the version of its buffer that was checked;
+    then, `renamed`, its file renamed to the new id's path."""
     changes: list[types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile] = []
-    old_uri, new_uri = uri_of(config, move.old_path), uri_of(config, move.new_path)
-    if rename_file:
-        changes.append(types.RenameFile(old_uri=old_uri, new_uri=new_uri))
-    for path, text in sorted(move.texts.items()):
-        moved = path == move.new_path
-        uri = (new_uri if rename_file else old_uri) if moved else uri_of(config, path)
-        changes.append(_replace_all(checked, uri, move.old_path if moved else path, text, encoding))
+    for path, made in sorted(edits.items()):
+        buffer = checked.buffers.get(path)
+        document = types.OptionalVersionedTextDocumentIdentifier(
+            uri=uri(path), version=buffer.version if buffer is not None else None
+        )
+        changes.append(
+            types.TextDocumentEdit(text_document=document, edits=_text_edits(originals[path], made, encoding))
+        )
+    if renamed is not None:
+        new_uri = uri_of(checked.config, renamed.new_path)
+        changes.append(types.RenameFile(old_uri=uri(renamed.old_path), new_uri=new_uri))
     return types.WorkspaceEdit(document_changes=changes)
+
+
+def _text_edits(text: str, edits: list[tuple[int, int, str]], encoding: str) -> list[types.TextEdit]:
+    return [
+        types.TextEdit(
+            range=types.Range(start=lsp_position(text, start, encoding), end=lsp_position(text, end, encoding)),
+            new_text=replacement,
+        )
+        for start, end, replacement in edits
+    ]
+
+
+def folder_moved(checked: Checked, old_rel: str) -> str | None:
+    """What the editor shows when the folder `old_rel` is renamed, when it holds records: links do not follow."""
+    kb = _kb(checked)
+    held = sorted(entry.id for entry in kb.entries.values() if entry.path.startswith(old_rel.rstrip("/") + "/"))
+    if not held:
+        return None
+    shown = ", ".join(held[:FOLDER_SHOWN]) + (", ..." if len(held) > FOLDER_SHOWN else "")
+    return (
+        f"flopkb: renaming {old_rel}/ rewrites no link: the links to its {len(held)} "
+        f"record{'s' if len(held) != 1 else ''} ({shown}) dangle once it is renamed. Rename it back, then move each "
+        "record with `flopkb mv OLD-ID NEW-ID` (or rename each file in the explorer): their links follow"
+    )

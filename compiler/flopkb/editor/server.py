@@ -28,8 +28,7 @@ from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.actions import quick_fixes
 from flopkb.editor.checker import Buffer, Checked, Checker
 from flopkb.editor.convert import uri_of
-from flopkb.editor.positions import code_point_offset, diagnostic_range, lsp_position, offset_of
-from flopkb.load.positions import LineIndex
+from flopkb.editor.positions import code_point_offset, diagnostic_range, line_end, lines_of, lsp_position
 
 if TYPE_CHECKING:
     from flopkb.kb.knowledge_base import KnowledgeBase
@@ -219,13 +218,18 @@ class FlopkbServer(LanguageServer):
         if rel is None or checked is None or checked.kb is None:
             return None
         text = self.workspace.get_text_document(uri).source
-        line, column = LineIndex(text).position(code_point_offset(text, position, self.checker_encoding))
+        line, column = lines_of(text).position(code_point_offset(text, position, self.checker_encoding))
         return checked.kb, rel, line, column
 
     @property
     def checker_encoding(self) -> str:
         encoding = self.checker.encoding if self.checker is not None else None
         return encoding or types.PositionEncodingKind.Utf16
+
+    async def current_on_disk(self) -> Checked | None:
+        """The check of the buffers as they are now and of the files on disk read again, once it is done."""
+        self.recheck(disk=True)
+        return await self.current()
 
     async def current(self, rel: str | None = None) -> Checked | None:
         """The check of the buffers as they are now, once it is done (off the message loop); for the diagnostics of
@@ -434,49 +438,66 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         if checked is None or checked.kb is None or entry is None:
             return None
         text = checked.text_of(entry.path)
-        lines = text.split("\n")
+        lines = lines_of(text)
         found = []
         for line, label in claim_hints(checked.kb, entry):
-            end = lsp_position(text, offset_of(LineIndex(text), line, len(lines[line - 1]) + 1), ls.checker_encoding)
+            end = lsp_position(text, line_end(lines, line), ls.checker_encoding)
             if params.range.start.line <= end.line <= params.range.end.line:
                 found.append(types.InlayHint(position=end, label=label, padding_left=True))
         return found
 
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    async def prepare_rename(
+        ls: FlopkbServer, params: types.PrepareRenameParams
+    ) -> types.PrepareRenamePlaceholder | None:
+        from flopkb.editor.rename import prepared
+
+        rel = ls.relative(params.text_document.uri)
+        checked = await ls.current() if rel is not None else None
+        if rel is None or checked is None:
+            return None
+        return prepared(checked, rel, params.position, ls.checker_encoding)
+
     @server.feature(types.TEXT_DOCUMENT_RENAME)
-    def rename(ls: FlopkbServer, params: types.RenameParams) -> types.WorkspaceEdit:
-        from flopkb.editor.navigation import target_at
-        from flopkb.editor.rename import plan, rename_edit
+    async def rename(ls: FlopkbServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        from flopkb.editor.rename import merged, named_at, planned, refused, workspace_edit
         from flopkb.links.mv import MoveError
 
-        found = ls.at(params.text_document.uri, params.position)
-        checked = ls.checker.latest if ls.checker is not None else None
-        old = target_at(*found) if found is not None else None
-        if checked is None or old is None:
-            raise MoveError("rename a record from its id line or from a link to it")
-        return rename_edit(checked, plan(checked, old, params.new_name), ls.checker_encoding, rename_file=True)
+        rel = ls.relative(params.text_document.uri)
+        checked = await ls.current_on_disk() if rel is not None else None
+        if rel is None or checked is None:
+            return None
+        old, _, _ = named_at(checked, rel, params.position, ls.checker_encoding)
+        try:
+            move = planned(checked, old, params.new_name)
+        except MoveError as error:
+            raise refused(str(error)) from None
+        return workspace_edit(checked, *merged([move]), ls.uri_of, ls.checker_encoding, renamed=move)
 
     @server.feature(
         types.WORKSPACE_WILL_RENAME_FILES,
         types.FileOperationRegistrationOptions(
-            filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*.{yaml,yml}"))]
+            filters=[
+                types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*.{yaml,yml}")),
+                types.FileOperationFilter(
+                    pattern=types.FileOperationPattern(glob="**", matches=types.FileOperationPatternKind.Folder)
+                ),
+            ]
         ),
     )
-    def will_rename_files(ls: FlopkbServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
-        from flopkb.editor.rename import plan, rename_edit
+    async def will_rename_files(ls: FlopkbServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
+        from flopkb.editor.rename import files_moved, in_records, workspace_edit
 
-        checked = ls.checker.latest if ls.checker is not None else None
-        if checked is None or ls.config is None:
+        renamed = [(ls.relative(item.old_uri), ls.relative(item.new_uri)) for item in params.files]
+        if ls.config is None or not in_records(ls.config, [old for old, _ in renamed]):
+            return None  # not worth a check of the whole base
+        checked = await ls.current_on_disk()
+        if checked is None or checked.kb is None:
             return None
-        changes: list[types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile] = []
-        for renamed in params.files:
-            old_rel, new_rel = ls.relative(renamed.old_uri), ls.relative(renamed.new_uri)
-            entry = checked.entry_at(old_rel) if old_rel is not None else None
-            if entry is None or new_rel is None:
-                continue
-            new = ls.config.record_id(new_rel)
-            edit = rename_edit(checked, plan(checked, entry.id, new), ls.checker_encoding, rename_file=False)
-            changes.extend(edit.document_changes or [])
-        return types.WorkspaceEdit(document_changes=changes) if changes else None
+        edits, originals, warnings = files_moved(checked, renamed)
+        for warning in warnings:
+            ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, warning))
+        return workspace_edit(checked, edits, originals, ls.uri_of, ls.checker_encoding) if edits else None
 
     @server.feature(types.WORKSPACE_SYMBOL)
     def find_symbols(ls: FlopkbServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation] | None:

@@ -65,6 +65,9 @@ class MovePlan:
     """New text of every changed file, by its root-relative path (the moved file under `new_path`)."""
     originals: dict[str, str] = field(default_factory=dict)
     """The text each new text was made from, under the same key."""
+    edits: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
+    """The edits that make each new text from its original, under the same key: (start, end, replacement), offsets
+    into the original, in order."""
     rewritten: dict[str, int] = field(default_factory=dict)
     """How many links were rewritten, by root-relative path of the file that holds them (the moved file as
     `new_path`)."""
@@ -155,11 +158,24 @@ def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
         own.append(_alias_edit(moved, old))
         plan.alias_added = True
     for path, changes in edits.items():
-        text = _apply(sources[path].text, changes, path)
         key = new_path if path == entry.path else path
-        plan.texts[key] = text
+        plan.edits[key] = ordered(changes, path)
+        plan.texts[key] = _apply(sources[path].text, plan.edits[key])
         plan.originals[key] = sources[path].text
     return plan
+
+
+def target_span(link: Link) -> tuple[int, int]:
+    """Where `link`'s target is written in its file's text, as a move rewrites it; `MoveError` where it cannot be."""
+    start, end, _ = _target_edit(link, link.target)
+    return start, end
+
+
+def id_span(source: Source, record_id: str) -> tuple[int, int]:
+    """Where the record's id `record_id` is written in its file's text, as a move rewrites it; `MoveError` where it
+    cannot be."""
+    start, end, _ = _id_edit(source, record_id)
+    return start, end
 
 
 def write_move(config: Config, plan: MovePlan) -> None:
@@ -359,14 +375,21 @@ def _double_quoted(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _apply(text: str, edits: list[tuple[int, int, str]], path: str) -> str:
-    ordered = sorted(edits, key=lambda edit: (edit[0], edit[1]))
-    for before, after in itertools.pairwise(ordered):
+def ordered(edits: list[tuple[int, int, str]], path: str) -> list[tuple[int, int, str]]:
+    """The edits of the file at `path` in order (insertions at one place in the order given); `MoveError` when two
+    overlap."""
+    in_order = sorted(edits, key=lambda edit: (edit[0], edit[1]))
+    for before, after in itertools.pairwise(in_order):
         if after[0] < before[1]:
             raise MoveError(f"{path}: two edits overlap; move the record by hand")
+    return in_order
+
+
+def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """`text` with `edits` made (in order, not overlapping: `ordered`)."""
     parts = []
     position = 0
-    for start, end, replacement in ordered:
+    for start, end, replacement in edits:
         parts.append(text[position:start])
         parts.append(replacement)
         position = end
