@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from html import unescape
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from markdown_it import MarkdownIt
 
 from kbfixture import accelerator, write_kb
 from lsp_session import environment, lsp_session, open_file, settled
@@ -154,3 +157,48 @@ async def test_hover_on_a_hardware_parameter_shows_it_on_every_accelerator_as_ev
         assert any(accelerator in line and figure in line for line in printed.splitlines())
     assert on_other_spec is not None and on_other_spec.startswith("**hw.peak_bf16_dense**")
     assert "- hw/gamma: 200 TFLOP/s (derived)" in on_other_spec.split("\n")
+
+
+EVIL = """\
+id: facts/evil
+kind: fact
+title: "x* ![pixel](https://attacker.example/track.png?who=victim) [open](command:workbench.action.terminal.new) *y"
+statement: |
+  <img src="https://attacker.example/t2.png"> [click me](https://attacker.example/phish)
+  ```
+  - a list <script>alert(1)</script> <https://attacker.example/auto>
+formulas:
+  - id: f
+    title: "t FENCES <img src=x> [open](command:x) end"
+    expr: 2 * 3
+"""
+EVIL = EVIL.replace("FENCES", "`" * 200)  # the table folds the title: lines of backticks only, a fence's
+LINKS_EVIL = "id: facts/reader\nkind: fact\nstatement: See [[facts/evil]] and [[facts/evil#f]].\n"
+_TAG = re.compile(r"<(/?)([a-z0-9]+)")
+
+
+def rendered(markdown: str) -> str:
+    """The hover as an editor's Markdown renderer (markdown-it, CommonMark) makes it HTML."""
+    return MarkdownIt("commonmark").render(markdown)
+
+
+async def test_hover_shows_what_a_record_wrote_as_text_never_as_markup(tmp_path: Path) -> None:
+    root = write_kb(tmp_path, {"records/facts/evil.yaml": EVIL, "records/facts/reader.yaml": LINKS_EVIL})
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/facts/reader.yaml")
+        await settled(lsp, uri)
+        plain = await hover_at(lsp, uri, LINKS_EVIL, "[[facts/evil]]")
+        anchored = await hover_at(lsp, uri, LINKS_EVIL, "[[facts/evil#f]]")
+    assert plain is not None and anchored is not None
+    for shown in (plain, anchored):
+        html = rendered(shown)
+        assert {tag for _, tag in _TAG.findall(html)} <= {"p", "strong", "em", "pre", "code"}, html
+        text = unescape(re.sub(r"<[^>]+>", "", html))
+        assert "![pixel](https://attacker.example/track.png?who=victim) [open](command:" in text
+        assert '<img src="https://attacker.example/t2.png"> [click me](https://attacker.example/phish)' in text
+        assert "- a list <script>alert(1)</script> <https://attacker.example/auto>" in text
+    assert rendered(plain).startswith("<p><strong>facts/evil</strong> · fact\n<em>x* ![pixel]")
+    html = rendered(anchored)
+    assert html.count("<pre>") == 1 and html.rstrip().endswith("</code></pre>")  # the table's fence holds
+    table = unescape(html.split("<pre><code", 1)[1].split(">", 1)[1])
+    assert "".join(table.split()).startswith("facts/evil#ft" + "`" * 200 + "<imgsrc=x>[open](command:x)end")

@@ -19,6 +19,7 @@ from flopkb.formulas.expr import (
     parse,
     walk,
 )
+from flopkb.report.hints import Suggestion
 
 SIDE_EFFECTS: list[str] = []
 
@@ -127,7 +128,7 @@ def test_latex(source, latex):
         ("sqrt(a, b)", 0, "exactly one"),
         ("log(x, 2)", 0, "divide logarithms"),
         ("max(a=1, b=2)", 4, "positional arguments only"),
-        ("sqr(2)", 0, "did you mean sqrt?"),
+        ("sqr(2)", 0, "unknown function 'sqr'; the functions are abs,"),
         ("(lambda: 0)()", 0, "only the functions"),
         ("a ^ b", 2, "write powers as **"),
         ("a // b", 2, "operator //"),
@@ -162,6 +163,16 @@ def test_outside_the_grammar(source, offset, fragment):
     if offset is not None:
         assert caught.value.offset == offset
     assert 0 <= caught.value.offset <= len(source)
+
+
+def test_an_unknown_function_is_hinted_with_the_one_it_means() -> None:
+    with pytest.raises(ExprSyntaxError) as caught:
+        parse("2 * sqr(x)")
+    assert caught.value.hint == "did you mean sqrt?" and caught.value.offset == 4
+    assert isinstance(caught.value.hint, Suggestion) and (caught.value.hint.written, caught.value.hint.offered) == (
+        "sqr",
+        ("sqrt",),
+    )
 
 
 def test_offsets_count_characters_not_bytes():

@@ -23,6 +23,7 @@ from flopkb.pipeline.cache import FileCache
 from flopkb.pipeline.compile import compile_knowledge_base
 from flopkb.pipeline.stages import CHECK_STAGES
 from flopkb.pipeline.verdict import VERDICT_NAME, store, stored
+from flopkb.report.hints import Suggestion
 from flopkb.sealed import seal
 from kbfixture import H100, write_kb
 
@@ -70,6 +71,22 @@ def checked(tmp_path: Path) -> Config:
 
 def test_check_stores_its_diagnostics_and_they_hold_while_nothing_changed(checked: Config) -> None:
     assert held(checked) == cold(checked) != []
+
+
+def test_a_stored_did_you_mean_keeps_the_text_it_replaces(tmp_path: Path) -> None:
+    """The server's quick fixes on its start, from the stored diagnostics, replace what the check's would."""
+    text = "id: flops/typo\nkind: flop\ncategory: arithmetic intensity\ndescription: d\n"
+    root = write_kb(tmp_path / "kb", {"records/hw/h100.yaml": H100, "records/flops/typo.yaml": text})
+    check(root)
+    found = stored(load_config(root))
+    assert found is not None
+    hints = [d.hint for d in found if d.code == "unknown-term"]
+    assert hints == ["write it as one name: arithmetic-intensity"] and isinstance(hints[0], Suggestion)
+    assert (hints[0].written, hints[0].offered, hints[0].before) == (
+        "arithmetic intensity",
+        ("arithmetic-intensity",),
+        "",
+    )
 
 
 def test_the_first_check_of_a_base_that_parses_stores_them(tmp_path: Path) -> None:

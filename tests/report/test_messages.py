@@ -18,6 +18,7 @@ from flopkb.load.models import id_like, id_problem
 from flopkb.load.source import parse
 from flopkb.load.tabs import replace_line_start_tabs
 from flopkb.report.diagnostics import Diagnostic
+from flopkb.report.hints import Suggestion
 from kbfixture import H100, VOCABULARY, accelerator, compile_kb, write_kb
 
 FLOP = """\
@@ -437,10 +438,19 @@ def test_a_rate_written_with_ps_is_told_the_unit_per_second_it_stands_for(
     assert diagnostic.hint == f"write a rate with /s: {hint}"
 
 
-def test_a_url_that_a_quick_fix_cannot_replace_whole_is_told_with_its_scheme(tmp_path: Path) -> None:
+def test_a_url_without_its_scheme_is_offered_whole_with_it(tmp_path: Path) -> None:
     text = ENGINE + "homepage: github.com/org/e#readme\n"
     diagnostic = the_diagnostic(tmp_path, {"records/engines/e.yaml": text}, "invalid-value")
-    assert diagnostic.hint == "write it with its scheme: https://github.com/org/e#readme"
+    assert diagnostic.hint == "did you mean https://github.com/org/e#readme?"
+    assert isinstance(diagnostic.hint, Suggestion) and diagnostic.hint.written == "github.com/org/e#readme"
+
+
+def test_a_misspelt_term_of_several_words_is_told_to_be_written_as_one_name(tmp_path: Path) -> None:
+    text = "id: flops/x\nkind: flop\ncategory: memory bandwith\ndescription: d\n"
+    diagnostic = the_diagnostic(tmp_path, {"records/flops/x.yaml": text}, "unknown-term")
+    assert (diagnostic.line, diagnostic.column) == (3, 11)
+    assert diagnostic.hint == "write it as one name: memory-bandwidth"
+    assert isinstance(diagnostic.hint, Suggestion) and diagnostic.hint.written == "memory bandwith"
 
 
 def test_a_file_whose_name_is_no_id_is_told_the_name_to_give_it(tmp_path: Path) -> None:

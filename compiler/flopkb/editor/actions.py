@@ -1,7 +1,8 @@
-"""Code actions: every "did you mean" hint of a diagnostic as a quick fix that writes the name it offers.
+"""Code actions: every hint that names what to write instead (a `flopkb.report.hints.Suggestion`: "did you mean")
+as a quick fix that writes the name it offers.
 
-The diagnostic carries what its hint offers and where the misspelt word is
-(`flopkb.editor.diagnostics.fixes`, computed from the same hint `flopkb
+The diagnostic carries what its hint offers and the range of the text it
+replaces (`flopkb.editor.diagnostics.fixes`, from the same hint `flopkb
 check` prints); the client sends it back with the request.
 """
 

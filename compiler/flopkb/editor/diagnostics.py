@@ -12,7 +12,7 @@ import flopkb
 from flopkb.editor.positions import diagnostic_range, lines_of, lsp_position, offset_of
 from flopkb.report.codes import Severity
 from flopkb.report.diagnostics import Diagnostic
-from flopkb.report.hints import WORD
+from flopkb.report.hints import Suggestion
 
 SOURCE = "flopkb"
 _SEVERITY = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning}
@@ -32,30 +32,23 @@ def message_of(diagnostic: Diagnostic) -> str:
     return f"{diagnostic.message}\nhint: {diagnostic.hint}" if diagnostic.hint else diagnostic.message
 
 
-DID_YOU_MEAN = "did you mean "
-_WORD = re.compile(rf"(?:\[\[|[\"'])?({WORD}+)")
-"""The word written at a diagnostic's place: a value, a link's target, or a key (without its colon)."""
-_ANCHOR = re.compile(rf"(?:\[\[|[\"'])?{WORD}*#({WORD}+)")
-"""The anchor of a link or ref written at a `dangling-anchor`'s place (`[[record#anchor]]`): what its hint replaces."""
-
-
 def fixes(diagnostic: Diagnostic, text: str, encoding: str) -> dict[str, Any] | None:
-    """What a "did you mean" hint proposes, for the quick fixes (`flopkb.editor.actions`): the range of the word
-    written at the diagnostic's place, and each name the hint offers in its stead."""
-    hint = diagnostic.hint or ""
-    if not hint.startswith(DID_YOU_MEAN) or not hint.endswith("?"):
+    """What a hint that names what to write proposes (a `Suggestion`), for the quick fixes
+    (`flopkb.editor.actions`): the range of the text it replaces, and each name it offers in its stead."""
+    hint = diagnostic.hint
+    if not isinstance(hint, Suggestion):
         return None
     start = offset_of(lines_of(text), diagnostic.line, diagnostic.column)
-    word = (_ANCHOR if diagnostic.code == "dangling-anchor" else _WORD).match(text, start)
-    if word is None:
+    found = re.compile(rf"(?<!\w){re.escape(hint.before)}({re.escape(hint.written)})(?!\w)").search(text, start)
+    if found is None:
         return None
     return {
         "range": [
-            *_pair(lsp_position(text, word.start(1), encoding)),
-            *_pair(lsp_position(text, word.end(1), encoding)),
+            *_pair(lsp_position(text, found.start(1), encoding)),
+            *_pair(lsp_position(text, found.end(1), encoding)),
         ],
-        "written": word.group(1),
-        "offered": hint.removeprefix(DID_YOU_MEAN).removesuffix("?").split(" or "),
+        "written": hint.written,
+        "offered": list(hint.offered),
     }
 
 

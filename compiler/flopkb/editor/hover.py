@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 from rich.console import Console
 
@@ -23,6 +24,7 @@ from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import Link
 from flopkb.load.models import formulas_of
+from flopkb.review.markdown import cell
 
 FIRST_LINES = 6
 """How many lines of a target's description or statement a hover shows."""
@@ -69,20 +71,27 @@ def eval_text(kb: KnowledgeBase, record_id: str, index: int) -> str | None:
     return stream.getvalue().rstrip()
 
 
+def fenced(text: str) -> str:
+    """`text` in a code block whose fence no run of backticks in it (a title's) can close."""
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
+    return f"{fence}text\n{text}\n{fence}"
+
+
 def describe_target(kb: KnowledgeBase, record_id: str, anchor: str | None) -> str:
-    """Markdown: the record's id, kind, title, evidence standing and the first lines of its words."""
+    """Markdown: the record's id, kind, title, evidence standing and the first lines of its words; what the records
+    wrote shown as text (`cell`): no image, link, HTML or emphasis of theirs."""
     entry = kb.entries[record_id]
     summary = entry.summary
-    heading = f"**{record_id}**" + (f"#{anchor}" if anchor else "") + f" · {summary.kind or 'not valid'}"
+    heading = f"**{record_id}**" + (f"#{cell(anchor)}" if anchor else "") + f" · {cell(summary.kind or 'not valid')}"
     lines = [heading]
     if summary.title:
-        lines.append(f"*{summary.title}*")
+        lines.append(f"*{cell(summary.title)}*")
     if kb.evidence is not None and record_id in kb.evidence.records:
         lines.append(f"evidence: {kb.evidence.standing(record_id)}")
     record = entry.record
     words = getattr(record, "description", None) or getattr(record, "statement", None)
     if words:
-        lines += ["", *str(words).strip().splitlines()[:FIRST_LINES]]
+        lines += ["", *(cell(line) for line in str(words).strip().splitlines()[:FIRST_LINES])]
     return "\n".join(lines)
 
 
@@ -94,14 +103,14 @@ def hover_markdown(kb: KnowledgeBase, path: str, line: int, column: int) -> str 
     link = link_at(kb, entry, line, column)
     if link is not None:
         if link.resolved is None or link.resolved not in kb.entries:
-            return f"`{link.text}` resolves to no single record"
+            return f"{cell(link.text)} resolves to no single record"
         text = describe_target(kb, link.resolved, link.anchor)
         if link.anchor is not None:
             target = kb.entries[link.resolved]
             formula_ids = target.summary.formula_ids or ()
             if link.anchor in formula_ids:
                 table = eval_text(kb, link.resolved, formula_ids.index(link.anchor))
-                text += f"\n\n```text\n{table}\n```" if table else ""
+                text += f"\n\n{fenced(table)}" if table else ""
         return text
     shown = parameter_hover(kb, entry, line, column)
     if shown is not None:
@@ -109,5 +118,5 @@ def hover_markdown(kb: KnowledgeBase, path: str, line: int, column: int) -> str 
     index = formula_at(entry, line)
     if index is not None:
         table = eval_text(kb, entry.id, index)
-        return f"```text\n{table}\n```" if table else None
+        return fenced(table) if table else None
     return None

@@ -56,7 +56,7 @@ from flopkb.formulas.units import (
     written_parts,
 )
 from flopkb.load.models import Expect
-from flopkb.report.hints import closest
+from flopkb.report.hints import closest, suggest
 
 if TYPE_CHECKING:
     from flopkb.formulas.units import Quantity
@@ -149,7 +149,7 @@ class ClaimChecker:
                     self.at(*here, "where", name, key=True),
                     f"{self.label(index)}.where names `{name}`, which is not an input of the formula "
                     f"(its inputs: {known})",
-                    f"did you mean {close[0]}?" if close else None,
+                    suggest(name, close[:1]) if close else None,
                 )
                 ok = False
                 continue

@@ -49,7 +49,7 @@ from flopkb.formulas.units import (
     parse_unit,
     to_base,
 )
-from flopkb.report.hints import closest, snake_case
+from flopkb.report.hints import closest, snake_case, suggest
 from flopkb.report.paths import field_path
 
 if TYPE_CHECKING:
@@ -278,7 +278,7 @@ def _check_names(expr: Expr, inputs: Mapping[str, object], scopes: list[Scope]) 
     others = f" (also unknown: {', '.join(f'`{name}`' for name in names[1:])})" if names[1:] else ""
     params = {f"hw.{param}" for _, specs in scopes for param in specs}
     close = closest(names[0], [*inputs, *sorted(params)])
-    hint = f"did you mean {close[0]}?" if close else "add it to the formula's `inputs`"
+    hint: str = suggest(names[0], close[:1]) if close else "add it to the formula's `inputs`"
     if close and close[0] in inputs and not close[0].isidentifier():  # never suggest a name the expression cannot use
         hint = f"rename the input `{close[0]}` to {snake_case(close[0]) or names[0]}"
     raise FormulaProblem(

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from flopkb.report.hints import closest
+from flopkb.report.hints import did_you_mean
 
 MAX_LENGTH = 2000
 MAX_DEPTH = 64
@@ -245,8 +245,8 @@ class _Converter:
         """ast counts columns in UTF-8 bytes; an author counts characters."""
         return self.shift + len(self.encoded[:column].decode("utf-8", "ignore"))
 
-    def error(self, node: ast.AST, message: str) -> ExprSyntaxError:
-        return ExprSyntaxError(message, self.offset(node))
+    def error(self, node: ast.AST, message: str, hint: str | None = None) -> ExprSyntaxError:
+        return ExprSyntaxError(message, self.offset(node), hint)
 
     def convert(self, node: ast.AST, depth: int) -> Node:
         """The Node for `node`, `depth` levels down; the depth bound keeps this recursion shallow."""
@@ -306,7 +306,7 @@ class _Converter:
 
     def _call(self, node: ast.Call, depth: int) -> Call:
         if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS:
-            raise self.error(node, _unknown_function_message(node.func))
+            raise self.error(node, *_unknown_function(node.func))
         func = node.func.id
         if node.keywords:
             raise self.error(node.keywords[0], f"{func}() takes positional arguments only")
@@ -324,13 +324,12 @@ def _operator_message(op: ast.AST) -> str:
     return f"operator {text} not allowed in a formula{hint}; use + - * / **"
 
 
-def _unknown_function_message(func: ast.AST) -> str:
+def _unknown_function(func: ast.AST) -> tuple[str, str | None]:
+    """The message and hint of a call of no function of the grammar."""
     functions = ", ".join(sorted(FUNCTIONS))
     if not isinstance(func, ast.Name):
-        return f"only the functions {functions} can be called"
-    close = closest(func.id, sorted(FUNCTIONS))
-    hint = f" (did you mean {close[0]}?)" if close else ""
-    return f"unknown function {func.id!r}{hint}; the functions are {functions}"
+        return f"only the functions {functions} can be called", None
+    return f"unknown function {func.id!r}; the functions are {functions}", did_you_mean(func.id, sorted(FUNCTIONS))
 
 
 # Canonical text --------------------------------------------------------------

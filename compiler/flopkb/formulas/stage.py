@@ -60,7 +60,7 @@ from flopkb.formulas.units import QuantityError
 from flopkb.links.memo import dependency_key
 from flopkb.load.models import formulas_of
 from flopkb.report.diagnostics import Diagnostic, make
-from flopkb.report.hints import closest
+from flopkb.report.hints import closest, suggest
 from flopkb.report.paths import field_path
 
 if TYPE_CHECKING:
@@ -468,7 +468,8 @@ def _unknown_parameter(nodes: Iterable[Node], vocabulary: Vocabulary) -> tuple[H
     if node is None:
         return None
     close = closest(node.name, list(vocabulary.parameters))
-    hint = f"did you mean hw.{close[0]}?" if close else f"the parameters are {', '.join(sorted(vocabulary.parameters))}"
+    parameters = f"the parameters are {', '.join(sorted(vocabulary.parameters))}"
+    hint: str = suggest(f"hw.{node.name}", [f"hw.{close[0]}"]) if close else parameters
     return node, f"hw.{node.name} is not a hardware parameter (schema/vocabulary.yaml has no `{node.name}`)", hint
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from flopkb.formulas.unit_registry import DISPLAY_PREFIXES, UNITS_HINT, defined_units
-from flopkb.report.hints import scored
+from flopkb.report.hints import Suggestion, scored
 
 Reading = tuple[str, str]
 """A unit as (its spelling in the author's style, its name): `("GB", "gigabyte")`."""
@@ -159,8 +159,11 @@ def unknown_unit_hint(names: tuple[str, ...], text: str, number: str, reads: Cal
             return f"write {shown[0][0]}"
         named = [f"{quantity} ({', '.join(meant)})" for quantity, meant in shown]
         return f"write {', '.join(named[:-1])} or {named[-1]}"
-    close = [f"{reading[0]} for {name}" for name in sorted(names) if (reading := _closest_reading(name))]
-    return f"did you mean {', '.join(close)}? {UNITS_HINT}" if close else UNITS_HINT
+    close = [(name, reading[0]) for name in sorted(names) if (reading := _closest_reading(name))]
+    text = f"did you mean {', '.join(f'{meant} for {name}' for name, meant in close)}? {UNITS_HINT}"
+    if len(close) == 1:  # one name to replace: a quick fix
+        return Suggestion(text, close[0][0], [close[0][1]])
+    return text if close else UNITS_HINT
 
 
 def _rates(names: tuple[str, ...]) -> list[str]:

@@ -17,7 +17,7 @@ from flopkb.links.extract import Link
 from flopkb.links.resolver import AMBIGUOUS, Resolution, Resolver
 from flopkb.load.models import with_scheme
 from flopkb.report.diagnostics import Diagnostic, make
-from flopkb.report.hints import closest
+from flopkb.report.hints import closest, suggest
 
 
 def resolve_target(kb: KnowledgeBase, target: str) -> str | None:
@@ -114,7 +114,7 @@ def _unresolved(link: Link, found: Resolution, resolver: Resolver) -> Diagnostic
         line,
         column,
         f"{_describe(link)} resolves to no record",
-        f"did you mean {url}?" if url else resolver.hint(link.target, link.kinds),
+        suggest(link.target, [url]) if url else resolver.hint(link.target, link.kinds),
     )
 
 
@@ -129,7 +129,7 @@ def _wrong_kind(link: Link, target_id: str, kind: str, resolver: Resolver) -> Di
         for choice in resolver.closest(link.target, link.kinds)
         if resolver.kinds.get(resolver.target(choice) or "") in link.kinds
     ]
-    hint = f"did you mean {' or '.join(close)}?" if close else f"point it at {wanted} record"
+    hint: str = suggest(link.target, close) if close else f"point it at {wanted} record"
     return make("wrong-kind-ref", link.file, line, column, message, hint)
 
 
@@ -145,7 +145,7 @@ def _dangling_anchor(link: Link, target_id: str, kind: str | None, anchors: tupl
     message = f"{_describe(link)}: {target_id} has no {what} '{link.anchor}'"
     close = closest(link.anchor or "", anchors, count=2)
     if close:
-        hint = f"did you mean {' or '.join(close)}?"
+        hint: str = suggest(link.anchor, close, before=f"{link.target}#")
     elif anchors:
         hint = f"its {what}s: {_listed(anchors)}"
     else:

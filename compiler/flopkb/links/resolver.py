@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from typing import NamedTuple, Protocol
 
 from flopkb.kb.entry import Entry
-from flopkb.report.hints import scored
+from flopkb.report.hints import Suggestion, scored, suggest
 
 
 class Indexed(Protocol):
@@ -71,7 +71,7 @@ class Resolver:
         self._suffixes: dict[str, list[str]] | None = None
         self._signature: bytes | None = None
         self._cache: dict[str, Resolution] = {}
-        self._hint_texts: dict[tuple[str, tuple[str, ...]], str | None] = {}
+        self._hint_texts: dict[tuple[str, tuple[str, ...]], Suggestion | None] = {}
         self._hints: dict[tuple[int, frozenset[str]], tuple[dict[str, str], list[str], dict[str, list[str]]]] = {}
 
     @property
@@ -207,12 +207,12 @@ class Resolver:
         self._hints[(depth, wanted)] = cached = (keys, sorted(keys), folded)
         return cached
 
-    def hint(self, target: str, kinds: Iterable[str] = ()) -> str | None:
+    def hint(self, target: str, kinds: Iterable[str] = ()) -> Suggestion | None:
         """ "did you mean ...?" naming the closest ids and aliases, or None; computed once per target and kinds."""
         key = (target, tuple(kinds))
         if key not in self._hint_texts:
             close = self.closest(target, key[1])
-            self._hint_texts[key] = f"did you mean {' or '.join(close)}?" if close else None
+            self._hint_texts[key] = suggest(target, close) if close else None
         return self._hint_texts[key]
 
 

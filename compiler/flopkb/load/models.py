@@ -27,7 +27,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
-from flopkb.report.hints import WORD, closest, did_you_mean, snake_case
+from flopkb.report.hints import Suggestion, closest, snake_case
 
 ID_SEGMENT = re.compile(r"[a-z0-9][a-z0-9._-]*")
 FORMULA_ID = re.compile(r"[a-z][a-z0-9_-]*")
@@ -104,7 +104,8 @@ def _term(section: str) -> AfterValidator:
     def check(value: str, info: ValidationInfo) -> str:
         vocabulary = (info.context or {}).get("vocabulary")
         if vocabulary is not None and value not in getattr(vocabulary, section):
-            hint = did_you_mean(value, getattr(vocabulary, section)) or ""
+            close = closest(value, getattr(vocabulary, section))
+            hint = _instead(value, close[0]) if close else ""
             raise PydanticCustomError(
                 "unknown_term",
                 "'{value}' is not a term of '{section}'",
@@ -116,28 +117,28 @@ def _term(section: str) -> AfterValidator:
     return AfterValidator(check)
 
 
-_ONE_WORD = re.compile(f"{WORD}+")
-"""A value an editor's quick fix replaces whole."""
+_ONE_WORD = re.compile(r"\S+")
+_ONE_NAME = "write it as one name: {}"
+
+
+def _instead(value: str, name: str, instead: str = _ONE_NAME) -> Suggestion:
+    """The hint to write `name` in place of `value` (an editor's quick fix replaces it whole): "did you mean" for a
+    word, said as `instead` says it for a value of several words."""
+    return Suggestion(f"did you mean {name}?" if _ONE_WORD.fullmatch(value) else instead.format(name), value, [name])
 
 
 def _pattern(
     regex: re.Pattern[str],
     what: str,
     suggest: Callable[[str], str | None] | None = None,
-    instead: str = "write it as one name: {}",
+    instead: str = _ONE_NAME,
 ) -> AfterValidator:
-    """Values must match `regex` (`what` it is, in the message); `suggest` offers what to write instead, a "did you
-    mean" where a quick fix can replace the value whole, else said as `instead` says it."""
+    """Values must match `regex` (`what` it is, in the message); `suggest` offers what to write instead (`_instead`)."""
 
     def check(value: str) -> str:
         if not regex.fullmatch(value):
             suggestion = suggest(value) if suggest is not None else None
-            hint = ""
-            if suggestion and regex.fullmatch(suggestion):
-                # "did you mean" offers a word in place of the word written (an editor's quick fix replaces it):
-                # a value of several words gets the name to write instead.
-                one_word = _ONE_WORD.fullmatch(value) is not None
-                hint = f"did you mean {suggestion}?" if one_word else instead.format(suggestion)
+            hint = _instead(value, suggestion, instead) if suggestion and regex.fullmatch(suggestion) else ""
             raise PydanticCustomError(
                 "invalid_value", "'{value}' is not {what}", {"value": value, "what": what, "hint": hint}
             )
@@ -193,8 +194,8 @@ SourceRef = Annotated[str, AfterValidator(_target), RefTo("source", urls=True)]
 
 def with_scheme(value: str) -> str | None:
     """`github.com/x` as the URL it stands for: a host name (its last label a word of letters, so that an id with a
-    dot, `mlperf-v4.1-results`, is none), then its path."""
-    return f"https://{value}" if re.fullmatch(r"(?:[\w-]+\.)+[A-Za-z]{2,}(?:[/#?]\S*)?", value) else None
+    dot, `mlperf-v4.1-results`, is none), maybe a port (`:8080`), then its path."""
+    return f"https://{value}" if re.fullmatch(r"(?:[\w-]+\.)+[A-Za-z]{2,}(?::\d{1,5})?(?:[/#?]\S*)?", value) else None
 
 
 Url = Annotated[

@@ -46,6 +46,7 @@ from flopkb.pipeline.keys import code_key
 from flopkb.pipeline.stats import CACHE_FOLDER, Stat, stat_of, trusted_stat, untrusted_since
 from flopkb.report.codes import Severity
 from flopkb.report.diagnostics import Diagnostic
+from flopkb.report.hints import Suggestion
 from flopkb.sealed import NotOwnFolder, seal, unseal
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 
 VERDICT_NAME = "verdict.json"
 MAX_VERDICT_BYTES = 1 << 28
-_FORMAT = 1
+_FORMAT = 2
 _SEAL_PURPOSE = b"flopkb-verdict"
 
 
@@ -79,7 +80,7 @@ def store(
             "settings": _settings(config),
             "files": listing,
             "diagnostics": [
-                [d.path, d.line, d.column, d.code, d.message, d.hint, d.severity.value] for d in diagnostics
+                [d.path, d.line, d.column, d.code, d.message, _hint_data(d.hint), d.severity.value] for d in diagnostics
             ],
         }
         write_atomically(
@@ -143,10 +144,28 @@ def _holding(config: Config, data: dict[str, Any]) -> list[Diagnostic] | None:
             return None
     found = []
     for path, line, column, code, message, hint, severity in data["diagnostics"]:
-        if not (isinstance(path, str) and isinstance(message, str) and isinstance(hint, str | None)):
+        if not (isinstance(path, str) and isinstance(message, str)):
             raise TypeError("a diagnostic of another format")
-        found.append(Diagnostic(path, int(line), int(column), str(code), message, hint, Severity(severity)))
+        found.append(Diagnostic(path, int(line), int(column), str(code), message, _hint_of(hint), Severity(severity)))
     return found
+
+
+def _hint_data(hint: str | None) -> str | list[Any] | None:
+    """A hint as stored: a `Suggestion` with what it replaces (the editor's quick fixes), else its text."""
+    if isinstance(hint, Suggestion):
+        return [str(hint), hint.written, list(hint.offered), hint.before]
+    return hint
+
+
+def _hint_of(data: object) -> str | None:
+    if isinstance(data, list):
+        text, written, offered, before = data
+        if not all(isinstance(part, str) for part in (text, written, before, *offered)):
+            raise TypeError("a hint of another format")
+        return Suggestion(text, written, offered, before)
+    if not isinstance(data, str | None):
+        raise TypeError("a hint of another format")
+    return data
 
 
 def _listing(

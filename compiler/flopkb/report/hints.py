@@ -24,15 +24,34 @@ def closest(word: str, choices: Iterable[str], *, count: int = 1, cutoff: float 
     return [name for name, _ in scored(word, list(choices), limit=count, cutoff=cutoff)]
 
 
-WORD = r"[^\s\]|#,:}\"']"
-"""A character of the word a "did you mean" replaces in the file (an editor's quick fix, `flopkb.editor.actions`): a
-value, a link's target or a key runs up to white space, a bracket, a '|', '#', ',' or ':', or a quote."""
+class Suggestion(str):
+    """A hint that names what to write in place of a text of the file: its text is the hint `flopkb check` prints;
+    `written` is the text it replaces, the first one written at or after the diagnostic's place (after `before`, the
+    part of it the hint keeps: a link's target before its '#anchor'), and `offered` the names to write in its stead,
+    each an editor's quick fix (`flopkb.editor.diagnostics.fixes`)."""
+
+    written: str
+    offered: tuple[str, ...]
+    before: str
+
+    def __new__(cls, text: str, written: str, offered: Sequence[str], before: str = "") -> Suggestion:
+        hint = super().__new__(cls, text)
+        hint.written, hint.offered, hint.before = written, tuple(offered), before
+        return hint
+
+    def __reduce__(self) -> tuple[type[Suggestion], tuple[str, str, tuple[str, ...], str]]:
+        return Suggestion, (str(self), self.written, self.offered, self.before)
 
 
-def did_you_mean(word: str, choices: Iterable[str], *, count: int = 1) -> str | None:
-    """A hint naming the closest of `choices`, or None when nothing is close."""
+def suggest(written: str, offered: Sequence[str], before: str = "") -> Suggestion:
+    """The hint "did you mean A or B?": `offered` in place of `written`."""
+    return Suggestion(f"did you mean {' or '.join(offered)}?", written, offered, before)
+
+
+def did_you_mean(word: str, choices: Iterable[str], *, count: int = 1) -> Suggestion | None:
+    """A hint naming the closest of `choices` in place of `word`, or None when nothing is close."""
     close = closest(word, choices, count=count)
-    return f"did you mean {' or '.join(close)}?" if close else None
+    return suggest(word, close) if close else None
 
 
 _WORD_BREAK = re.compile(r"[^a-z0-9]+")
