@@ -62,3 +62,9 @@ def test_no_module_over_500_non_blank_lines():
         for path in PACKAGE.rglob("*.py")
     }
     assert {name: size for name, size in sizes.items() if size > MAX_NON_BLANK_LINES} == {}
+
+
+def test_no_two_test_modules_share_a_name():
+    # the test folders are not packages: pytest imports each module by its name, and refuses a second of that name
+    names = sorted(path.name for path in (REPO / "tests").rglob("test_*.py"))
+    assert [name for name, after in zip(names, names[1:], strict=False) if name == after] == []
