@@ -60,10 +60,12 @@ def spend(what: str, made: object, *operands: object) -> None:
 
 
 def spend_size(what: str, size: int) -> None:
-    """Count `size` characters or items, made by `what`, against the render (none is counted out of a render)."""
-    affordable(what, size)
+    """Count `size` characters or items, made by `what`, against the render (none is counted out of a render); refuse
+    them as `affordable` does. (Once for each text a page writes: one look-up of the count, not two.)"""
     spent = _SPENT.get()
     if spent is not None:
+        if spent[0] + size > MOST:
+            raise _too_much(what)
         spent[0] += size
 
 
@@ -73,7 +75,11 @@ def affordable(what: str, size: int) -> None:
     makes, times `GROWTH`, could exhaust the memory)."""
     spent = _SPENT.get()
     if spent is not None and spent[0] + size > MOST:
-        raise TemplateRuntimeError(f"{what}: the template would make more than {MOST} characters or items in all")
+        raise _too_much(what)
+
+
+def _too_much(what: str) -> TemplateRuntimeError:
+    return TemplateRuntimeError(f"{what}: the template would make more than {MOST} characters or items in all")
 
 
 def text_size(value: object, step: int = 0) -> int:
