@@ -368,7 +368,7 @@ def fmt(root: str | None, paths: tuple[str, ...], check_only: bool) -> None:
     filters = relative_filters(config, paths)
     with writing(config) if not check_only else contextlib.nullcontext():
         files, unlisted = record_files(config)
-        outcomes = [format_file(config.root, rel) for rel in files if in_paths(rel, filters)]
+        outcomes = [format_file(config.root, rel, config.records) for rel in files if in_paths(rel, filters)]
         changed = [outcome for outcome in outcomes if outcome.changed]
         for outcome in changed:
             try:

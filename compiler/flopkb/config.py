@@ -49,7 +49,7 @@ class Config:
 
     def __post_init__(self) -> None:
         if self.files is None:
-            object.__setattr__(self, "files", WorkTree(self.root))
+            object.__setattr__(self, "files", WorkTree(self.root, (self.records, self.schema)))
 
     @property
     def records_path(self) -> Path:

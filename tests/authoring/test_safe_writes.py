@@ -37,8 +37,8 @@ def test_saves_made_while_fmt_runs_are_kept_and_reported(kb_root: Path, monkeypa
         for name in "ab"
     }
 
-    def then_the_author_saves(root: Path, rel: str) -> fmt_module.Outcome:
-        outcome = real(root, rel)
+    def then_the_author_saves(root: Path, rel: str, records: str) -> fmt_module.Outcome:
+        outcome = real(root, rel, records)
         if rel.endswith("c.yaml"):  # every file is read: the author saves two of them before fmt writes
             for name, text in saved.items():
                 (root / f"records/flops/{name}.yaml").write_text(text)

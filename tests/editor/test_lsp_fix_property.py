@@ -208,3 +208,16 @@ def test_the_quick_fix_replaces_the_whole_text_its_hint_is_about(
         assert _told(base.write(rel, fixed)) <= before
     finally:
         base.write(rel, original)
+
+
+def test_a_name_not_written_as_it_reads_gets_no_fix_rather_than_one_elsewhere(base: Base) -> None:
+    """`"fl\x6fpp"` reads `flopp`: the text at the diagnostic's place is not the word its hint replaces, and the same
+    word further down (in prose) is not what the diagnostic is about."""
+    original = base.texts[DILUTION]
+    text = original.replace("kind: flop\n", 'kind: "fl\\x6fpp"\n', 1) + "tags: [flopp]\n"
+    try:
+        (kind,) = [item for item in base.write(DILUTION, text) if item.range.start.line == 1]
+        assert "did you mean flop?" in kind.message
+        assert base.fixes(DILUTION, kind) == []
+    finally:
+        base.write(DILUTION, original)

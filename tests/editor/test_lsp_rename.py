@@ -218,6 +218,11 @@ def file_renamed(root: Path, old: str, new: str) -> types.RenameFilesParams:
             "records/hw/H 100.yaml",
             "flopkb: no link to hw/h100 is rewritten: 'hw/H 100' is not a valid id: ",
         ),
+        (
+            "records/hw/h100.yaml.bak",  # set aside
+            "flopkb: no link to hw/h100 is rewritten: records/hw/h100.yaml.bak is no record file (a record's name ends"
+            " in .yaml or .yml). Once the file is renamed, the links to it dangle",
+        ),
     ],
 )
 async def test_a_file_renamed_where_it_is_no_record_gets_no_edits_and_a_warning(
@@ -233,6 +238,15 @@ async def test_a_file_renamed_where_it_is_no_record_gets_no_edits_and_a_warning(
         (message,) = lsp.messages
     assert message.type == types.MessageType.Warning
     assert message.message.startswith(told)
+
+
+async def test_a_record_renamed_from_yaml_to_yml_keeps_its_id_and_its_links(tmp_path: Path) -> None:
+    root = two_records(tmp_path)
+    async with lsp_session(root) as lsp:
+        await settled(lsp, open_file(lsp, root, "records/facts/traffic.yaml"))
+        renamed = file_renamed(root, "records/hw/h100.yaml", "records/hw/h100.yml")
+        assert await lsp.workspace_will_rename_files_async(renamed) is None
+        assert lsp.messages == [], "nothing dangles: no warning"
 
 
 async def test_a_refused_rename_is_a_failed_request_with_mvs_message(tmp_path: Path) -> None:

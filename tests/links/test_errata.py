@@ -69,6 +69,12 @@ def test_a_field_that_is_no_text_of_the_record_is_invalid(tmp_path: Path) -> Non
     ]
 
 
+def test_a_required_field_that_is_no_text_is_invalid_for_an_erratum(tmp_path: Path) -> None:
+    hw = accelerator("hw/a", memory_bandwidth="4 TB/s") + erratum("four TB/s", "specs")
+    found = [(code, path) for code, path, *_ in located(kb_with(tmp_path, FLOP, **{"records/hw/a.yaml": hw}))]
+    assert ("invalid-value", "records/hw/a.yaml") in found, "specs is required, but no text: nothing else tells"
+
+
 def test_a_cited_correction_needs_sources_and_its_links_are_checked(tmp_path: Path) -> None:
     text = FLOP + erratum("on both passes", basis="cited", extra=" See [[sources/nowhere]].")
     assert sorted(code for code, *_ in located(kb_with(tmp_path, text), ignore=IGNORE)) == [

@@ -13,10 +13,11 @@ import pytest
 from flopkb.load import source as source_module
 from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.source import parse
-from kbfixture import compile_kb, write_kb
+from kbfixture import VOCABULARY, compile_kb, write_kb
 
 RECORD = "id: flops/x\nkind: flop\ncategory: memory-bandwidth\ndescription: d\n"
 X = "records/flops/x.yaml"
+NESTED = '[tool.flopkb]\nrecords = "kb/records"\nschema = "kb/schema"\n'
 
 
 def found(root: Path, path: str = X) -> list[tuple[str, int, int]]:
@@ -246,6 +247,16 @@ def test_a_record_that_is_a_symlink_into_git_is_refused_unread(tmp_path: Path) -
     (root / "records/flops").mkdir()
     (root / X).symlink_to("../../.git/config")
     assert messages(root) == [("not-a-record", 1, 1, "a symlink into .git is not a record file")]
+
+
+def test_a_record_that_is_a_symlink_out_of_a_nested_records_folder_is_refused_unread(tmp_path: Path) -> None:
+    root = tmp_path / "kb"
+    files = {"kb/schema/vocabulary.yaml": VOCABULARY, "kb/.npmrc": SECRET, "pyproject.toml": NESTED}
+    write_kb(root, files, vocabulary=None)
+    (root / "kb/records/flops").mkdir(parents=True)
+    (root / "kb/records/flops/x.yaml").symlink_to("../../.npmrc")  # in kb/, beside the records folder
+    message = "a symlink that leads out of kb/records/ is not a record file; copy the file in"
+    assert messages(root, "kb/records/flops/x.yaml") == [("not-a-record", 1, 1, message)]
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="no /proc here")

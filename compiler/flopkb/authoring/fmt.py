@@ -89,10 +89,10 @@ class _Unsafe(Exception):
     """The formatted text would not mean what the original means."""
 
 
-def format_file(root: Path, rel: str) -> Outcome:
-    """Format the record at `root/rel` in memory."""
+def format_file(root: Path, rel: str, records: str) -> Outcome:
+    """Format the record at `root/rel` (in the folder `records`) in memory."""
     try:
-        raw = read_in_base(str(root), rel)
+        raw = read_in_base(str(root), rel, (records,))
     except Unreadable as problem:
         return Outcome(rel, "", None, [make("not-a-record", rel, 1, 1, str(problem))])
     return format_bytes(raw, rel)

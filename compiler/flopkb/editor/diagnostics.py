@@ -9,7 +9,7 @@ from typing import Any
 from lsprotocol import types
 
 import flopkb
-from flopkb.editor.positions import diagnostic_range, lines_of, lsp_position, offset_of
+from flopkb.editor.positions import diagnostic_range, line_end, lines_of, lsp_position, offset_of
 from flopkb.report.codes import Severity
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.report.hints import Suggestion
@@ -38,8 +38,10 @@ def fixes(diagnostic: Diagnostic, text: str, encoding: str) -> dict[str, Any] | 
     hint = diagnostic.hint
     if not isinstance(hint, Suggestion):
         return None
-    start = offset_of(lines_of(text), diagnostic.line, diagnostic.column)
-    found = re.compile(rf"(?<!\w){re.escape(hint.before)}({re.escape(hint.written)})(?!\w)").search(text, start)
+    lines = lines_of(text)
+    start, end = offset_of(lines, diagnostic.line, diagnostic.column), line_end(lines, diagnostic.line)
+    # on the diagnostic's own line: a word written otherwise there (a YAML escape) gets no fix, not one elsewhere
+    found = re.compile(rf"(?<!\w){re.escape(hint.before)}({re.escape(hint.written)})(?!\w)").search(text, start, end)
     if found is None:
         return None
     return {

@@ -32,6 +32,7 @@ from flopkb.editor.hover import entry_at, link_at
 from flopkb.editor.navigation import target_at
 from flopkb.editor.positions import code_point_offset, lines_of, lsp_position
 from flopkb.links.mv import MoveError, MovePlan, id_span, ordered, plan_move, target_span
+from flopkb.load.sources import RECORD_SUFFIXES
 
 if TYPE_CHECKING:
     from flopkb.kb.knowledge_base import KnowledgeBase
@@ -109,7 +110,9 @@ def files_moved(
             warnings += [warning] if warning is not None else []
             continue
         try:
-            moves.append(planned(checked, entry.id, _moved_id(checked.config, new_rel)))
+            new_id = _moved_id(checked.config, new_rel)
+            if new_id != entry.id:  # `.yaml` to `.yml`: the same record, nothing to rewrite
+                moves.append(planned(checked, entry.id, new_id))
         except MoveError as error:
             warnings.append(
                 f"flopkb: no link to {entry.id} is rewritten: {error}. Once the file is renamed, the links to it "
@@ -123,9 +126,11 @@ def files_moved(
 
 def _moved_id(config: Config, new_rel: str | None) -> str:
     """The id of a record whose file is renamed to `new_rel`, as `flopkb mv` reads a path; `MoveError` when it would
-    be no record, outside the records folder."""
+    be no record: outside the records folder, or a name without a record's suffix (`x.yaml.bak`)."""
     if new_rel is None:
         raise MoveError(f"the new file is outside {config.root}, and so not in {config.records}/")
+    if not new_rel.endswith(RECORD_SUFFIXES):
+        raise MoveError(f"{new_rel} is no record file (a record's name ends in {' or '.join(RECORD_SUFFIXES)})")
     try:
         return config.record_id(str(config.root / new_rel))
     except OutsideRecords:

@@ -92,12 +92,14 @@ def _no_text_field(label: str, here: Path, field: str, record: Any, source: Sour
 
 
 def _reported_broken(field: str, record: Any, data: Any) -> bool:
-    """Whether `field` is a required field of the record that is missing or not text: validation reported it, and the
-    record stands in for it (`flopkb.load.validate`)."""
+    """Whether `field` is a required text field of the record that is missing or not text: validation reported it,
+    and the record stands in for it (`flopkb.load.validate`)."""
     top = erratum_field_path(field)[0]
     declared = type(record).model_fields.get(top) if isinstance(top, str) else None
     written = data.get(top) if isinstance(data, dict) else None
-    return declared is not None and declared.is_required() and not isinstance(written, str)
+    return (
+        declared is not None and declared.is_required() and declared.annotation is str and not isinstance(written, str)
+    )
 
 
 def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[ErratumItem, ...], list[Diagnostic]]:

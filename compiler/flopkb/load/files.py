@@ -8,7 +8,7 @@ allocated. A file of /proc (`/proc/self/environ`) says it is a regular file
 of 0 bytes, and is refused when it reads as more.
 
 A record file may be a symlink (a pull request's, like every file of the
-base): one that leads out of the folder it is in (`records/`, `schema/`),
+base): one that leads out of the folder it is in (the records', the vocabulary's),
 or into the base's `.git`, is refused unread, or its bytes
 (`~/.docker/config.json`, a CI machine's files, a key file or `.npmrc` that
 a CI step wrote into the checkout, the token actions/checkout keeps in
@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from flopkb.load.positions import LineIndex
@@ -42,17 +43,16 @@ def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
     return read_stat(path, limit)[0]
 
 
-def read_in_base(root: str, rel: str) -> bytes:
+def read_in_base(root: str, rel: str, folders: Iterable[str]) -> bytes:
     """The bytes of the file `rel` of the base at `root`, or `Unreadable` (`read_stat_in_base`)."""
-    return read_stat_in_base(root, rel)[0]
+    return read_stat_in_base(root, rel, folders)[0]
 
 
-def read_stat_in_base(root: str, rel: str) -> tuple[bytes, os.stat_result]:
-    """`read_stat` of the file `rel` of the base at `root`; `Unreadable` also for a symlink that leads out of the
-    top folder `rel` is in (`records/`), or into the base's `.git`."""
-    folder, inside, _ = rel.rpartition("/")
-    top = folder.partition("/")[0] if inside else ""
-    return read_stat(f"{root}/{rel}", within=(root, top))  # not pathlib: half the cost of 10,000 reads
+def read_stat_in_base(root: str, rel: str, folders: Iterable[str]) -> tuple[bytes, os.stat_result]:
+    """`read_stat` of the file `rel` of the base at `root`; `Unreadable` also for a symlink that leads out of the one of
+    `folders` (root-relative: the records', the vocabulary's) that `rel` is in, or into the base's `.git`."""
+    folder = next((folder for folder in folders if rel.startswith(f"{folder.rstrip('/')}/")), "")
+    return read_stat(f"{root}/{rel}", within=(root, folder))  # not pathlib: half the cost of 10,000 reads
 
 
 def read_stat(

@@ -65,10 +65,12 @@ class FileSource(Protocol):
 
 
 class WorkTree:
-    """The files on disk under `root`."""
+    """The files on disk under `root`; a symlink among them is read only where it leads into the folder it is in, of
+    `folders` (the records', the vocabulary's: `flopkb.load.files`)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, folders: tuple[str, ...] = ("records", "schema")) -> None:
         self.root = root
+        self.folders = folders
 
     def walk(self, folder: str) -> tuple[list[str], list[tuple[str, str]]]:
         found: list[str] = []
@@ -84,10 +86,10 @@ class WorkTree:
         return sorted(found), unreadable
 
     def read(self, rel: str) -> bytes:
-        return read_in_base(str(self.root), rel)
+        return read_in_base(str(self.root), rel, self.folders)
 
     def read_stat(self, rel: str) -> tuple[bytes, os.stat_result | None]:
-        return read_stat_in_base(str(self.root), rel)
+        return read_stat_in_base(str(self.root), rel, self.folders)
 
     def exists(self, rel: str) -> bool:
         return os.path.exists(f"{self.root}/{rel}")

@@ -131,7 +131,7 @@ def _holding(config: Config, data: dict[str, Any]) -> list[Diagnostic] | None:
     if os.path.lexists(journal_path(config)):
         return None
     listing: dict[str, list[int]] = data["files"]
-    files = WorkTree(config.root)
+    files = WorkTree(config.root, (config.records, config.schema))
     paths, unreadable = files.walk(config.records)
     if unreadable or len(paths) + 1 != len(listing) or listing.get(_vocabulary_rel(config)) != _vocabulary(config):
         return None
@@ -179,7 +179,7 @@ def _listing(
     """
     if os.path.lexists(journal_path(config)):
         return None
-    files = WorkTree(config.root)
+    files = WorkTree(config.root, (config.records, config.schema))
     now = untrusted_since()
     listing: dict[str, list[int]] = {}
     for rel, stat in stats.items():
