@@ -7,31 +7,89 @@ source (`flopkb.load.source.Source.without`), whose data and positions are the
 file's without the item: an index into a list is one in the model and in the
 source's data alike, and its position is the one of that item in the file. The
 items are named by their paths in the file's data (`Path`, ending in an index), each with its value as written.
+
+A file may hold many thousands of items left out, and every position of the
+file is moved past them: the items are indexed once, by their list, so that
+moving a path costs a look-up and a binary search, not a scan of the items.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
+from bisect import bisect_left, bisect_right
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any, TypeVar, cast
 
 from flopkb.load.builder import Path, Positions
 
-Omitted = Mapping[Path, Any]
-NOTHING_OMITTED: Omitted = MappingProxyType({})
 _T = TypeVar("_T")
+_NO_LIST: tuple[list[int], list[int]] = ([], [])
 
 
-def without_items(data: Any, items: Omitted, at: Path = ()) -> Any:
+class Omitted(Mapping[Path, Any]):
+    """The list items left out: each one's path in the file's data to its value as written."""
+
+    __slots__ = ("_items", "_lists")
+
+    def __init__(self, items: Mapping[Path, Any] | None = None) -> None:
+        self._items: dict[Path, Any] = dict(items or {})
+        lists: dict[Path, list[int]] = {}
+        for path in self._items:
+            if isinstance(index := path[-1], int):
+                lists.setdefault(path[:-1], []).append(index)
+        # Per list, its indexes left out in order, and each one minus its rank: the items kept before it.
+        self._lists: dict[Path, tuple[list[int], list[int]]] = {}
+        for at, indexes in lists.items():
+            indexes.sort()
+            self._lists[at] = (indexes, [index - rank for rank, index in enumerate(indexes)])
+
+    def __getitem__(self, path: Path) -> Any:
+        return self._items[path]
+
+    def __iter__(self) -> Iterator[Path]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __reduce__(self) -> tuple[type[Omitted], tuple[dict[Path, Any]]]:
+        return Omitted, (self._items,)
+
+    def indexes(self, at: Path) -> list[int]:
+        """The indexes of the items left out of the list at `at`, in order."""
+        return self._lists.get(at, _NO_LIST)[0]
+
+    def kept(self, at: Path, index: int) -> int:
+        """The index in the list at `at` of its `index`-th item that is not left out."""
+        return index + bisect_right(self._lists.get(at, _NO_LIST)[1], index)
+
+
+NOTHING_OMITTED = Omitted()
+
+
+def prefixes(paths: Iterable[Path]) -> set[Path]:
+    """Every path that is one of `paths` or holds one."""
+    return {path[:depth] for path in paths for depth in range(len(path) + 1)}
+
+
+def without(data: Any, paths: Collection[Path], of: type[dict[Any, Any]] | type[list[Any]]) -> Any:
+    """`data` without the entries at `paths` of its mappings (`of` dict: their keys) or of its lists (`of` list:
+    their items), copied where they are, shared elsewhere."""
+    holding = prefixes(paths)
+
+    def copied(node: Any, at: Path) -> Any:
+        if at not in holding or not isinstance(node, (dict, list)):
+            return node
+        entries = node.items() if isinstance(node, dict) else enumerate(node)
+        dropping = isinstance(node, of)
+        kept = [(key, copied(value, (*at, key))) for key, value in entries if not (dropping and (*at, key) in paths)]
+        return dict(kept) if isinstance(node, dict) else [value for _, value in kept]
+
+    return copied(data, ())
+
+
+def without_items(data: Any, items: Omitted) -> Any:
     """`data` without the list items at `items` (copied where they are, shared elsewhere)."""
-    if not any(path[: len(at)] == at for path in items):
-        return data
-    if isinstance(data, dict):
-        return {key: without_items(value, items, (*at, key)) for key, value in data.items()}
-    if isinstance(data, list):
-        kept = (index for index in range(len(data)) if (*at, index) not in items)
-        return [without_items(data[index], items, (*at, index)) for index in kept]
-    return data
+    return without(data, items, list)
 
 
 def file_loc(data: Any, loc: tuple[Any, ...], items: Omitted) -> tuple[Any, ...]:
@@ -40,7 +98,7 @@ def file_loc(data: Any, loc: tuple[Any, ...], items: Omitted) -> tuple[Any, ...]
     node, path, found = data, cast(Path, ()), []
     for part in loc:
         if isinstance(node, list) and isinstance(part, int):
-            part = _kept(path, part, items)
+            part = items.kept(path, part)
         if (isinstance(node, dict) and part in node) or (
             isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
         ):
@@ -53,25 +111,13 @@ def written_path(path: Path, items: Omitted) -> Path:
     """The path in `data` of the part at `path` in `without_items(data, items)`."""
     found: list[str | int] = []
     for part in path:
-        found.append(_kept(tuple(found), part, items) if isinstance(part, int) else part)
+        found.append(items.kept(tuple(found), part) if isinstance(part, int) else part)
     return tuple(found)
-
-
-def _kept(at: Path, index: int, items: Omitted) -> int:
-    """The index in the list at `at` of its `index`-th item that is not left out."""
-    for left_out in _left_out(at, items):
-        index += left_out <= index
-    return index
 
 
 def left_out(at: Path, items: Omitted) -> list[Any]:
     """The items left out of the list at `at`, as written, in order."""
-    return [items[(*at, index)] for index in _left_out(at, items)]
-
-
-def _left_out(at: Path, items: Omitted) -> list[int]:
-    """The indexes of the items left out of the list at `at`, in order."""
-    return sorted(item[-1] for item in items if item[:-1] == at and isinstance(item[-1], int))
+    return [items[(*at, index)] for index in items.indexes(at)]
 
 
 def view_path(path: Path, items: Omitted) -> Path | None:
@@ -82,7 +128,7 @@ def view_path(path: Path, items: Omitted) -> Path | None:
         if isinstance(part, int):
             if path[: depth + 1] in items:
                 return None
-            part -= sum(1 for left_out in _left_out(path[:depth], items) if left_out < part)
+            part -= bisect_left(items.indexes(path[:depth]), part)
         found.append(part)
     return tuple(found)
 

@@ -175,7 +175,7 @@ class Source:
         self,
     ) -> tuple[type[Source], tuple[str, str, dict[str, Any], Witness | None, bool | None, Omitted]]:
         # Parse workers send sources back: the text and data, never the positions or what a deferred one asks.
-        return Source, (self.path, self.text, self.data, self.witness, self._untabbed, dict(self.omitted))
+        return Source, (self.path, self.text, self.data, self.witness, self._untabbed, self.omitted)
 
     def without(self, items: Omitted) -> Source:
         """This source, read from its file, as if the list items at `items` (paths in its data, to their values) were

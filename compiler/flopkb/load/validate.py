@@ -22,7 +22,7 @@ from flopkb.load.models import (
     record_kind,
     unbracketed,
 )
-from flopkb.load.omitted import NOTHING_OMITTED, Omitted, file_loc, without_items
+from flopkb.load.omitted import NOTHING_OMITTED, Omitted, file_loc, prefixes, without, without_items
 from flopkb.load.source import Path, Source
 from flopkb.load.vocabulary import Vocabulary
 from flopkb.load.wording import describe, value_hint, what_is_wrong
@@ -115,7 +115,7 @@ def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, reco
     left_out: set[Path] = set()
     meaningful: set[Path] = set()
     stood: set[Path] = set()
-    dropped: Omitted = NOTHING_OMITTED  # the list items left out: taken out of their lists, each alone
+    dropped = NOTHING_OMITTED  # the list items left out: taken out of their lists, each alone
     for _ in range(MAX_ROUNDS):
         try:
             validated = without_items(data, dropped)
@@ -131,8 +131,8 @@ def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, reco
             break  # the record itself lost a required part: the problems found so far are the record's
         # A mapping that lost a part may now break its own rules ("exactly one of value and measured"):
         # that is of the retry's making, not the author's, so it is left out too, not reported.
-        made = [item for item in items if _around(_data_path(data, item["loc"])[0], meaningful)]
-        reported = [item for item in items if item not in made]
+        made = prefixes(path[:-1] for path in meaningful)
+        reported = [item for item in items if _data_path(data, item["loc"])[0] not in made]
         diagnostics.extend(_located(reported, data, source, model, seen, _Context(record_id, vocabulary)))
         # What the author evidently meant is validated in place of what is written, once reported: a stand-in for
         # a required text field of the record, the ref that a ref written as a [[wikilink]] stands for.
@@ -143,16 +143,17 @@ def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, reco
         items = [item for item in items if _top_field(item) not in stand_ins]
         parts = [(item["type"], _optional_part(data, item["loc"])) for item in items]
         # A mapping's entry that lost a required part (a spec without its basis) is left out whole.
-        wrong = {path for _, path in parts if path and path not in lost and not _around(path, lost)} | lost
+        holding = prefixes(path[:-1] for path in lost if path)
+        wrong = {path for _, path in parts if path and path not in lost and path not in holding} | lost
         if not wrong - left_out and not standing.keys() - stood:
             break
         left_out |= wrong
-        dropped = {path: _at(source.data, path) for path in left_out if isinstance(path[-1], int)}
+        dropped = Omitted({path: _at(source.data, path) for path in left_out if isinstance(path[-1], int)})
         stood |= standing.keys()
         meaningful |= {
             path for kind, path in parts if path and kind != "extra_forbidden"
         }  # unknown fields mean nothing
-        data = _replaced(_without(data, wrong), standing)
+        data = _replaced(without(data, wrong, dict), standing)
     return None, diagnostics, source
 
 
@@ -248,19 +249,27 @@ def _at(data: Any, path: Path) -> Any:
     return data
 
 
-def _replaced(data: Any, values: dict[Path, Any], at: Path = ()) -> Any:
+def _replaced(data: Any, values: dict[Path, Any]) -> Any:
     """`data` with the values at `values`' paths in place of what is there, or added to their mapping (copied where
     they are, shared elsewhere)."""
-    if at in values:
-        return values[at]
-    if not any(path[: len(at)] == at for path in values):
-        return data
-    if isinstance(data, dict):
-        added = {path[-1]: value for path, value in values.items() if path[:-1] == at and path[-1] not in data}
-        return {key: _replaced(value, values, (*at, key)) for key, value in data.items()} | added
-    if isinstance(data, list):
-        return [_replaced(value, values, (*at, index)) for index, value in enumerate(data)]
-    return data
+    holding = prefixes(values)
+    added: dict[Path, dict[Any, Any]] = {}
+    for path, value in values.items():
+        added.setdefault(path[:-1], {})[path[-1]] = value
+
+    def copied(node: Any, at: Path) -> Any:
+        if at in values:
+            return values[at]
+        if at not in holding:
+            return node
+        if isinstance(node, dict):
+            new = {key: value for key, value in added.get(at, {}).items() if key not in node}
+            return {key: copied(value, (*at, key)) for key, value in node.items()} | new
+        if isinstance(node, list):
+            return [copied(value, (*at, index)) for index, value in enumerate(node)]
+        return node
+
+    return copied(data, ())
 
 
 def _top_field(item: dict[str, Any]) -> str | None:
@@ -281,28 +290,12 @@ def _optional_part(data: Any, loc: tuple[Any, ...]) -> Path | None:
     return deepest
 
 
-def _around(path: Path, left_out: set[Path]) -> bool:
-    """Whether `path` holds a part that was left out."""
-    return any(len(path) < len(part) and part[: len(path)] == path for part in left_out)
-
-
 def _holder_of_lost(item: dict[str, Any], data: Any, left_out: set[Path]) -> Path | None:
     """The mapping that misses a field only because it was left out, if that is what pydantic reports."""
     if item["type"] != "missing":
         return None
     path, trailing = _data_path(data, item["loc"])
     return path if trailing and (*path, trailing[-1]) in left_out else None
-
-
-def _without(data: Any, paths: set[Path], at: Path = ()) -> Any:
-    """`data` without the mapping keys at `paths` (copied where they are, shared elsewhere)."""
-    if not any(path[: len(at)] == at for path in paths):
-        return data
-    if isinstance(data, dict):
-        return {key: _without(value, paths, (*at, key)) for key, value in data.items() if (*at, key) not in paths}
-    if isinstance(data, list):
-        return [_without(value, paths, (*at, index)) for index, value in enumerate(data)]
-    return data
 
 
 def _id_diagnostics(source: Source, record_id: str) -> list[Diagnostic]:
