@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+import tracemalloc
 
 import pytest
 from hypothesis import given
@@ -93,3 +94,18 @@ def test_the_line_starts_of_a_text_are_found_once_for_all_its_positions() -> Non
         misses[0] + 1,
         misses[1] + 1,
     )
+
+
+def test_the_line_starts_of_the_last_two_texts_alone_are_kept_and_compactly() -> None:
+    """Typing in a large record of short lines makes a text per keystroke: only the text a request is answered in
+    and the text a check placed its diagnostics in keep their line starts, 8 bytes a line."""
+    versions = [("x\n" * 100_000) + str(n) for n in range(8)]
+    tracemalloc.start()
+    try:
+        for text in versions:
+            lsp_position(text, 5, types.PositionEncodingKind.Utf16)
+            lines_of(text).position(5)
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held < 2 * 2 * 8 * 100_001 * 1.2  # two texts, two tables (flopkb's lines and LSP's)

@@ -13,6 +13,7 @@ inlay hints, each of which would otherwise scan the text from its start.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
 from functools import lru_cache
 
@@ -24,6 +25,9 @@ _LSP_BREAK = re.compile(r"\r\n|\r|\n")
 _TOKEN_END = re.compile(r"[\s,\]}]|$")
 _LINES = r"(?>[^\r\n]*(?:\r\n|\r|\n)){{{}}}"
 """The lines of a text before the one numbered in it (LSP's 0-based line); atomic, so that `\\r\\n` is one break."""
+TEXTS = 2
+"""How many texts' line starts are kept: the text a request is answered in and the text a check placed its
+diagnostics in (more would keep the versions of a large buffer alive while it is typed in)."""
 _UTF8_CONTINUATION = frozenset(range(0x80, 0xC0))
 _UTF8_LEADING = bytes(range(0x80)) + bytes(range(0xC0, 0x100))
 
@@ -37,16 +41,18 @@ def units(text: str, encoding: str) -> int:
     return len(text.encode("utf-16-le", errors="surrogatepass")) // 2
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=TEXTS)
 def lines_of(text: str) -> LineIndex:
     """flopkb's line index of `text`, built once for the few texts in use (a file's text is one object per check)."""
     return LineIndex(text)
 
 
-@lru_cache(maxsize=8)
-def _lsp_starts(text: str) -> list[int]:
+@lru_cache(maxsize=TEXTS)
+def _lsp_starts(text: str) -> array[int]:
     """The code-point offset where each of LSP's lines of `text` starts."""
-    return [0, *(match.end() for match in _LSP_BREAK.finditer(text))]
+    starts = array("q", [0])
+    starts.extend(match.end() for match in _LSP_BREAK.finditer(text))
+    return starts
 
 
 def offset_of(lines: LineIndex, line: int, column: int) -> int:
