@@ -11,6 +11,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from test_lsp_hover import ALPHA, BETA, eval_output, hover_at
+from test_lsp_lanes import formatting_notes
 
 from kbfixture import write_kb
 from lsp_session import lsp_session, open_file, settled
@@ -138,12 +139,8 @@ NOTES = "kind: fact\nid: facts/notes\nstatement: x\nnotes:\n" + "".join(f"  - no
 
 
 async def test_a_long_formatting_is_cancelled_at_once_and_requests_are_answered_meanwhile(tmp_path: Path) -> None:
-    root = write_kb(tmp_path, {"records/hw/alpha.yaml": ALPHA})
-    async with lsp_session(root) as lsp:
-        uri = open_file(lsp, root, "records/facts/notes.yaml", NOTES)
-        await settled(lsp, uri)
-        options = types.FormattingOptions(tab_size=2, insert_spaces=True)
-        params = types.DocumentFormattingParams(types.TextDocumentIdentifier(uri=uri), options)
+    async with formatting_notes(tmp_path, NOTES) as (lsp, params):
+        uri = params.text_document.uri
         sent = lsp.protocol.send_request_async(types.TEXT_DOCUMENT_FORMATTING, params, msg_id="formatting")
         formatting = asyncio.ensure_future(sent)
         await asyncio.sleep(0.5)

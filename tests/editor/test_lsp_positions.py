@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+import tracemalloc
 
 import pytest
 from hypothesis import given
@@ -84,12 +85,41 @@ def test_a_lines_end_is_before_its_newline(text: str) -> None:
         assert text[start:end] == text.split("\n")[line - 1]
 
 
-def test_the_line_starts_of_a_text_are_found_once_for_all_its_positions() -> None:
+def test_the_line_starts_of_a_text_are_found_once_for_all_its_positions(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "".join(f"  - value: {n}\r\n" for n in range(12_000))  # a record of 12,000 claims
-    misses = positions._lsp_starts.cache_info().misses, positions.lines_of.cache_info().misses
+    found: list[str] = []
+    tables_of = positions._tables_of
+    monkeypatch.setattr(positions, "_tables_of", lambda text: found.append(text) or tables_of(text))
     ranges = [diagnostic_range(text, line, 5, types.PositionEncodingKind.Utf16) for line in range(1, 12_001)]
     assert ranges[-1].start == types.Position(line=11_999, character=4)
-    assert (positions._lsp_starts.cache_info().misses, positions.lines_of.cache_info().misses) == (
-        misses[0] + 1,
-        misses[1] + 1,
-    )
+    assert found == [text]
+
+
+def test_a_check_s_related_places_in_other_files_keep_the_line_starts_of_its_diagnostics_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each diagnostic of a big record placed with its related places in two other files: the record's line starts
+    are found once, not once per diagnostic."""
+    record, others = "x: 1\n" * 20_000, ["a: 1\n", "b: 1\n"]
+    found: list[str] = []
+    tables_of = positions._tables_of
+    monkeypatch.setattr(positions, "_tables_of", lambda text: found.append(text) or tables_of(text))
+    for line in range(1, 1_001):
+        for text in [*others, record]:
+            diagnostic_range(text, line, 1, types.PositionEncodingKind.Utf16)
+    assert found.count(record) == 1
+
+
+def test_the_line_starts_of_the_last_two_texts_alone_are_kept_and_compactly() -> None:
+    """Typing in a large record of short lines makes a text per keystroke: only the text a request is answered in
+    and the text a check placed its diagnostics in keep their line starts, 8 bytes a line."""
+    versions = [("x\n" * 100_000) + str(n) for n in range(8)]
+    tracemalloc.start()
+    try:
+        for text in versions:
+            lsp_position(text, 5, types.PositionEncodingKind.Utf16)
+            lines_of(text).position(5)
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held < 2 * 2 * 8 * 100_001 * 1.2  # two texts, two tables (flopkb's lines and LSP's)

@@ -142,10 +142,10 @@ def _at_once(release: Callable[[], None]) -> None:
 class Checker:
     """The checking threads of one server: `update` the buffers, get each finished check in `on_checked` (`attach`).
 
-    The first check, of the files on disk, starts at once. `on_loop` runs a function where nothing reads the latest
-    check's base (the server's message loop, which answers from it; by default, at once): there, the base a newer
-    check replaced is released. `told_of_disk`: every change of a file on disk is told (`update(disk=True,
-    changed=...)`), so the disk is not walked and stat-ed every check (`flopkb.editor.disk`).
+    The first check, of the files on disk, starts at once. `on_loop` runs a function once nothing reads the base a
+    newer check replaced any more (the server: after the requests that took it, `FlopkbServer.after_requests`; by
+    default, at once): there, that base is released. `told_of_disk`: every change of a file on disk is told
+    (`update(disk=True, changed=...)`), so the disk is not walked and stat-ed every check (`flopkb.editor.disk`).
     """
 
     def __init__(self, config: Config) -> None:

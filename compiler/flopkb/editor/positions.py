@@ -8,13 +8,16 @@ UTF-32). Both are converted through the code-point offset into the text.
 The line starts of both counts are found once per text (`lines_of`), not
 once per position: a record of 12,000 claims has as many diagnostics or
 inlay hints, each of which would otherwise scan the text from its start.
+They are kept for the texts used last (`KEPT_CHARACTERS`), 8 bytes a line.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+from array import array
 from bisect import bisect_right
-from functools import lru_cache
+from collections import OrderedDict
 
 from lsprotocol import types
 
@@ -24,6 +27,10 @@ _LSP_BREAK = re.compile(r"\r\n|\r|\n")
 _TOKEN_END = re.compile(r"[\s,\]}]|$")
 _LINES = r"(?>[^\r\n]*(?:\r\n|\r|\n)){{{}}}"
 """The lines of a text before the one numbered in it (LSP's 0-based line); atomic, so that `\\r\\n` is one break."""
+KEPT_CHARACTERS = 250_000
+"""The line starts of the last two texts used are kept (the one a request is answered in, the one a check places a
+diagnostic in), and those of the texts used before them while all kept hold at most this many characters (the files
+a check's related places are in, used in turn with their diagnostic's file): not the versions of a large buffer."""
 _UTF8_CONTINUATION = frozenset(range(0x80, 0xC0))
 _UTF8_LEADING = bytes(range(0x80)) + bytes(range(0xC0, 0x100))
 
@@ -37,16 +44,42 @@ def units(text: str, encoding: str) -> int:
     return len(text.encode("utf-16-le", errors="surrogatepass")) // 2
 
 
-@lru_cache(maxsize=8)
+class _Kept:
+    """The line starts of the texts used last (`KEPT_CHARACTERS`); used from the message loop and from threads."""
+
+    def __init__(self) -> None:
+        self._tables: OrderedDict[str, tuple[LineIndex, array[int]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> tuple[LineIndex, array[int]]:
+        with self._lock:
+            found = self._tables.get(text)
+            if found is not None:
+                self._tables.move_to_end(text)
+                return found
+        found = _tables_of(text)
+        with self._lock:
+            self._tables[text] = found
+            kept = sum(map(len, self._tables))
+            while len(self._tables) > 2 and kept > KEPT_CHARACTERS:
+                kept -= len(self._tables.popitem(last=False)[0])
+        return found
+
+
+def _tables_of(text: str) -> tuple[LineIndex, array[int]]:
+    """flopkb's line index of `text` (its starts found when first asked for), and the code-point offset where each of
+    LSP's lines starts."""
+    starts = array("q", [0])
+    starts.extend(match.end() for match in _LSP_BREAK.finditer(text))
+    return LineIndex(text), starts
+
+
+_kept = _Kept()
+
+
 def lines_of(text: str) -> LineIndex:
     """flopkb's line index of `text`, built once for the few texts in use (a file's text is one object per check)."""
-    return LineIndex(text)
-
-
-@lru_cache(maxsize=8)
-def _lsp_starts(text: str) -> list[int]:
-    """The code-point offset where each of LSP's lines of `text` starts."""
-    return [0, *(match.end() for match in _LSP_BREAK.finditer(text))]
+    return _kept(text)[0]
 
 
 def offset_of(lines: LineIndex, line: int, column: int) -> int:
@@ -65,7 +98,7 @@ def line_end(lines: LineIndex, line: int) -> int:
 
 def lsp_position(text: str, offset: int, encoding: str) -> types.Position:
     """The LSP position of a code-point offset (inside a `\r\n`: the end of its line)."""
-    starts = _lsp_starts(text)
+    starts = _kept(text)[1]
     line = bisect_right(starts, offset) - 1
     return types.Position(line=line, character=units(text[starts[line] : offset], encoding))
 

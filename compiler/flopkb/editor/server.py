@@ -11,11 +11,10 @@ registered dynamically when the client allows it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -29,6 +28,7 @@ from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.actions import quick_fixes
 from flopkb.editor.checker import Buffer, Checked, Checker
 from flopkb.editor.convert import uri_of
+from flopkb.editor.lanes import Lane
 from flopkb.editor.positions import code_point_offset, diagnostic_range, line_end, lines_of, lsp_position
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.sources import RECORD_SUFFIXES
@@ -76,6 +76,12 @@ class FlopkbServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.imported = False
         """Whether the modules only requests use are imported (`_REQUESTS_ONLY`), or on their way."""
+        self.requests = Lane("flopkb-request")
+        """Where hover, completion, definition and references are worked out, one at a time (the base's lazily built
+        parts are built once), and where a retired base is released after them (`after_requests`)."""
+        self.formatting = Lane("flopkb-format")
+        """Where formatting is worked out (it reads no base): beside the requests' lane, as it takes seconds on a
+        record of a megabyte; a newer formatting of a document supersedes its queued one."""
 
     # where files are
 
@@ -142,7 +148,7 @@ class FlopkbServer(LanguageServer):
         self.loop = asyncio.get_running_loop()
         encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
         self.checker = started or Checker(config)  # the first check starts now, not a round trip later
-        self.checker.attach(str(encoding), self.checked, self.on_loop, told_of_disk=self.watches_files)
+        self.checker.attach(str(encoding), self.checked, self.after_requests, told_of_disk=self.watches_files)
 
     def recheck(self, *, disk: bool = False, changed: list[str] | None = None, config_changed: bool = False) -> None:
         """Check again: the buffers, and when `disk`, the files on disk at `changed` (document URIs; None: any)."""
@@ -169,12 +175,18 @@ class FlopkbServer(LanguageServer):
         if self.loop is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self.publish, checked)
 
-    def on_loop(self, function: Callable[[], None]) -> None:
+    def on_loop(self, function: Callable[[], object]) -> None:
         """Run `function` on the message loop, between two messages (at once before the loop runs)."""
         if self.loop is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(function)
         else:
             function()
+
+    def after_requests(self, function: Callable[[], None]) -> None:
+        """Run `function` once the work of the requests that took the latest base so far is done: where the checker
+        releases the base a newer check replaced. Requests take it on the message loop and queue their work in the
+        requests' lane at once, so `function`, queued there from the loop, comes after all of them."""
+        self.on_loop(partial(self.requests.put, function))
 
     def publish(self, checked: Checked) -> None:
         """Push the diagnostics of every file whose diagnostics changed, of those the check tells; or ask a pulling
@@ -249,31 +261,11 @@ class FlopkbServer(LanguageServer):
         self.recheck(disk=True)
         return await self.current()
 
-    async def off_loop(self, work: Callable[[], T]) -> T:
-        """`work` done in a thread of its own: the message loop goes on answering (diagnostics, `$/cancelRequest`,
-        `shutdown`); a cancelled request is answered at once, and its work, left to finish, is not heard of. The
-        thread is a daemon: `exit` does not wait for it (a pool's threads are joined at exit)."""
-        loop = asyncio.get_running_loop()
-        answer: asyncio.Future[T] = loop.create_future()
-
-        def settle(result: T | None, error: BaseException | None) -> None:
-            if answer.done():  # cancelled meanwhile
-                return
-            if error is not None:
-                answer.set_exception(error)
-            else:
-                answer.set_result(result)  # type: ignore[arg-type]
-
-        def run() -> None:
-            try:
-                result, error = work(), None
-            except Exception as failure:  # answered as the request's error, as on the loop
-                result, error = None, failure
-            with contextlib.suppress(RuntimeError):  # the loop is closed: the server has exited
-                loop.call_soon_threadsafe(settle, result, error)
-
-        threading.Thread(target=run, name="flopkb-request", daemon=True).start()
-        return await answer
+    async def off_loop(self, work: Callable[[], T], lane: Lane | None = None, key: Hashable | None = None) -> T:
+        """`work` done in a lane (`flopkb.editor.lanes`; by default the requests' lane, whose work reads the latest
+        base one request at a time): the message loop goes on answering (diagnostics, `$/cancelRequest`,
+        `shutdown`); a cancelled request is answered at once, and its work is dropped, or, begun, not heard of."""
+        return await asyncio.wrap_future(self.requests.put(work) if lane is None else lane.put(work, key))
 
     async def current(self, rel: str | None = None) -> Checked | None:
         """The check of the buffers as they are now, once it is done (off the message loop); for the diagnostics of
@@ -470,7 +462,8 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         if document is None:
             return None
         rel, text = document
-        outcome = await ls.off_loop(partial(format_bytes, text.encode("utf-8", errors="surrogatepass"), rel))
+        encoded = text.encode("utf-8", errors="surrogatepass")
+        outcome = await ls.off_loop(partial(format_bytes, encoded, rel), ls.formatting, key=rel)
         if not outcome.changed or outcome.text is None:
             return None
         end = lsp_position(text, len(text), ls.checker_encoding)

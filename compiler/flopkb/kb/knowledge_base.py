@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +51,8 @@ class KnowledgeBase:
     dependency_keys: Any = field(default=None, repr=False, compare=False)
     """Per record, the key of what its evidence and formulas read of other files (`flopkb.links.memo`); built on
     first use."""
+    _building: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
+    """Held while `links` or `edges` are built: an editor's message loop and its requests' thread both read them."""
 
     @property
     def links(self) -> dict[str, list[Link]]:
@@ -59,8 +62,11 @@ class KnowledgeBase:
         are built here, on first use (`check` never uses them).
         """
         if self._links_later is not None:
-            later, self._links_later, self._links_of = self._links_later, None, None
-            self._links = later()
+            with self._building:  # a reader meanwhile waits, rather than find no links
+                later = self._links_later
+                if later is not None:
+                    self._links = later()
+                    self._links_later = self._links_of = None  # after: `links_of` reads them
         return self._links
 
     @links.setter
@@ -80,19 +86,27 @@ class KnowledgeBase:
     def links_of(self, record_id: str) -> list[Link]:
         """One record's links (as in `links`), without building every record's when they come from the load cache
         (an editor's hover asks for one record's: building all of them took 150 MB at 10,000 records)."""
-        if self._links_later is not None and self._links_of is not None:
-            return self._links_of(record_id) if record_id in self.entries else []
+        one = self._links_of
+        if one is not None:
+            return one(record_id) if record_id in self.entries else []
         return self.links.get(record_id, [])
 
     @property
     def edges(self) -> dict[str, tuple[Edge, ...]]:
         """Every record's edges of the link graph (`flopkb.links.extract.edges_of`), by record id; records without
         resolved links are absent. Taken from the load cache, like `links`, without building the links themselves."""
-        if callable(self._edges):
-            self._edges = self._edges()
-        if self._edges is None:
-            self._edges = {record_id: found for record_id in self.links if (found := self._edges_from_links(record_id))}
-        return self._edges
+        edges = self._edges
+        if isinstance(edges, dict):
+            return edges
+        with self._building:  # as `links`
+            edges = self._edges
+            if callable(edges):
+                edges = edges()
+            if edges is None:
+                links = self.links
+                edges = {record_id: found for record_id in links if (found := self._edges_from_links(record_id))}
+            self._edges = edges
+        return edges
 
     def edges_of(self, record_id: str) -> tuple[Edge, ...]:
         """One record's edges (as in `edges`), without building every record's when they come from its links."""
