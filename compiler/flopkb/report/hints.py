@@ -26,9 +26,9 @@ def closest(word: str, choices: Iterable[str], *, count: int = 1, cutoff: float 
 
 class Suggestion(str):
     """A hint that names what to write in place of a text of the file: its text is the hint `flopkb check` prints;
-    `written` is the text it replaces, the first one written at or after the diagnostic's place (after `before`, the
-    part of it the hint keeps: a link's target before its '#anchor'), and `offered` the names to write in its stead,
-    each an editor's quick fix (`flopkb.editor.diagnostics.fixes`)."""
+    `written` is the text it replaces, the first one written from the diagnostic's place on its line (after
+    `before`, the part of it the hint keeps: a link's target before its '#anchor'), and `offered` the names to write
+    in its stead, each an editor's quick fix (`flopkb.editor.diagnostics.fixes`)."""
 
     written: str
     offered: tuple[str, ...]
