@@ -183,10 +183,12 @@ class FlopkbServer(LanguageServer):
             function()
 
     def after_requests(self, function: Callable[[], None]) -> None:
-        """Run `function` once the work of the requests that took the latest base so far is done: where the checker
-        releases the base a newer check replaced. Requests take it on the message loop and queue their work in the
-        requests' lane at once, so `function`, queued there from the loop, comes after all of them."""
-        self.on_loop(partial(self.requests.put, function))
+        """Run `function` on the message loop once the work of the requests that took the latest base so far is done:
+        where the checker releases the base a newer check replaced. Requests take it on the message loop and queue
+        their work in the requests' lane at once, so what is queued there from the loop comes after all of them; and
+        it hands `function` back to the loop, where the handlers that read a base on the loop (code actions, inlay
+        hints, symbols, rename) are never in the middle of reading it."""
+        self.on_loop(partial(self.requests.put, partial(self.on_loop, function)))
 
     def publish(self, checked: Checked) -> None:
         """Push the diagnostics of every file whose diagnostics changed, of those the check tells; or ask a pulling
