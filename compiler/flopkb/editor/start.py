@@ -21,11 +21,17 @@ from flopkb.editor.checker import Checker
 
 UNDERWAY_SECONDS = 2.0
 """The longest wait for the checker's first check to begin loading before the server's modules are imported."""
+SWITCH_SECONDS = 0.0005
+"""How long a thread holds the interpreter while another waits for it (Python's default: 5 ms). A keystroke's answer
+passes from thread to thread (the message loop, the wait for the edited buffer's check, that check), each waiting for
+the full check running beside it to let go: 86 to 102 ms a keystroke at 10,000 records with the default, 23 ms with
+this (`benchmarks/bench_lsp.py`, docs/benchmarks.md)."""
 
 
 def serve_editor(config: Config | None, *, root_named: bool, port: int | None) -> None:
     """Serve over stdio, or on 127.0.0.1:`port`. `config`: the base flopkb was started in, or None when the client
     names it (its workspace folder); `root_named`: given by `--root`, so it is the base whatever the client names."""
+    sys.setswitchinterval(SWITCH_SECONDS)
     started = Checker(config) if config is not None else None
     if started is not None:
         started.until_underway(UNDERWAY_SECONDS)
