@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from flopkb.links.debt import NEEDS_SOURCES, ErratumItem
-from flopkb.load.models import erratum_field_path
+from flopkb.load.models import erratum_field_path, required_text_fields
 from flopkb.load.placeholders import markdown_fields
 from flopkb.load.source import Path, Source
 from flopkb.report.diagnostics import Diagnostic, make
@@ -95,11 +95,8 @@ def _reported_broken(field: str, record: Any, data: Any) -> bool:
     """Whether `field` is a required text field of the record that is missing or not text: validation reported it,
     and the record stands in for it (`flopkb.load.validate`)."""
     top = erratum_field_path(field)[0]
-    declared = type(record).model_fields.get(top) if isinstance(top, str) else None
     written = data.get(top) if isinstance(data, dict) else None
-    return (
-        declared is not None and declared.is_required() and declared.annotation is str and not isinstance(written, str)
-    )
+    return isinstance(top, str) and top in required_text_fields(type(record)) and not isinstance(written, str)
 
 
 def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[ErratumItem, ...], list[Diagnostic]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -368,6 +368,12 @@ class Spec(_Model):
 
 ERRATUM_FIELD = re.compile(r"[a-z_]+(?:\[\d+\](?:\.[a-z_]+)?)?")
 """The field an erratum corrects: `description`, `workarounds[0]`, `hardware_parameters[1].effect`."""
+
+
+def required_text_fields(model: type[BaseModel]) -> Iterator[str]:
+    """The required text fields of a record's model: those validation stands in for when missing or wrong
+    (`flopkb.load.validate`)."""
+    return (name for name, info in model.model_fields.items() if info.is_required() and info.annotation is str)
 
 
 def erratum_field_path(field_name: str) -> tuple[str | int, ...]:

@@ -20,6 +20,7 @@ from flopkb.load.models import (
     id_problem,
     ready,
     record_kind,
+    required_text_fields,
     unbracketed,
 )
 from flopkb.load.omitted import NOTHING_OMITTED, Omitted, file_loc, prefixes, without, without_items
@@ -175,9 +176,8 @@ def _stand_ins(model: type[BaseModel], vocabulary: Vocabulary, record_id: str) -
     text. No later stage checks these fields, so the record's formulas, claims and evidence are checked as if the
     field were right, and nothing is reported about the stand-in."""
     found: dict[str, str] = {}
-    for name, info in model.model_fields.items():
-        if name == "kind" or not info.is_required() or info.annotation is not str:
-            continue
+    for name in required_text_fields(model):
+        info = model.model_fields[name]
         allowed = _allowed_values(info.metadata, vocabulary)
         if name == "id":
             found[name] = record_id
