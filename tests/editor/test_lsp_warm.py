@@ -16,12 +16,12 @@ import pytest
 from click.testing import CliRunner
 from lsprotocol import types
 
+import flopkb.pipeline.cache
 import flopkb.pipeline.compile
 import flopkb.pipeline.stats
 from flopkb.cli import main
 from flopkb.config import Config, load_config
 from flopkb.editor.checker import Checked, Checker
-from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.pipeline.verdict import VERDICT_NAME, stored
 from kbfixture import accelerator, write_kb
 from lsp_session import (
@@ -114,32 +114,40 @@ def test_damaged_stored_diagnostics_mean_a_check_first(stored_base: Config) -> N
 
 
 @pytest.mark.parametrize("present", [True, False])
-def test_the_server_is_imported_once_the_first_check_loads_or_diagnostics_are_stored(
+def test_the_server_is_imported_once_the_first_check_parses_or_diagnostics_are_stored(
     stored_base: Config, monkeypatch: pytest.MonkeyPatch, present: bool
 ) -> None:
-    """`flopkb lsp` imports pygls after `until_underway`: not beside the pipeline's import, and never after the whole
-    first check."""
+    """`flopkb lsp` imports pygls after `until_underway`: not beside the pipeline's import nor beside the reads and
+    stats that come before the parse (each of them waits for the interpreter while pygls is imported), and never after
+    the whole first check."""
     if not present:
         assert stored_base.cache_path is not None
         (stored_base.cache_path / "check" / VERDICT_NAME).unlink()
-    loading, release = threading.Event(), threading.Event()
-    compile_knowledge_base = flopkb.pipeline.compile.compile_knowledge_base
+    listed, parsing, release = threading.Event(), threading.Event(), threading.Event()
+    record_files, load_entries = flopkb.pipeline.compile.record_files, flopkb.pipeline.cache.load_entries
 
-    def held(*args: Any, **kwargs: Any) -> KnowledgeBase:
-        loading.set()
+    def listing(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.3)  # a slow disk
+        listed.set()
+        return record_files(*args, **kwargs)
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        parsing.set()
         release.wait(60)
-        return compile_knowledge_base(*args, **kwargs)
+        return load_entries(*args, **kwargs)
 
-    monkeypatch.setattr(flopkb.pipeline.compile, "compile_knowledge_base", held)
+    monkeypatch.setattr(flopkb.pipeline.compile, "record_files", listing)
+    monkeypatch.setattr(flopkb.pipeline.cache, "load_entries", held)
     checker = Checker(stored_base)
     try:
         began = time.monotonic()
         checker.until_underway(60)
-        assert time.monotonic() - began < 30  # not kept for the check, which is held
+        assert time.monotonic() - began < 30  # not kept for the check, whose parse is held
         if present:
-            assert not loading.wait(0.5)  # stored diagnostics that hold go out first: nothing is loaded before them
+            assert not listed.wait(0.5)  # stored diagnostics that hold go out first: nothing is loaded before them
         else:
-            assert loading.wait(10)
+            assert listed.is_set()  # the files were listed (and stat-ed) before
+            assert parsing.wait(10)
     finally:
         release.set()
         checker.stop()

@@ -24,9 +24,11 @@ full collections that took seconds at 10,000 records while typing.
 The first check, of the files on disk, starts when the checker is made
 (its thread imports the pipeline: this module and the server's import none
 of it): `flopkb lsp` makes it before it imports pygls and lsprotocol (0.6 s),
-and imports them once the check has begun loading (`until_underway`), so
+and imports them once the check is about to parse (`until_underway`), so
 the parse workers (`flopkb.pipeline.compile.read_sources`) parse while the
-server imports them. It waits for `attach` (the client's position encoding,
+server imports them, and the reads and stats before the parse do not wait
+for the interpreter at each system call while it imports them
+(`flopkb.editor.start`). It waits for `attach` (the client's position encoding,
 where checks go) before converting. Its diagnostics go out before their
 related places (`flopkb.editor.convert`), whose files it then parses again
 with positions (0.2 to 0.4 s at 10,000 records): later checks find those
@@ -175,7 +177,7 @@ class Checker:
         self._retired: list[KnowledgeBase] = []
         self._stopping = False
         self._underway = threading.Event()
-        """Set once the first check has begun loading, or diagnostics are stored to read (`until_underway`)."""
+        """Set once the first check is about to parse, or diagnostics are stored to read (`until_underway`)."""
         self._changed = threading.Condition()
         self._threads = [
             threading.Thread(target=self._run, name="flopkb-check", daemon=True),
@@ -243,9 +245,10 @@ class Checker:
             return self.preview if self._done < wanted and told() else self.latest
 
     def until_underway(self, timeout: float) -> None:
-        """Wait, at most `timeout` seconds, until the first check has begun loading (its parse workers about to start,
-        when it has them) or diagnostics are stored to read: what `flopkb lsp` imports after this (pygls) does not
-        contend for the interpreter with the pipeline's import, and is imported while the workers parse."""
+        """Wait, at most `timeout` seconds, until the first check is about to parse (its files listed and stat-ed,
+        its parse workers about to start when it has them; `FileCache`'s `on_parse`), or diagnostics are stored to
+        read: what `flopkb lsp` imports after this (pygls) does not contend for the interpreter with the pipeline's
+        import and the reads before the parse, and is imported while the workers parse."""
         self._underway.wait(timeout)
 
     def stop(self) -> None:
@@ -272,10 +275,11 @@ class Checker:
                         self._cache.save(then=self._storing(self._cache))
                     return
                 if self._cache is None:
-                    self._cache = FileCache(self.config, answer_first=True)
+                    self._cache = FileCache(self.config, answer_first=True, on_parse=self._underway.set)
                 generation, buffers, config, cache = self._generation, self._buffers, self.config, self._cache
             first = self.latest is None  # written by this thread alone
             self._check_and_hand_out(generation, config, cache, buffers)
+            self._underway.set()  # when the check failed before its parse
             cache.settle()  # before unfreezing: it allocates, and the full collection would rescan the base
             if first:
                 gc.unfreeze()  # after the first diagnostics: see `_check`
@@ -425,7 +429,6 @@ class Checker:
             over = _overlaid(config, buffers)
             checked = Checked(over, generation, buffers, None, began=time.time_ns())
             stages = self._until_superseded(CHECK_STAGES, checked, config)
-            self._underway.set()
             kb = checked.kb = compile_knowledge_base(over, stages, cache)
             self._cached = checked
             if self.latest is not None:

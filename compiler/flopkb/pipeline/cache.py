@@ -106,12 +106,18 @@ class FileCache:
     back the shards that a run changed.
     """
 
-    def __init__(self, config: Config, *, answer_first: bool = False) -> None:
+    def __init__(
+        self, config: Config, *, answer_first: bool = False, on_parse: Callable[[], None] = lambda: None
+    ) -> None:
         """With `answer_first`, for a command that saves once it has answered (`check`): a run that finds nothing
         stored loads every file as `--no-cache` does, and `save` stores what they loaded (what stages derive from them
         is stored by the next run). The first check of a fresh clone then costs what `--no-cache` costs.
+
+        `on_parse` is called as each run is about to parse the files it could not take from the cache: what the run
+        reads and stats before that is done.
         """
         self._answer_first = answer_first
+        self._on_parse = on_parse
         self._unstored: tuple[Config, list[tuple[Entry, list[Diagnostic]]], int] | None = None
         """The config and loads of an answer-first run, stored by `save`, and `untrusted_since` when they began."""
         self.notes: list[str] = []
@@ -147,6 +153,7 @@ class FileCache:
         self._files = files
         trusted_before = untrusted_since()
         if self._answer_first and not self._loaded and self.folder is not None:
+            self._on_parse()
             results = list(load_entries(config, files, vocabulary, witnessed=True))
             self._unstored = (config, results, trusted_before)
             return results
@@ -189,6 +196,7 @@ class FileCache:
                 read[rel] = (digest, trusted)
                 raws[rel] = raw
         prefetched = replace(config, files=Prefetched(config.files, raws))
+        self._on_parse()
         fresh = dict(zip(stale, load_entries(prefetched, stale, vocabulary), strict=True))
         results = []
         loaded: dict[str, Loaded] = {}
