@@ -1,6 +1,7 @@
 """Benchmark `flopkb lsp` on a generated base: start, keystrokes, hover, completion, an accelerator edit, memory.
 
     python benchmarks/bench_lsp.py [--records 10000] [--keystrokes 30] [--root DIR] [--compiler DIR]
+    python benchmarks/bench_lsp.py --start-rounds N [--against DIR ...] [--root DIR] [--compiler DIR]
 
 One run of this script measures, against baselines taken in the same run
 (the machine is shared and noisy: compare the ratios):
@@ -35,7 +36,10 @@ The client is pytest-lsp's, over stdio, as in the tests, with Neovim 0.9's
 capabilities and file watching (the server then trusts the editor to tell
 what changed on disk: `flopkb.editor.disk`). `--compiler` runs another
 tree's flopkb (`--compiler /work/wt/before/compiler`: main, unchanged) with
-this script, so that two trees are timed the same way.
+this script, so that two trees are timed the same way. `--start-rounds N`
+times only the start without a cache, N rounds of a cold check followed by
+a start of `--compiler` and of each `--against` tree, as ratios to the
+round's check: two trees' starts compared in the same rounds.
 """
 
 from __future__ import annotations
@@ -290,14 +294,46 @@ async def cold_start(root: Path, env: dict[str, str]) -> tuple[float, float, flo
     return first, cpu, related
 
 
+def compare_starts(root: Path, work: Path, args: argparse.Namespace) -> None:
+    """Rounds of a cold check (of `--compiler`), then a server start without a cache of each tree, in turn."""
+    trees = [args.compiler.resolve(), *(tree.resolve() for tree in args.against)]
+    ratios: dict[Path, list[float]] = {tree: [] for tree in trees}
+    for round_number in range(args.start_rounds):
+        cold, _ = check(root, environment(work / "cache", trees[0]), "--no-cache")
+        for number, tree in enumerate(trees):
+            env = environment(work / f"no-cache-{round_number}-{number}", tree)
+            first, _, _ = asyncio.run(cold_start(root, env))
+            ratios[tree].append(first / cold)
+            print(f"round {round_number + 1}: cold check {cold:.2f} s; {tree}: {first:.2f} s ({first / cold:.2f})")
+    for tree, values in ratios.items():
+        print(
+            f"{tree}: start -> first diagnostics, no cache, ratio to the cold check: median"
+            f" {statistics.median(values):.3f} ({min(values):.2f} to {max(values):.2f})"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--keystrokes", type=int, default=30)
     parser.add_argument("--root", type=Path, default=None)
     parser.add_argument("--compiler", type=Path, default=COMPILER, help="the flopkb to run (default: this tree's)")
+    parser.add_argument(
+        "--start-rounds",
+        type=int,
+        default=0,
+        help="only the start without a cache: this many rounds of a cold check, then a server start of --compiler"
+        " and of each --against tree, as ratios to the round's check",
+    )
+    parser.add_argument("--against", type=Path, action="append", default=[], help="another tree's compiler folder")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="flopkb-bench-lsp-"))
+    if args.start_rounds:
+        try:
+            compare_starts(args.root or generate(work / "kb", args.records), work, args)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     try:
         root = args.root or generate(work / "kb", args.records)
         env = environment(work / "cache", args.compiler.resolve())
