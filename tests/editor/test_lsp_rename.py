@@ -6,7 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -14,6 +14,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from test_lsp_edits import CLAIM
 
+from flopkb.config import load_config
+from flopkb.editor.checker import Checker
+from flopkb.editor.rename import merged, planned, workspace_edit
 from flopkb.editor.server import make_server
 from kbfixture import accelerator, write_kb
 from lsp_session import environment, lsp_session, open_file, settled
@@ -197,6 +200,33 @@ async def test_a_rename_keeps_a_change_made_on_disk_to_a_file_not_open(tmp_path:
         if isinstance(change, types.TextEdit)
     ]
     assert made == [(3, "hw/nvidia/h100"), (9, "hw/nvidia/h100"), (11, "hw/nvidia/h100")]
+
+
+@pytest.mark.parametrize("again", ["rename again", "rename the file back, then rename it again"])
+async def test_a_file_not_open_changed_on_disk_after_the_check_read_it_refuses_the_edit(
+    tmp_path: Path, again: str
+) -> None:
+    """Between the check the rename is planned on and the edit: an editor applies an edit to a file that is not open
+    as it finds it (there is no version to refuse it by), so the edit would land in other text. Refused in `flopkb
+    mv`'s words, with what to do (`again`: after an explorer's rename, the file is renamed already)."""
+    root = two_records(tmp_path)
+    checker = Checker(load_config(root))
+    checker.attach("utf-16", lambda checked: None)
+    try:
+        checked = checker.wait(checker.update({}))
+    finally:
+        checker.stop()
+    assert checked is not None
+    move = planned(checked, "hw/h100", "hw/nvidia/h100")
+    assert workspace_edit(checked, *merged([move]), uri_of_root(root), "utf-16", renamed=move).document_changes
+    (root / "records/facts/traffic.yaml").write_text(FACT.replace("kind: fact", "kind: fact\n# PULLED"), "utf-8")
+    with pytest.raises(JsonRpcException) as refused:
+        workspace_edit(checked, *merged([move]), uri_of_root(root), "utf-16", renamed=move, again=again)
+    assert refused.value.message == f"records/facts/traffic.yaml changed while the move was planned; {again}"
+
+
+def uri_of_root(root: Path) -> Callable[[str], str]:
+    return lambda rel: (root / rel).as_uri()
 
 
 def file_renamed(root: Path, old: str, new: str) -> types.RenameFilesParams:

@@ -14,7 +14,9 @@ The plan is made on the check of the buffers as they are now, with the files
 on disk read again (the server waits for it). Each file gets the edits mv
 makes (the characters of a link's target, the id, the alias), never its whole
 text, and an open document's edit carries the version of its buffer that was
-planned on: a client refuses the edit of a buffer typed into meanwhile.
+planned on: a client refuses the edit of a buffer typed into meanwhile. A file
+that is not open has no version: it is read again as the edit is made, and a
+change since the check refuses the rename (`flopkb.links.mv.read_as_planned`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from flopkb.editor.convert import uri_of
 from flopkb.editor.hover import entry_at, link_at
 from flopkb.editor.navigation import target_at
 from flopkb.editor.positions import code_point_offset, lines_of, lsp_position
-from flopkb.links.mv import MoveError, MovePlan, id_span, ordered, plan_move, target_span
+from flopkb.links.mv import MoveError, MovePlan, id_span, ordered, plan_move, read_as_planned, target_span
 from flopkb.load.sources import RECORD_SUFFIXES
 
 if TYPE_CHECKING:
@@ -161,9 +163,17 @@ def workspace_edit(
     uri: Callable[[str], str],
     encoding: str,
     renamed: MovePlan | None = None,
+    again: str = "rename again",
 ) -> types.WorkspaceEdit:
     """The edits as one workspace edit, each file's (at `uri(path)`) with the version of its buffer that was checked;
-    then, `renamed`, its file renamed to the new id's path."""
+    then, `renamed`, its file renamed to the new id's path. `refused` when a file that is not open changed on disk
+    since the check read it (an editor applies an edit to a file that is not open as it finds it, with no version): the
+    message ends with `again`, what to do."""
+    for path in sorted(edits.keys() - checked.buffers.keys()):
+        try:
+            read_as_planned(checked.config, path, originals[path], again)
+        except MoveError as error:
+            raise refused(str(error)) from None
     changes: list[types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile] = []
     for path, made in sorted(edits.items()):
         buffer = checked.buffers.get(path)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
 from pygls import uris
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 import flopkb
@@ -539,9 +540,16 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         if checked is None or checked.kb is None:
             return None
         edits, originals, warnings = files_moved(checked, renamed)
+        edit = None
+        try:
+            if edits:
+                again = "rename the file back, then rename it again"
+                edit = workspace_edit(checked, edits, originals, ls.uri_of, ls.checker_encoding, again=again)
+        except JsonRpcException as error:  # a file changed on disk meanwhile: the links are not rewritten
+            warnings = [*warnings, f"flopkb: the links were not rewritten: {error.message}"]
         for warning in warnings:
             ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, warning))
-        return workspace_edit(checked, edits, originals, ls.uri_of, ls.checker_encoding) if edits else None
+        return edit
 
     @server.feature(types.WORKSPACE_SYMBOL)
     def find_symbols(ls: FlopkbServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation] | None:

@@ -198,18 +198,25 @@ def write_move(config: Config, plan: MovePlan) -> None:
         raise MoveError(f"{problem}; the move was undone, every file is as it was") from problem
 
 
+def read_as_planned(config: Config, path: str, planned: str, again: str = "run flopkb mv again") -> bytes:
+    """The bytes of the file at `path` (root-relative) now; `MoveError` when their text is not `planned`, the text a
+    move was planned on (the file changed since: a save, a `git pull`)."""
+    try:
+        now = read_bytes(str(config.root / path))
+    except Unreadable as error:
+        raise MoveError(f"{path}: {error}") from error
+    if now.decode("utf-8", errors="replace").removeprefix("\ufeff") != planned:
+        raise MoveError(f"{path} changed while the move was planned; {again}")
+    return now
+
+
 def _journal(config: Config, plan: MovePlan) -> Journal:
     """The journal of `plan`, with each file's bytes as they are now, which must be what the plan was made from."""
     writes = []
     removed = None
     for path, text in sorted(plan.texts.items()):
         original = plan.old_path if path == plan.new_path else path
-        try:
-            before = read_bytes(str(config.root / original))
-        except Unreadable as error:
-            raise MoveError(f"{original}: {error}") from error
-        if before.decode("utf-8", errors="replace").removeprefix("\ufeff") != plan.originals[path]:
-            raise MoveError(f"{original} changed while the move was planned; run flopkb mv again")
+        before = read_as_planned(config, original, plan.originals[path])
         after = (("\ufeff" if before.startswith(b"\xef\xbb\xbf") else "") + text).encode("utf-8")
         if path == plan.new_path:
             writes.append(FileChange(path, None, after))
