@@ -16,7 +16,7 @@ from test_lsp_edits import CLAIM
 
 from flopkb.config import load_config
 from flopkb.editor.checker import Checker
-from flopkb.editor.rename import merged, planned, workspace_edit
+from flopkb.editor.rename import explorer_edit, merged, planned, workspace_edit
 from flopkb.editor.server import make_server
 from kbfixture import accelerator, write_kb
 from lsp_session import environment, lsp_session, open_file, settled
@@ -202,13 +202,10 @@ async def test_a_rename_keeps_a_change_made_on_disk_to_a_file_not_open(tmp_path:
     assert made == [(3, "hw/nvidia/h100"), (9, "hw/nvidia/h100"), (11, "hw/nvidia/h100")]
 
 
-@pytest.mark.parametrize("again", ["rename again", "rename the file back, then rename it again"])
-async def test_a_file_not_open_changed_on_disk_after_the_check_read_it_refuses_the_edit(
-    tmp_path: Path, again: str
-) -> None:
+async def test_a_file_not_open_changed_on_disk_after_the_check_read_it_refuses_the_edit(tmp_path: Path) -> None:
     """Between the check the rename is planned on and the edit: an editor applies an edit to a file that is not open
     as it finds it (there is no version to refuse it by), so the edit would land in other text. Refused in `flopkb
-    mv`'s words, with what to do (`again`: after an explorer's rename, the file is renamed already)."""
+    mv`'s words, with what to do; after an explorer's rename (the file is renamed already), a warning."""
     root = two_records(tmp_path)
     checker = Checker(load_config(root))
     checker.attach("utf-16", lambda checked: None)
@@ -218,11 +215,19 @@ async def test_a_file_not_open_changed_on_disk_after_the_check_read_it_refuses_t
         checker.stop()
     assert checked is not None
     move = planned(checked, "hw/h100", "hw/nvidia/h100")
-    assert workspace_edit(checked, *merged([move]), uri_of_root(root), "utf-16", renamed=move).document_changes
+    edits, originals = merged([move])
+    assert workspace_edit(checked, edits, originals, uri_of_root(root), "utf-16", renamed=move).document_changes
     (root / "records/facts/traffic.yaml").write_text(FACT.replace("kind: fact", "kind: fact\n# PULLED"), "utf-8")
     with pytest.raises(JsonRpcException) as refused:
-        workspace_edit(checked, *merged([move]), uri_of_root(root), "utf-16", renamed=move, again=again)
-    assert refused.value.message == f"records/facts/traffic.yaml changed while the move was planned; {again}"
+        workspace_edit(checked, edits, originals, uri_of_root(root), "utf-16", renamed=move)
+    assert refused.value.message == "records/facts/traffic.yaml changed while the move was planned; rename again"
+    assert explorer_edit(checked, edits, originals, uri_of_root(root), "utf-16") == (
+        None,
+        [
+            "flopkb: the links were not rewritten: records/facts/traffic.yaml changed while the move was planned; "
+            "rename the file back, then again"
+        ],
+    )
 
 
 def uri_of_root(root: Path) -> Callable[[str], str]:

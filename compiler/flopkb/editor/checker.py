@@ -26,9 +26,7 @@ The first check, of the files on disk, starts when the checker is made
 of it): `flopkb lsp` makes it before it imports pygls and lsprotocol (0.6 s),
 and imports them once the check is about to parse (`until_underway`), so
 the parse workers (`flopkb.pipeline.compile.read_sources`) parse while the
-server imports them, and the reads and stats before the parse do not wait
-for the interpreter at each system call while it imports them
-(`flopkb.editor.start`). It waits for `attach` (the client's position encoding,
+server imports them (`flopkb.editor.start`). It waits for `attach` (the client's position encoding,
 where checks go) before converting. Its diagnostics go out before their
 related places (`flopkb.editor.convert`), whose files it then parses again
 with positions (0.2 to 0.4 s at 10,000 records): later checks find those
@@ -245,10 +243,9 @@ class Checker:
             return self.preview if self._done < wanted and told() else self.latest
 
     def until_underway(self, timeout: float) -> None:
-        """Wait, at most `timeout` seconds, until the first check is about to parse (its files listed and stat-ed,
-        its parse workers about to start when it has them; `FileCache`'s `on_parse`), or diagnostics are stored to
-        read: what `flopkb lsp` imports after this (pygls) does not contend for the interpreter with the pipeline's
-        import and the reads before the parse, and is imported while the workers parse."""
+        """Wait, at most `timeout` seconds, until the first check is about to parse (its files listed and stat-ed:
+        `FileCache`'s `on_parse`) or diagnostics are stored to read: what `flopkb lsp` imports after this (pygls) does
+        not contend with the pipeline's import and the reads before the parse, and is imported while workers parse."""
         self._underway.wait(timeout)
 
     def stop(self) -> None:

@@ -189,6 +189,19 @@ def workspace_edit(
     return types.WorkspaceEdit(document_changes=changes)
 
 
+def explorer_edit(
+    checked: Checked, edits: Edits, originals: dict[str, str], uri: Callable[[str], str], encoding: str
+) -> tuple[types.WorkspaceEdit | None, list[str]]:
+    """The edit of files renamed in the explorer (`files_moved`), or None and what the editor is to show: the editor
+    renames them whatever the answer, so a refusal is a warning."""
+    if not edits:
+        return None, []
+    try:
+        return workspace_edit(checked, edits, originals, uri, encoding, again="rename the file back, then again"), []
+    except JsonRpcException as error:
+        return None, [f"flopkb: the links were not rewritten: {error.message}"]
+
+
 def _text_edits(text: str, edits: list[tuple[int, int, str]], encoding: str) -> list[types.TextEdit]:
     return [
         types.TextEdit(

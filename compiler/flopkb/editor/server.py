@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
 from pygls import uris
-from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 import flopkb
@@ -531,7 +530,7 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         ),
     )
     async def will_rename_files(ls: FlopkbServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
-        from flopkb.editor.rename import files_moved, in_records, workspace_edit
+        from flopkb.editor.rename import explorer_edit, files_moved, in_records
 
         renamed = [(ls.relative(item.old_uri), ls.relative(item.new_uri)) for item in params.files]
         if ls.config is None or not in_records(ls.config, [old for old, _ in renamed]):
@@ -540,14 +539,8 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         if checked is None or checked.kb is None:
             return None
         edits, originals, warnings = files_moved(checked, renamed)
-        edit = None
-        try:
-            if edits:
-                again = "rename the file back, then rename it again"
-                edit = workspace_edit(checked, edits, originals, ls.uri_of, ls.checker_encoding, again=again)
-        except JsonRpcException as error:  # a file changed on disk meanwhile: the links are not rewritten
-            warnings = [*warnings, f"flopkb: the links were not rewritten: {error.message}"]
-        for warning in warnings:
+        edit, refusals = explorer_edit(checked, edits, originals, ls.uri_of, ls.checker_encoding)
+        for warning in [*warnings, *refusals]:
             ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, warning))
         return edit
 

@@ -75,7 +75,6 @@ from flopkb.load.vocabulary import Vocabulary
 from flopkb.pipeline import background
 from flopkb.pipeline.cache_lock import WAIT_SECONDS, Busy, hold
 from flopkb.pipeline.compile import load_entries, load_entry
-from flopkb.pipeline.keys import code_key
 from flopkb.pipeline.shards import (
     PICKLED,
     SHARDS,
@@ -83,6 +82,7 @@ from flopkb.pipeline.shards import (
     Loaded,
     Model,
     Pickled,
+    cache_key,
     model_pickler,
     read_shard,
     shard_bytes,
@@ -94,7 +94,6 @@ from flopkb.pipeline.stats import CACHE_FOLDER, Stat, trusted_read, trusted_stat
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.sealed import NoKey, NotOwnFolder, own_folder, user_key
 
-FORMAT = 5
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 
 
@@ -478,16 +477,6 @@ def _loads_to_store(
             (b"", b""),
         )
         yield entry.path, loaded
-
-
-def cache_key(config: Config, vocabulary: Vocabulary | None) -> bytes:
-    """What every stored result depends on besides its file: code, versions, the cache's format, settings and
-    vocabulary."""
-    key = hashlib.blake2b(code_key(), digest_size=20)
-    for part in (str(FORMAT), str(SHARDS), config.records, repr(vocabulary)):
-        key.update(part.encode())
-        key.update(b"\0")
-    return key.digest()
 
 
 def _read_bytes(config: Config, rel: str) -> bytes | None:

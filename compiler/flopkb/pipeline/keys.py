@@ -1,5 +1,5 @@
 """flopkb's code and the versions it runs on (`code_key`): what every result a check stores depends on besides the
-base's files (the load cache, `flopkb.pipeline.cache.cache_key`; the stored diagnostics, `flopkb.pipeline.verdict`).
+base's files (the load cache, `flopkb.pipeline.shards.cache_key`; the stored diagnostics, `flopkb.pipeline.verdict`).
 
 Light to import: `flopkb lsp` tells whether the stored diagnostics hold before it imports the pipeline.
 """

@@ -9,6 +9,7 @@ written out of band and read back as views into the file's bytes. See
 from __future__ import annotations
 
 import copyreg
+import hashlib
 import io
 import os
 import pickle
@@ -19,14 +20,19 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
+from flopkb.config import Config
 from flopkb.kb.entry import RecordSummary
 from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.models import Record, model_classes
+from flopkb.load.vocabulary import Vocabulary
+from flopkb.pipeline.keys import code_key
 from flopkb.pipeline.stats import Stat
 from flopkb.report.diagnostics import Diagnostic
 from flopkb.sealed import seal, unseal
 
 SHARDS = 64
+FORMAT = 5
+"""The version of what a shard holds: a change of it makes every stored shard's key differ."""
 MAX_SHARD_BYTES = 1 << 28
 """A larger shard is not read (10,000 records of about 4 KB take 1 MB a shard)."""
 _SEAL_PURPOSE = b"flopkb-shard"
@@ -202,3 +208,13 @@ def read_shard(path: Path, key: bytes) -> dict[str, Loaded] | None:
     if not isinstance(loaded, dict) or not all(isinstance(item, Loaded) for item in loaded.values()):
         raise Damaged("it holds something else than entries")
     return loaded
+
+
+def cache_key(config: Config, vocabulary: Vocabulary | None) -> bytes:
+    """What every stored result depends on besides its file: code, versions, the cache's format, settings and
+    vocabulary."""
+    key = hashlib.blake2b(code_key(), digest_size=20)
+    for part in (str(FORMAT), str(SHARDS), config.records, repr(vocabulary)):
+        key.update(part.encode())
+        key.update(b"\0")
+    return key.digest()

@@ -5,7 +5,7 @@ backlinks, neighbourhood graph, formulas and evidence reach. Its key is
 made of everything it can read:
 
 - the base key (`base_key`): flopkb's code and versions, the vocabulary
-  (both in `flopkb.pipeline.cache.cache_key`), the page templates, the
+  (both in `flopkb.pipeline.shards.cache_key`), the page templates, the
   site settings, every id, kind and alias (`Resolver.signature`: what a link
   resolves to), and the category pages;
 - the record's own file (its content digest), its last change in git
@@ -65,7 +65,7 @@ from flopkb.formulas.expr import Expr
 from flopkb.formulas.regime import Condition
 from flopkb.links.memo import dependency_key, reached
 from flopkb.load.models import SourceRecord, formulas_of, measurements_of
-from flopkb.pipeline.cache import cache_key
+from flopkb.pipeline.shards import cache_key
 from flopkb.site.incremental.state import BuildState, PageKeys
 from flopkb.site.pages.last_changed import last_change
 
