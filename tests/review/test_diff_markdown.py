@@ -6,12 +6,16 @@ stays text: no image, no link, no mention, no cell of its own.
 
 from __future__ import annotations
 
+import re
+from html import unescape
+
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 from rendered import GFM, Seen
 
 from flopkb.review.markdown import render_markdown
-from flopkb.review.model import Cause, Commit, Report, SpecEdit
+from flopkb.review.model import Cause, Commit, DiagnosticChange, DiagnosticLine, Report, SpecEdit
 
 HOSTILE = "![x](http://evil.example/p.png) [a](b) @team `tick` a|b <b>bold</b> *em* ~~s~~ \\"
 
@@ -54,3 +58,55 @@ def test_any_record_text_keeps_the_table_and_adds_no_image_or_link(spec: SpecEdi
     line = f"{_shown(spec.parameter)} of {_shown(spec.accelerator)}: {before} → {after} → 1 value in 1 record"
     line += " not edited itself"
     assert " ".join(seen.rows[1][1].split()) == " ".join(line.split())
+
+
+def _diagnostics_report(message: str) -> Report:
+    new = DiagnosticLine("records/facts/read.yaml", 12, 5, "error", "claim-mismatch", message)
+    return Report(
+        base=Commit("main", "0" * 40),
+        head=Commit("work tree", None),
+        new_diagnostics=(new,),
+        changed_diagnostics=(DiagnosticChange(new, new),),
+    )
+
+
+def _detail_items(seen_html: str) -> list[str]:
+    """The text of each detail line (`<li>`) as a reader sees it, blanks as one space."""
+    items = re.findall(r"<li>(.*?)</li>", seen_html, re.DOTALL)
+    return [" ".join(unescape(re.sub(r"</?code>", "", item)).split()) for item in items]
+
+
+def test_a_message_s_code_spans_render_as_code_and_the_record_text_in_them_as_text() -> None:
+    message = f"unknown input `{HOSTILE}` in `<script>alert(1)</script>`; see `flopkb eval facts/read` *not em*"
+    html = GFM.render(render_markdown(_diagnostics_report(message)))
+    seen = Seen(html)
+    assert not {"img", "a", "b", "em", "del", "script"} & set(seen.tags), html
+    tick = HOSTILE.index("`tick`")  # the record's own backticks pair with the message's, as CommonMark pairs them
+    code = [HOSTILE[:tick], HOSTILE[tick + 6 :], "<script>alert(1)</script>", "flopkb eval facts/read"]
+    assert seen.code == [_shown(part) for part in code] * 3  # new; changed, and what it was
+    spans = f"{_shown(code[0])}tick{_shown(code[1])}"  # a code's outer blanks are dropped, as `cell` drops them
+    shown = f"unknown input {spans} in {code[2]}; see {code[3]} *not em*"
+    items = _detail_items(html)
+    assert items[0] == f"+ records/facts/read.yaml:12:5: error claim-mismatch: {shown}"
+    assert items[-1] == f"was: {shown}"
+
+
+CODE_SPANS = MarkdownIt("zero").enable("backticks")
+"""CommonMark's code spans and nothing else: which backticks pair, as the reference parser pairs them."""
+
+
+@settings(max_examples=300, deadline=None)
+@example("a `` `b` `` c")
+@example("`![x](y)` ``")
+@example("``` ` </code><img src=x> `")
+@given(_TEXT)
+def test_any_message_shows_its_code_spans_as_commonmark_pairs_them_every_other_character_and_no_markup(
+    message: str,
+) -> None:
+    html = GFM.render(render_markdown(_diagnostics_report(message)))
+    seen = Seen(html)
+    assert set(seen.tags) <= {"h3", "p", "strong", "details", "summary", "ul", "li", "code"}, html
+    spans = [_shown(code) for code in Seen(CODE_SPANS.renderInline(message)).code]
+    assert [" ".join(code.split()) for code in seen.code] == spans * 3
+    item = "".join(_detail_items(html)[0].split()).replace("`", "")
+    assert item.endswith("".join(_shown(message).split()).replace("`", "")), item

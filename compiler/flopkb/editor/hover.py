@@ -3,8 +3,8 @@
 - on a link or ref: the target's kind, title, evidence standing and first
   lines;
 - on a formula (any line of its item): its evaluations per accelerator with
-  units (the first `ROWS` on each, then how many more), the hardware figures
-  with their basis, its claims and the model against each measurement: the
+  units, the hardware figures with their basis, its claims and the model
+  against each measurement (at most `LIMIT` rows, then how many more): the
   tables `flopkb eval` prints, from the same code
   (`flopkb.formulas.eval_table.formula_table`);
 - on `hw.name` in an expression or on a spec of an accelerator: its value on
@@ -19,7 +19,7 @@ import re
 from rich.console import Console
 
 from flopkb.editor.spec_hover import parameter_hover
-from flopkb.formulas.eval_table import WIDTH, formula_table
+from flopkb.formulas.eval_table import WIDTH, RowLimit, formula_table
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import Link
@@ -28,9 +28,10 @@ from flopkb.review.markdown import cell
 
 FIRST_LINES = 6
 """How many lines of a target's description or statement a hover shows."""
-ROWS = 10
-"""How many evaluations on each accelerator a formula's hover shows: a sweep of thousands of points answers at once,
-and says how many more `flopkb eval` prints."""
+LIMIT = RowLimit(each=10, total=60)
+"""How much of a formula's tables its hover shows: the first 10 evaluations on each accelerator, 60 rows of a table in
+all, so that a sweep of thousands of points on hundreds of accelerators, or thousands of claims, answers at once; each
+table cut says how many more rows `flopkb eval` prints."""
 
 
 def entry_at(kb: KnowledgeBase, path: str) -> Entry | None:
@@ -61,13 +62,12 @@ def formula_at(entry: Entry, line: int) -> int | None:
 
 
 def eval_text(kb: KnowledgeBase, record_id: str, index: int) -> str | None:
-    """The formula's tables as `flopkb eval` prints them (without colour, at its width), its first `ROWS` evaluations
-    on each accelerator."""
+    """The formula's tables as `flopkb eval` prints them (without colour, at its width), cut at `LIMIT`."""
     results = kb.formulas.get(record_id, [])
     if index >= len(results):
         return None
     stream = io.StringIO()
-    Console(file=stream, no_color=True, highlight=False, width=WIDTH).print(formula_table(results[index], False, ROWS))
+    Console(file=stream, no_color=True, highlight=False, width=WIDTH).print(formula_table(results[index], False, LIMIT))
     return stream.getvalue().rstrip()
 
 

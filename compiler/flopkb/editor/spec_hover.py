@@ -5,7 +5,9 @@ with its basis, as the spec check read it (`flopkb.formulas.specs.read_specs`,
 the reader the formula stage computes with): the value as written, as `flopkb
 eval` prints it beside an evaluation and the accelerator's page shows it. A
 spec that fails the check (`invalid-value`, `unit-mismatch`) is listed as
-such: no formula computes with it.
+such: no formula computes with it. What the base wrote (ids, values, bases, the
+vocabulary's unit and description) is shown as text (`flopkb.review.markdown.cell`),
+as the other hovers show it: no image, link, HTML or emphasis of theirs.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 from flopkb.formulas.specs import read_specs
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.review.markdown import cell
 
 HW_NAME = re.compile(r"\bhw\.(\w+)")
 ACCELERATOR = "accelerator"
@@ -50,7 +53,9 @@ def parameter_hover(kb: KnowledgeBase, entry: Entry, line: int, column: int) -> 
     if parameter is None:
         return None
     declared = kb.vocabulary.parameters.get(parameter) if kb.vocabulary is not None else None
-    heading = f"**hw.{parameter}**" + (f" · {declared.unit}: {declared.description}" if declared else "")
+    heading = f"**hw.{cell(parameter)}**" + (
+        f" · {cell(declared.unit)}: {cell(declared.description)}" if declared else ""
+    )
     rows = []
     for record_id in sorted(kb.entries):
         accelerator = kb.entries[record_id]
@@ -61,9 +66,9 @@ def parameter_hover(kb: KnowledgeBase, entry: Entry, line: int, column: int) -> 
             continue
         figure = specs.figures.get(parameter)
         if figure is not None:
-            rows.append(f"- {record_id}: {figure.text} ({figure.basis})")
+            rows.append(f"- {cell(record_id)}: {cell(figure.text)} ({cell(figure.basis)})")
         elif parameter in specs.invalid:
-            rows.append(f"- {record_id}: its value fails the spec check; no formula computes with it")
+            rows.append(f"- {cell(record_id)}: its value fails the spec check; no formula computes with it")
     if not rows:
         rows = ["no accelerator gives it"]
     return "\n".join([heading, "", *rows])

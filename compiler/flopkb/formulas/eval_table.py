@@ -27,7 +27,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from flopkb.formulas.results import CLAIM_DISAGREES, CLAIM_MISMATCH, CLAIM_OK, FormulaResult
+from flopkb.formulas.results import CLAIM_DISAGREES, CLAIM_MISMATCH, CLAIM_OK, Claim, FormulaResult
 from flopkb.formulas.stage import evaluate_record
 from flopkb.formulas.units import (
     Dimension,
@@ -186,9 +186,19 @@ def show(value: QuantityLike | str | float | list[Any]) -> str:
     return format_quantity(value, 6)
 
 
-def formula_table(result: FormulaResult, what_if: bool, rows: int | None = None) -> Group:
-    """One formula: a heading, its definition, a table of its evaluations, the hardware figures it used, its claims.
-    `rows`: at most this many evaluations on each accelerator are shown (all: None), then how many more there are."""
+@dataclass(frozen=True, slots=True)
+class RowLimit:
+    """How much of a formula's tables a view of bounded size (a hover) shows: at most `each` evaluations on each
+    accelerator and `total` in all, and the first `total` rows of the model against measurements. Each table cut
+    says how many more rows `flopkb eval` prints."""
+
+    each: int
+    total: int
+
+
+def formula_table(result: FormulaResult, what_if: bool, limit: RowLimit | None = None) -> Group:
+    """One formula: a heading, its definition, a table of its evaluations, the hardware figures it used, its claims,
+    the model against each measurement they name; `limit`: how much of the tables to show (all: None)."""
     heading = Text.assemble((f"{result.record}#{result.id}", "bold"), f"  {result.title}" if result.title else "")
     parts: list[Text | Table] = [heading]
     if result.expr is not None:
@@ -206,28 +216,35 @@ def formula_table(result: FormulaResult, what_if: bool, rows: int | None = None)
     if fixed:
         parts.append(Text("  " + ", ".join(f"{name} = {show(value)}" for name, value in fixed), "dim"))
     if result.evaluations:
-        shown = _first_rows(result, rows)
-        parts.append(_evaluation_table(result, shown))
-        if len(shown) < len(result.evaluations):
-            more = len(result.evaluations) - len(shown)
-            parts.append(Text(f"  … {more:,} more rows: flopkb eval {result.record}", "dim"))
+        shown = _first_rows(result, limit)
+        parts += [_evaluation_table(result, shown), *_more(result, len(result.evaluations) - len(shown), "rows")]
     else:
         parts.append(Text("  no evaluations: see the problems below", "yellow"))
     parts.append(_claims(result, what_if))
-    if not what_if and any(claim.measurement is not None for claim in result.claims):
-        parts.append(measured_table(result))
+    measured = [claim for claim in result.claims if claim.measurement is not None]
+    if not what_if and measured:
+        first = measured if limit is None else measured[: limit.total]
+        parts += [measured_table(result, first), *_more(result, len(measured) - len(first), "measurements")]
     return Group(*parts, Text(""))
 
 
-def _first_rows(result: FormulaResult, rows: int | None) -> Sequence[Evaluation]:
-    """The first `rows` evaluations on each accelerator (or without one), in their order; all when `rows` is None."""
-    if rows is None:
+def _more(result: FormulaResult, more: int, what: str) -> list[Text]:
+    """The line under a table cut by a `RowLimit`: how many more of its rows `flopkb eval` prints (none: no line)."""
+    return [Text(f"  … {more:,} more {what}: flopkb eval {result.record}", "dim")] if more else []
+
+
+def _first_rows(result: FormulaResult, limit: RowLimit | None) -> Sequence[Evaluation]:
+    """The evaluations `limit` shows, in their order: the first `each` on each accelerator (or without one), until
+    `total` are shown; all when `limit` is None."""
+    if limit is None:
         return result.evaluations
     counts: dict[str | None, int] = {}
-    shown = []
+    shown: list[Evaluation] = []
     for evaluation in result.evaluations:
+        if len(shown) == limit.total:
+            break
         seen = counts.get(evaluation.hardware, 0)
-        if seen < rows:
+        if seen < limit.each:
             counts[evaluation.hardware] = seen + 1
             shown.append(evaluation)
     return shown
@@ -286,8 +303,9 @@ def _claims(result: FormulaResult, what_if: bool) -> Text:
     return text
 
 
-def measured_table(result: FormulaResult) -> Table:
-    """The model against every measurement its claims name: where, the measurement, both values, the difference."""
+def measured_table(result: FormulaResult, claims: Sequence[Claim]) -> Table:
+    """The model against the measurement each of `claims` names: where, the measurement, both values, the
+    difference."""
     unit = "" if result.unit.strip() == "1" else f" [{result.unit}]"
     table = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 2), title_justify="left")
     for heading, justify in (
@@ -300,7 +318,7 @@ def measured_table(result: FormulaResult) -> Table:
         ("", "left"),
     ):
         table.add_column(heading, justify=justify, overflow="fold")  # type: ignore[arg-type]
-    for claim in result.claims:
+    for claim in claims:
         point = claim.measurement
         if point is None:
             continue

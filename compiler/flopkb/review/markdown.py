@@ -11,6 +11,7 @@ says how many, of what.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from flopkb.review.model import Report
 from flopkb.review.text import text_sections
@@ -73,7 +74,10 @@ value (`+12 %`, `1.5 GB`) is left as it is."""
 def cell(text: str) -> str:
     """Text shown as it is in a table cell, a heading or a detail line: no pipe, HTML, link, image, emphasis, code,
     mention, line break or block of its own (record ids and messages, and revisions, come from the pull request)."""
-    shown = text.translate(_LITERAL).strip()  # outer blanks: dropped by markdown anyway, or made into code
+    return _unblocked(text.translate(_LITERAL).strip())  # outer blanks: dropped by markdown anyway, or made into code
+
+
+def _unblocked(shown: str) -> str:
     if _BLOCK_START.match(shown):
         return f"&#{ord(shown[0])};{shown[1:]}"
     return shown
@@ -82,6 +86,38 @@ def cell(text: str) -> str:
 MARKDOWN = Markup(lambda part: f"<code>{cell(part)}</code>", cell)
 """Code as HTML's `<code>`, inside which markdown still reads character references, so that record text in it is
 escaped by `cell` as everywhere else (a backtick code span would show `&#91;` as it is written)."""
+
+_BACKTICKS = re.compile("`+")
+
+
+def cell_with_code(text: str) -> str:
+    """A detail line as `cell` shows it, but for its own code spans (a message's `` `flopkb eval` ``, a name it
+    quotes), shown as `MARKDOWN`'s code: what is in them is escaped by `cell` as any text is."""
+    shown = "".join(MARKDOWN.code(part) if code else part.translate(_LITERAL) for part, code in _code_spans(text))
+    return _unblocked(shown.strip())
+
+
+def _code_spans(text: str) -> Iterator[tuple[str, bool]]:
+    """(part, whether it is code) of `text`, as CommonMark pairs backticks: a run opens a code span that the next run
+    of as many closes; a run that nothing closes is text."""
+    runs = list(_BACKTICKS.finditer(text))
+    closer: dict[int, int] = {}
+    last: dict[int, int] = {}
+    for index in reversed(range(len(runs))):  # each run's next of the same length, found once: linear in the runs
+        length = len(runs[index][0])
+        if length in last:
+            closer[index] = last[length]
+        last[length] = index
+    at = index = 0
+    while index < len(runs):
+        if index not in closer:
+            index += 1
+            continue
+        end = closer[index]
+        yield text[at : runs[index].start()], False
+        yield text[runs[index].end() : runs[end].start()], True
+        at, index = runs[end].end(), end + 1
+    yield text[at:], False
 
 
 def render_markdown(report: Report, limit: int = LIMIT) -> str:
@@ -140,5 +176,5 @@ def _detail_sections(report: Report) -> list[tuple[str, list[str]]]:
     for heading, lines in text_sections(report):
         if heading.startswith(("Claims", "Agreement", "Values")):
             continue
-        sections.append((heading, [f"- {cell(line)}" for line in lines]))
+        sections.append((heading, [f"- {cell_with_code(line)}" for line in lines]))
     return sections
