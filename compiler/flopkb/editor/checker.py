@@ -112,6 +112,8 @@ class Checked:
     stored diagnostics handed out before it."""
     began: int = 0
     """When it began (`time.time_ns`)."""
+    stopped: bool = False
+    """Whether newer buffers stopped its stages: never handed out, even when an undo makes its buffers the newest."""
 
     entries_by_path: dict[str, Entry] = field(default_factory=dict)
 
@@ -457,6 +459,7 @@ class Checker:
         for stage in stages:
             with self._changed:
                 if not self._current(checked):
+                    checked.stopped = True
                     return
             yield stage
 
@@ -464,7 +467,7 @@ class Checker:
         """Whether `checked` (a full check) is the check of the newest buffers; called with the lock held. Newer
         buffers that read as its files did (a document opened with its file's text), with neither the disk nor the
         settings said to change since it began, do not supersede it: it becomes their check (generation, buffers)."""
-        if self._stopping:
+        if self._stopping or checked.stopped:
             return False
         if checked.generation == self._generation:
             return True

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -171,10 +172,15 @@ class LaterResults(Mapping[str, list[FormulaResult]]):
         ids: list[str],
         evaluate: Callable[[str], list[FormulaResult]],
         key: Callable[[str], object | None] = lambda record_id: None,
+        *,
+        lock: AbstractContextManager[object],
     ) -> None:
         self._ids = dict.fromkeys(ids)
         self._evaluate = evaluate
         self._key = key
+        self._lock = lock
+        """The base's lock (`flopkb.kb.building`): two threads asking for one record's results would evaluate it twice,
+        and count its values twice against its limit."""
         self._found: dict[str, list[FormulaResult]] = {}
 
     def __getitem__(self, record_id: str) -> list[FormulaResult]:
@@ -182,7 +188,10 @@ class LaterResults(Mapping[str, list[FormulaResult]]):
         if found is None:
             if record_id not in self._ids:
                 raise KeyError(record_id)
-            found = self._found[record_id] = self._evaluate(record_id)
+            with self._lock:
+                found = self._found.get(record_id)
+                if found is None:
+                    found = self._found[record_id] = self._evaluate(record_id)
         return found
 
     def take_from(self, previous: FormulaResults) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Protocol
 
+from flopkb.kb.building import FILE_PARTS
 from flopkb.load.models import Record, formulas_of, measurements_of
 from flopkb.load.source import Source
 
@@ -108,7 +109,11 @@ class Entry:
     @property
     def record(self) -> Record | None:
         if self._later is not None:
-            self._record, self._later = self._later.record(), None
+            with FILE_PARTS:  # one model, unpickled once, for every thread that asks (`flopkb.kb.building`)
+                later = self._later
+                if later is not None:
+                    self._record = later.record()
+                    self._later = None  # after: a reader that finds no `_later` finds the model
         return self._record
 
     @property

@@ -51,8 +51,9 @@ class KnowledgeBase:
     dependency_keys: Any = field(default=None, repr=False, compare=False)
     """Per record, the key of what its evidence and formulas read of other files (`flopkb.links.memo`); built on
     first use."""
-    _building: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
-    """Held while `links` or `edges` are built: an editor's message loop and its requests' thread both read them."""
+    building: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
+    """Held while a part of the base built on first use is built (`links`, `edges`, the formula results): an editor
+    reads the base from several threads (`flopkb.kb.building`)."""
 
     @property
     def links(self) -> dict[str, list[Link]]:
@@ -62,7 +63,7 @@ class KnowledgeBase:
         are built here, on first use (`check` never uses them).
         """
         if self._links_later is not None:
-            with self._building:  # a reader meanwhile waits, rather than find no links
+            with self.building:  # a reader meanwhile waits, rather than find no links
                 later = self._links_later
                 if later is not None:
                     self._links = later()
@@ -98,7 +99,7 @@ class KnowledgeBase:
         edges = self._edges
         if isinstance(edges, dict):
             return edges
-        with self._building:  # as `links`
+        with self.building:  # as `links`
             edges = self._edges
             if callable(edges):
                 edges = edges()

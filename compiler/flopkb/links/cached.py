@@ -14,6 +14,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, NamedTuple
 
+from flopkb.kb.building import FILE_PARTS
 from flopkb.links.extract import MEASURED, Link, Resolve, extract
 from flopkb.load.source import Source
 from flopkb.report.diagnostics import Diagnostic
@@ -51,11 +52,12 @@ class LazyPickle:
     @property
     def value(self) -> Any:
         if self._value is None:
-            if self._make is not None:
-                self._value, self._make = self._make(), None
-            else:
-                assert self._pickled is not None
-                self._value = pickle.loads(self._pickled)
+            with FILE_PARTS:  # made or unpickled once, for every thread that asks (`flopkb.kb.building`)
+                if self._value is None and self._make is not None:
+                    self._value, self._make = self._make(), None
+                elif self._value is None:
+                    assert self._pickled is not None
+                    self._value = pickle.loads(self._pickled)
         return self._value
 
     def __reduce__(self) -> tuple[Any, tuple[None, bytes]]:

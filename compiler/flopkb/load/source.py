@@ -44,6 +44,7 @@ from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
+from flopkb.kb.building import FILE_PARTS
 from flopkb.load.builder import MAP, MAX_NESTING, SEQ, STR, TOO_DEEP, Builder, Path, Positions, Problem, ScalarSpan
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.nesting import C_SAFE_DEPTH, libyaml_bounds_nesting, nesting_bound
@@ -140,16 +141,22 @@ class Source:
     def text(self) -> str:
         text = self._text
         if text is None:
-            assert self._later is not None
-            text = self._text = self._later.text()
+            with FILE_PARTS:  # read once for every thread that asks (`flopkb.kb.building`): the file may change
+                text = self._text
+                if text is None:
+                    assert self._later is not None
+                    text = self._text = self._later.text()
         return text
 
     @property
     def data(self) -> dict[str, Any]:
         data = self._data
         if data is None:
-            assert self._later is not None
-            data = self._data = self._later.data()
+            with FILE_PARTS:  # one model, unpickled once (as `Entry.record`, which shares it)
+                data = self._data
+                if data is None:
+                    assert self._later is not None
+                    data = self._data = self._later.data()
         return data
 
     @property
