@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 import flopkb.pipeline.compile
 from flopkb.config import load_config
-from flopkb.editor.checker import Buffer, Checked, Checker
+from flopkb.editor.checked import Buffer, Checked
+from flopkb.editor.checker import Checker
 from flopkb.kb.knowledge_base import KnowledgeBase
 from kbfixture import write_kb
 from lsp_session import UTF16, Pushes, lsp_session, open_file, record_files, settled

@@ -19,7 +19,8 @@ from pytest_lsp import LanguageClient
 from test_lsp_hover import ALPHA, hover_at
 
 from flopkb.config import load_config
-from flopkb.editor.checker import Buffer, Checker
+from flopkb.editor.checked import Buffer
+from flopkb.editor.checker import Checker
 from flopkb.editor.server import FlopkbServer
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import Link

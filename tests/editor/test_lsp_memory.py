@@ -7,7 +7,8 @@ import gc
 from pathlib import Path
 
 from flopkb.config import load_config
-from flopkb.editor.checker import Buffer, Checker
+from flopkb.editor.checked import Buffer
+from flopkb.editor.checker import Checker
 from flopkb.kb.knowledge_base import KnowledgeBase
 from kbfixture import H100, write_kb
 

@@ -11,7 +11,8 @@ import pytest
 import flopkb.pipeline.compile
 import flopkb.pipeline.stages
 from flopkb.config import Config, load_config
-from flopkb.editor.checker import Buffer, Checker
+from flopkb.editor.checked import Buffer
+from flopkb.editor.checker import Checker
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.report.diagnostics import Diagnostic
 from kbfixture import H100, write_kb

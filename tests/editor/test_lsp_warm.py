@@ -21,7 +21,8 @@ import flopkb.pipeline.compile
 import flopkb.pipeline.stats
 from flopkb.cli import main
 from flopkb.config import Config, load_config
-from flopkb.editor.checker import Checked, Checker
+from flopkb.editor.checked import Checked
+from flopkb.editor.checker import Checker
 from flopkb.pipeline.verdict import VERDICT_NAME, stored
 from kbfixture import accelerator, write_kb
 from lsp_session import (

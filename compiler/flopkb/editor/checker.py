@@ -58,20 +58,17 @@ import gc
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from flopkb.config import Config
+from flopkb.editor.checked import Buffer, Checked, disk_text
 from flopkb.editor.disk import Remembered
-from flopkb.load.files import Unreadable, decode
 from flopkb.load.sources import Overlay
 from flopkb.pipeline.verdict import store, stored, stored_path
 from flopkb.report.diagnostics import Diagnostic, internal_error
 
 if TYPE_CHECKING:
-    from lsprotocol import types
-
-    from flopkb.kb.entry import Entry
     from flopkb.kb.knowledge_base import KnowledgeBase, Stage
     from flopkb.pipeline.cache import FileCache
 
@@ -80,61 +77,6 @@ OPEN_FIRST = 8
 """At most this many open buffers are told before the first check's stages run (`Checker._open_first`)."""
 OUT_SECONDS = 1.0
 """How long the first check waits for the stored diagnostics to be sent (by the message loop) before it starts."""
-
-
-@dataclass(frozen=True)
-class Buffer:
-    """An open document: its text and the client's version of it."""
-
-    text: str
-    version: int
-
-
-@dataclass
-class Checked:
-    """One finished check."""
-
-    config: Config
-    generation: int
-    buffers: dict[str, Buffer]
-    """The buffers it checked, by root-relative path."""
-    kb: KnowledgeBase | None
-    """The compiled base (None when the check failed, and for the check of an edited buffer first)."""
-    diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
-    """Every file's diagnostics, by root-relative path, in the client's positions."""
-    texts: dict[str, str] = field(default_factory=dict)
-    """The text each file's diagnostics were placed in."""
-    files: frozenset[str] | None = None
-    """The files whose diagnostics it tells: None for every file (a full check); the edited file for the check of an
-    edited buffer first."""
-    related: bool = True
-    """Whether its diagnostics have their related places: not yet in the first check's first hand-out, nor in the
-    stored diagnostics handed out before it."""
-    began: int = 0
-    """When it began (`time.time_ns`)."""
-    stopped: bool = False
-    """Whether newer buffers stopped its stages: never handed out, even when an undo makes its buffers the newest."""
-
-    entries_by_path: dict[str, Entry] = field(default_factory=dict)
-
-    def entry_at(self, rel: str) -> Entry | None:
-        if not self.entries_by_path and self.kb is not None:
-            self.entries_by_path = {entry.path: entry for entry in self.kb.entries.values()}
-        return self.entries_by_path.get(rel)
-
-    def text_of(self, rel: str) -> str:
-        """The text of a file as this check read it: its buffer, its loaded source, or the file."""
-        text = self.texts.get(rel)
-        if text is None:
-            entry = self.entry_at(rel)
-            if rel in self.buffers:
-                text = self.buffers[rel].text
-            elif entry is not None and entry.source is not None:
-                text = entry.source.text
-            else:
-                text = _disk_text(self.config, rel)
-            self.texts[rel] = text
-        return text
 
 
 def _at_once(release: Callable[[], None]) -> None:
@@ -333,7 +275,7 @@ class Checker:
                 self.latest is None
                 and not self._stopping
                 and self._disk_from == 0
-                and all(_disk_text(config, rel) == buffer.text for rel, buffer in buffers.items())
+                and all(disk_text(config, rel) == buffer.text for rel, buffer in buffers.items())
             ):
                 handed.buffers = buffers
                 self._on_checked(handed)
@@ -554,15 +496,6 @@ def _overlaid(config: Config, buffers: dict[str, Buffer]) -> Config:
     """The configuration whose files are the work tree's with the buffers laid over them."""
     encoded = {rel: buffer.text.encode("utf-8", errors="surrogatepass") for rel, buffer in buffers.items()}
     return replace(config, files=Overlay(config.files, encoded))
-
-
-def _disk_text(config: Config, rel: str) -> str:
-    """The text of a file that is not a loaded record (the vocabulary, a file that failed): empty if unreadable."""
-    try:
-        decoded = decode(config.files.read(rel), rel)
-    except Unreadable:
-        return ""
-    return decoded if isinstance(decoded, str) else ""
 
 
 def _texts(buffers: dict[str, Buffer]) -> dict[str, str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls import uris
@@ -20,20 +20,10 @@ from flopkb.editor.positions import diagnostic_range
 from flopkb.report.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
-    from flopkb.kb.knowledge_base import KnowledgeBase
+    from flopkb.editor.checked import Checked
 
 
-class Converted(Protocol):
-    """What a check's diagnostics are converted into (`flopkb.editor.checker.Checked`, which imports this module)."""
-
-    config: Config
-    kb: KnowledgeBase | None
-    diagnostics: dict[str, list[types.Diagnostic]]
-
-    def text_of(self, rel: str) -> str: ...
-
-
-def convert(checked: Converted, diagnostics: list[Diagnostic], encoding: str, *, related: bool = True) -> None:
+def convert(checked: Checked, diagnostics: list[Diagnostic], encoding: str, *, related: bool = True) -> None:
     """Add `diagnostics` to `checked`'s, by file; with their related places unless `related` is False."""
     kb = checked.kb if related else None
     if kb is not None:

@@ -21,7 +21,7 @@ from lsprotocol import types
 
 from flopkb.authoring.scaffold import linked_out, new_record_path, render_new
 from flopkb.config import Config
-from flopkb.editor.checker import Checked
+from flopkb.editor.checked import Checked
 from flopkb.editor.convert import uri_of
 from flopkb.editor.diagnostics import SOURCE
 from flopkb.editor.positions import diagnostic_range

@@ -28,7 +28,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from flopkb.config import Config, OutsideRecords
-from flopkb.editor.checker import Checked
+from flopkb.editor.checked import Checked
 from flopkb.editor.convert import uri_of
 from flopkb.editor.hover import entry_at, link_at
 from flopkb.editor.navigation import target_at

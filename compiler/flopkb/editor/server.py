@@ -26,7 +26,8 @@ from pygls.lsp.server import LanguageServer
 import flopkb
 from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.actions import quick_fixes
-from flopkb.editor.checker import Buffer, Checked, Checker
+from flopkb.editor.checked import Buffer, Checked
+from flopkb.editor.checker import Checker
 from flopkb.editor.convert import uri_of
 from flopkb.editor.lanes import Lane
 from flopkb.editor.positions import code_point_offset, diagnostic_range, line_end, lines_of, lsp_position
