@@ -21,6 +21,7 @@ from markdown_it import MarkdownIt
 from flopkb.editor.hover import LIMIT, entry_at, hover_markdown
 from flopkb.formulas.eval_table import WIDTH, evaluate, render
 from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.review.markdown import editor_text
 from kbfixture import VOCABULARY, accelerator, codes, compile_kb, write_kb
 
 PIXEL = "![x](https://attacker.example/pixel.png)"
@@ -60,6 +61,32 @@ def hostile_base(tmp_path: Path) -> Path:
         "records/hw/c.yaml": accelerator("hw/c", memory_bandwidth="2 TB/s") + f"  '{PIXEL}': {{value: 1, basis: x}}\n",
     }
     return write_kb(tmp_path, files, vocabulary=HOSTILE_VOCABULARY)
+
+
+NEOVIM_CONCEALED = re.compile(r"\\([\\`*{}\[\]()#+\-,.!_>~|\"$%&'/:;<=?@^ ])")
+"""The backslash escapes Neovim hides in a hover (its runtime's syntax/lsp_markdown.vim, `markdownEscape`): it shows
+markdown as text, so a character reference (`&#95;`) would show as it is written."""
+
+
+@given(
+    st.text(
+        st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]) | st.sampled_from("\n\r\\`*_[]~&<>|#!-+=.1"),
+        max_size=40,
+    )
+)
+@example(PIXEL)
+@example("1. not a list")
+@example("=====")
+@example("- not an item")
+def test_text_in_a_hover_reads_as_written_where_markdown_is_rendered_and_where_it_is_shown_as_text(text: str) -> None:
+    """VS Code, Helix and Zed render a hover's markdown: they show the text and no markup of its. Neovim shows the
+    markdown as text, hiding backslash escapes: it shows the text too, with no `&#...;` in it."""
+    shown = editor_text(text)
+    written = " ".join(text.replace("\r", " ").replace("\n", " ").split())
+    html = rendered(f"a line above\n{shown}")  # as a record's lines are shown: under one another
+    assert tags(html) <= {"p"}
+    assert " ".join(seen_text(html).split()) == f"a line above {written}".strip()
+    assert " ".join(NEOVIM_CONCEALED.sub(r"\1", shown).split()) == written
 
 
 def test_a_hostile_record_or_vocabulary_shows_as_text_in_a_parameter_s_hover(tmp_path: Path) -> None:

@@ -146,7 +146,7 @@ async def test_hover_on_a_hardware_parameter_shows_it_on_every_accelerator_as_ev
         on_other_spec = await hover_at(lsp, spec, BETA, "peak_bf16_dense:")
     assert in_expression is not None and in_expression == on_spec
     heading, _, *rows = in_expression.split("\n")
-    assert heading == "**hw.memory&#95;bandwidth** · byte/s: Peak memory bandwidth."  # `_` shown, never emphasis
+    assert heading == "**hw.memory\\_bandwidth** · byte/s: Peak memory bandwidth."  # `_` shown, never emphasis
     assert rows == [
         "- hw/alpha: 4 TB/s (derived)",
         "- hw/beta: 2.5 TB/s (derived)",
@@ -155,7 +155,7 @@ async def test_hover_on_a_hardware_parameter_shows_it_on_every_accelerator_as_ev
     for row in rows[:2]:  # the figure and basis `flopkb eval` prints beside each evaluation on that accelerator
         accelerator, figure = row.removeprefix("- ").split(": ")
         assert any(accelerator in line and figure in line for line in printed.splitlines())
-    assert on_other_spec is not None and on_other_spec.startswith("**hw.peak&#95;bf16&#95;dense**")
+    assert on_other_spec is not None and on_other_spec.startswith("**hw.peak\\_bf16\\_dense**")
     assert "- hw/gamma: 200 TFLOP/s (derived)" in on_other_spec.split("\n")
 
 

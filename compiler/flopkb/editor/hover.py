@@ -24,7 +24,7 @@ from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import Link
 from flopkb.load.models import formulas_of
-from flopkb.review.markdown import cell
+from flopkb.review.markdown import editor_text
 
 FIRST_LINES = 6
 """How many lines of a target's description or statement a hover shows."""
@@ -79,19 +79,20 @@ def fenced(text: str) -> str:
 
 def describe_target(kb: KnowledgeBase, record_id: str, anchor: str | None) -> str:
     """Markdown: the record's id, kind, title, evidence standing and the first lines of its words; what the records
-    wrote shown as text (`cell`): no image, link, HTML or emphasis of theirs."""
+    wrote shown as text (`editor_text`): no image, link, HTML or emphasis of theirs."""
     entry = kb.entries[record_id]
     summary = entry.summary
-    heading = f"**{record_id}**" + (f"#{cell(anchor)}" if anchor else "") + f" · {cell(summary.kind or 'not valid')}"
+    anchored = f"#{editor_text(anchor)}" if anchor else ""
+    heading = f"**{editor_text(record_id)}**{anchored} · {editor_text(summary.kind or 'not valid')}"
     lines = [heading]
     if summary.title:
-        lines.append(f"*{cell(summary.title)}*")
+        lines.append(f"*{editor_text(summary.title)}*")
     if kb.evidence is not None and record_id in kb.evidence.records:
         lines.append(f"evidence: {kb.evidence.standing(record_id)}")
     record = entry.record
     words = getattr(record, "description", None) or getattr(record, "statement", None)
     if words:
-        lines += ["", *(cell(line) for line in str(words).strip().splitlines()[:FIRST_LINES])]
+        lines += ["", *(editor_text(line) for line in str(words).strip().splitlines()[:FIRST_LINES])]
     return "\n".join(lines)
 
 
@@ -103,7 +104,7 @@ def hover_markdown(kb: KnowledgeBase, path: str, line: int, column: int) -> str 
     link = link_at(kb, entry, line, column)
     if link is not None:
         if link.resolved is None or link.resolved not in kb.entries:
-            return f"{cell(link.text)} resolves to no single record"
+            return f"{editor_text(link.text)} resolves to no single record"
         text = describe_target(kb, link.resolved, link.anchor)
         if link.anchor is not None:
             target = kb.entries[link.resolved]

@@ -6,7 +6,7 @@ the reader the formula stage computes with): the value as written, as `flopkb
 eval` prints it beside an evaluation and the accelerator's page shows it. A
 spec that fails the check (`invalid-value`, `unit-mismatch`) is listed as
 such: no formula computes with it. What the base wrote (ids, values, bases, the
-vocabulary's unit and description) is shown as text (`flopkb.review.markdown.cell`),
+vocabulary's unit and description) is shown as text (`flopkb.review.markdown.editor_text`),
 as the other hovers show it: no image, link, HTML or emphasis of theirs.
 """
 
@@ -17,7 +17,7 @@ import re
 from flopkb.formulas.specs import read_specs
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase
-from flopkb.review.markdown import cell
+from flopkb.review.markdown import editor_text
 
 HW_NAME = re.compile(r"\bhw\.(\w+)")
 ACCELERATOR = "accelerator"
@@ -53,8 +53,8 @@ def parameter_hover(kb: KnowledgeBase, entry: Entry, line: int, column: int) -> 
     if parameter is None:
         return None
     declared = kb.vocabulary.parameters.get(parameter) if kb.vocabulary is not None else None
-    heading = f"**hw.{cell(parameter)}**" + (
-        f" · {cell(declared.unit)}: {cell(declared.description)}" if declared else ""
+    heading = f"**hw.{editor_text(parameter)}**" + (
+        f" · {editor_text(declared.unit)}: {editor_text(declared.description)}" if declared else ""
     )
     rows = []
     for record_id in sorted(kb.entries):
@@ -66,9 +66,9 @@ def parameter_hover(kb: KnowledgeBase, entry: Entry, line: int, column: int) -> 
             continue
         figure = specs.figures.get(parameter)
         if figure is not None:
-            rows.append(f"- {cell(record_id)}: {cell(figure.text)} ({cell(figure.basis)})")
+            rows.append(f"- {editor_text(record_id)}: {editor_text(figure.text)} ({editor_text(figure.basis)})")
         elif parameter in specs.invalid:
-            rows.append(f"- {cell(record_id)}: its value fails the spec check; no formula computes with it")
+            rows.append(f"- {editor_text(record_id)}: its value fails the spec check; no formula computes with it")
     if not rows:
         rows = ["no accelerator gives it"]
     return "\n".join([heading, "", *rows])

@@ -83,6 +83,22 @@ def _unblocked(shown: str) -> str:
     return shown
 
 
+_ESCAPED = str.maketrans({character: f"\\{character}" for character in "\\`*_[]~&<>|#"} | {"\r": " ", "\n": " "})
+"""Markdown's punctuation escaped with a backslash, as an editor's hover wants it: editors that render markdown read
+the character, and those that show it as text hide the backslash (Neovim's `lsp_markdown` syntax conceals it), where
+they would show `&#95;` as it is written; line breaks as spaces."""
+
+
+def editor_text(text: str) -> str:
+    """Text shown as it is in an editor's hover: no HTML, link, image, emphasis, code, line break or block of its own
+    (record text is the pull request's, as in `cell`)."""
+    shown = text.translate(_ESCAPED).strip()
+    if not (_BLOCK_START.match(shown) or shown.startswith("=")):  # `===` under a line: a heading
+        return shown
+    digits = len(shown) - len(shown.lstrip("0123456789"))
+    return f"{shown[:digits]}\\{shown[digits:]}"  # `1\.` (a backslash before a digit would show) or `\-`
+
+
 MARKDOWN = Markup(lambda part: f"<code>{cell(part)}</code>", cell)
 """Code as HTML's `<code>`, inside which markdown still reads character references, so that record text in it is
 escaped by `cell` as everywhere else (a backtick code span would show `&#91;` as it is written)."""
