@@ -26,10 +26,10 @@ The first check, of the files on disk, starts when the checker is made
 of it): `flopkb lsp` makes it before it imports pygls and lsprotocol (0.6 s),
 and imports them once the check is about to parse (`until_underway`), so
 the parse workers (`flopkb.pipeline.compile.read_sources`) parse while the
-server imports them (`flopkb.editor.start`). It waits for `attach` (the client's position encoding,
-where checks go) before converting. Its diagnostics go out before their
-related places (`flopkb.editor.convert`), whose files it then parses again
-with positions (0.2 to 0.4 s at 10,000 records): later checks find those
+server imports them (`flopkb.editor.start`). It waits for `attach` (the
+client's position encoding, where checks go) before converting. Its
+diagnostics go out before their related places (`flopkb.editor.convert`),
+whose files it then parses again with positions (0.2 to 0.4 s at 10,000 records): later checks find those
 positions kept in the load cache. What its loading froze is unfrozen after
 them too, as that sets off a full collection. With nothing stored in the load
 cache, it loads as `flopkb check --no-cache` does (the cache's answer-first
