@@ -154,6 +154,27 @@ def test_the_server_is_imported_once_the_first_check_parses_or_diagnostics_are_s
         checker.stop()
 
 
+def test_a_first_check_that_fails_before_its_parse_lets_the_server_be_imported_at_once(
+    stored_base: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """flopkb's bug before the parse (here, listing the files): the check fails, reported on the open buffers once the
+    editor is attached, which needs the server imported; so the import does not wait for the parse that never comes."""
+    assert stored_base.cache_path is not None
+    (stored_base.cache_path / "check" / VERDICT_NAME).unlink()
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(flopkb.pipeline.compile, "record_files", failing)
+    checker = Checker(stored_base)
+    try:
+        began = time.monotonic()
+        checker.until_underway(30)
+        assert time.monotonic() - began < 10  # not the whole wait (30 s here, 2 s in `flopkb lsp`)
+    finally:
+        checker.stop()
+
+
 def flopkb_check(root: Path) -> None:
     run = subprocess.run(
         [sys.executable, "-m", "flopkb", "check", "--root", str(root)], env=environment(), capture_output=True

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from rendered import GFM, Seen
 
-from flopkb.review.markdown import render_markdown
+from flopkb.review.markdown import cell, cell_with_code, editor_text, render_markdown
 from flopkb.review.model import Cause, Commit, DiagnosticChange, DiagnosticLine, Report, SpecEdit
 
 HOSTILE = "![x](http://evil.example/p.png) [a](b) @team `tick` a|b <b>bold</b> *em* ~~s~~ \\"
@@ -110,3 +110,23 @@ def test_any_message_shows_its_code_spans_as_commonmark_pairs_them_every_other_c
     assert [" ".join(code.split()) for code in seen.code] == spans * 3
     item = "".join(_detail_items(html)[0].split()).replace("`", "")
     assert item.endswith("".join(_shown(message).split()).replace("`", "")), item
+
+
+_AUTOLINKED = re.compile(r"://|www\.", re.IGNORECASE)
+"""What GitHub's autolinks (and an editor's) read as a link's start in the markdown as written: `scheme://`, `www.`."""
+
+
+@example("see https://evil.example/phish and WWW.evil.example")
+@example("`<https://evil.example>` ftp://x")
+@given(
+    st.lists(st.characters(codec="utf-8", exclude_categories=["Cs"]) | st.sampled_from(["://", "www.", "`"])).map(
+        "".join
+    )
+)
+def test_record_text_starts_no_link_where_github_or_an_editor_makes_links_of_text(text: str) -> None:
+    """A URL in record text (an id, a message, a name quoted in backticks) is shown, never linked: in the comment's
+    text and code, and in a hover."""
+    for shown in (cell(text), cell_with_code(text)):
+        assert not _AUTOLINKED.search(shown), shown  # `:` and `.` as references: `&#58;`
+    escapes_read = re.sub(r"\\[\s\S]", lambda escape: "\0" if escape[0][1] in ":." else "\1", editor_text(text))
+    assert not _AUTOLINKED.search(escapes_read), editor_text(text)  # escaped with a backslash: `\:`

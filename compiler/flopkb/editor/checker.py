@@ -220,7 +220,6 @@ class Checker:
                 generation, buffers, config, cache = self._generation, self._buffers, self.config, self._cache
             first = self.latest is None  # written by this thread alone
             self._check_and_hand_out(generation, config, cache, buffers)
-            self._underway.set()  # when the check failed before its parse
             cache.settle()  # before unfreezing: it allocates, and the full collection would rescan the base
             if first:
                 gc.unfreeze()  # after the first diagnostics: see `_check`
@@ -386,6 +385,8 @@ class Checker:
             return checked, kb.diagnostics
         except Exception as error:  # flopkb's bug: reported on each open buffer, and the server keeps running
             return _failed(config, generation, buffers, error)
+        finally:
+            self._underway.set()  # a check that failed before its parse: the server is imported at once
 
     def _until_superseded(self, stages: Iterable[Stage], checked: Checked, config: Config) -> Iterator[Stage]:
         """The stages, until newer buffers or files supersede the check; before them, once the base is loaded, the

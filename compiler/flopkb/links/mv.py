@@ -204,7 +204,7 @@ def read_as_planned(config: Config, path: str, planned: str, again: str = "run f
     try:
         now = read_bytes(str(config.root / path))
     except Unreadable as error:
-        raise MoveError(f"{path}: {error}") from error
+        raise MoveError(f"{path} changed while the move was planned ({error}); {again}") from error
     if now.decode("utf-8", errors="replace").removeprefix("\ufeff") != planned:
         raise MoveError(f"{path} changed while the move was planned; {again}")
     return now

@@ -70,11 +70,20 @@ _BLOCK_START = re.compile(r"(?:#{1,6}|[+-]|[0-9]{1,9}[.)])(?:[ \t]|$)|-[- \t]*$"
 """What would make a detail line (`- ...`) a heading, a list or a rule of its own: `+ records/...` a nested list. A
 value (`+12 %`, `1.5 GB`) is left as it is."""
 
+_AUTOLINK = re.compile(r":(?=//)|(?<=www)\.", re.IGNORECASE)
+"""Where GitHub makes a link of text (`https://...`, any scheme's `://`, `www.`), and so do editors' hovers: escaped,
+the text is shown and no link is made (GitHub's autolinks read the characters as written, not the references)."""
+
+
+def _literal(text: str) -> str:
+    """`text` with markdown's punctuation as character references (`_LITERAL`), and nothing GitHub makes a link of."""
+    return _AUTOLINK.sub(lambda found: f"&#{ord(found[0])};", text.translate(_LITERAL))
+
 
 def cell(text: str) -> str:
     """Text shown as it is in a table cell, a heading or a detail line: no pipe, HTML, link, image, emphasis, code,
     mention, line break or block of its own (record ids and messages, and revisions, come from the pull request)."""
-    return _unblocked(text.translate(_LITERAL).strip())  # outer blanks: dropped by markdown anyway, or made into code
+    return _unblocked(_literal(text).strip())  # outer blanks: dropped by markdown anyway, or made into code
 
 
 def _unblocked(shown: str) -> str:
@@ -92,7 +101,7 @@ they would show `&#95;` as it is written; line breaks as spaces."""
 def editor_text(text: str) -> str:
     """Text shown as it is in an editor's hover: no HTML, link, image, emphasis, code, line break or block of its own
     (record text is the pull request's, as in `cell`)."""
-    shown = text.translate(_ESCAPED).strip()
+    shown = _AUTOLINK.sub(lambda found: f"\\{found[0]}", text.translate(_ESCAPED)).strip()
     if not (_BLOCK_START.match(shown) or shown.startswith("=")):  # `===` under a line: a heading
         return shown
     digits = len(shown) - len(shown.lstrip("0123456789"))
@@ -109,7 +118,7 @@ _BACKTICKS = re.compile("`+")
 def cell_with_code(text: str) -> str:
     """A detail line as `cell` shows it, but for its own code spans (a message's `` `flopkb eval` ``, a name it
     quotes), shown as `MARKDOWN`'s code: what is in them is escaped by `cell` as any text is."""
-    shown = "".join(MARKDOWN.code(part) if code else part.translate(_LITERAL) for part, code in _code_spans(text))
+    shown = "".join(MARKDOWN.code(part) if code else _literal(part) for part, code in _code_spans(text))
     return _unblocked(shown.strip())
 
 
