@@ -228,6 +228,11 @@ async def test_a_file_not_open_changed_on_disk_after_the_check_read_it_refuses_t
             "rename the file back, then again"
         ],
     )
+    (root / "records/facts/traffic.yaml").unlink()
+    with pytest.raises(JsonRpcException) as removed:
+        workspace_edit(checked, edits, originals, uri_of_root(root), "utf-16", renamed=move)
+    assert removed.value.message.startswith("records/facts/traffic.yaml changed while the move was planned (")
+    assert removed.value.message.endswith("); rename again")
 
 
 def uri_of_root(root: Path) -> Callable[[str], str]:
