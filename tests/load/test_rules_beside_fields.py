@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -36,40 +37,64 @@ def _errors_told(text: str, tmp_path: Path) -> list[str]:
     return stream.getvalue().splitlines()[:-1]  # without the summary
 
 
-def test_a_claim_with_a_value_and_a_measurement_is_told_so_beside_its_wrong_rel_tol(tmp_path: Path) -> None:
-    claim = "    expr: 2 * 3\n    expect:\n      - value: 6\n        measured: src/p#m\n        rel_tol: lots\n"
-    assert _errors_told(HEAD + claim, tmp_path) == [
-        f"{REL}:9:9: error invalid-value: formulas[0].expect[0]: a claim has exactly one of 'value' and 'measured'",
-        f"    hint: {BOTH_CLAIM}",
-        f"{REL}:11:18: error invalid-value: formulas[0].expect[0].rel_tol: expected a number, got the text 'lots'",
-    ]
+CLAIM_BOTH = f"{REL}:9:9: error invalid-value: formulas[0].expect[0]: a claim has exactly one of 'value' and 'measured'"
+VALUE_WRONG = f"{REL}:9:16: error invalid-value: formulas[0].expect[0].value: expected text, got a mapping"
+CLAIM = "    expr: 2 * 3\n    expect:\n"
+TOLD = {
+    "a claim with a value and a measurement, and a wrong rel_tol: both": (
+        CLAIM + "      - value: 6\n        measured: src/p#m\n        rel_tol: lots\n",
+        [
+            CLAIM_BOTH,
+            f"    hint: {BOTH_CLAIM}",
+            f"{REL}:11:18: error invalid-value: formulas[0].expect[0].rel_tol: expected a number, got the text 'lots'",
+        ],
+    ),
+    "a formula with an expression and a ref, and a wrong title: both": (
+        "    title: [T]\n    expr: 2 * 3\n    ref: flops/y#g\n",
+        [
+            f"{REL}:6:5: error invalid-value: formulas[0]: a formula has exactly one of 'expr' and 'ref'",
+            "    hint: keep one: remove `ref:` to use this expression, or `expr:` to reuse the other formula",
+            f"{REL}:7:12: error invalid-value: formulas[0].title: expected text, got a list",
+        ],
+    ),
+    # The rule reads which keys the claim has, whatever their values: a wrong value is a value given...
+    "a claim with a wrong value and a measurement: both": (
+        CLAIM + "      - value: {a: b}\n        measured: src/p#m\n",
+        [CLAIM_BOTH, f"    hint: {BOTH_CLAIM}", VALUE_WRONG],
+    ),
+    # ... and not one taken away: the claim is not told it has neither.
+    "a claim whose only value is wrong: the value": (
+        CLAIM + "      - value: {a: b}\n        rel_tol: 0.1\n",
+        [VALUE_WRONG],
+    ),
+    # `valu: 6` is the claim's value, misspelt: not told to have neither `value` nor `measured` (whose fix, applied
+    # literally, would add a second value)...
+    "a claim's misspelt value: the key": (
+        CLAIM + "      - valu: 6\n",
+        [f"{REL}:9:9: error unknown-field: 'valu' is not a field here", "    hint: did you mean value?"],
+    ),
+    "a formula's misspelt expression: the key": (
+        "    exprr: 2 * 3\n",
+        [f"{REL}:7:5: error unknown-field: 'exprr' is not a field here", "    hint: did you mean expr?"],
+    ),
+    # ... but told to have both when it has both, whatever the misspelt key is renamed to.
+    "a claim with a value, a measurement and a misspelt value: both": (
+        CLAIM + "      - value: 6\n        measured: src/p#m\n        valu: 7\n",
+        [
+            CLAIM_BOTH,
+            f"    hint: {BOTH_CLAIM}",
+            f"{REL}:11:9: error unknown-field: 'valu' is not a field here",
+            "    hint: did you mean value?",
+        ],
+    ),
+}
 
 
-def test_a_formula_with_an_expression_and_a_ref_is_told_so_beside_its_wrong_title(tmp_path: Path) -> None:
-    formula = "    title: [T]\n    expr: 2 * 3\n    ref: flops/y#g\n"
-    assert _errors_told(HEAD + formula, tmp_path) == [
-        f"{REL}:6:5: error invalid-value: formulas[0]: a formula has exactly one of 'expr' and 'ref'",
-        "    hint: keep one: remove `ref:` to use this expression, or `expr:` to reuse the other formula",
-        f"{REL}:7:12: error invalid-value: formulas[0].title: expected text, got a list",
-    ]
-
-
-def test_a_claim_with_a_wrong_value_and_a_measurement_is_told_it_has_both(tmp_path: Path) -> None:
-    """The rule reads which keys the claim has, whatever their values: a wrong value is a value given."""
-    claim = "    expr: 2 * 3\n    expect:\n      - value: {a: b}\n        measured: src/p#m\n"
-    told = _errors_told(HEAD + claim, tmp_path)
-    assert told[:2] == [
-        f"{REL}:9:9: error invalid-value: formulas[0].expect[0]: a claim has exactly one of 'value' and 'measured'",
-        f"    hint: {BOTH_CLAIM}",
-    ]
-    assert told[2].startswith(f"{REL}:9:16: error invalid-value: formulas[0].expect[0].value: "), told
-
-
-def test_a_claim_whose_only_value_is_wrong_is_told_that_and_not_that_it_has_none(tmp_path: Path) -> None:
-    claim = "    expr: 2 * 3\n    expect:\n      - value: {a: b}\n        rel_tol: 0.1\n"
-    assert [line for line in _errors_told(HEAD + claim, tmp_path) if not line.startswith("    hint:")] == [
-        f"{REL}:9:16: error invalid-value: formulas[0].expect[0].value: expected text, got a mapping"
-    ]
+@pytest.mark.parametrize(("body", "told"), TOLD.values(), ids=TOLD.keys())
+def test_a_rule_of_an_item_is_told_beside_its_fields_problems_where_the_author_broke_it(
+    tmp_path: Path, body: str, told: list[str]
+) -> None:
+    assert _errors_told(HEAD + body, tmp_path) == told
 
 
 LINES = (
@@ -90,7 +115,10 @@ LINES = (
     "        rel_tol: 0.05",
     "        where: {}",
     "      - value: 6",
+    "      - value: 6",
     "  - id: g",
+    "    expr: '1'",
+    "  - id: h",
     "    expr: '1'",
     "workarounds: [w]",
 )
@@ -105,8 +133,10 @@ PROBLEMS = {
     "a claim's rel_tol wrong": (14, "        rel_tol: lots"),
     "a claim's where wrong": (15, "        where: [1]"),
     "a claim with neither value nor measurement": (16, "      - value: null"),
-    "a formula with neither expression nor ref": (18, "    expr: null"),
-    "a workaround wrong": (19, "workarounds: [{a: b}]"),
+    "a claim's value misspelt": (17, "      - valeu: 6"),
+    "a formula with neither expression nor ref": (19, "    expr: null"),
+    "a formula's expression misspelt": (21, "    exprr: '1'"),
+    "a workaround wrong": (22, "workarounds: [{a: b}]"),
 }
 """Problems of the record, each one line replaced: a problem moves no line of another."""
 CHECKED_AS = vocabulary_from_data(yaml.safe_load(VOCABULARY))

@@ -33,7 +33,7 @@ class ExactlyOne:
         first, second = (data.get(field) is not None for field in self.fields)
         if first != second:
             return None
-        return PydanticCustomError("invalid_value", self.message, {"hint": self.hints[first]})
+        return PydanticCustomError("invalid_value", self.message, {"hint": self.hints[first], "reads": self.fields})
 
 
 def rule(check: ExactlyOne) -> Any:
