@@ -9,31 +9,30 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 
 class ExactlyOne:
-    """A rule of a mapping: it has exactly one of two fields, judged on its keys as written (a key whose value is
-    wrong, or null, counts as given, or not given), beside the checks of its fields' values.
+    """A rule of a mapping: it has exactly one of two fields. It is judged on the keys as written, whatever their
+    values (a key set to null is none), beside the checks of the fields' values.
 
     Pydantic runs a model's "after" validator only once every field is valid:
     a claim with both `value` and `measured` and a wrong `rel_tol` would be
     told its rel_tol only, and the rest left to the next run. Judged on the
     keys as written, in a "wrap" validator that also runs the field checks
-    (`rule`), the rule is told with them, and only where the author broke it:
-    a field left out for being wrong breaks no rule (`flopkb.load.validate`).
+    (`rule`), the rule is told with them. Its break names the fields it reads
+    (`reads`): a field left out for being wrong, or written under a misspelt
+    key, breaks no rule (`flopkb.load.validate`).
     """
 
     def __init__(self, owner: str, fields: tuple[str, str], both: str, neither: str) -> None:
-        first, second = fields
-        self.fields = fields
-        self.message = f"{owner} has exactly one of '{first}' and '{second}'"
+        self.first, self.second = fields
+        self.message = f"{owner} has exactly one of '{self.first}' and '{self.second}'"
         self.hints = {True: both, False: neither}
 
     def broken(self, data: Any) -> PydanticCustomError | None:
-        """What is wrong with the mapping `data` as written, or None."""
-        if type(data) is not dict:
-            return None  # not a mapping: its type error is told
-        first, second = (data.get(field) is not None for field in self.fields)
-        if first != second:
-            return None
-        return PydanticCustomError("invalid_value", self.message, {"hint": self.hints[first], "reads": self.fields})
+        """What is wrong with the mapping `data` as written, or None (and when `data` is no mapping: its type error
+        is told)."""
+        if type(data) is not dict or (data.get(self.first) is None) != (data.get(self.second) is None):
+            return None  # every valid claim and formula comes here: one test, no call
+        hint = self.hints[data.get(self.first) is not None]
+        return PydanticCustomError("invalid_value", self.message, {"hint": hint, "reads": (self.first, self.second)})
 
 
 def rule(check: ExactlyOne) -> Any:
