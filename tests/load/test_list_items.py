@@ -380,12 +380,12 @@ def test_an_erratum_of_the_words_of_an_item_left_out_is_not_checked(tmp_path: Pa
 
 
 def test_an_item_found_wrong_in_a_later_validation_is_placed_in_the_file(tmp_path: Path) -> None:
-    """Validated again without the first claim, the second one (its `rel_tol` left out) breaks its own rule: that is
-    told of the second claim, not of the first one, whose place it takes in the list validated."""
+    """The second claim breaks its own rule and has a wrong `rel_tol`; validated again without the first claim, it
+    takes the first one's place in the list validated: both are told at the second claim's places in the file."""
     second = "      - value: 6\n        measured: src/p#m\n        rel_tol: -1\n"
     kb, rel = _compiled(tmp_path, FLOP + CLAIMS + "      - 6\n" + second + "      - value: 7\n")
     told = [(d.code, d.line, d.column) for d in kb.diagnostics if d.path == rel and d.code != "orphan"]
-    assert told == [("invalid-value", 9, 9), ("invalid-value", 12, 18), (MISMATCH, 13, 16)]
+    assert told == [("invalid-value", 9, 9), ("invalid-value", 10, 9), ("invalid-value", 12, 18), (MISMATCH, 13, 16)]
 
 
 def test_build_refuses_a_base_with_an_item_left_out(tmp_path: Path) -> None:

@@ -21,10 +21,8 @@ HEAD = "id: facts/many\nkind: fact\nstatement: s\nformulas:\n  - id: f\n    expr
 SHAPES = {
     "numbers": lambda index: f"      - {index}\n",
     "numbers and valid claims": lambda index: f"      - {index}\n" if index % 2 else "      - value: 6\n",
-    # Every other item a claim that breaks its own rule once its wrong `where` is left out: left out a round later.
-    "numbers and claims": lambda index: (
-        f"      - {index}\n" if index % 2 else "      - {value: 6, measured: src/p#m, where: 5}\n"
-    ),
+    # Every other item a claim that breaks its own rule once its wrong `value` is left out: left out a round later.
+    "numbers and claims": lambda index: f"      - {index}\n" if index % 2 else "      - {value: [6], where: 5}\n",
     # Not left out but read as the ref it stands for, each in place of what is written.
     "refs in brackets": lambda index: '      - {value: 6, hardware: "[[hw/a]]"}\n',
 }

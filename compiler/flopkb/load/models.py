@@ -22,11 +22,11 @@ from pydantic import (
     Field,
     GetJsonSchemaHandler,
     ValidationInfo,
-    model_validator,
 )
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
+from flopkb.load.rules import ExactlyOne, rule
 from flopkb.report.hints import Suggestion, closest, snake_case
 
 ID_SEGMENT = re.compile(r"[a-z0-9][a-z0-9._-]*")
@@ -260,12 +260,6 @@ MEASURED_TOLERANCE = 0.10
 """The default `rel_tol` of a claim that names a measurement: a model against what a source measured."""
 
 
-_BOTH_HINT = "keep one: remove `measured:` to state the value, or `value:` to test the formula against the measurement"
-_NEITHER_HINT = (
-    "add `value:` with the claimed result, or `measured:` with the measurement, as <source>#<measurement-id>"
-)
-
-
 class Expect(_Model):
     where: dict[str, QuantityIn] = {}
     """The value of every sweep input for this claim: input name to quantity."""
@@ -278,14 +272,16 @@ class Expect(_Model):
     rel_tol: Annotated[float, Field(ge=0)] | None = None
     """The relative difference allowed between the claim and the computed value (default 0.01 for a value, 0.10 for a measurement)."""
 
-    @model_validator(mode="after")
-    def _value_or_measured(self) -> Expect:
-        if (self.value is None) == (self.measured is None):
-            hint = _BOTH_HINT if self.value is not None else _NEITHER_HINT
-            raise PydanticCustomError(
-                "invalid_value", "a claim has exactly one of 'value' and 'measured'", {"hint": hint}
-            )
-        return self
+    _value_or_measured = rule(
+        ExactlyOne(
+            "a claim",
+            ("value", "measured"),
+            both="keep one: remove `measured:` to state the value, or `value:` to test the formula against the "
+            "measurement",
+            neither="add `value:` with the claimed result, or `measured:` with the measurement, as "
+            "<source>#<measurement-id>",
+        )
+    )
 
     @property
     def tolerance(self) -> float:
@@ -293,10 +289,6 @@ class Expect(_Model):
         if self.rel_tol is not None:
             return self.rel_tol
         return MEASURED_TOLERANCE if self.measured is not None else STATED_TOLERANCE
-
-
-_EXPR_AND_REF_HINT = "keep one: remove `ref:` to use this expression, or `expr:` to reuse the other formula"
-_NO_EXPR_HINT = "add `expr:` with the expression, or `ref:` with another record's formula, as <target>#<formula-id>"
 
 
 class Formula(_Model):
@@ -319,12 +311,15 @@ class Formula(_Model):
     expect: list[Expect] = []
     """Claims the compiler re-computes: a value at given inputs and hardware."""
 
-    @model_validator(mode="after")
-    def _expr_or_ref(self) -> Formula:
-        if (self.expr is None) == (self.ref is None):
-            hint = _EXPR_AND_REF_HINT if self.expr is not None else _NO_EXPR_HINT
-            raise PydanticCustomError("expr_or_ref", "a formula has exactly one of 'expr' and 'ref'", {"hint": hint})
-        return self
+    _expr_or_ref = rule(
+        ExactlyOne(
+            "a formula",
+            ("expr", "ref"),
+            both="keep one: remove `ref:` to use this expression, or `expr:` to reuse the other formula",
+            neither="add `expr:` with the expression, or `ref:` with another record's formula, as "
+            "<target>#<formula-id>",
+        )
+    )
 
 
 MEASUREMENT_BASES = ("measured", "simulated")

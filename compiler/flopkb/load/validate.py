@@ -55,9 +55,8 @@ MAX_ROUNDS = 4
 def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> Validated:
     """The record model of `source`, or None, with every schema problem located in the file.
 
-    Pydantic checks a model's own rules only once its fields are valid, and a
-    record that is no model hides its formulas, claims and evidence from the
-    later stages. So the parts found wrong (an unknown field, a wrong value of
+    A record that is no model hides its formulas, claims and evidence from
+    the later stages. So the parts found wrong (an unknown field, a wrong value of
     a field) are reported, left out, and the rest validated again, a few
     times at most: every problem of a record in one run. A required text field
     of the record itself that is missing or wrong (`category`, `description`,
@@ -130,10 +129,15 @@ def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, reco
         lost = {holder for item in items if (holder := _holder_of_lost(item, data, left_out)) is not None}
         if any(not holder for holder in lost):
             break  # the record itself lost a required part: the problems found so far are the record's
-        # A mapping that lost a part may now break its own rules ("exactly one of value and measured"):
-        # that is of the retry's making, not the author's, so it is left out too, not reported.
+        # A mapping's rules ("exactly one of value and measured") are judged on it as written, in the first round
+        # (`ExactlyOne`): one that lost a part and now breaks a rule does so of the retry's making, not the
+        # author's, so it is left out too, not reported.
         made = prefixes(path[:-1] for path in meaningful)
-        reported = [item for item in items if _data_path(data, item["loc"])[0] not in made]
+        reported = [
+            item
+            for item in items
+            if _data_path(data, item["loc"])[0] not in made and not _reads_a_misspelt_key(item, data, source, model)
+        ]
         diagnostics.extend(_located(reported, data, source, model, seen, _Context(record_id, vocabulary)))
         # What the author evidently meant is validated in place of what is written, once reported: a stand-in for
         # a required text field of the record, the ref that a ref written as a [[wikilink]] stands for.
@@ -156,6 +160,21 @@ def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, reco
         }  # unknown fields mean nothing
         data = _replaced(without(data, wrong, dict), standing)
     return None, diagnostics, source
+
+
+def _reads_a_misspelt_key(item: dict[str, Any], data: Any, source: Source, model: type) -> bool:
+    """Whether pydantic's error `item` is a mapping's rule (`ExactlyOne`) that misses a field the mapping has under a
+    misspelt key (`valu:`): that key is told unknown, with the fix, and the rule judged once it is right."""
+    reads = (item.get("ctx") or {}).get("reads", ())
+    if not reads:
+        return False
+    path, _ = _data_path(data, item["loc"])
+    owner, mapping = _model_at(model, path), _at(source.data, path)
+    return (
+        owner is not None
+        and isinstance(mapping, dict)
+        and any(mapping.get(field) is None and _misspelling_of(field, path, source, owner) for field in reads)
+    )
 
 
 def _of_a_list(items: list[Any], data: Any) -> list[Any]:
