@@ -289,6 +289,19 @@ async def test_a_record_renamed_from_yaml_to_yml_keeps_its_id_and_its_links(tmp_
         assert lsp.messages == [], "nothing dangles: no warning"
 
 
+async def test_a_file_renamed_back_to_where_its_id_says_gets_no_edits(tmp_path: Path) -> None:
+    """Renamed in the explorer without its links (refused, or another tool's rename), then renamed back, as the warning
+    says: the file goes back where its `id:` names it; no edit, and no alias of the path it was at for a while."""
+    root = two_records(tmp_path)
+    (root / "records/hw/nvidia").mkdir()
+    (root / "records/hw/h100.yaml").rename(root / "records/hw/nvidia/h100.yaml")
+    async with lsp_session(root) as lsp:
+        await settled(lsp, open_file(lsp, root, "records/facts/traffic.yaml"))
+        back = file_renamed(root, "records/hw/nvidia/h100.yaml", "records/hw/h100.yaml")
+        assert await lsp.workspace_will_rename_files_async(back) is None
+        assert lsp.messages == []
+
+
 async def test_a_refused_rename_is_a_failed_request_with_mvs_message(tmp_path: Path) -> None:
     """As the editor shows it: LSP's RequestFailed with `flopkb mv`'s words, no exception class, no traceback."""
     root = two_records(tmp_path)

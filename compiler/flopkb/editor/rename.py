@@ -113,7 +113,9 @@ def files_moved(
             continue
         try:
             new_id = _moved_id(checked.config, new_rel)
-            if new_id != entry.id:  # `.yaml` to `.yml`: the same record, nothing to rewrite
+            written = entry.source.data.get("id") if entry.source is not None else None
+            # `.yaml` to `.yml`, or a file renamed back to where its `id:` says: the same record, nothing to rewrite
+            if new_id not in (entry.id, written):
                 moves.append(planned(checked, entry.id, new_id))
         except MoveError as error:
             warnings.append(
