@@ -8,8 +8,8 @@ take them without importing the formula stage that fills them in.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,15 +172,15 @@ class LaterResults(Mapping[str, list[FormulaResult]]):
         ids: list[str],
         evaluate: Callable[[str], list[FormulaResult]],
         key: Callable[[str], object | None] = lambda record_id: None,
-        *,
-        lock: AbstractContextManager[object],
     ) -> None:
         self._ids = dict.fromkeys(ids)
         self._evaluate = evaluate
         self._key = key
-        self._lock = lock
-        """The base's lock (`flopkb.kb.building`): two threads asking for one record's results would evaluate it twice,
-        and count its values twice against its limit."""
+        self._lock = threading.RLock()
+        """Held while a record is evaluated (`flopkb.kb.building`): two threads asking for one record's results would
+        evaluate it twice, and count its values twice against its limit. Their own, not the base's: a record's hover
+        or inlay hints do not wait for every record's links to be built. Re-entered when a record's formula reads
+        another's."""
         self._found: dict[str, list[FormulaResult]] = {}
 
     def __getitem__(self, record_id: str) -> list[FormulaResult]:

@@ -513,7 +513,6 @@ def check_formulas(kb: KnowledgeBase) -> Iterator[Diagnostic]:
                 [entry.id for entry in entries],
                 lambda record_id: evaluate_entry(evaluator, kb.entries[record_id]),
                 lambda record_id: _results_key(kb, record_id, vocabulary),
-                lock=kb.building,
             )
             return iter(
                 [

@@ -4,8 +4,9 @@ wait for it rather than find them half built or build them again.
 An editor (`flopkb lsp`) reads one knowledge base from its message loop, its requests' lane and the thread that
 checks an edited buffer first (`flopkb.editor`). Every part that is built on first use is built alike: look without
 a lock; when it is not built, take the lock, look again, build, and publish it whole (its last assignment is the one
-a reader looks at), so that once built it is read without the lock. A part of one base (its links, edges and formula
-results) is built under the base's lock (`KnowledgeBase.building`); a part of one record file, which consecutive
+a reader looks at), so that once built it is read without the lock. A part of one base (its links and edges) is built
+under the base's lock (`KnowledgeBase.building`), its formula results under their own (`LaterResults`: a record's
+hover does not wait for every record's links); a part of one record file, which consecutive
 bases share (the model and text the load cache defers, the links as written it keeps), under `FILE_PARTS`. A part
 whose second build gives an equal value and counts nothing (a source's positions, the resolver's indexes and caches)
 is only published whole, without a lock: two threads may both build it, neither sees it half built, and a long build

@@ -52,8 +52,8 @@ class KnowledgeBase:
     """Per record, the key of what its evidence and formulas read of other files (`flopkb.links.memo`); built on
     first use."""
     building: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
-    """Held while a part of the base built on first use is built (`links`, `edges`, the formula results): an editor
-    reads the base from several threads (`flopkb.kb.building`)."""
+    """Held while a part of the base built on first use is built (`links`, `edges`): an editor reads the base from
+    several threads (`flopkb.kb.building`)."""
 
     @property
     def links(self) -> dict[str, list[Link]]:
