@@ -124,7 +124,8 @@ def cell_with_code(text: str) -> str:
 
 def _code_spans(text: str) -> Iterator[tuple[str, bool]]:
     """(part, whether it is code) of `text`, as CommonMark pairs backticks: a run opens a code span that the next run
-    of as many closes; a run that nothing closes is text."""
+    of as many closes; a run that nothing closes is text. A backslash before a run is not read as an escape (flopkb's
+    messages write none): it shows the pairing differently, never as markup."""
     runs = list(_BACKTICKS.finditer(text))
     closer: dict[int, int] = {}
     last: dict[int, int] = {}
