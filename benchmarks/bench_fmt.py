@@ -5,7 +5,8 @@
 Each shape is a generated record of about `--size` characters (the record
 limit is 1 MiB): one long literal block of notes, the same notes as a plain
 string wrapped over its lines, tens of thousands of tags (every third with a
-comment), thousands of claims under `formulas[].expect` (commented), mappings
+comment), thousands of claims under `formulas[].expect` (commented), thousands
+of formulas each with a comment and a list of ids (`hardware`), mappings
 nested 40 levels deep, and lines of 10,000 characters. For each it prints the
 CPU seconds (`time.process_time`) of `format_text`, of ruamel.yaml's
 round-trip load and dump of the same text in the same process (the baseline:
@@ -51,6 +52,11 @@ def _claim(index: int) -> str:
     return f'      # claim {index} below\n      - value: "{2 * a} FLOP"\n        where: {{a: {a}}}\n'
 
 
+def _formula(index: int) -> str:
+    body = f"  - id: f{index}\n    expr: a\n    unit: FLOP\n    inputs: {{a: 1}}\n    hardware: [h{index}]\n"
+    return f"  # formula {index}\n{body}"
+
+
 def _nested(index: int) -> str:
     lines = [f"  n{index}:\n", *(f"{'  ' * (depth + 1)}k{depth}:\n" for depth in range(1, 40)), f"{'  ' * 41}leaf: 1\n"]
     return "".join(lines)
@@ -65,6 +71,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
         lambda i: f"  - tag-{i}" + (f"  # why {i}\n" if i % 3 == 0 else "\n"),
     ),
     "claims": lambda size: _fill(size, HEAD + CLAIMS, _claim),
+    "formulas, ids": lambda size: _fill(size, HEAD + "formulas:\n", _formula),
     "deep nesting": lambda size: _fill(size, HEAD + "extra:\n", _nested),
     "long lines": lambda size: _fill(size, HEAD + "notes:\n", lambda i: f'  - "{"word " * 2000}{i}"\n'),
 }

@@ -38,6 +38,17 @@ GENERATED = {
         f'      # claim {index}\n      - value: "{index % 3 * 2 + 2} FLOP"\n        where: {{a: {index % 3 + 1}}}\n'
         for index in range(200)
     ),
+    "commented formulas with lists of ids": HEAD
+    + "formulas:\n"
+    + "".join(
+        f"  # formula {index}\n  - id: f{index}\n    expr: a\n    unit: FLOP\n    inputs: {{a: 1}}\n"
+        + (
+            f"    hardware:\n      - h{index}  # why\n      - g\n"
+            if index % 2
+            else f"    hardware:\n      - h{index}\n"
+        )
+        for index in range(100)
+    ),
     "deep nesting": HEAD
     + "extra:\n"
     + "".join(f"{'  ' * (depth + 1)}k{depth}:\n" for depth in range(50))

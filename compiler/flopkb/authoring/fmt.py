@@ -201,15 +201,18 @@ def _strip_comments(node: Any) -> None:
 
 
 def _canonical(data: Any, comments: Comments, multiline: dict[tuple[Any, ...], list[str]]) -> None:
+    commented = comments.enclosing()
     data.fa.set_block_style()  # a record is a block mapping, even when written as `{id: ..., kind: ...}`
     if data.get("kind") in MODELS:
         model = MODELS[data["kind"]]
         _reorder(data, field_order(model))
-        _fields(data, model, (), 0, comments)
+        _fields(data, model, (), 0, commented)
     _block_strings(data, (), multiline)
 
 
-def _fields(node: CommentedMap, model: type[BaseModel], path: tuple[Any, ...], column: int, comments: Comments) -> None:
+def _fields(
+    node: CommentedMap, model: type[BaseModel], path: tuple[Any, ...], column: int, commented: set[tuple[Any, ...]]
+) -> None:
     """Order the rows under the fields of `node` (a mapping of `model`) and set the style of its id lists."""
     for key, value in node.items():
         info = model.model_fields.get(key)
@@ -218,22 +221,24 @@ def _fields(node: CommentedMap, model: type[BaseModel], path: tuple[Any, ...], c
         where = (*path, key)
         container, row = _shape(info.annotation)
         if row is not None and container == "model" and isinstance(value, CommentedMap):
-            _row(value, row, where, column + INDENT, comments)
+            _row(value, row, where, column + INDENT, commented)
         elif row is not None and container == "list" and isinstance(value, CommentedSeq):
             for index, item in enumerate(value):
                 if isinstance(item, CommentedMap):
-                    _row(item, row, (*where, index), column + 2 * INDENT, comments)
+                    _row(item, row, (*where, index), column + 2 * INDENT, commented)
         elif row is not None and container == "dict" and isinstance(value, CommentedMap):
             for name, item in value.items():
                 if isinstance(item, CommentedMap):
-                    _row(item, row, (*where, name), column + 2 * INDENT, comments)
+                    _row(item, row, (*where, name), column + 2 * INDENT, commented)
         if isinstance(value, CommentedSeq) and _is_id_list(key, info.annotation):
-            _id_list_style(value, where, column + len(str(key)) + len(": "), comments)
+            _id_list_style(value, where, column + len(str(key)) + len(": "), commented)
 
 
-def _row(node: CommentedMap, model: type[BaseModel], path: tuple[Any, ...], column: int, comments: Comments) -> None:
+def _row(
+    node: CommentedMap, model: type[BaseModel], path: tuple[Any, ...], column: int, commented: set[tuple[Any, ...]]
+) -> None:
     _reorder(node, list(model.model_fields))
-    _fields(node, model, path, column, comments)
+    _fields(node, model, path, column, commented)
 
 
 def _reorder(node: CommentedMap, order: list[str]) -> None:
@@ -275,14 +280,14 @@ def _is_id_list(key: str, annotation: Any) -> bool:
     return any(isinstance(meta, RefTo) for meta in getattr(item, "__metadata__", ()))
 
 
-def _id_list_style(node: CommentedSeq, path: tuple[Any, ...], column: int, comments: Comments) -> None:
+def _id_list_style(node: CommentedSeq, path: tuple[Any, ...], column: int, commented: set[tuple[Any, ...]]) -> None:
     width = (
         sum(len(str(item)) + (2 if isinstance(item, ScalarString) else 0) for item in node)
         + len(", ") * (len(node) - 1)
         + len("[]")
     )
     fits = column + width <= FLOW_WIDTH and all(_flow_safe(item) for item in node)
-    if fits and not comments.inside(path):
+    if fits and path not in commented:
         node.fa.set_flow_style()
     else:
         node.fa.set_block_style()
