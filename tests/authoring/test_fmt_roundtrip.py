@@ -56,6 +56,7 @@ GENERATED = {
     + "leaf: 0x1F\n",
     "numbers and nulls": HEAD
     + "extra: {a: 1_000, b: 1.50e+3, c: ~, d: null, e: 0o17, f: .inf, g: 2026-12-05, h: yes}\n",
+    "keys ruamel.yaml reads as one (refused in its words)": HEAD + "extra: {0o10: a, 8: b}\n",
     **ONLY_RUAMEL,
 }
 
