@@ -25,6 +25,7 @@ ONLY_RUAMEL = {
     "a folded block": HEAD + "notes: >-\n  folded here\n  and here\n\n  a paragraph\n",
     "a %YAML directive": "%YAML 1.1\n---\n" + HEAD + "extra: yes\n",
     "a line separator in a string": HEAD + "notes: a\u2028b\n",
+    "a syntax error": HEAD + "extra: [a\n",
 }
 """What libyaml's events do not tell as ruamel.yaml's scanner does: such texts are read by ruamel.yaml's parser."""
 GENERATED = {

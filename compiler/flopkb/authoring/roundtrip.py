@@ -1,12 +1,12 @@
 """ruamel.yaml's round trip of a record, as `flopkb fmt` does it: quotes, block scalars and number spellings kept.
 
 Two of ruamel.yaml's steps are replaced where that gives the same result
-faster. Reading: ruamel.yaml reads round-trip data with its own scanner and parser, in pure
-Python: two thirds of `flopkb fmt`'s load of a record (6 of 9 s for a 1 MB
-record of claims). Its composer and constructor only need the parser's
-events, and libyaml's parser gives the same events, minus what `fmt` drops
-anyway (comments, which `flopkb.authoring.comments` carries) or that only
-ruamel.yaml's scanner records:
+faster. Reading: ruamel.yaml reads round-trip data with its own scanner and
+parser, in pure Python: two thirds of `flopkb fmt`'s load of a record (6 of
+9 s for a 1 MB record of claims). Its composer and constructor only need the
+parser's events, and libyaml's parser gives the same events, minus what
+`fmt` drops anyway (comments, which `flopkb.authoring.comments` carries) or
+what only ruamel.yaml's scanner records:
 
 - where a folded block scalar (`>`) was folded, which ruamel.yaml marks in
   the scalar's text;
@@ -16,8 +16,8 @@ ruamel.yaml's scanner records:
   which libyaml (YAML 1.1) breaks lines at, and a lone carriage return.
 
 A text holding any of these is read by ruamel.yaml's own parser, as is a
-text ruamel.yaml refuses (for its own words on why) and every text where
-PyYAML runs without libyaml.
+text libyaml or ruamel.yaml refuses (for ruamel.yaml's own words on why) and
+every text where PyYAML runs without libyaml.
 
 Writing: ruamel.yaml marks where a folded block scalar folds by copying the
 whole text once a fold (15,000 folds of a 1 MB string: 1.5 s); `_Representer`
