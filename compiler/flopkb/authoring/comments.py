@@ -69,10 +69,9 @@ class Comments:
     after: dict[Path, list[EndOfLine]] = field(default_factory=dict)
     end: list[str] = field(default_factory=list)
 
-    def inside(self, path: Path) -> bool:
-        """Whether a comment belongs to a slot strictly below `path`."""
-        depth = len(path)
-        return any(len(key) > depth and key[:depth] == path for key in (*self.before, *self.after))
+    def enclosing(self) -> set[Path]:
+        """Every path that a comment belongs strictly below (a slot's ancestors, the slot itself not)."""
+        return {key[:depth] for key in (*self.before, *self.after) for depth in range(len(key))}
 
 
 @dataclass(slots=True)

@@ -1,0 +1,116 @@
+"""Time `flopkb fmt` (`format_text`) of 1 MB records of several shapes, against ruamel.yaml's own round trip.
+
+    python benchmarks/bench_fmt.py [--size 1048000] [--shape NAME ...] [--profile]
+
+Each shape is a generated record of about `--size` characters (the record
+limit is 1 MiB): one long literal block of notes, the same notes as a plain
+string wrapped over its lines, tens of thousands of tags (every third with a
+comment), thousands of claims under `formulas[].expect` (commented), thousands
+of formulas each with a comment and a list of ids (`hardware`), mappings
+nested 40 levels deep, and lines of 10,000 characters. For each it prints the
+CPU seconds (`time.process_time`) of `format_text`, of ruamel.yaml's
+round-trip load and dump of the same text in the same process (the baseline:
+a formatter that keeps quotes and comments cannot do less than read and
+write the file once), and their ratio. With `--profile`, the functions of
+each `format_text` by their own time. Run it against another checkout of
+flopkb with that checkout's `compiler/` first on PYTHONPATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import time
+from collections.abc import Callable
+
+from ruamel.yaml import YAML
+
+from flopkb.authoring.fmt import format_text
+
+HEAD = "id: facts/big\nkind: fact\ntitle: A big record\ntags: [a, b]\nstatement: Some statement.\n"
+NOTE = "of the notes, with some words to make it about sixty characters."
+CLAIMS = (
+    "formulas:\n  - id: f\n    expr: a * b\n    unit: FLOP\n    inputs:\n      a: [1, 2, 3]\n      b: 2\n    expect:\n"
+)
+
+
+def _fill(size: int, head: str, unit: Callable[[int], str], tail: str = "") -> str:
+    pieces, length, index = [head], len(head) + len(tail), 0
+    while length + len(piece := unit(index)) <= size:
+        pieces.append(piece)
+        length += len(piece)
+        index += 1
+    return "".join([*pieces, tail])
+
+
+def _claim(index: int) -> str:
+    a = index % 3 + 1
+    if index % 2:
+        return f'      - where: {{a: {a}}}\n        value: "{2 * a} FLOP"  # claim {index}\n'
+    return f'      # claim {index} below\n      - value: "{2 * a} FLOP"\n        where: {{a: {a}}}\n'
+
+
+def _formula(index: int) -> str:
+    body = f"  - id: f{index}\n    expr: a\n    unit: FLOP\n    inputs: {{a: 1}}\n    hardware: [h{index}]\n"
+    return f"  # formula {index}\n{body}"
+
+
+def _nested(index: int) -> str:
+    lines = [f"  n{index}:\n", *(f"{'  ' * (depth + 1)}k{depth}:\n" for depth in range(1, 40)), f"{'  ' * 41}leaf: 1\n"]
+    return "".join(lines)
+
+
+SHAPES: dict[str, Callable[[int], str]] = {
+    "literal block": lambda size: _fill(size, HEAD + "notes: |\n", lambda i: f"  Line {i} {NOTE}\n"),
+    "wrapped string": lambda size: _fill(size, HEAD + "notes:\n", lambda i: f"  Line {i} {NOTE}\n"),
+    "list items": lambda size: _fill(
+        size,
+        HEAD.replace("tags: [a, b]\n", "") + "tags:\n",
+        lambda i: f"  - tag-{i}" + (f"  # why {i}\n" if i % 3 == 0 else "\n"),
+    ),
+    "claims": lambda size: _fill(size, HEAD + CLAIMS, _claim),
+    "formulas, ids": lambda size: _fill(size, HEAD + "formulas:\n", _formula),
+    "deep nesting": lambda size: _fill(size, HEAD + "extra:\n", _nested),
+    "long lines": lambda size: _fill(size, HEAD + "notes:\n", lambda i: f'  - "{"word " * 2000}{i}"\n'),
+}
+
+
+def _round_trip(text: str) -> None:
+    handler = YAML(typ="rt")
+    handler.preserve_quotes = True
+    handler.dump(handler.load(text), io.StringIO())
+
+
+def _cpu(run: Callable[[], object]) -> float:
+    start = time.process_time()
+    run()
+    return time.process_time() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=1_048_000, help="characters a record, at most")
+    parser.add_argument("--shape", action="append", choices=sorted(SHAPES), help="only these shapes")
+    parser.add_argument("--profile", action="store_true", help="profile each format_text")
+    args = parser.parse_args()
+    print(f"{'shape':16} {'chars':>9} {'lines':>7} {'fmt s':>7} {'ruamel s':>9} {'ratio':>6}")
+    for name in args.shape or SHAPES:
+        text = SHAPES[name](args.size)
+        formatted = format_text(text, "records/facts/big.yaml")
+        assert isinstance(formatted, str), formatted  # a record fmt can format, or the figures mean nothing
+        profile = cProfile.Profile() if args.profile else None
+        if profile is not None:
+            profile.enable()
+        fmt = _cpu(lambda: format_text(text, "records/facts/big.yaml"))  # noqa: B023  # called at once
+        if profile is not None:
+            profile.disable()
+        baseline = _cpu(lambda: _round_trip(text))  # noqa: B023
+        print(f"{name:16} {len(text):9,} {text.count(chr(10)):7,} {fmt:7.2f} {baseline:9.2f} {fmt / baseline:6.2f}")
+        if profile is not None:
+            pstats.Stats(profile).sort_stats("tottime").print_stats(15)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+"""ruamel.yaml's round trip of a record, as `flopkb fmt` does it: quotes, block scalars and number spellings kept.
+
+Two of ruamel.yaml's steps are replaced where that gives the same result
+faster. Reading: ruamel.yaml reads round-trip data with its own scanner and
+parser, in pure Python: two thirds of `flopkb fmt`'s load of a record (6 of
+9 s for a 1 MB record of claims). Its composer and constructor only need the
+parser's events, and libyaml's parser gives the same events, minus what
+`fmt` drops anyway (comments, which `flopkb.authoring.comments` carries) or
+what only ruamel.yaml's scanner records:
+
+- where a folded block scalar (`>`) was folded, which ruamel.yaml marks in
+  the scalar's text;
+- a `%YAML` directive, which its resolver reads from its scanner;
+- anchors, aliases and tags, spelled in ruamel.yaml's own types;
+- line breaks YAML 1.2 does not count as such (U+0085, U+2028, U+2029),
+  which libyaml (YAML 1.1) breaks lines at, and a lone carriage return.
+
+A text holding any of these is read by ruamel.yaml's own parser, as is a
+text libyaml or ruamel.yaml refuses (for ruamel.yaml's own words on why) and
+every text where PyYAML runs without libyaml.
+
+Writing: ruamel.yaml marks where a folded block scalar folds by copying the
+whole text once a fold (15,000 folds of a 1 MB string: 1.5 s); `_Representer`
+marks them all in one copy.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+from ruamel.yaml import YAML
+from ruamel.yaml import events as rt
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.nodes import ScalarNode
+from ruamel.yaml.representer import RoundTripRepresenter
+from ruamel.yaml.scalarstring import FoldedScalarString
+
+INDENT = 2
+_FOLD = "\a"
+"""What ruamel.yaml's emitter reads as "fold here" in a folded block scalar's text."""
+
+_OWN_PARSER_CHARACTERS = ("\r", "\x85", "\u2028", "\u2029")
+
+
+class _Events:
+    """A parser for ruamel.yaml's composer that hands on events read beforehand (`YAML.Parser`)."""
+
+    def __init__(self, loader: Any) -> None:
+        self.pending: list[Any] = []
+
+    def check_event(self, *choices: type) -> bool:
+        return bool(self.pending) and isinstance(self.pending[-1], choices)
+
+    def peek_event(self) -> Any:
+        return self.pending[-1]
+
+    def get_event(self) -> Any:
+        return self.pending.pop()
+
+    def dispose(self) -> None:
+        self.pending.clear()
+
+
+class _OwnParserNeeded(Exception):
+    """The text holds something that only ruamel.yaml's own parser reads as it means."""
+
+
+def _node(event: Any) -> None:
+    if event.anchor is not None or event.tag is not None:
+        raise _OwnParserNeeded
+
+
+def _scalar(event: Any) -> rt.ScalarEvent:
+    _node(event)
+    if event.style == ">":
+        raise _OwnParserNeeded
+    return rt.ScalarEvent(None, None, event.implicit, event.value, event.start_mark, event.end_mark, event.style)
+
+
+def _sequence(event: Any) -> rt.SequenceStartEvent:
+    _node(event)
+    return rt.SequenceStartEvent(None, None, event.implicit, event.start_mark, event.end_mark, event.flow_style)
+
+
+def _mapping(event: Any) -> rt.MappingStartEvent:
+    _node(event)
+    return rt.MappingStartEvent(None, None, event.implicit, event.start_mark, event.end_mark, event.flow_style)
+
+
+def _document(event: Any) -> rt.DocumentStartEvent:
+    if event.version is not None or event.tags:
+        raise _OwnParserNeeded
+    return rt.DocumentStartEvent(event.start_mark, event.end_mark, explicit=event.explicit)
+
+
+def _alias(event: Any) -> rt.AliasEvent:
+    raise _OwnParserNeeded
+
+
+_CONVERT: dict[type, Callable[[Any], Any]] = {
+    yaml.ScalarEvent: _scalar,
+    yaml.SequenceStartEvent: _sequence,
+    yaml.MappingStartEvent: _mapping,
+    yaml.SequenceEndEvent: lambda event: rt.SequenceEndEvent(event.start_mark, event.end_mark),
+    yaml.MappingEndEvent: lambda event: rt.MappingEndEvent(event.start_mark, event.end_mark),
+    yaml.DocumentStartEvent: _document,
+    yaml.DocumentEndEvent: lambda event: rt.DocumentEndEvent(event.start_mark, event.end_mark, explicit=event.explicit),
+    yaml.StreamStartEvent: lambda event: rt.StreamStartEvent(event.start_mark, event.end_mark),
+    yaml.StreamEndEvent: lambda event: rt.StreamEndEvent(event.start_mark, event.end_mark),
+    yaml.AliasEvent: _alias,
+}
+
+
+def _events(text: str) -> list[Any]:
+    """ruamel.yaml's events of `text` as libyaml reads them, the last first."""
+    if not yaml.__with_libyaml__ or any(character in text for character in _OWN_PARSER_CHARACTERS):
+        raise _OwnParserNeeded
+    parser = yaml.cyaml.CParser(text)  # type: ignore[attr-defined]  # the stubs leave out the compiled parser
+    try:
+        converted = [_CONVERT[type(event)](event) for event in iter(parser.get_event, None)]
+    except yaml.YAMLError as error:
+        raise _OwnParserNeeded from error
+    finally:
+        parser.dispose()
+    converted.reverse()
+    return converted
+
+
+def handler() -> YAML:
+    """ruamel.yaml's round trip: quotes kept, no line folded that the author did not fold, sequences indented."""
+    made = YAML(typ="rt")
+    made.Representer = _Representer
+    made.preserve_quotes = True
+    made.width = 1 << 16
+    made.indent(mapping=INDENT, sequence=2 * INDENT, offset=INDENT)
+    return made
+
+
+def load(text: str) -> Any:
+    """What `handler().load(text)` gives, comments left out (they are not read)."""
+    try:
+        pending = _events(text)
+    except _OwnParserNeeded:
+        return handler().load(text)
+    reader = handler()
+    reader.Parser = _Events
+    reader.parser.pending = pending
+    try:
+        return reader.constructor.get_single_data()
+    except YAMLError:  # told in ruamel.yaml's own words
+        return handler().load(text)
+
+
+def dump(data: Any) -> str:
+    stream = io.StringIO()
+    handler().dump(data, stream)
+    return stream.getvalue()
+
+
+class _Representer(RoundTripRepresenter):
+    def represent_folded(self, data: FoldedScalarString) -> ScalarNode:
+        """ruamel.yaml's `represent_folded_scalarstring`: a fold mark at each fold position that is a lone space."""
+        pieces, start = [], 0
+        for position in sorted(set(getattr(data, "fold_pos", ()))):
+            if _lone_space(data, position):
+                pieces.append(data[start:position])
+                start = position
+        pieces.append(data[start:])
+        return self.represent_scalar(
+            "tag:yaml.org,2002:str", _FOLD.join(pieces), style=">", anchor=data.yaml_anchor(any=True)
+        )
+
+
+def _lone_space(text: str, position: int) -> bool:
+    """Whether `text` holds a space at `position` with no white space on either side (a fold ruamel.yaml keeps)."""
+    return (
+        text[position] == " " and position > 0 and not text[position - 1].isspace() and not text[position + 1].isspace()
+    )
+
+
+_Representer.add_representer(FoldedScalarString, _Representer.represent_folded)
