@@ -135,3 +135,22 @@ def test_the_collector_is_paused_while_formatting_and_restored_after(monkeypatch
         finally:
             gc.enable()
     assert seen == [False, False]
+
+
+@given(
+    st.dates().map(str)
+    | st.builds(
+        lambda year, month, day: f"{year:04d}-{month:02d}-{day:02d}",
+        st.integers(0, 9999),
+        st.integers(0, 99),
+        st.integers(0, 99),
+    )
+    | st.sampled_from(["2026-13-45", "2026-02-30", "2026-1-1", "2026-01-01 25:61:00", "2026-01-01T00:00:00Z"])
+)
+def test_a_date_or_a_text_written_as_one_formats_as_text_keeps(date: str) -> None:
+    """Records read dates as text, and `check` takes one that is no date (`2026-13-45`): `fmt` did not, it stopped
+    with ruamel.yaml's `ValueError` and a traceback. A real date stays as written; one that is no date is quoted."""
+    text = f"id: flops/a\nkind: flop\ncategory: kv-cache\ndescription: D.\nwhen: {date}\n"
+    outcome = format_bytes(text.encode(), "records/flops/a.yaml")
+    assert outcome.refusal is None and outcome.problems == [] and outcome.text is not None
+    assert outcome.text.endswith((f"when: {date}\n", f"when: '{date}'\n"))

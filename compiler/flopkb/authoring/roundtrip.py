@@ -33,6 +33,7 @@ from typing import Any
 import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml import events as rt
+from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.representer import RoundTripRepresenter
@@ -132,6 +133,7 @@ def _events(text: str) -> list[Any]:
 def handler() -> YAML:
     """ruamel.yaml's round trip: quotes kept, no line folded that the author did not fold, sequences indented."""
     made = YAML(typ="rt")
+    made.Constructor = _Constructor
     made.Representer = _Representer
     made.preserve_quotes = True
     made.width = 1 << 16
@@ -182,3 +184,16 @@ def _lone_space(text: str, position: int) -> bool:
 
 
 _Representer.add_representer(FoldedScalarString, _Representer.represent_folded)
+
+
+class _Constructor(RoundTripConstructor):
+    def construct_dateless(self, node: ScalarNode) -> Any:
+        """A timestamp, or the text of one that is no date (`2026-13-45`): records read dates as text
+        (`flopkb.load.builder`), and `check` takes it; ruamel.yaml's constructor stopped on it with a `ValueError`."""
+        try:
+            return self.construct_yaml_timestamp(node)
+        except ValueError:
+            return self.construct_scalar(node)
+
+
+_Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_dateless)
