@@ -426,3 +426,18 @@ def test_new_records_are_already_canonical(tmp_path: Path, kind: str) -> None:
     root = write_kb(tmp_path, {})
     assert CliRunner().invoke(main, ["new", "--root", str(root), kind, f"{kind}s/x"]).exit_code == 0
     assert fmt(root, "--check").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "id: sources/s\nkind: []\ntitle: T\n",  # a kind that is no text: `check` tells it
+        "id: flops/a\nkind: flop\ncategory: kv-cache\ndescription: D.\naffected_by_hardware: [hw/a, hw/b\tc]\n",
+        "id: flops/a\nkind: flop\ncategory: kv-cache\ndescription: D.\naffected_by_hardware: [hw/a, 'hw/b c']\n",
+    ],
+)
+def test_what_fuzzing_found_is_formatted_once_and_for_all(text: str) -> None:
+    """Found by tests/fuzz/test_fuzz_fmt.py: `kind: []` stopped `fmt` with a TypeError; an item of a list of ids that
+    needs quotes went to block style, then, quoted, back to flow style the next time."""
+    once = canonical(text)
+    assert canonical(once) == once

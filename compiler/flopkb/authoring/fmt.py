@@ -204,8 +204,9 @@ def _strip_comments(node: Any) -> None:
 def _canonical(data: Any, comments: Comments, multiline: dict[tuple[Any, ...], list[str]]) -> None:
     commented = comments.enclosing()
     data.fa.set_block_style()  # a record is a block mapping, even when written as `{id: ..., kind: ...}`
-    if data.get("kind") in MODELS:
-        model = MODELS[data["kind"]]
+    kind = data.get("kind")
+    if isinstance(kind, str) and kind in MODELS:  # `kind: []` is told by `check`; its keys keep their order
+        model = MODELS[kind]
         _reorder(data, field_order(model))
         _fields(data, model, (), 0, commented)
     _block_strings(data, (), multiline)
@@ -295,11 +296,10 @@ def _id_list_style(node: CommentedSeq, path: tuple[Any, ...], column: int, comme
 
 
 def _flow_safe(item: Any) -> bool:
-    if not isinstance(item, str):
-        return False
-    if isinstance(item, ScalarString):  # quoted by its author: kept quoted, two characters wider
-        return not any(char in item for char in "'\"\\\n")
-    return bool(_FLOW_SAFE.fullmatch(item)) and not is_url(item)
+    """Whether an item is written in a flow list: text of an id's characters, whether its author quoted it (kept
+    quoted, two characters wider) or not; an item written plain that needs quotes is quoted once formatted, and is
+    judged alike then, or formatting it again would change its list's style."""
+    return isinstance(item, str) and bool(_FLOW_SAFE.fullmatch(item)) and not is_url(item)
 
 
 def _block_strings(node: Any, path: tuple[Any, ...], multiline: dict[tuple[Any, ...], list[str]]) -> None:
