@@ -9,6 +9,10 @@
   (`flopkb.formulas.eval_table.formula_table`);
 - on `hw.name` in an expression or on a spec of an accelerator: its value on
   each accelerator, with the basis (`flopkb.editor.spec_hover`).
+
+Each is cut at `LIMIT` (rows, lines, and characters of each piece of record
+text) and says where the rest is, so that a hover stays small whatever the
+base.
 """
 
 from __future__ import annotations
