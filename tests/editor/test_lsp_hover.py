@@ -172,7 +172,9 @@ formulas:
     title: "t FENCES <img src=x> [open](command:x) end"
     expr: 2 * 3
 """
-EVIL = EVIL.replace("FENCES", "`" * 200)  # the table folds the title: lines of backticks only, a fence's
+# The table folds the title onto a line of backticks only, as a fence is; 80 of them: a title short enough for the
+# hover to show it whole (`LIMIT.width`).
+EVIL = EVIL.replace("FENCES", "`" * 80)
 LINKS_EVIL = "id: facts/reader\nkind: fact\nstatement: See [[facts/evil]] and [[facts/evil#f]].\n"
 _TAG = re.compile(r"<(/?)([a-z0-9]+)")
 
@@ -201,4 +203,4 @@ async def test_hover_shows_what_a_record_wrote_as_text_never_as_markup(tmp_path:
     html = rendered(anchored)
     assert html.count("<pre>") == 1 and html.rstrip().endswith("</code></pre>")  # the table's fence holds
     table = unescape(html.split("<pre><code", 1)[1].split(">", 1)[1])
-    assert "".join(table.split()).startswith("facts/evil#ft" + "`" * 200 + "<imgsrc=x>[open](command:x)end")
+    assert "".join(table.split()).startswith("facts/evil#ft" + "`" * 80 + "<imgsrc=x>[open](command:x)end")

@@ -9,17 +9,18 @@
   (`flopkb.formulas.eval_table.formula_table`);
 - on `hw.name` in an expression or on a spec of an accelerator: its value on
   each accelerator, with the basis (`flopkb.editor.spec_hover`).
+
+Each is cut at `LIMIT` (rows, lines, and characters of each piece of record
+text) and says where the rest is, so that a hover stays small whatever the
+base.
 """
 
 from __future__ import annotations
 
-import io
 import re
 
-from rich.console import Console
-
 from flopkb.editor.spec_hover import parameter_hover
-from flopkb.formulas.eval_table import WIDTH, RowLimit, formula_table
+from flopkb.formulas.eval_table import WIDTH, RowLimit, TextCut, limited_text
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import Link
@@ -28,10 +29,11 @@ from flopkb.review.markdown import editor_text
 
 FIRST_LINES = 6
 """How many lines of a target's description or statement a hover shows."""
-LIMIT = RowLimit(each=10, total=60)
-"""How much of a formula's tables its hover shows: the first 10 evaluations on each accelerator, 60 rows of a table in
-all, so that a sweep of thousands of points on hundreds of accelerators, or thousands of claims, answers at once; each
-table cut says how many more rows `flopkb eval` prints."""
+LIMIT = RowLimit(each=10, total=60, width=WIDTH, lines=130)
+"""How much a hover shows: of a formula's tables, the first 10 evaluations on each accelerator and 60 rows of a table
+in all, so that a sweep of thousands of points on hundreds of accelerators, or thousands of claims, answers at once;
+of record text (an id, a title, a `where`, a first line, ...), 120 characters a piece, so that a megabyte of it does
+too; 130 lines of a formula's tables in all (their 2 x 60 rows and 10 more lines). Each cut says where the rest is."""
 
 
 def entry_at(kb: KnowledgeBase, path: str) -> Entry | None:
@@ -64,11 +66,7 @@ def formula_at(entry: Entry, line: int) -> int | None:
 def eval_text(kb: KnowledgeBase, record_id: str, index: int) -> str | None:
     """The formula's tables as `flopkb eval` prints them (without colour, at its width), cut at `LIMIT`."""
     results = kb.formulas.get(record_id, [])
-    if index >= len(results):
-        return None
-    stream = io.StringIO()
-    Console(file=stream, no_color=True, highlight=False, width=WIDTH).print(formula_table(results[index], False, LIMIT))
-    return stream.getvalue().rstrip()
+    return limited_text(results[index], LIMIT) if index < len(results) else None
 
 
 def fenced(text: str) -> str:
@@ -78,21 +76,25 @@ def fenced(text: str) -> str:
 
 
 def describe_target(kb: KnowledgeBase, record_id: str, anchor: str | None) -> str:
-    """Markdown: the record's id, kind, title, evidence standing and the first lines of its words; what the records
-    wrote shown as text (`editor_text`): no image, link, HTML or emphasis of theirs."""
+    """Markdown: the record's id, kind, title, evidence standing and the first lines of its words, each cut at
+    `LIMIT`; what the records wrote shown as text (`editor_text`): no image, link, HTML or emphasis of theirs. When
+    anything is left out, a last line says which file has it all."""
     entry = kb.entries[record_id]
     summary = entry.summary
-    anchored = f"#{editor_text(anchor)}" if anchor else ""
-    heading = f"**{editor_text(record_id)}**{anchored} · {editor_text(summary.kind or 'not valid')}"
+    cut = TextCut(LIMIT)
+    anchored = f"#{editor_text(cut(anchor))}" if anchor else ""
+    heading = f"**{editor_text(cut(record_id))}**{anchored} · {editor_text(cut(summary.kind or 'not valid'))}"
     lines = [heading]
     if summary.title:
-        lines.append(f"*{editor_text(summary.title)}*")
+        lines.append(f"*{editor_text(cut(summary.title))}*")
     if kb.evidence is not None and record_id in kb.evidence.records:
         lines.append(f"evidence: {kb.evidence.standing(record_id)}")
     record = entry.record
-    words = getattr(record, "description", None) or getattr(record, "statement", None)
+    words = str(getattr(record, "description", None) or getattr(record, "statement", None) or "").strip().splitlines()
     if words:
-        lines += ["", *(editor_text(line) for line in str(words).strip().splitlines()[:FIRST_LINES])]
+        lines += ["", *(editor_text(cut(line)) for line in words[:FIRST_LINES])]
+    if cut.cut_any or len(words) > FIRST_LINES:
+        lines += ["", f"… the rest is in {editor_text(cut(entry.path))}"]
     return "\n".join(lines)
 
 
@@ -104,7 +106,7 @@ def hover_markdown(kb: KnowledgeBase, path: str, line: int, column: int) -> str 
     link = link_at(kb, entry, line, column)
     if link is not None:
         if link.resolved is None or link.resolved not in kb.entries:
-            return f"{editor_text(link.text)} resolves to no single record"
+            return f"{editor_text(LIMIT.cut(link.text))} resolves to no single record"
         text = describe_target(kb, link.resolved, link.anchor)
         if link.anchor is not None:
             target = kb.entries[link.resolved]
@@ -113,7 +115,7 @@ def hover_markdown(kb: KnowledgeBase, path: str, line: int, column: int) -> str 
                 table = eval_text(kb, link.resolved, formula_ids.index(link.anchor))
                 text += f"\n\n{fenced(table)}" if table else ""
         return text
-    shown = parameter_hover(kb, entry, line, column)
+    shown = parameter_hover(kb, entry, line, column, LIMIT)
     if shown is not None:
         return shown
     index = formula_at(entry, line)

@@ -7,13 +7,15 @@ eval` prints it beside an evaluation and the accelerator's page shows it. A
 spec that fails the check (`invalid-value`, `unit-mismatch`) is listed as
 such: no formula computes with it. What the base wrote (ids, values, bases, the
 vocabulary's unit and description) is shown as text (`flopkb.review.markdown.editor_text`),
-as the other hovers show it: no image, link, HTML or emphasis of theirs.
+as the other hovers show it: no image, link, HTML or emphasis of theirs. Like them it is cut at a `RowLimit`: its
+first accelerators, each piece of text cut, and where the rest is.
 """
 
 from __future__ import annotations
 
 import re
 
+from flopkb.formulas.eval_table import RowLimit, TextCut
 from flopkb.formulas.specs import read_specs
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase
@@ -45,17 +47,32 @@ def spec_at(entry: Entry, line: int) -> str | None:
     return None
 
 
-def parameter_hover(kb: KnowledgeBase, entry: Entry, line: int, column: int) -> str | None:
-    """Markdown: the value of the parameter under flopkb's (line, column) on every accelerator, with its basis."""
+def parameter_hover(kb: KnowledgeBase, entry: Entry, line: int, column: int, limit: RowLimit) -> str | None:
+    """Markdown: the value of the parameter under flopkb's (line, column) on the first `limit.total` accelerators, with
+    its basis, then how many more; each piece of text cut at `limit`."""
     lines = entry.source.text.split("\n") if entry.source is not None else []
     parameter = hw_parameter_at(lines[line - 1], column) if line <= len(lines) else None
     parameter = parameter or spec_at(entry, line)
     if parameter is None:
         return None
     declared = kb.vocabulary.parameters.get(parameter) if kb.vocabulary is not None else None
-    heading = f"**hw.{editor_text(parameter)}**" + (
-        f" · {editor_text(declared.unit)}: {editor_text(declared.description)}" if declared else ""
+    cut = TextCut(limit)
+    heading = f"**hw.{editor_text(cut(parameter))}**" + (
+        f" · {editor_text(cut(declared.unit))}: {editor_text(cut(declared.description))}" if declared else ""
     )
+    rows = _rows(kb, parameter, cut)
+    more = len(rows) - limit.total
+    if more > 0:
+        rows = [
+            *rows[: limit.total],
+            f"- … {more:,} more accelerators: the site's accelerators/compare.html has them all",
+        ]
+    return "\n".join([heading, "", *(rows or ["no accelerator gives it"])])
+
+
+def _rows(kb: KnowledgeBase, parameter: str, cut: TextCut) -> list[str]:
+    """A list item for each accelerator that gives `parameter`: its value and basis, or that its value fails the
+    spec check."""
     rows = []
     for record_id in sorted(kb.entries):
         accelerator = kb.entries[record_id]
@@ -66,9 +83,8 @@ def parameter_hover(kb: KnowledgeBase, entry: Entry, line: int, column: int) -> 
             continue
         figure = specs.figures.get(parameter)
         if figure is not None:
-            rows.append(f"- {editor_text(record_id)}: {editor_text(figure.text)} ({editor_text(figure.basis)})")
+            shown = f"{editor_text(cut(figure.text))} ({editor_text(cut(figure.basis))})"
+            rows.append(f"- {editor_text(cut(record_id))}: {shown}")
         elif parameter in specs.invalid:
-            rows.append(f"- {editor_text(record_id)}: its value fails the spec check; no formula computes with it")
-    if not rows:
-        rows = ["no accelerator gives it"]
-    return "\n".join([heading, "", *rows])
+            rows.append(f"- {editor_text(cut(record_id))}: its value fails the spec check; no formula computes with it")
+    return rows

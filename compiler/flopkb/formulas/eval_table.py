@@ -19,7 +19,8 @@ no quantity or has another dimension than the input it replaces.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import io
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -188,44 +189,85 @@ def show(value: QuantityLike | str | float | list[Any]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class RowLimit:
-    """How much of a formula's tables a view of bounded size (a hover) shows: at most `each` evaluations on each
-    accelerator and `total` in all, and the first `total` rows of the model against measurements. Each table cut
-    says how many more rows `flopkb eval` prints."""
+    """How much a view of bounded size (a hover) shows of a formula's tables: at most `each` evaluations on each
+    accelerator and `total` in all, the first `total` rows of the model against measurements, each piece of record
+    text (an id, a title, an expression, a measurement's `where`, ...) cut to `width` characters, and `lines` lines in
+    all. Each cut says where the rest is: `flopkb eval` prints it all."""
 
     each: int
     total: int
+    width: int
+    lines: int
+
+    def cut(self, text: str) -> str:
+        """`text`, or its first `width - 1` characters and `…` when it is longer."""
+        return text if len(text) <= self.width else f"{text[: self.width - 1]}…"
+
+
+@dataclass(slots=True)
+class TextCut:
+    """Cuts each piece of a view's record text at `limit` (None: keeps it whole), before it is laid out or escaped,
+    and remembers whether it cut any."""
+
+    limit: RowLimit | None
+    cut_any: bool = False
+
+    def __call__(self, text: str) -> str:
+        if self.limit is None:
+            return text
+        shown = self.limit.cut(text)
+        self.cut_any = self.cut_any or shown != text
+        return shown
 
 
 def formula_table(result: FormulaResult, what_if: bool, limit: RowLimit | None = None) -> Group:
     """One formula: a heading, its definition, a table of its evaluations, the hardware figures it used, its claims,
-    the model against each measurement they name; `limit`: how much of the tables to show (all: None)."""
-    heading = Text.assemble((f"{result.record}#{result.id}", "bold"), f"  {result.title}" if result.title else "")
+    the model against each measurement they name; `limit`: how much of the tables and of each text to show (all:
+    None)."""
+    cut = TextCut(limit)
+    heading = Text.assemble(
+        (cut(f"{result.record}#{result.id}"), "bold"), f"  {cut(result.title)}" if result.title else ""
+    )
     parts: list[Text | Table] = [heading]
     if result.expr is not None:
-        definition = Text.assemble("  ", (str(result.expr), "cyan"), f"  [{result.unit}]")
+        definition = Text.assemble("  ", (cut(str(result.expr)), "cyan"), f"  [{cut(result.unit)}]")
         if result.defined_in is not None:
-            definition.append(f"  (from {result.defined_in[0]}#{result.defined_in[1]})", "dim")
+            definition.append(f"  (from {cut(f'{result.defined_in[0]}#{result.defined_in[1]}')})", "dim")
         parts.append(definition)
     if result.valid_when is not None:
-        parts.append(Text.assemble("  valid when ", (str(result.valid_when), "cyan")))
+        parts.append(Text.assemble("  valid when ", (cut(str(result.valid_when)), "cyan")))
     fixed = [
         (name, value)
         for name, value in result.inputs.items()
         if name not in result.swept and (result.expr is None or name in result.expr.inputs_used)
     ]
     if fixed:
-        parts.append(Text("  " + ", ".join(f"{name} = {show(value)}" for name, value in fixed), "dim"))
+        parts.append(Text("  " + cut(", ".join(f"{name} = {show(value)}" for name, value in fixed)), "dim"))
     if result.evaluations:
         shown = _first_rows(result, limit)
-        parts += [_evaluation_table(result, shown), *_more(result, len(result.evaluations) - len(shown), "rows")]
+        parts += [_evaluation_table(result, shown, cut), *_more(result, len(result.evaluations) - len(shown), "rows")]
     else:
         parts.append(Text("  no evaluations: see the problems below", "yellow"))
     parts.append(_claims(result, what_if))
     measured = [claim for claim in result.claims if claim.measurement is not None]
     if not what_if and measured:
         first = measured if limit is None else measured[: limit.total]
-        parts += [measured_table(result, first), *_more(result, len(measured) - len(first), "measurements")]
+        parts += [measured_table(result, first, cut), *_more(result, len(measured) - len(first), "measurements")]
+    if cut.cut_any:
+        parts.append(Text(f"  … text cut: flopkb eval {result.record} prints it whole", "dim"))
     return Group(*parts, Text(""))
+
+
+def limited_text(result: FormulaResult, limit: RowLimit) -> str:
+    """The formula's tables as `flopkb eval` prints them (without colour, at its width), cut at `limit`: at most
+    `limit.lines` lines, the last saying how many more `flopkb eval` prints."""
+    stream = io.StringIO()
+    Console(file=stream, no_color=True, highlight=False, width=WIDTH).print(formula_table(result, False, limit))
+    lines = stream.getvalue().rstrip().split("\n")
+    if len(lines) <= limit.lines:
+        return "\n".join(lines)
+    kept = lines[: limit.lines - 1]
+    return "\n".join([*kept, f"  … {len(lines) - len(kept):,} more lines: flopkb eval {result.record}"])
 
 
 def _more(result: FormulaResult, more: int, what: str) -> list[Text]:
@@ -250,30 +292,32 @@ def _first_rows(result: FormulaResult, limit: RowLimit | None) -> Sequence[Evalu
     return shown
 
 
-def _evaluation_table(result: FormulaResult, evaluations: Sequence[Evaluation]) -> Table:
+def _evaluation_table(result: FormulaResult, evaluations: Sequence[Evaluation], cut: Callable[[str], str]) -> Table:
     """Columns: the swept inputs, the accelerator and each spec it lent (value and basis), the value; a row for each
-    of `evaluations`."""
+    of `evaluations`, each piece of text as `cut` shows it."""
     figures = {(figure.accelerator, figure.parameter): figure for figure in result.figures}
     parameters = list(dict.fromkeys(figure.parameter for figure in result.figures))
     with_hardware = any(evaluation.hardware for evaluation in result.evaluations)
     table = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 2))
     for name in result.swept:
-        table.add_column(name, justify="right")
+        table.add_column(cut(name), justify="right")
     if with_hardware:
         table.add_column("hardware")
         for parameter in parameters:
-            table.add_column(f"hw.{parameter}", justify="right")
-    table.add_column(f"value [{result.unit}]" if result.unit.strip() != "1" else "value", justify="right", style="bold")
+            table.add_column(f"hw.{cut(parameter)}", justify="right")
+    table.add_column(
+        f"value [{cut(result.unit)}]" if result.unit.strip() != "1" else "value", justify="right", style="bold"
+    )
     if result.valid_when is not None:
         table.add_column("regime")
     for evaluation in evaluations:
         point = dict(evaluation.point)
-        row = [show(point[name]) if name in point else "" for name in result.swept]
+        row = [cut(show(point[name])) if name in point else "" for name in result.swept]
         if with_hardware:
-            row.append(evaluation.hardware or "")
+            row.append(cut(evaluation.hardware or ""))
             for parameter in parameters:
                 figure = figures.get((evaluation.hardware or "", parameter))
-                row.append(f"{figure.value} ({figure.basis})" if figure is not None else "")
+                row.append(f"{cut(figure.value)} ({cut(figure.basis)})" if figure is not None else "")
         row.append(format_number(evaluation.value, 6))
         if result.valid_when is not None:
             row.append("" if evaluation.in_regime else "outside the model's regime")
@@ -303,10 +347,10 @@ def _claims(result: FormulaResult, what_if: bool) -> Text:
     return text
 
 
-def measured_table(result: FormulaResult, claims: Sequence[Claim]) -> Table:
+def measured_table(result: FormulaResult, claims: Sequence[Claim], cut: Callable[[str], str]) -> Table:
     """The model against the measurement each of `claims` names: where, the measurement, both values, the
-    difference."""
-    unit = "" if result.unit.strip() == "1" else f" [{result.unit}]"
+    difference; each piece of text as `cut` shows it."""
+    unit = "" if result.unit.strip() == "1" else f" [{cut(result.unit)}]"
     table = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 2), title_justify="left")
     for heading, justify in (
         ("at", "left"),
@@ -327,10 +371,10 @@ def measured_table(result: FormulaResult, claims: Sequence[Claim]) -> Table:
             at = f"{at} on {claim.hardware}" if at else claim.hardware
         off = claim.off_by
         table.add_row(
-            Text(at),
-            Text(f"{point.anchor} ({point.where})"),
-            Text(point.basis),
-            Text(format_number(claim.stated, 6) if claim.stated is not None else point.value),
+            Text(cut(at)),
+            Text(f"{cut(point.anchor)} ({cut(point.where)})"),
+            Text(cut(point.basis)),
+            Text(format_number(claim.stated, 6) if claim.stated is not None else cut(point.value)),
             Text(format_number(claim.computed, 6) if claim.computed is not None else "–"),
             Text(f"{format_number(off * 100, 3)}%" if off is not None else "–"),
             Text(_MEASURED_WORDS.get(claim.status, claim.status), "yellow" if claim.status == CLAIM_DISAGREES else ""),
