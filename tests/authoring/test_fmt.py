@@ -16,7 +16,7 @@ from ruamel.yaml import YAML
 
 from flopkb.authoring import fmt as fmt_module
 from flopkb.authoring.comments import comment_texts
-from flopkb.authoring.fmt import format_text
+from flopkb.authoring.fmt import format_bytes, format_text
 from flopkb.cli import main
 from flopkb.config import load_config
 from flopkb.load.models import KINDS
@@ -441,3 +441,15 @@ def test_what_fuzzing_found_is_formatted_once_and_for_all(text: str) -> None:
     needs quotes went to block style, then, quoted, back to flow style the next time."""
     once = canonical(text)
     assert canonical(once) == once
+
+
+def test_a_text_ruamel_would_write_as_yaml_reads_otherwise_is_left_as_it_is_and_said_why() -> None:
+    """Found by tests/fuzz/test_fuzz_fmt.py: a quoted text holding U+2029 then a line break is written by ruamel.yaml
+    in a form YAML reads otherwise: `fmt` stopped with a ScannerError and a traceback."""
+    text = 'id: flops/a\nkind: flop\ncategory: kv-cache\ndescription: "\u2029\r\nD."\n'
+    outcome = format_bytes(text.encode(), "records/flops/a.yaml")
+    assert (outcome.text, outcome.problems, outcome.refusal) == (
+        None,
+        [],
+        "the formatted text would not read back as YAML",
+    )

@@ -169,7 +169,10 @@ def _format_text(text: str, path: str) -> str | list[Diagnostic]:
 
 
 def _compose(text: str) -> yaml.Node:
-    root = compose(text)
+    try:
+        root = compose(text)
+    except yaml.YAMLError as error:  # a text ruamel.yaml wrote (the author's parsed): one with U+2029 in a string
+        raise _Unsafe("the formatted text would not read back as YAML") from error
     if root is None:  # only an empty stream has no node, and the texts given here hold a record
         raise _Unsafe("the text holds no YAML document")
     return root
