@@ -13,8 +13,9 @@ The canonical form (docs/authoring.md shows it):
   quoted string wrapped over several lines is a folded block (`>-`) broken
   where the author broke it; every other string keeps its quoting;
 - lists of ids (refs, `aliases`, `tags`) in flow style (`[a, b]`) when the
-  line fits in 100 columns and the list holds no URL and no comment, in
-  block style otherwise; other lists keep the style they have;
+  line fits in 100 columns and the list holds no URL, no comment and no
+  item with characters an id does not have, in block style otherwise; other
+  lists keep the style they have;
 - comments stay with the key or item they belong to (see
   `flopkb.authoring.comments`); the file's line endings (LF or CRLF) and byte-order
   mark are kept.
