@@ -8,9 +8,9 @@ reports what does not land: dangling, ambiguous, wrong kind, missing anchor.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
 
+from flopkb.collector import uncollected
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.cached import link_all
 from flopkb.links.extract import Link
@@ -51,14 +51,8 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
     resolver = Resolver.of(kb)
     kinds = resolver.kinds
     suspects: list[Link] = []
-    enabled = gc.isenabled()
-    gc.disable()  # the links live as long as the knowledge base: the cyclic collector would only rescan them,
-    try:  # now and in every later full collection (hence the freeze, as after loading)
+    with uncollected(freeze=True):  # the links live as long as the knowledge base, as what loading built
         linked = link_all(kb.entries, resolver, suspects)
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
     kb.referenced = linked.referenced
     if linked.deferred:
         kb.links_later(

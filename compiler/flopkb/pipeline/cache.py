@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import hashlib
 import os
 import pickle
@@ -64,6 +63,7 @@ from dataclasses import replace
 from typing import Any
 
 from flopkb.atomic import sweep_temporaries, write_atomically
+from flopkb.collector import uncollected
 from flopkb.config import Config
 from flopkb.kb.entry import Entry
 from flopkb.load.files import Unreadable, decode
@@ -279,9 +279,7 @@ class FileCache:
     def _store(self, then: Callable[[], None] | None, keep: bool = True) -> None:
         """Write the shards, with the loads of an answer-first run (`keep`: see `_write`); then `then`. Uncollected: all
         is kept to the end, and a collection would scan the base (a detached writer's pages, shared, copied)."""
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with uncollected():
             if self._unstored is not None:
                 config, results, trusted_before = self._unstored
                 self._unstored = None
@@ -290,9 +288,6 @@ class FileCache:
                 self._write(keep)
             if then is not None:
                 then()
-        finally:
-            if enabled:
-                gc.enable()
 
     def stats(self) -> dict[str, Stat | None]:
         """The stat that each file of the last run is kept under once `save` stored it (None: not trusted, or not

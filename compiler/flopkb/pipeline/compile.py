@@ -7,14 +7,13 @@ written, and never raises on bad records: every problem is a diagnostic.
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 import pickle
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 
+from flopkb.collector import uncollected
 from flopkb.config import Config
 from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase, Stage
@@ -210,22 +209,6 @@ def start_method() -> str:
     return multiprocessing.get_start_method(allow_none=True) or multiprocessing.get_context().get_start_method()
 
 
-@contextmanager
-def _bulk_allocation() -> Iterator[None]:
-    """Loading keeps everything it allocates; the cyclic collector would only rescan it, 2-4 times over.
-
-    What was loaded is frozen out of the collector's view afterwards for the same reason.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
-
-
 EntryLoader = Callable[[Config, list[str], Vocabulary | None], Iterable[tuple[Entry, list[Diagnostic]]]]
 """Loads the entries of the given files, in their order: `load_entries`, or a cache in front of it
 (`flopkb.pipeline.cache`)."""
@@ -247,7 +230,7 @@ def load_knowledge_base(config: Config, load: EntryLoader = load_entries) -> Kno
     files, problems = record_files(config)
     diagnostics.extend(problems)
     entries: dict[str, Entry] = {}
-    with _bulk_allocation():
+    with uncollected(freeze=True):  # loading keeps all it allocates: a collection would rescan it, 2-4 times over
         for entry, problems in load(config, files, vocabulary):
             diagnostics.extend(problems)
             if entry.id in entries:
