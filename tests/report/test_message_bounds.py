@@ -45,6 +45,18 @@ def formula(lines: str, **more: str) -> dict[str, str]:
     return {"records/facts/f.yaml": f"id: facts/f\nkind: fact\nstatement: S.\nformulas:\n  - id: g\n{lines}", **more}
 
 
+def measured(where: str) -> dict[str, str]:
+    """A source's measurement taken `where`, and a claim that disagrees with it."""
+    source = (
+        "id: sources/p\nkind: source\ntitle: P\nmeasurements:\n"
+        f"  - {{id: m, quantity: q, value: 1.5, basis: measured, where: {where}}}\n"
+    )
+    claim = "    expect:\n      - {where: {k: 1}, measured: sources/p#m}\n"
+    return formula(
+        f"    expr: k\n    unit: '1'\n    inputs: {{k: [1, 2]}}\n{claim}", **{"records/sources/p.yaml": source}
+    )
+
+
 @dataclass(frozen=True)
 class Place:
     """A place of a record a message quotes: the files with `text` there, and the longest `text` that still makes
@@ -94,6 +106,7 @@ PLACES = [
         ),
         1_000,
     ),
+    Place("measurement's where", measured),
     Place(
         "formula id", lambda x: formula(f"    expr: '1'\n  - id: g{x}\n    expr: '1'\n  - id: g{x}\n    expr: '1'\n")
     ),

@@ -294,7 +294,7 @@ class ClaimChecker:
             converted = "" if _plain(target.text) in (in_unit, format_number(target.value, 6)) else f" = {in_unit}"
             message = (
                 f"{self.label(index)}{at_point}: the formula computes {format_number(computed, 6)}{unit_text}, "
-                f"but {point.source} ({point.where}) {point.basis} {target.text}{converted} ({off})"
+                f"but {point.source} ({cut(point.where)}) {cut(point.basis)} {target.text}{converted} ({off})"
             )
             hint = (
                 "if the model is wrong, correct the formula or its inputs; if it holds only within a wider margin, "

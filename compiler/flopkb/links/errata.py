@@ -51,7 +51,7 @@ def missing_source(source: Source, basis_at: Path, where: str, basis: str, other
         source.path,
         line,
         column,
-        f"{where}: the basis '{basis}' needs sources, and there are none",
+        f"{cut(where)}: the basis '{basis}' needs sources, and there are none",
         f"add sources: a source record or an http(s) URL; or set the basis to {otherwise}",
     )
 
