@@ -82,6 +82,10 @@ PLACES = [
     Place("unknown field", lambda x: flop(f"{x}: 1\n"), 1_000),
     Place("repeated key", lambda x: flop(f"{x}: 1\n{x}: 2\n"), 1_000),
     Place("erratum field", lambda x: flop(f"errata:\n  - {{field: {x}, quote: D, correction: C., basis: derived}}\n")),
+    Place(
+        "tagged value",
+        lambda x: {"records/sources/p.yaml": f"id: sources/p\nkind: source\ntitle: P\nyear: !!int {x}\n"},
+    ),
     Place("url", lambda x: {"records/sources/p.yaml": f"id: sources/p\nkind: source\ntitle: P\nurl: {x}\n"}),
     Place("scales_with factor", lambda x: flop(f"scales_with:\n  - {{effect: E, factor: a {x}}}\n")),
     Place(

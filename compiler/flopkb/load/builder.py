@@ -307,13 +307,9 @@ def _overindented(mapping: yaml.MappingNode, beside: set[str | None]) -> int | N
     return None
 
 
-_UNREADABLE = 80
-"""A value that does not read as its tag is quoted up to this many characters (a number's digits are many)."""
-
-
 def _unreadable(node: yaml.ScalarNode, too_long: bool) -> str:
     wrong = "a number too long to read" if too_long else f"not a valid {_shown(node.tag)}"
-    return f"'{cut(node.value, _UNREADABLE)}' is {wrong}"
+    return f"'{cut(node.value)}' is {wrong}"
 
 
 def _shown(tag: str) -> str:

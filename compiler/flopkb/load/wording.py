@@ -110,10 +110,6 @@ _EXPECTED = {
 }
 
 
-_DESCRIBED = 80
-"""A message that says what a value is quotes this many characters of a text, at most."""
-
-
 def describe(value: Any) -> str:
     if value is None:
         return "nothing"
@@ -122,5 +118,5 @@ def describe(value: Any) -> str:
     if isinstance(value, (int, float)):
         return f"the number {value}"
     if isinstance(value, str):
-        return f"the text '{cut(value, _DESCRIBED)}'"
+        return f"the text '{cut(value)}'"
     return "a list" if isinstance(value, list) else "a mapping"
