@@ -151,3 +151,14 @@ async def test_a_long_formatting_is_cancelled_at_once_and_requests_are_answered_
             await formatting
         assert cancelled.value.code == types.LSPErrorCodes.RequestCancelled
         assert time.perf_counter() - began < 3
+
+
+async def test_a_link_of_100_000_characters_is_quoted_short_in_the_editor_at_the_link(tmp_path: Path) -> None:
+    root = write_kb(
+        tmp_path, {"records/facts/f.yaml": f"id: facts/f\nkind: fact\nstatement: See [[{'a' * 100_000}]].\n"}
+    )
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/facts/f.yaml")
+        [found] = [item for item in await settled(lsp, uri) if item.code == "dangling-link"]
+    assert found.message == f"[[{'a' * 171}… (99,831 more characters) resolves to no record"
+    assert (found.range.start.line, found.range.start.character) == (2, 15)

@@ -13,6 +13,7 @@ from typing import Any
 from lsprotocol import types
 
 from flopkb.editor.diagnostics import SOURCE
+from flopkb.report.cut import cut
 
 
 def quick_fixes(uri: str, diagnostics: list[types.Diagnostic]) -> list[types.CodeAction]:
@@ -34,7 +35,7 @@ def quick_fixes(uri: str, diagnostics: list[types.Diagnostic]) -> list[types.Cod
         for name in offered:
             actions.append(
                 types.CodeAction(
-                    title=f"Write '{name}' for '{written}'",
+                    title=f"Write '{cut(name)}' for '{cut(written)}'",
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=[diagnostic],
                     is_preferred=len(offered) == 1,

@@ -56,6 +56,7 @@ from flopkb.formulas.units import (
     written_parts,
 )
 from flopkb.load.models import Expect
+from flopkb.report.cut import cut
 from flopkb.report.hints import closest, suggest
 
 if TYPE_CHECKING:
@@ -141,13 +142,13 @@ class ClaimChecker:
         misspelt: set[str] = set()
         for name, raw in row.where.items():
             if name not in inputs:
-                known = ", ".join(f"`{known}`" for known in inputs) or "none"
+                known = ", ".join(f"`{cut(known)}`" for known in inputs) or "none"
                 close = closest(name, [other for other in inputs if other not in row.where])
                 misspelt.update(close)
                 self.report(
                     "invalid-value",
                     self.at(*here, "where", name, key=True),
-                    f"{self.label(index)}.where names `{name}`, which is not an input of the formula "
+                    f"{self.label(index)}.where names `{cut(name)}`, which is not an input of the formula "
                     f"(its inputs: {known})",
                     suggest(name, close[:1]) if close else None,
                 )
@@ -159,7 +160,7 @@ class ClaimChecker:
                 self.report(
                     "invalid-value",
                     self.at(*here, "where", name),
-                    f"{self.label(index)}.where.{name}: {error.message}",
+                    f"{self.label(index)}.where.{cut(name)}: {error.message}",
                     error.hint,
                 )
                 ok = False
@@ -170,9 +171,9 @@ class ClaimChecker:
                 self.report(
                     "unit-mismatch",
                     self.at(*here, "where", name),
-                    f"{self.label(index)}.where.{name}: {format_value(value)} is {format_dimension(given)}, "
-                    f"but input `{name}` is {format_dimension(_dimension(like))}",
-                    f"write it like the input: {name}: {format_value(like)}",
+                    f"{self.label(index)}.where.{cut(name)}: {format_value(value)} is {format_dimension(given)}, "
+                    f"but input `{cut(name)}` is {format_dimension(_dimension(like))}",
+                    f"write it like the input: {cut(name)}: {format_value(like)}",
                 )
                 ok = False
                 continue
@@ -180,13 +181,13 @@ class ClaimChecker:
             where.append((name, value))
         loose = [name for name in swept if name not in row.where and name not in misspelt]  # told: did you mean
         if loose:
-            names = ", ".join(f"`{name}`" for name in loose)
+            names = ", ".join(f"`{cut(name)}`" for name in loose)
             place = self.at(*here, "where") if row.where else self.at(*here)
             self.report(
                 "invalid-value",
                 place,
                 f"{self.label(index)} does not pin the swept input{'s' if len(loose) > 1 else ''} {names}",
-                "add it to the claim's `where`, e.g. where: {" + ", ".join(f"{name}: ..." for name in loose) + "}",
+                "add it to the claim's `where`, e.g. where: {" + ", ".join(f"{cut(name)}: ..." for name in loose) + "}",
             )
             ok = False
         hardware: str | None = None
@@ -255,7 +256,7 @@ class ClaimChecker:
         if (hardware if expr.hw_params_used else None) in failed:
             broken = sorted(expr.hw_params_used & self.invalid_specs(hardware))
             if hardware is not None and broken:
-                return self.on_broken(index, row, hardware, f"has errors in its spec `{broken[0]}`")
+                return self.on_broken(index, row, hardware, f"has errors in its spec `{cut(broken[0])}`")
             return result(
                 None, CLAIM_UNCHECKED, "the formula could not be evaluated" + (f" on {hardware}" if hardware else "")
             )
@@ -278,8 +279,8 @@ class ClaimChecker:
             self.report(
                 "claim-out-of-regime",
                 self.at(*here, claimed),
-                f"{self.label(index)}{at_point} lies outside the formula's regime: valid_when {self.condition} "
-                "does not hold there, so the model does not describe this point",
+                f"{self.label(index)}{at_point} lies outside the formula's regime: "
+                f"valid_when {cut(str(self.condition))} does not hold there, so the model does not describe this point",
                 "claim a point where valid_when holds, or the formula of the regime this point is in",
             )
         difference = relative_difference(target.value, computed)
@@ -293,7 +294,7 @@ class ClaimChecker:
             converted = "" if _plain(target.text) in (in_unit, format_number(target.value, 6)) else f" = {in_unit}"
             message = (
                 f"{self.label(index)}{at_point}: the formula computes {format_number(computed, 6)}{unit_text}, "
-                f"but {point.source} ({point.where}) {point.basis} {target.text}{converted} ({off})"
+                f"but {point.source} ({cut(point.where)}) {cut(point.basis)} {target.text}{converted} ({off})"
             )
             hint = (
                 "if the model is wrong, correct the formula or its inputs; if it holds only within a wider margin, "
@@ -388,7 +389,7 @@ class ClaimChecker:
             return Target(None, ref, reason="the measurement's value does not read")
         measured = found.values.get(anchor)
         if measured is None:
-            return Target(None, ref, reason=f"{source} has no measurement '{anchor}'")
+            return Target(None, ref, reason=f"{source} has no measurement '{cut(anchor)}'")
         point = measured.point
         try:
             return Target(magnitude_in(measured.quantity, unit), point.value, point)
@@ -413,7 +414,9 @@ def _hw_user(expr: Expr) -> str:
 
 def _point_text(where: list[tuple[str, QuantityLike]], hardware: str | None) -> str:
     """Where a claim is, for its messages: ` at batch = 64, on hw/h100`, ` on hw/h100` (no `where`), or nothing."""
-    pinned = [f"{name} = {format_value(value)}" for name, value in where] + ([f"on {hardware}"] if hardware else [])
+    pinned = [f"{cut(name)} = {format_value(value)}" for name, value in where] + (
+        [f"on {hardware}"] if hardware else []
+    )
     return f" {'at ' if where else ''}{', '.join(pinned)}" if pinned else ""
 
 

@@ -29,6 +29,7 @@ from flopkb.formulas.specs import AcceleratorSpecs, read_specs
 from flopkb.formulas.units import QuantityError, parse_quantity, parse_unit
 from flopkb.links.resolver import Resolver
 from flopkb.load.models import Formula
+from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import closest
 
@@ -154,7 +155,7 @@ class FormulaReporter:
         fields = sorted(Formula.model_fields)
         for key in written:
             if isinstance(key, str) and key not in fields and closest(key, fields) == ["unit"]:
-                return f"`{key}` on line {self.at(key, key=True)[0]}"
+                return f"`{cut(key)}` on line {self.at(key, key=True)[0]}"
         return None
 
     def at_definition(self, offset: int | None = None) -> tuple[int, int]:

@@ -31,6 +31,7 @@ from flopkb.formulas.results import Key, RawValue
 from flopkb.links.resolve import resolve_formula_ref
 from flopkb.load.models import Formula, formulas_of
 from flopkb.load.source import Path, Source
+from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
 
 if TYPE_CHECKING:
@@ -176,7 +177,7 @@ class Definitions:
         )
 
     def _report_cycle(self, cycle: list[Key]) -> None:
-        shown = " -> ".join(f"{record}#{formula}" for record, formula in [*cycle, cycle[0]])
+        shown = " -> ".join(f"{record}#{cut(formula)}" for record, formula in [*cycle, cycle[0]])
         for key in cycle:
             located = self.formulas(key[0])[key[1]]
             line, column = located.source.position(located.path("ref"))

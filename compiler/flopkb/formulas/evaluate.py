@@ -49,6 +49,7 @@ from flopkb.formulas.units import (
     parse_unit,
     to_base,
 )
+from flopkb.report.cut import cut
 from flopkb.report.hints import closest, snake_case, suggest
 from flopkb.report.paths import field_path
 
@@ -139,7 +140,7 @@ def evaluate_point(
     """The value of `expr` in `unit` at one point (an `expect` row, a what-if); `hw` is one accelerator's specs."""
     swept = [name for name in expr.inputs_used if isinstance(values.get(name), list)]
     if swept:
-        raise FormulaProblem("formula-error", f"input `{min(swept)}` has several values; give one")
+        raise FormulaProblem("formula-error", f"input `{cut(min(swept))}` has several values; give one")
     if expr.hw_params_used and hw is None:
         raise _no_accelerator(expr)
     return _evaluate(expr, unit, values, [(None, hw or {})])[0].value
@@ -181,7 +182,7 @@ def _no_accelerator(expr: Expr) -> FormulaProblem:
         param,
         FormulaProblem(
             "formula-missing-spec",
-            f"{_user(expr, param)} uses hw.{param} but no accelerator is in scope",
+            f"{_user(expr, param)} uses hw.{cut(param)} but no accelerator is in scope",
             "name accelerators in the formula's `hardware`, or in the record's `affected_by_hardware`",
         ),
     )
@@ -213,13 +214,13 @@ def _evaluate(
     for name in used:
         value = inputs[name]
         if isinstance(value, list):
-            reduced = [_reduce(f"input `{name}`", item) for item in value]
+            reduced = [_reduce(f"input `{cut(name)}`", item) for item in value]
             found = [dimension for _, dimension in reduced]
             if len(set(found)) > 1:
                 mixed[name] = found
             swept_bases[name], input_dimensions[name] = [base for base, _ in reduced], found[0]
         else:
-            fixed[name], input_dimensions[name] = _reduce(f"input `{name}`", value)
+            fixed[name], input_dimensions[name] = _reduce(f"input `{cut(name)}`", value)
     if mixed:
         raise _mixed_sweep(expr, target, input_dimensions, mixed, inputs, scopes[0])
     points = _points(sweeps, swept_bases)
@@ -275,15 +276,15 @@ def _check_names(expr: Expr, inputs: Mapping[str, object], scopes: list[Scope]) 
         return
     unknown = [node for node in walk(expr.root) if isinstance(node, Name) and node.id not in inputs]
     names = list(dict.fromkeys(node.id for node in unknown))
-    others = f" (also unknown: {', '.join(f'`{name}`' for name in names[1:])})" if names[1:] else ""
+    others = f" (also unknown: {', '.join(f'`{cut(name)}`' for name in names[1:])})" if names[1:] else ""
     params = {f"hw.{param}" for _, specs in scopes for param in specs}
     close = closest(names[0], [*inputs, *sorted(params)])
     hint: str = suggest(names[0], close[:1]) if close else "add it to the formula's `inputs`"
     if close and close[0] in inputs and not close[0].isidentifier():  # never suggest a name the expression cannot use
-        hint = f"rename the input `{close[0]}` to {snake_case(close[0]) or names[0]}"
+        hint = f"rename the input `{cut(close[0])}` to {cut(snake_case(close[0]) or names[0])}"
     raise FormulaProblem(
         "formula-unknown-name",
-        f"`{names[0]}` is neither an input of the formula nor hw.<parameter>{others}",
+        f"`{cut(names[0])}` is neither an input of the formula nor hw.<parameter>{others}",
         hint,
         unknown[0].offset,
     )
@@ -293,10 +294,10 @@ def _check_sweep_size(sweeps: Mapping[str, list[QuantityLike]]) -> None:
     sizes = [len(values) for values in sweeps.values()]
     empty = [name for name, size in zip(sweeps, sizes, strict=True) if size == 0]
     if empty:
-        raise FormulaProblem("formula-error", f"sweep input `{empty[0]}` has no values")
+        raise FormulaProblem("formula-error", f"sweep input `{cut(empty[0])}` has no values")
     points = math.prod(sizes)
     if points > SWEEP_LIMIT:
-        shape = " × ".join(f"{size} ({name})" for name, size in zip(sweeps, sizes, strict=True))
+        shape = " × ".join(f"{size} ({cut(name)})" for name, size in zip(sweeps, sizes, strict=True))
         raise FormulaProblem(
             "formula-error", f"the sweep has {points:,} points ({shape}); the limit is {SWEEP_LIMIT:,}"
         )
@@ -321,16 +322,20 @@ def _mixed_sweep(
         kinds = sorted(set(found))
         return FormulaProblem(
             "formula-unit-mismatch",
-            f"sweep input `{name}` mixes {' and '.join(format_dimension(dimension) for dimension in kinds)}",
-            f"write every value of `{name}` in units of one dimension, e.g. all in "
+            f"sweep input `{cut(name)}` mixes {' and '.join(format_dimension(dimension) for dimension in kinds)}",
+            f"write every value of `{cut(name)}` in units of one dimension, e.g. all in "
             + " or all in ".join(dimension_unit(dimension) for dimension in kinds),
             in_inputs=(name,),
         )
     index = next(index for index, dimension in enumerate(found) if dimension != truth)
-    needs = f"`{expr}` needs {format_dimension(truth)}" if by_formula else f"the sweep is {format_dimension(truth)}"
+    needs = (
+        f"`{cut(str(expr))}` needs {format_dimension(truth)}"
+        if by_formula
+        else f"the sweep is {format_dimension(truth)}"
+    )
     return FormulaProblem(
         "formula-unit-mismatch",
-        f"sweep input `{name}`: {format_value(values[index])} ({field_path(('inputs', name, index))}) is "
+        f"sweep input `{cut(name)}`: {format_value(values[index])} ({cut(field_path(('inputs', name, index)))}) is "
         f"{format_dimension(found[index])}, but {needs}",
         f"write it in a unit of {dimension_unit(truth)}, like {format_value(values[found.index(truth)])}",
         in_inputs=(name, index),
@@ -380,12 +385,13 @@ def _reduce_spec(
             param,
             FormulaProblem(
                 "formula-missing-spec",
-                f"{accelerator} has no spec `{param}`, which {_user(expr, param)} uses (hw.{param})",
-                f"give {accelerator} a spec `{param}` in its `specs` "
-                f'(e.g. `{param}: {{value: "...", basis: vendor-spec}}`), or leave it out of the formula\'s `hardware`',
+                f"{accelerator} has no spec `{cut(param)}`, which {_user(expr, param)} uses (hw.{cut(param)})",
+                f"give {accelerator} a spec `{cut(param)}` in its `specs` "
+                f'(e.g. `{cut(param)}: {{value: "...", basis: vendor-spec}}`), '
+                "or leave it out of the formula's `hardware`",
             ),
         )
-    return _reduce(f"hw.{param} of {hardware or 'the accelerator'}", specs[param])
+    return _reduce(f"hw.{cut(param)} of {hardware or 'the accelerator'}", specs[param])
 
 
 def _reduce(what: str, value: QuantityLike) -> tuple[float, Dimension]:
@@ -475,7 +481,7 @@ def _power_dimension(node: BinOp, base: Dimension, exponent: Dimension) -> Dimen
 
 
 def _mismatch(node: Node, message: str) -> FormulaProblem:
-    return FormulaProblem("formula-unit-mismatch", f"in `{node_text(node)}`: {message}", offset=node.offset)
+    return FormulaProblem("formula-unit-mismatch", f"in `{cut(node_text(node))}`: {message}", offset=node.offset)
 
 
 def _check_target(expr: Expr, dimension: Dimension, target: Dimension, unit: str) -> None:
@@ -487,7 +493,7 @@ def _check_target(expr: Expr, dimension: Dimension, target: Dimension, unit: str
         raise FormulaProblem(
             "formula-unit-mismatch",
             f"the result is {format_dimension(dimension)} but {wanted}",
-            f"`{expr}` comes out in {dimension_unit(dimension)}: use a unit of that dimension "
+            f"`{cut(str(expr))}` comes out in {dimension_unit(dimension)}: use a unit of that dimension "
             f"(e.g. `unit: {dimension_unit(dimension)}`), or fix the expression",
         )
 
@@ -578,7 +584,7 @@ def _run(compiled: Compiled, env: Mapping[str, float], hardware: str | None, poi
 
 
 def _arithmetic_problem(what: str, hardware: str | None, point: Point) -> FormulaProblem:
-    where = [f"{name} = {format_value(value)}" for name, value in point]
+    where = [f"{cut(name)} = {format_value(value)}" for name, value in point]
     if hardware:
         where.append(f"on {hardware}")
     return FormulaProblem("formula-error", f"{what} (at {', '.join(where)})" if where else what)

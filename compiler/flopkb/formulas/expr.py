@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from flopkb.report.cut import cut
 from flopkb.report.hints import did_you_mean
 
 MAX_LENGTH = 2000
@@ -290,9 +291,9 @@ class _Converter:
         if name == "hw":
             raise self.error(node, "`hw` must be followed by `.<parameter>`, e.g. hw.memory_bandwidth")
         if name in FUNCTIONS:
-            raise self.error(node, f"`{name}` is a function: call it as {name}(...)")
+            raise self.error(node, f"`{cut(name)}` is a function: call it as {cut(name)}(...)")
         if not _NAME_RE.fullmatch(name):
-            raise self.error(node, f"name {name!r}: names are ASCII letters, digits and _")
+            raise self.error(node, f"name {cut(name)!r}: names are ASCII letters, digits and _")
         self.names.add(name)
         return name
 
@@ -300,7 +301,7 @@ class _Converter:
         if not (isinstance(node.value, ast.Name) and node.value.id == "hw"):
             raise self.error(node, "only `hw.<parameter>` may use a dot")
         if not _NAME_RE.fullmatch(node.attr):
-            raise self.error(node, f"parameter {node.attr!r}: names are ASCII letters, digits and _")
+            raise self.error(node, f"parameter {cut(node.attr)!r}: names are ASCII letters, digits and _")
         self.params.add(node.attr)
         return node.attr
 
@@ -329,7 +330,7 @@ def _unknown_function(func: ast.AST) -> tuple[str, str | None]:
     functions = ", ".join(sorted(FUNCTIONS))
     if not isinstance(func, ast.Name):
         return f"only the functions {functions} can be called", None
-    return f"unknown function {func.id!r}; the functions are {functions}", did_you_mean(func.id, sorted(FUNCTIONS))
+    return f"unknown function {cut(func.id)!r}; the functions are {functions}", did_you_mean(func.id, sorted(FUNCTIONS))
 
 
 # Canonical text --------------------------------------------------------------

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from flopkb.formulas.results import MeasuredPoint
 from flopkb.formulas.units import QuantityError, parse_quantity
 from flopkb.load.models import SourceRecord
+from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.paths import field_path
 
@@ -67,7 +68,7 @@ def read_measurements(entry: Entry) -> tuple[SourceMeasurements | None, list[Dia
                     "invalid-value",
                     source.path,
                     *source.position(("measurements", index, "id")),
-                    f"{here}.id: '{measurement.id}' is already the id of "
+                    f"{here}.id: '{cut(measurement.id)}' is already the id of "
                     f"{field_path(source.written(('measurements', first[measurement.id])))}; "
                     "measurement ids are unique within a source",
                     "rename one of the two measurements",

@@ -59,6 +59,7 @@ from flopkb.formulas.specs import AcceleratorSpecs
 from flopkb.formulas.units import QuantityError
 from flopkb.links.memo import dependency_key
 from flopkb.load.models import formulas_of
+from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import closest, suggest
 from flopkb.report.paths import field_path
@@ -238,7 +239,9 @@ class _FormulaRun(FormulaReporter):
                     ok = False
                     if name not in self.ev.overrides and definition.input_at.get(name) == self.key:
                         path = ("inputs", name, position) if isinstance(value, list) else ("inputs", name)
-                        self.report("invalid-value", self.at(*path), f"input `{name}`: {error.message}", error.hint)
+                        self.report(
+                            "invalid-value", self.at(*path), f"input `{cut(name)}`: {error.message}", error.hint
+                        )
             inputs[name] = read if isinstance(value, list) else (read[0] if read else 0.0)
         return inputs if ok else None
 
@@ -416,7 +419,7 @@ def _repeated_ids(entry: Entry) -> Iterator[Diagnostic]:
                 entry.path,
                 line,
                 column,
-                f"{here}.id: '{formula.id}' is already the id of {there}; formula ids are unique within a record",
+                f"{here}.id: '{cut(formula.id)}' is already the id of {there}; formula ids are unique within a record",
                 "rename one of the two formulas",
             )
 
@@ -470,7 +473,11 @@ def _unknown_parameter(nodes: Iterable[Node], vocabulary: Vocabulary) -> tuple[H
     close = closest(node.name, list(vocabulary.parameters))
     parameters = f"the parameters are {', '.join(sorted(vocabulary.parameters))}"
     hint: str = suggest(f"hw.{node.name}", [f"hw.{close[0]}"]) if close else parameters
-    return node, f"hw.{node.name} is not a hardware parameter (schema/vocabulary.yaml has no `{node.name}`)", hint
+    return (
+        node,
+        f"hw.{cut(node.name)} is not a hardware parameter (schema/vocabulary.yaml has no `{cut(node.name)}`)",
+        hint,
+    )
 
 
 def _results_key(kb: KnowledgeBase, record_id: str, vocabulary: str) -> tuple[object, ...] | None:

@@ -20,6 +20,7 @@ from flopkb.links.debt import NEEDS_SOURCES, ErratumItem
 from flopkb.load.models import erratum_field_path, required_text_fields
 from flopkb.load.placeholders import markdown_fields
 from flopkb.load.source import Path, Source
+from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import did_you_mean
 from flopkb.report.paths import field_path
@@ -50,7 +51,7 @@ def missing_source(source: Source, basis_at: Path, where: str, basis: str, other
         source.path,
         line,
         column,
-        f"{where}: the basis '{basis}' needs sources, and there are none",
+        f"{cut(where)}: the basis '{basis}' needs sources, and there are none",
         f"add sources: a source record or an http(s) URL; or set the basis to {otherwise}",
     )
 
@@ -87,7 +88,7 @@ def _text_fields(data: Any, names: frozenset[str], prefix: str, key: str | None 
 
 def _no_text_field(label: str, here: Path, field: str, record: Any, source: Source) -> Diagnostic:
     line, column = source.position((*here, "field"))
-    message = f"{label}.field: '{field}' is no text field of this record"
+    message = f"{label}.field: '{cut(field)}' is no text field of this record"
     return make("invalid-value", source.path, line, column, message, _field_hint(field, record, source.data))
 
 
@@ -148,6 +149,6 @@ def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[Err
     return tuple(items), problems
 
 
-def _short(text: str, limit: int = 80) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+def _short(text: str) -> str:
+    """`text` on one line (a quote's blanks count as one space), cut."""
+    return cut(" ".join(text.split()))

@@ -75,6 +75,7 @@ from flopkb.load.models import Formula, SourceRecord, formulas_of
 from flopkb.load.placeholders import may_hold_placeholders, placeholders_in
 from flopkb.load.positions import NON_BLANK
 from flopkb.load.source import Path
+from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
 
 UNVERIFIED = "unverified"
@@ -343,7 +344,9 @@ def unverified_basis(item: DebtItem, users: int) -> Diagnostic:
     hint = "find the evidence, then set the basis to measured, vendor-spec, cited or derived and add sources"
     if users:
         hint += f"; {users} other record{'s' if users != 1 else ''} rest{'s' if users == 1 else ''} on this figure"
-    return make("unverified-basis", item.file, item.line, item.column, f"{item.label}: the basis is unverified", hint)
+    return make(
+        "unverified-basis", item.file, item.line, item.column, f"{cut(item.label)}: the basis is unverified", hint
+    )
 
 
 def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:

@@ -31,6 +31,7 @@ from flopkb.links.split import split_links
 from flopkb.load.models import MODELS, Formula, Markdown, RefTo, record_kind, unbracketed
 from flopkb.load.positions import LINK_START, STAR
 from flopkb.load.source import Path, Source
+from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.paths import field_path
 
@@ -405,8 +406,10 @@ def _prose(value: str, path: Path, out: list[Link], context: Context) -> None:
         for split in split_links(value, found_links):
             brackets = source.scalar_map(path, value, LINK_START)
             line, column = brackets.position(split.offset) if brackets is not None else source.position(path)
-            message = f"`{split.first}` goes on to the next line, but a link stands on one line: the page shows text"
-            hint = f"join the two lines, so that the link reads `{split.joined}`"
+            message = (
+                f"`{cut(split.first)}` goes on to the next line, but a link stands on one line: the page shows text"
+            )
+            hint = f"join the two lines, so that the link reads `{cut(split.joined)}`"
             warnings.append(make("split-link", source.path, line, column, message, hint))
     for found in found_links:
         target = found.target

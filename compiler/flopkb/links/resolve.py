@@ -16,6 +16,7 @@ from flopkb.links.cached import link_all
 from flopkb.links.extract import Link
 from flopkb.links.resolver import AMBIGUOUS, Resolution, Resolver
 from flopkb.load.models import with_scheme
+from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import closest, suggest
 
@@ -81,8 +82,8 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
 
 def _describe(link: Link) -> str:
     if link.is_prose:
-        return link.text
-    return f"{link.where}: '{link.value}'"
+        return cut(link.text)
+    return f"{link.where}: '{cut(link.value)}'"
 
 
 def _unresolved(link: Link, found: Resolution, resolver: Resolver) -> Diagnostic:
@@ -94,12 +95,17 @@ def _unresolved(link: Link, found: Resolution, resolver: Resolver) -> Diagnostic
             link.file,
             line,
             column,
-            f"{_describe(link)}: '{link.target}' matches several records: {names}",
+            f"{_describe(link)}: '{cut(link.target)}' matches several records: {names}",
             f"write more of the id: {' or '.join(found.candidates)}",
         )
     if link.is_prose:
         return make(
-            "dangling-link", link.file, line, column, f"{link.text} resolves to no record", resolver.hint(link.target)
+            "dangling-link",
+            link.file,
+            line,
+            column,
+            f"{_describe(link)} resolves to no record",
+            resolver.hint(link.target),
         )
     url = with_scheme(link.target) if link.takes_urls else None
     return make(
@@ -136,28 +142,28 @@ def _dangling_anchor(link: Link, target_id: str, kind: str | None, anchors: tupl
     what = "measurement" if kind == "source" else "formula"
     if not link.anchor:
         return make("dangling-anchor", link.file, line, column, *_no_anchor(link, target_id, what, anchors))
-    message = f"{_describe(link)}: {target_id} has no {what} '{link.anchor}'"
+    message = f"{_describe(link)}: {target_id} has no {what} '{cut(link.anchor)}'"
     close = closest(link.anchor or "", anchors, count=2)
     if close:
         hint: str = suggest(link.anchor, close, before=f"{link.target}#")
     elif anchors:
         hint = f"its {what}s: {_listed(anchors)}"
     else:
-        hint = f"{target_id} has no {what}s; link to the record without '#{link.anchor}'"
+        hint = f"{target_id} has no {what}s; link to the record without '#{cut(link.anchor)}'"
     return make("dangling-anchor", link.file, line, column, message, hint)
 
 
 def _no_anchor(link: Link, target_id: str, what: str, anchors: tuple[str, ...]) -> tuple[str, str]:
     """The message and hint of a ref that names a record where it must name one of its formulas or measurements."""
-    message = f"{_describe(link)} names no {what} of {target_id}: write '{link.value}#<{what}-id>'"
+    message = f"{_describe(link)} names no {what} of {target_id}: write '{cut(link.value)}#<{what}-id>'"
     if target_id == link.record:
         anchors = tuple(anchor for anchor in anchors if anchor != _own_formula(link))
     if len(anchors) == 1:
-        return message, f"write {link.value}#{anchors[0]}"
+        return message, f"write {cut(link.value)}#{cut(anchors[0])}"
     if not anchors:
         other = " other" if target_id == link.record else ""
         return message, f"{target_id} has no{other} {what}s"
-    return message, f"write {link.value}#<{what}-id>, one of its {what}s: {_listed(anchors)}"
+    return message, f"write {cut(link.value)}#<{what}-id>, one of its {what}s: {_listed(anchors)}"
 
 
 def _own_formula(link: Link) -> object:
@@ -172,7 +178,7 @@ def _own_formula(link: Link) -> object:
 
 def _listed(anchors: tuple[str, ...]) -> str:
     more = f", and {len(anchors) - _ANCHORS_LISTED} more" if len(anchors) > _ANCHORS_LISTED else ""
-    return ", ".join(anchors[:_ANCHORS_LISTED]) + more
+    return ", ".join(cut(anchor) for anchor in anchors[:_ANCHORS_LISTED]) + more
 
 
 __all__ = ["Resolution", "Resolver", "check_links", "resolve_formula_ref", "resolve_target"]

@@ -17,6 +17,7 @@ from yaml.constructor import SafeConstructor
 
 from flopkb.load.positions import LineIndex
 from flopkb.load.tabs import Untabbing
+from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
 
 MAX_NESTING = 64
@@ -146,8 +147,8 @@ class Builder:
     ) -> Diagnostic:
         line, column = self.lines.position(self._at(lifted.start_mark))
         holder_line, holder_column = self.lines.position(self._at(holder.start_mark))
-        name, owner = _text(lifted), _text(holder)
-        repeated = ", ".join(str(_text(key)) for key, _ in rest)  # text: `_overindented` takes no other
+        name, owner = cut(str(_text(lifted))), cut(str(_text(holder)))
+        repeated = ", ".join(cut(str(_text(key))) for key, _ in rest)  # text: `_overindented` takes no other
         return make(
             "duplicate-key",
             self.path,
@@ -233,7 +234,7 @@ class Builder:
                     self.path,
                     line,
                     column,
-                    f"the key '{key}' is repeated; its first copy is on line {first_line}",
+                    f"the key '{cut(key)}' is repeated; its first copy is on line {first_line}",
                     f"keep one of the two: delete this line or line {first_line}, or merge their values",
                 )
             )
@@ -307,8 +308,8 @@ def _overindented(mapping: yaml.MappingNode, beside: set[str | None]) -> int | N
 
 
 def _unreadable(node: yaml.ScalarNode, too_long: bool) -> str:
-    shown = node.value if len(node.value) <= 40 else f"{node.value[:40]}... ({len(node.value):,} characters)"
-    return f"'{shown}' is {'a number too long to read' if too_long else f'not a valid {_shown(node.tag)}'}"
+    wrong = "a number too long to read" if too_long else f"not a valid {_shown(node.tag)}"
+    return f"'{cut(node.value)}' is {wrong}"
 
 
 def _shown(tag: str) -> str:

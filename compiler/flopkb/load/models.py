@@ -27,6 +27,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
 from flopkb.load.rules import ExactlyOne, rule
+from flopkb.report.cut import cut
 from flopkb.report.hints import Suggestion, closest, snake_case
 
 ID_SEGMENT = re.compile(r"[a-z0-9][a-z0-9._-]*")
@@ -91,7 +92,7 @@ def _check_id(value: str) -> str:
     problem = id_problem(value)
     if problem:
         raise PydanticCustomError(
-            "invalid_id", "'{value}' is not a valid id: {problem}", {"value": value, "problem": problem}
+            "invalid_id", "'{value}' is not a valid id: {problem}", {"value": cut(value), "problem": problem}
         )
     return value
 
@@ -109,7 +110,7 @@ def _term(section: str) -> AfterValidator:
             raise PydanticCustomError(
                 "unknown_term",
                 "'{value}' is not a term of '{section}'",
-                {"value": value, "section": section, "hint": hint},
+                {"value": cut(value), "section": section, "hint": hint},
             )
         return value
 
@@ -124,7 +125,8 @@ _ONE_NAME = "write it as one name: {}"
 def _instead(value: str, name: str, instead: str = _ONE_NAME) -> Suggestion:
     """The hint to write `name` in place of `value` (an editor's quick fix replaces it whole): "did you mean" for a
     word, said as `instead` says it for a value of several words."""
-    return Suggestion(f"did you mean {name}?" if _ONE_WORD.fullmatch(value) else instead.format(name), value, [name])
+    shown = cut(name)
+    return Suggestion(f"did you mean {shown}?" if _ONE_WORD.fullmatch(value) else instead.format(shown), value, [name])
 
 
 def _pattern(
@@ -140,7 +142,7 @@ def _pattern(
             suggestion = suggest(value) if suggest is not None else None
             hint = _instead(value, suggestion, instead) if suggestion and regex.fullmatch(suggestion) else ""
             raise PydanticCustomError(
-                "invalid_value", "'{value}' is not {what}", {"value": value, "what": what, "hint": hint}
+                "invalid_value", "'{value}' is not {what}", {"value": cut(value), "what": what, "hint": hint}
             )
         return value
 
@@ -183,7 +185,9 @@ def _anchored(value: str) -> str:
     """`<source>#<measurement-id>`; without `#`, the link stage tells the measurements the source has."""
     target, hashed, anchor = _target(value).partition("#")
     if not target or (hashed and not FORMULA_ID.fullmatch(anchor)):
-        raise PydanticCustomError("invalid_value", "'{value}' is not '<source>#<measurement-id>'", {"value": value})
+        raise PydanticCustomError(
+            "invalid_value", "'{value}' is not '<source>#<measurement-id>'", {"value": cut(value)}
+        )
     return value
 
 
@@ -330,7 +334,7 @@ def check_measurement_basis(value: str) -> str:
         raise PydanticCustomError(
             "invalid_value",
             "a measurement's basis is 'measured' or 'simulated', not '{value}'",
-            {"value": value},
+            {"value": cut(value)},
         )
     return value
 

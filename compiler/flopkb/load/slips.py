@@ -19,6 +19,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
+from flopkb.report.cut import cut
+
 _LEAD = r"[ ]*(?:- )?"
 """What comes before a key on its line: its indentation in spaces, and the dash of a list's item."""
 _NAME = r"[A-Za-z_][\w-]*"
@@ -39,7 +41,7 @@ _KEY_OR_ITEM = re.compile(rf"\s*(?:- |{_NAME}:(?:\s|$))")
 _QUOTED_VALUE = re.compile(rf"(?P<lead>\s*(?:- )?(?:{_NAME}:[ ]+)?)(?P<quote>[\"'])")
 _FLOW_VALUE = re.compile(rf"(?P<lead>\s*(?:- )?{_NAME}:[ ]+)(?P<open>[\[{{])")
 _CLOSING = {"[": "]", "{": "}"}
-_SHOWN = 60
+_SHOWN = 80
 """The longest line a hint quotes whole."""
 _LOOK_BACK = 30
 """How many lines above where parsing stopped a slip is looked for."""
@@ -402,4 +404,4 @@ def _comment(line: str) -> bool:
 def _shown(line: str) -> str:
     """A repaired line as a hint quotes it: without its indentation, cut when long."""
     shown = line.strip()
-    return f"`{shown}`" if len(shown) <= _SHOWN else f"`{shown[: _SHOWN - 1]}…`"
+    return f"`{cut(shown, _SHOWN)}`"

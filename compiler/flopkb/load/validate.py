@@ -27,6 +27,7 @@ from flopkb.load.omitted import NOTHING_OMITTED, Omitted, file_loc, prefixes, wi
 from flopkb.load.source import Path, Source
 from flopkb.load.vocabulary import Vocabulary
 from flopkb.load.wording import describe, value_hint, what_is_wrong
+from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import closest, did_you_mean
 from flopkb.report.paths import field_path
@@ -104,7 +105,7 @@ def _kind_problem(source: Source, kind: Any, fitting: str | None) -> Diagnostic:
         message = f"kind: expected text, one of {kinds}; got {describe(kind)}{suffix}"
         return make("invalid-value", source.path, line, column, message)
     hint = did_you_mean(kind, KINDS) or f"one of {kinds}"
-    return make("unknown-term", source.path, line, column, f"'{kind}' is not a record kind{suffix}", hint)
+    return make("unknown-term", source.path, line, column, f"'{cut(kind)}' is not a record kind{suffix}", hint)
 
 
 def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, record_id: str) -> Validated:
@@ -256,9 +257,9 @@ def _bracket_hint(path: Path, source: Source, model: type) -> str | None:
     if field is None or unbracketed(_at(source.data, path)) is None:
         return None
     if not field[1]:
-        return f"refs are written without brackets: `{field[0]}: {unbracketed(written)}`"
+        return f"refs are written without brackets: `{field[0]}: {cut(str(unbracketed(written)))}`"
     items = written if isinstance(written, list) else [written]
-    shown = ", ".join(str(unbracketed(item) or item) for item in items)
+    shown = ", ".join(cut(str(unbracketed(item) or item)) for item in items)
     return f"refs are written without brackets: `{field[0]}: [{shown}]`"
 
 
@@ -388,7 +389,7 @@ def _diagnostic(
     elif code == "unknown-field":
         line, column = source.position(path, key=True)
         field = path[-1] if path else "?"
-        message = f"'{field}' is not a field here"
+        message = f"'{cut(str(field))}' is not a field here"
         hint = did_you_mean(str(field), _sibling_fields(model, path)) or None
         message, hint = _indented_into(path, source, model, context) or (message, hint)
     elif code == "unknown-term":
@@ -466,8 +467,8 @@ def _indented_into(path: Path, source: Source, model: type, context: _Context) -
         return None
     line, column = source.position(path[:-1], key=True)
     return (
-        f"'{field}' is not a field of '{holder}' but a key of {field_path(above)}, indented into '{holder}'",
-        f"indent it by {column - 1} spaces, as '{holder}' on line {line}",
+        f"'{field}' is not a field of '{cut(holder)}' but a key of {field_path(above)}, indented into '{cut(holder)}'",
+        f"indent it by {column - 1} spaces, as '{cut(holder)}' on line {line}",
     )
 
 

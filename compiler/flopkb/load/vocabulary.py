@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from flopkb.report.cut import cut
+
 REQUIRED_BASIS = ("measured", "vendor-spec", "cited", "derived", "unverified")
 SECTIONS = ("categories", "parameters", "basis")
 
@@ -41,14 +43,16 @@ def vocabulary_from_data(data: dict[str, Any]) -> Vocabulary:
             raise VocabularyError(f"'{section}' must be a mapping of terms", (section,))
     for section, entries in data.items():
         if section not in SECTIONS:
-            raise VocabularyError(f"unknown section '{section}'; the vocabulary has {', '.join(SECTIONS)}", (section,))
+            raise VocabularyError(
+                f"unknown section '{cut(section)}'; the vocabulary has {', '.join(SECTIONS)}", (section,)
+            )
         for term, entry in entries.items():
             if entry is not None and not isinstance(entry, dict):
-                raise VocabularyError(f"the term '{term}' must map to {{description: ...}}", (section, term))
+                raise VocabularyError(f"the term '{cut(term)}' must map to {{description: ...}}", (section, term))
     parameters = {}
     for name, entry in data["parameters"].items():
         if not entry or not isinstance(entry.get("unit"), str):
-            raise VocabularyError(f"the parameter '{name}' needs a 'unit'", ("parameters", name))
+            raise VocabularyError(f"the parameter '{cut(name)}' needs a 'unit'", ("parameters", name))
         parameters[name] = Parameter(name, entry["unit"], str(entry.get("description", "")))
     missing = [term for term in REQUIRED_BASIS if term not in data["basis"]]
     if missing:

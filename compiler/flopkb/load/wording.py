@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from flopkb.load.builder import Path
 from flopkb.load.source import LINK_AS_LIST_HINT
+from flopkb.report.cut import cut
 
 
 def value_hint(item: dict[str, Any], path: Path, owner: type[BaseModel] | None, free_text: bool) -> str | None:
@@ -31,7 +32,7 @@ def _list_hint(item: dict[str, Any]) -> str | None:
     value = item.get("input")
     if item["type"] != "list_type" or not isinstance(value, str):
         return None
-    return f"make it a list: [{json.dumps(value, ensure_ascii=False)}], or one `- item` a line below the field"
+    return f"make it a list: [{cut(json.dumps(value, ensure_ascii=False))}], or one `- item` a line below the field"
 
 
 def _item_hint(item: dict[str, Any], path: Path, owner: type[BaseModel] | None, free_text: bool) -> str | None:
@@ -49,7 +50,8 @@ def _item_hint(item: dict[str, Any], path: Path, owner: type[BaseModel] | None, 
     if item["type"] == "string_type" and free_text and isinstance(value, dict) and len(value) == 1:
         (key, inner), *_ = value.items()
         if isinstance(inner, (str, int, float)) and not isinstance(inner, bool):
-            return f"quote the item, which `: ` makes a mapping: - {json.dumps(f'{key}: {inner}', ensure_ascii=False)}"
+            quoted = json.dumps(f"{key}: {inner}", ensure_ascii=False)
+            return f"quote the item, which `: ` makes a mapping: - {cut(quoted)}"
     return None
 
 
@@ -116,5 +118,5 @@ def describe(value: Any) -> str:
     if isinstance(value, (int, float)):
         return f"the number {value}"
     if isinstance(value, str):
-        return f"the text '{value[:40]}'"
+        return f"the text '{cut(value)}'"
     return "a list" if isinstance(value, list) else "a mapping"

@@ -24,6 +24,7 @@ from flopkb.load.source import Source, parse
 from flopkb.load.sources import FileSource, witness
 from flopkb.load.validate import expected_id, validate_record
 from flopkb.load.vocabulary import Vocabulary, VocabularyError, vocabulary_from_data
+from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, internal_error, make
 
 PARALLEL_FROM_FILES = 2000
@@ -152,7 +153,7 @@ def _validate_entry(
         like = id_like(record_id)
         stem, dot, extension = rel.rpartition(".") if "." in rel.rsplit("/", 1)[-1] else (rel, "", "")
         renamed = f"{stem[: len(stem) - len(record_id)]}{like}{dot}{extension}"  # the id is the stem's tail
-        message = f"the file's path gives the id '{record_id}': {problem}"
+        message = f"the file's path gives the id '{cut(record_id)}': {problem}"
         diagnostics.append(
             make("invalid-id", rel, 1, 1, message, f"rename the file to {renamed}" if like else "rename the file")
         )
@@ -274,7 +275,7 @@ def _alias_diagnostics(kb: KnowledgeBase) -> Iterator[Diagnostic]:
                     entry.path,
                     line,
                     column,
-                    f"the alias '{alias}' is already the id or an alias of {owner}",
+                    f"the alias '{cut(alias)}' is already the id or an alias of {owner}",
                     "remove the alias",
                 )
 

@@ -14,7 +14,10 @@ _INTRO = (
     "Every problem `flopkb check` reports carries one of these codes, with a file, "
     "a line, a column and a message. The severity shown is the default: the "
     "configuration (`[tool.flopkb]` in `pyproject.toml`) can change it per code, "
-    "and `--strict` fails on warnings too."
+    "and `--strict` fails on warnings too. A message or a hint quotes at most 200 characters of any one text of a "
+    "record (a link, an id, an alias, an anchor, a term, a name, a unit, an expression): a longer one is cut, and "
+    "the cut says so, with how many characters it leaves out (`[[aaaa… (99,831 more characters) resolves to no "
+    "record`); the line and column are the text's own. No message or hint has more than 2,000 characters."
 )
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from flopkb.report.codes import CODES, Severity
+from flopkb.report.cut import MESSAGE, cut
+from flopkb.report.hints import Suggestion
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -38,8 +40,19 @@ class Diagnostic:
 
 
 def make(code: str, path: str, line: int, column: int, message: str, hint: str | None = None) -> Diagnostic:
-    """A diagnostic with the catalogue's default severity for `code`."""
-    return Diagnostic(path, line, column, code, message, hint, CODES[code].severity)
+    """A diagnostic with the catalogue's default severity for `code`, its message and hint cut at `MESSAGE`
+    characters: each quote of record text is cut where it is written (`flopkb.report.cut.QUOTE`), and this bounds
+    what is left, a list of the records' names."""
+    return Diagnostic(path, line, column, code, cut(message, MESSAGE), _bounded(hint), CODES[code].severity)
+
+
+def _bounded(hint: str | None) -> str | None:
+    """`hint` cut at `MESSAGE` characters; a `Suggestion` keeps what its quick fixes replace and write."""
+    if hint is None or len(hint) <= MESSAGE:
+        return hint
+    if isinstance(hint, Suggestion):
+        return Suggestion(cut(hint, MESSAGE), hint.written, hint.offered, hint.before)
+    return cut(hint, MESSAGE)
 
 
 INTERNAL_ERROR = "internal-error"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from flopkb.report.cut import cut
+
 CUTOFF = 60.0
 """The lowest similarity (0-100) a name must have to be suggested."""
 
@@ -45,7 +47,7 @@ class Suggestion(str):
 
 def suggest(written: str, offered: Sequence[str], before: str = "") -> Suggestion:
     """The hint "did you mean A or B?": `offered` in place of `written`."""
-    return Suggestion(f"did you mean {' or '.join(offered)}?", written, offered, before)
+    return Suggestion(f"did you mean {' or '.join(cut(name) for name in offered)}?", written, offered, before)
 
 
 def did_you_mean(word: str, choices: Iterable[str], *, count: int = 1) -> Suggestion | None:
