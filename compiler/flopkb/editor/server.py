@@ -18,6 +18,7 @@ from collections.abc import Callable, Hashable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls import uris
@@ -98,14 +99,16 @@ class FlopkbServer(LanguageServer):
 
     def answered(self, uri: str, *, vocabulary: bool = False) -> tuple[str, str] | None:
         """The root-relative path and text of an open document that requests are answered in: a record file of the
-        base (or, with `vocabulary`, its vocabulary) within check's size limit. Other YAML files get nothing."""
+        base (or, with `vocabulary`, its vocabulary) within check's size limit. Other YAML files get nothing, and so
+        does a document that is not open (pygls would read its file, whatever its size or encoding)."""
+        document = self.workspace.text_documents.get(unquote(uri))
         rel = self.relative(uri)
-        if rel is None or self.config is None:
+        if document is None or rel is None or self.config is None:
             return None
         in_records = rel.startswith(f"{self.config.records.rstrip('/')}/") and rel.endswith(RECORD_SUFFIXES)
         if not in_records and not (vocabulary and self.config.root / rel == self.config.vocabulary_path):
             return None
-        text = self.workspace.get_text_document(uri).source
+        text = document.source
         if len(text) > MAX_FILE_BYTES or len(text.encode("utf-8", errors="surrogatepass")) > MAX_FILE_BYTES:
             return None  # check refuses it at once: every request would cost seconds
         return rel, text
@@ -409,11 +412,12 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         from flopkb.editor.navigation import definition
 
         found = ls.at(params.text_document.uri, params.position)
+        document = ls.answered(params.text_document.uri)
         checked = ls.checker.latest if ls.checker is not None else None
-        if found is None or checked is None:
+        if found is None or document is None or checked is None:
             return None
         kb, rel, line, column = found
-        line_text = ls.workspace.get_text_document(params.text_document.uri).source.split("\n")[line - 1]
+        line_text = document[1].split("\n")[line - 1]
         places = await ls.off_loop(partial(definition, kb, rel, line, column, line_text))
         return [ls.location(checked, place) for place in places] or None
 
