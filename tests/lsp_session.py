@@ -99,6 +99,16 @@ def open_file(lsp: LanguageClient, root: Path, rel: str, text: str | None = None
     return uri
 
 
+def replaced(lsp: LanguageClient, uri: str, version: int, text: str) -> None:
+    """The whole text of the open document at `uri` replaced by `text`, as its `version`."""
+    lsp.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
 async def settled(lsp: LanguageClient, uri: str) -> list[types.Diagnostic]:
     """The diagnostics of `uri` once the server has checked everything sent so far (pushed ones are in before): a
     workspace pull, answered after the full check (a document pull may be answered by the check of the edited buffer

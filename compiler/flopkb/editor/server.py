@@ -25,13 +25,14 @@ from pygls import uris
 from pygls.lsp.server import LanguageServer
 
 import flopkb
-from flopkb.config import Config, ConfigError, load_config
+from flopkb.config import Config
 from flopkb.editor.actions import quick_fixes
 from flopkb.editor.checked import Buffer, Checked
 from flopkb.editor.checker import Checker
 from flopkb.editor.convert import uri_of
 from flopkb.editor.lanes import Lane
 from flopkb.editor.positions import code_point_offset, diagnostic_range, line_end, lines_of, lsp_position
+from flopkb.editor.settings import read_settings, watchers, workspace_root
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.sources import RECORD_SUFFIXES
 
@@ -45,7 +46,6 @@ SYMBOLS = 200
 RESCAN = "flopkb.rescan"
 STORE_SECONDS = 10.0
 """At exit, the longest wait for the load cache and the latest diagnostics to be stored (`flopkb.pipeline.verdict`)."""
-_WATCHED = ("**/*.yaml", "**/*.yml", "**/pyproject.toml")
 _REQUESTS_ONLY = (
     "flopkb.authoring.fmt",
     "flopkb.editor.completion",
@@ -132,17 +132,9 @@ class FlopkbServer(LanguageServer):
     # checking
 
     def start(self, params: types.InitializeParams) -> None:
-        root = self.given_root or _workspace_root(params) or Path.cwd()
+        root = self.given_root or workspace_root(params) or Path.cwd()
         started, self.started = self.started, None
-        try:
-            config = load_config(root.resolve())
-        except ConfigError as error:
-            config = None
-            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"flopkb: {error}"))
-        if config is not None and not config.records_path.is_dir():
-            message = f"flopkb: no {config.records}/ folder in {config.root}; start flopkb lsp in a knowledge base"
-            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, message))
-            config = None
+        config = self.settings(root.resolve(), changed=False)
         if started is not None and (config is None or started.config.root != config.root):
             started.stop()
             started = None
@@ -158,14 +150,18 @@ class FlopkbServer(LanguageServer):
         """Check again: the buffers, and when `disk`, the files on disk at `changed` (document URIs; None: any)."""
         if self.checker is None or self.config is None:
             return
-        config = None
-        if config_changed:
-            try:
-                config = self.config = load_config(self.config.root)
-            except ConfigError as error:
-                self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"flopkb: {error}"))
+        config = self.settings(self.config.root, changed=True) if config_changed else None
+        self.config = config or self.config
         paths = None if changed is None else [rel for rel in map(self.relative, changed) if rel is not None]
         self.checker.update(self.buffers(), config, disk=disk, changed=paths)
+
+    def settings(self, root: Path, *, changed: bool) -> Config | None:
+        """The base's settings, or None when they cannot be used: then the author is told why."""
+        found = read_settings(root, changed=changed)
+        if isinstance(found, str):
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, found))
+            return None
+        return found
 
     @property
     def watches_files(self) -> bool:
@@ -287,16 +283,6 @@ def _import_request_modules() -> None:
         importlib.import_module(name)
 
 
-def _workspace_root(params: types.InitializeParams) -> Path | None:
-    if params.workspace_folders:
-        path = uris.to_fs_path(params.workspace_folders[0].uri)
-        return Path(path) if path else None
-    if params.root_uri:
-        path = uris.to_fs_path(params.root_uri)
-        return Path(path) if path else None
-    return Path(params.root_path) if params.root_path else None
-
-
 def make_server(root: Path | None = None, started: Checker | None = None) -> FlopkbServer:
     server = FlopkbServer(root, started)
 
@@ -308,9 +294,7 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     async def initialized(ls: FlopkbServer, params: types.InitializedParams) -> None:
         ls.recheck()
         if ls.watches_files and ls.config is not None:
-            options = types.DidChangeWatchedFilesRegistrationOptions(
-                watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in _WATCHED]
-            )
+            options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers(ls.config))
             registration = types.Registration(
                 id="flopkb-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
             )
