@@ -174,6 +174,9 @@ class FlopkbServer(LanguageServer):
         """Called in the checking thread: the results go out from the message loop."""
         if self.loop is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self.publish, checked)
+            if checked.kb is not None and checked.files is None and checked.related and self.refreshes_hints:
+                # any claim may compute anew, and the edited buffers' hints move with their lines
+                self.loop.call_soon_threadsafe(self.workspace_inlay_hint_refresh, None)
 
     def on_loop(self, function: Callable[[], object]) -> None:
         """Run `function` on the message loop, between two messages (at once before the loop runs)."""
@@ -229,6 +232,11 @@ class FlopkbServer(LanguageServer):
     def refreshes(self) -> bool:
         workspace = self.client_capabilities.workspace
         return bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
+
+    @property
+    def refreshes_hints(self) -> bool:
+        workspace = self.client_capabilities.workspace
+        return bool(workspace and workspace.inlay_hint and workspace.inlay_hint.refresh_support)
 
     @property
     def creates_files(self) -> bool:
