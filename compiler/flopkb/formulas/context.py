@@ -24,7 +24,7 @@ from flopkb.formulas.measurements import SourceMeasurements, read_measurements
 from flopkb.formulas.positions import expression_position
 from flopkb.formulas.regime import Condition, parse_condition
 from flopkb.formulas.results import Key, RawValue
-from flopkb.formulas.scope import hardware_scope
+from flopkb.formulas.scope import default_told_wrong, hardware_scope
 from flopkb.formulas.specs import AcceleratorSpecs, read_specs
 from flopkb.formulas.units import QuantityError, parse_quantity, parse_unit
 from flopkb.links.resolver import Resolver
@@ -140,6 +140,34 @@ class FormulaReporter:
 
     def at(self, *rest: str | int, key: bool = False) -> tuple[int, int]:
         return self.located.source.position(self.located.path(*rest), key=key)
+
+    def rejected(self, *rest: str | int) -> bool:
+        """Whether the schema told the formula's part at `rest` wrong (`Source.rejects`): what the model holds in its
+        place is no author's, and is not judged."""
+        return self.located.source.rejects(self.located.path(*rest))
+
+    def unjudged(self, expr: Expr) -> bool:
+        """Whether the schema told wrong a part of the formula that its values depend on (its `unit`, `inputs`, or
+        its `hardware` when it uses hw., in whose place another scope would be used): what the model holds in its
+        place is no author's, so the formula is not evaluated, nor its claims checked, until it is fixed."""
+        written = self.located.written.get("inputs")
+        if isinstance(written, dict):  # an input left out, not an item of a sweep: the others are the author's points
+            inputs_wrong = any(name not in self.located.formula.inputs for name in written)
+        else:
+            inputs_wrong = self.rejected("inputs")
+        if self.rejected("unit") or inputs_wrong:
+            return True
+        own = self.located.formula.hardware is None and self.ev.hardware_override is None
+        return bool(expr.hw_params_used) and own and self.rejected("hardware")
+
+    def scope_told_wrong(self, definition: Definition) -> bool:
+        """Whether the formula's hardware scope is short of a part the schema told wrong (an item of its own
+        `hardware`, or of a list the default scope is read from): what it lacks is not the author's omission."""
+        if self.ev.hardware_override is not None:
+            return False
+        if definition.hardware is None:
+            return default_told_wrong(self.located)
+        return definition.hardware_at == self.key and self.rejected("hardware")
 
     def claim_label(self, index: int) -> str:
         """How a message names the formula's claim `index`: `expect[<its index in the file>]`."""

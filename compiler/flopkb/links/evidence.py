@@ -232,7 +232,7 @@ def _own_figures(record_id: str, entry: Any) -> OwnEvidence:
         if basis == UNVERIFIED:
             line, column = source.position((*path, "basis"))
             items.append(DebtItem(record_id, path, parameter, what, source.path, line, column, source.written(path)))
-        elif basis in NEEDS_SOURCES and not sources:
+        elif basis in NEEDS_SOURCES and not sources and not source.rejects((*path, "sources")):  # else told wrong
             written = source.written(path)
             where = f"specs.{parameter}" if what == SPEC else f"{written[0]}[{written[1]}] ({parameter})"
             problems.append(missing_source(source, (*path, "basis"), where, basis, "unverified"))

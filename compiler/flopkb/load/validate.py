@@ -71,7 +71,9 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> V
     and its problems stand as found. A list item left out is taken out of its
     list, in the model and in the source returned (`Source.without`), so that
     later stages check the list's other items as if it were absent, each at
-    its place in the file.
+    its place in the file. A field left out stays in the source's data as
+    written, named there (`Source.rejects`), so that no later stage judges
+    the default the model holds in its place, which the schema told wrong.
     """
     data = source.data
     kind = data.get("kind")
@@ -115,12 +117,14 @@ def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, reco
     left_out: set[Path] = set()
     meaningful: set[Path] = set()
     stood: set[Path] = set()
+    unknown: set[Path] = set()  # unknown fields: nothing a later stage reads
     dropped = NOTHING_OMITTED  # the list items left out: taken out of their lists, each alone
     for _ in range(MAX_ROUNDS):
         try:
             validated = without_items(data, dropped)
             record = cast(Record, model.model_validate(validated, context={"vocabulary": vocabulary}))
-            return record, diagnostics, source.without(dropped)
+            told = Omitted({path: _at(source.data, path) for path in left_out - unknown}) if left_out else dropped
+            return record, diagnostics, source.without(told)
         except ValidationError as error:
             found = error.errors(include_url=False)
             items: list[Any] = _of_a_list(
@@ -155,9 +159,8 @@ def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, reco
         left_out |= wrong
         dropped = Omitted({path: _at(source.data, path) for path in left_out if isinstance(path[-1], int)})
         stood |= standing.keys()
-        meaningful |= {
-            path for kind, path in parts if path and kind != "extra_forbidden"
-        }  # unknown fields mean nothing
+        meaningful |= {path for kind, path in parts if path and kind != "extra_forbidden"}  # unknown: meaningless
+        unknown |= {path for kind, path in parts if path and kind == "extra_forbidden"}
         data = _replaced(without(data, wrong, dict), standing)
     return None, diagnostics, source
 
