@@ -260,7 +260,7 @@ def _own_figures(record_id: str, entry: Any) -> OwnEvidence:
         where = words.position(offset) if words is not None else source.position(path)
         what = f"{_dotted(path)} still holds the template's sentence {sentence!r}"
         drafts.append((where, what, "write the record's own words in its place"))
-    if specs == {} and isinstance(source.data.get("specs"), dict):  # the template's `specs: {}`, never filled
+    if specs == {} and source.data.get("specs") == {}:  # the template's `specs: {}`, never filled (not all left out)
         empty = "specs is empty, with no figure for a formula to compute with"
         drafts.append((source.position(("specs",)), empty, _SPECS))
     for (line, column), what, hint in drafts:
