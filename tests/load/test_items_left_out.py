@@ -94,3 +94,64 @@ def test_a_link_dangles_exactly_when_no_item_of_the_file_has_its_id(
     dangling = {message.split("'")[-2] for _, code, _, _, message in told if code == "dangling-anchor"}
     assert dangling == linked - {name for name, _ in items}
     assert sum(code == "unknown-term" for _, code, *_ in told) == sum(not whole for _, whole in items)
+
+
+BAD_ID = ("invalid-value", 6, 9, "formulas[0].id: 'Bad Name' is not a formula id ([a-z][a-z0-9_-]*)")
+ID_TOLD = {
+    "a formula's id, and its expression": (
+        "  - id: Bad Name\n    expr: 2 *\n",
+        [BAD_ID, ("formula-syntax", 7, 11, "expr: invalid syntax")],
+    ),
+    "a formula's id, and its claim": (
+        "  - id: Bad Name\n    expr: 2 * 3\n    expect:\n      - value: 7\n",
+        [BAD_ID, ("claim-mismatch", 9, 16, "expect[0] states 7, computes 6 (off by 17%, tolerance 1%)")],
+    ),
+    # Not renamed where the name is taken, or would be twice: left out, told once each, no duplicate told.
+    "a formula's id, the name taken": (
+        "  - id: Bad Name\n    expr: 2 *\n  - id: bad_name\n    expr: '1'\n",
+        [BAD_ID],
+    ),
+    "two formulas' ids, one name": (
+        "  - id: Bad Name\n    expr: 2 *\n  - id: BAD NAME\n    expr: '1'\n",
+        [BAD_ID, ("invalid-value", 8, 9, "formulas[1].id: 'BAD NAME' is not a formula id ([a-z][a-z0-9_-]*)")],
+    ),
+}
+
+
+@pytest.mark.parametrize(("formulas", "told"), ID_TOLD.values(), ids=ID_TOLD.keys())
+def test_an_item_whose_id_the_hint_renames_is_checked_as_renamed(
+    tmp_path: Path, formulas: str, told: list[tuple[str, int, int, str]]
+) -> None:
+    found = _told(tmp_path, {"records/flops/x.yaml": FLOP + "formulas:\n" + formulas})
+    assert [(code, line, column, message) for _, code, line, column, message in found] == told
+
+
+def test_a_measurement_whose_id_the_hint_renames_is_checked_as_renamed(tmp_path: Path) -> None:
+    measurement = "  - id: M One\n    quantity: q\n    value: 6 furlongs\n    basis: measured\n    where: T1\n"
+    found = _told(tmp_path, {"records/src/q.yaml": SOURCE + measurement})
+    assert [(code, line, column, message) for _, code, line, column, message in found] == [
+        ("invalid-value", 5, 9, "measurements[0].id: 'M One' is not a measurement id ([a-z][a-z0-9_-]*)"),
+        ("invalid-value", 7, 12, "measurements[0].value: unknown unit 'furlongs'"),
+    ]
+
+
+BODIES = (
+    "    expr: 2 *\n",
+    "    expr: 2 * 3\n",
+    "    expr: x\n",
+    "    ref: flops/nowhere#f\n",
+    "    expr: 2 * 3\n    title: [T]\n",
+)
+CLAIMS = ("", "    expect:\n      - value: 7\n", "    expect:\n      - value: 6\n        rel_tol: lots\n")
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(BODIES), st.sampled_from(CLAIMS))
+def test_a_wrong_id_adds_its_own_problem_to_what_the_renamed_item_tells(body: str, claims: str) -> None:
+    told = []
+    for name in ("Bad Name", "bad_name"):
+        with tempfile.TemporaryDirectory() as folder:
+            text = FLOP + f"formulas:\n  - id: {name}\n" + body + claims
+            told.append(set(_told(Path(folder), {"records/flops/x.yaml": text})))
+    assert told[0] - told[1] == {("records/flops/x.yaml", *BAD_ID)}
+    assert told[1] <= told[0]

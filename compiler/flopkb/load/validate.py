@@ -28,7 +28,7 @@ from flopkb.load.source import Path, Source
 from flopkb.load.vocabulary import Vocabulary
 from flopkb.load.wording import describe, value_hint, what_is_wrong
 from flopkb.report.diagnostics import Diagnostic, make
-from flopkb.report.hints import closest, did_you_mean
+from flopkb.report.hints import closest, did_you_mean, snake_case
 from flopkb.report.paths import field_path
 
 _CODE_BY_ERROR_TYPE = {
@@ -61,7 +61,8 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> V
     times at most: every problem of a record in one run. A required text field
     of the record itself that is missing or wrong (`category`, `description`,
     `vendor`, a source's `title`, `id`) is reported and validated as a stand-in
-    (`_stand_ins`) that no later stage checks. A misspelt or missing `kind` is
+    (`_stand_ins`) that no later stage checks; a formula's or measurement's id
+    that is no id, as the id its hint offers (`_item_id`). A misspelt or missing `kind` is
     taken as the one kind whose fields the record has (`record_kind`). When
     another required part is left out, the entry of a mapping or the list item
     that holds it is left out whole (a spec whose basis is no term: the
@@ -147,6 +148,7 @@ def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, reco
         # a required text field of the record, the ref that a ref written as a [[wikilink]] stands for.
         stand_ins = _stand_ins(model, vocabulary, record_id)  # only for a record that failed: most records never do
         standing: dict[Path, Any] = {path: ref for item in items for path, ref in _bracketed_ref(item, data, model)}
+        standing |= {path: name for item in items for path, name in _item_id(item, data)}
         standing |= {(field,): stand_ins[field] for item in items if (field := _top_field(item)) in stand_ins}
         items = [item for item in items if _data_path(data, item["loc"])[0] not in standing]
         items = [item for item in items if _top_field(item) not in stand_ins]
@@ -219,6 +221,23 @@ def _bracketed_ref(item: dict[str, Any], data: Any, model: type) -> list[tuple[P
     if field is None or ref is None:
         return []
     return [(path, [ref] if field[1] and not isinstance(path[-1], int) else ref)]
+
+
+_ITEM_IDS = ("formulas", "measurements")
+"""The lists whose items have ids that validation may stand in for (`_item_id`)."""
+
+
+def _item_id(item: dict[str, Any], data: Any) -> list[tuple[Path, str]]:
+    """The id that a formula's or measurement's id which is no id stands for, at its path: the one name the hint
+    offers (`Bad Name` → `bad_name`), when no other item of its list is written with an id that is it or stands for
+    it. Its item is then checked whole (its expression, its claims), not left out."""
+    path, _ = _data_path(data, item["loc"])
+    offered: tuple[str, ...] = getattr((item.get("ctx") or {}).get("hint"), "offered", ())
+    if len(path) != 3 or path[0] not in _ITEM_IDS or path[2] != "id" or len(offered) != 1:
+        return []
+    written = [entry.get("id") for entry in data[path[0]] if isinstance(entry, dict)]
+    taken = [other for other in written if isinstance(other, str) and offered[0] in (other, snake_case(other))]
+    return [(path, offered[0])] if len(taken) == 1 else []  # its own only
 
 
 def _ref_field(model: type, path: Path) -> tuple[str, bool] | None:
