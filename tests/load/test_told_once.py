@@ -90,6 +90,14 @@ MISTAKES: dict[str, tuple[int, str, list[str]]] = {
     **{
         name: (line, text, _told_wrong(line, column, what)) for name, (line, text, column, what) in WRONG_FIELDS.items()
     },
+    "formula hardware: a text": (
+        16,
+        "hardware: hw/h100",
+        [
+            f"{REL}:17:15: error invalid-value: formulas[0].hardware: expected a list, got the text 'hw/h100'",
+            '    hint: make it a list: ["hw/h100"], or one `- item` a line below the field',
+        ],
+    ),
     # Independent problems, which no wrong field above hides.
     "another claim's value is off": (
         25,
@@ -172,4 +180,33 @@ def test_a_default_scope_read_from_a_wrong_list_is_not_judged(tmp_path: Path) ->
     root = write_kb(tmp_path, {**FILES, "records/flops/y.yaml": flop})
     assert _errors(compile_kb(root).diagnostics) == [
         "records/flops/y.yaml:5:23: error invalid-value: affected_by_hardware: expected a list, got a mapping"
+    ]
+
+
+def test_a_text_where_a_list_of_refs_goes_is_read_as_the_list_its_hint_offers(tmp_path: Path) -> None:
+    aliased = _text(frozenset()).replace("description: d\n", "description: d\naliases: flops/old\n")
+    other = "id: flops/y\nkind: flop\ncategory: memory-bandwidth\ndescription: see [[flops/old]]\n"
+    root = write_kb(tmp_path, {**FILES, REL: aliased, "records/flops/y.yaml": other})
+    assert _errors(compile_kb(root).diagnostics) == [
+        f"{REL}:5:10: error invalid-value: aliases: expected a list, got the text 'flops/old'",
+        '    hint: make it a list: ["flops/old"], or one `- item` a line below the field',
+    ]
+
+
+def test_a_scope_written_as_a_text_is_evaluated_as_the_list_its_hint_offers(tmp_path: Path) -> None:
+    text = _text(frozenset({"formula hardware: a text"})).replace("value: 0.31", "value: 9")
+    root = write_kb(tmp_path, {**FILES, REL: text})
+    assert _errors(compile_kb(root).diagnostics)[2:] == [
+        f"{REL}:21:16: error claim-mismatch: expect[0] at b = 1 GB, on hw/h100 states 9 ms, computes 0.298507 ms "
+        "(off by 2900%, tolerance 5%)",
+        "    hint: correct the stated value to 0.298507 ms, or the formula or its inputs",
+    ]
+
+
+def test_a_text_where_a_list_of_mappings_goes_is_told_once(tmp_path: Path) -> None:
+    text = "id: flops/x\nkind: flop\ncategory: memory-bandwidth\ndescription: d\nformulas: a text\n"
+    root = write_kb(tmp_path, {**FILES, REL: text})
+    assert _errors(compile_kb(root).diagnostics) == [
+        f"{REL}:5:11: error invalid-value: formulas: expected a list, got the text 'a text'",
+        '    hint: make it a list: ["a text"], or one `- item` a line below the field',
     ]

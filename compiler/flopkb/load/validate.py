@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, cast, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from flopkb.load.models import (
     KINDS,
@@ -62,7 +63,8 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> V
     of the record itself that is missing or wrong (`category`, `description`,
     `vendor`, a source's `title`, `id`) is reported and validated as a stand-in
     (`_stand_ins`) that no later stage checks; a formula's or measurement's id
-    that is no id, as the id its hint offers (`_item_id`). A misspelt or missing `kind` is
+    that is no id, as the id its hint offers (`_item_id`); a text where a list
+    of text goes, as the list of it (`_one_item_list`). A misspelt or missing `kind` is
     taken as the one kind whose fields the record has (`record_kind`). When
     another required part is left out, the entry of a mapping or the list item
     that holds it is left out whole (a spec whose basis is no term: the
@@ -149,6 +151,7 @@ def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, reco
         stand_ins = _stand_ins(model, vocabulary, record_id)  # only for a record that failed: most records never do
         standing: dict[Path, Any] = {path: ref for item in items for path, ref in _bracketed_ref(item, data, model)}
         standing |= {path: name for item in items for path, name in _item_id(item, data)}
+        standing |= {path: listed for item in items for path, listed in _one_item_list(item, data, model, vocabulary)}
         standing |= {(field,): stand_ins[field] for item in items if (field := _top_field(item)) in stand_ins}
         items = [item for item in items if _data_path(data, item["loc"])[0] not in standing]
         items = [item for item in items if _top_field(item) not in stand_ins]
@@ -238,6 +241,28 @@ def _item_id(item: dict[str, Any], data: Any) -> list[tuple[Path, str]]:
     written = [entry.get("id") for entry in data[path[0]] if isinstance(entry, dict)]
     taken = [other for other in written if isinstance(other, str) and offered[0] in (other, snake_case(other))]
     return [(path, offered[0])] if len(taken) == 1 else []  # its own only
+
+
+def _one_item_list(item: dict[str, Any], data: Any, model: type, vocabulary: Vocabulary) -> list[tuple[Path, Any]]:
+    """A text written where a list goes (`aliases: old`), as the list of it that its hint offers, at its path: when
+    that list is a valid value of the field (`affected_by_hardware: [hw/h100]`, not `formulas: [text]`)."""
+    path, _ = _data_path(data, item["loc"])
+    value = _at(data, path)
+    owner = _model_at(model, path[:-1]) if path and isinstance(path[-1], str) else None
+    info = owner.model_fields.get(str(path[-1])) if owner is not None else None
+    if item["type"] != "list_type" or not isinstance(value, str) or info is None:
+        return []
+    try:
+        _adapter(owner, str(path[-1])).validate_python([value], context={"vocabulary": vocabulary})
+    except ValidationError:
+        return []
+    return [(path, [value])]
+
+
+@cache
+def _adapter(owner: type[BaseModel], field: str) -> TypeAdapter[Any]:
+    """A validator of the field's values alone, built once per field (a file may hold thousands of such texts)."""
+    return TypeAdapter(owner.model_fields[field].annotation, config=ConfigDict(strict=False))
 
 
 def _ref_field(model: type, path: Path) -> tuple[str, bool] | None:
