@@ -65,6 +65,7 @@ WRONG_FIELDS = {
     "claim where value: a list": (18, "- where: {b: [1]}", 20, "expect[0].where.b: expected text, got a list"),
     "claim hardware: a mapping": (19, "hardware: {a: b}", 19, "expect[0].hardware: expected text, got a mapping"),
     "claim rel_tol: text": (21, "rel_tol: lots", 18, "expect[0].rel_tol: expected a number, got the text 'lots'"),
+    "claim value: true": (20, "value: true", 16, "expect[0].value: expected text, got true/false"),
     "formula unit: a list": (13, "unit: [ms]", 11, "unit: expected text, got a list"),
     "formula input: a mapping": (15, "b: {a: 1}", 10, "inputs.b: expected text, got a mapping"),
     "formula hardware item: a mapping": (16, "hardware: [{a: b}]", 16, "hardware[0]: expected text, got a mapping"),
