@@ -211,3 +211,13 @@ def test_a_text_where_a_list_of_mappings_goes_is_told_once(tmp_path: Path) -> No
         f"{REL}:5:11: error invalid-value: formulas: expected a list, got the text 'a text'",
         '    hint: make it a list: ["a text"], or one `- item` a line below the field',
     ]
+
+
+def test_a_formula_borrowing_a_unit_told_wrong_is_not_judged_by_the_default(tmp_path: Path) -> None:
+    borrowing = (
+        "id: flops/y\nkind: flop\ncategory: memory-bandwidth\ndescription: d\nformulas:\n  - id: g\n"
+        "    ref: flops/x#f\n    expect:\n      - where: {b: 1 GB}\n        hardware: hw/h100\n        value: 0.3 ms\n"
+    )
+    text = _text(frozenset({"formula unit: a list"}))
+    root = write_kb(tmp_path, {**FILES, REL: text, "records/flops/y.yaml": borrowing})
+    assert _errors(compile_kb(root).diagnostics) == MISTAKES["formula unit: a list"][2]

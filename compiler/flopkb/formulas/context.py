@@ -146,16 +146,14 @@ class FormulaReporter:
         place is no author's, and is not judged."""
         return self.located.source.rejects(self.located.path(*rest))
 
-    def unjudged(self, expr: Expr) -> bool:
-        """Whether the schema told wrong a part of the formula that its values depend on (its `unit`, `inputs`, or
-        its `hardware` when it uses hw., in whose place another scope would be used): what the model holds in its
-        place is no author's, so the formula is not evaluated, nor its claims checked, until it is fixed."""
-        written = self.located.written.get("inputs")
-        if isinstance(written, dict):  # an input left out, not an item of a sweep: the others are the author's points
-            inputs_wrong = any(name not in self.located.formula.inputs for name in written)
-        else:
-            inputs_wrong = self.rejected("inputs")
-        if self.rejected("unit") or inputs_wrong:
+    def unjudged(self, expr: Expr, definition: Definition) -> bool:
+        """Whether the schema told wrong a part of the formula that its values depend on (the `unit` or `inputs` of
+        it or of a formula it borrows, its own `hardware` when it uses hw., in whose place another scope would be
+        used): what the model holds in its place is no author's, so the formula is not evaluated, nor its claims
+        checked, until it is fixed."""
+        formulas = self.ev.definitions.formulas
+        chain = (formulas(key[0]).get(key[1]) for key in (self.key, *definition.chain))
+        if any(located is not None and _values_told_wrong(located) for located in chain):
             return True
         own = self.located.formula.hardware is None and self.ev.hardware_override is None
         return bool(expr.hw_params_used) and own and self.rejected("hardware")
@@ -193,6 +191,17 @@ class FormulaReporter:
         if offset is None:
             return self.at("expr")
         return expression_position(located.source, located.path("expr"), located.formula.expr or "", offset)
+
+
+def _values_told_wrong(located: Located) -> bool:
+    """Whether the schema told wrong the formula's `unit` or an input (not an item of a sweep: the others are the
+    author's points)."""
+    source, written = located.source, located.written.get("inputs")
+    if isinstance(written, dict):
+        inputs_wrong = any(name not in located.formula.inputs for name in written)
+    else:
+        inputs_wrong = source.rejects(located.path("inputs"))
+    return inputs_wrong or source.rejects(located.path("unit"))
 
 
 _T = TypeVar("_T")

@@ -107,7 +107,12 @@ class _FormulaRun(FormulaReporter):
         fields.update(expr=expr, inputs=written, swept=swept, hardware=tuple(scope), hardware_from=origin)
         unit_ok = self.check_unit(definition)
         inputs = self.read_inputs(definition, written)
-        if not unit_ok or inputs is None or not self.check_parameters(expr, definition) or self.unjudged(expr):
+        if (
+            not unit_ok
+            or inputs is None
+            or not self.check_parameters(expr, definition)
+            or self.unjudged(expr, definition)
+        ):
             return self.finish(fields)
         evaluations, figures, failed = self.evaluate_all(expr, definition, inputs, written, swept, scope, origin, items)
         if condition is not None and evaluations:
