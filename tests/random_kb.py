@@ -72,7 +72,8 @@ def formula(rng: random.Random, formula_id: str) -> list[str]:
             ["hw.memory_bandwidth * 2 s", "B * 2", "hw.peak_bf16_dense / hw.memory_bandwidth", "B +", "hw.nothing"]
         )
         lines.append(f'    expr: "{expr}"')
-        lines.append(f"    unit: {rng.choice(['TB', '1', 'FLOP/byte'])}")
+        unit = rng.choice(["TB", "'1'", "FLOP/byte"])  # '1' quoted: a unit is text, the number 1 is none
+        lines.append(f"    unit: {unit}")
         lines.append(f"    inputs: {{B: {rng.choice(['[1, 2]', '3', '4 TB'])}}}")
     if rng.random() < 0.5:
         lines.append(f"    hardware: [{hardware_ref(rng)}, {hardware_ref(rng)}]")

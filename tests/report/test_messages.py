@@ -747,7 +747,7 @@ def test_a_comparison_of_two_dimensions_is_quoted_as_written(tmp_path: Path) -> 
 
 def test_a_term_an_accelerator_lacks_is_asked_of_the_accelerator_not_respelt(tmp_path: Path) -> None:
     text = HW_FLOP.replace("expr: bytes / hw.memory_bandwidth", "expr: bytes / hw.memory_capacity")
-    text = text.replace("unit: ms", "unit: 1")
+    text = text.replace("unit: ms", "unit: '1'")  # dimensionless: a unit is text
     files = {"records/flops/x.yaml": text, "records/hw/h100.yaml": H100}
     diagnostic = the_diagnostic(tmp_path, files, "formula-missing-spec")
     assert diagnostic.message == "hw/h100 has no spec `memory_capacity`, which the expression uses (hw.memory_capacity)"

@@ -89,6 +89,7 @@ class ClaimChecker:
         self.report = reporter.report
         self.at = reporter.at
         self.label = reporter.claim_label
+        self.rejected = reporter.rejected
 
     def unchecked(self, index: int, row: Expect, reason: str, hardware: str | None = None) -> Claim:
         return Claim(
@@ -179,7 +180,11 @@ class ClaimChecker:
                 continue
             values[name] = value
             where.append((name, value))
-        loose = [name for name in swept if name not in row.where and name not in misspelt]  # told: did you mean
+        loose = [
+            name
+            for name in swept
+            if name not in row.where and name not in misspelt and not self.rejected(*here, "where", name)
+        ]  # a misspelt name is told "did you mean", a wrong `where` by the schema
         if loose:
             names = ", ".join(f"`{cut(name)}`" for name in loose)
             place = self.at(*here, "where") if row.where else self.at(*here)
@@ -192,7 +197,9 @@ class ClaimChecker:
             ok = False
         hardware: str | None = None
         if expr.hw_params_used:
-            if row.hardware is None:
+            if row.hardware is None and self.rejected(*here, "hardware"):
+                ok = False  # the schema told it
+            elif row.hardware is None:
                 self.report(
                     "invalid-value",
                     self.at(*here),
@@ -208,7 +215,9 @@ class ClaimChecker:
                     return self.unchecked(
                         index, row, "its hardware does not resolve to an accelerator"
                     )  # the link stage reports it
-                if hardware not in scope:
+                if hardware not in scope and self.reporter.scope_told_wrong(definition):
+                    ok = False  # the scope lacks what the schema told wrong
+                elif hardware not in scope:
                     shown = ", ".join(scope) or "empty"
                     self.report(
                         "invalid-value",
@@ -231,7 +240,7 @@ class ClaimChecker:
             return self.unchecked(index, row, target.reason, hardware)
         if target.value is None:
             ok = False
-        if not ok:
+        if not ok or self.rejected(*here):  # a field the schema told wrong: its default is not the author's
             return self.unchecked(index, row, "the claim is malformed", hardware)
 
         in_regime = True

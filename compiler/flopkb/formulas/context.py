@@ -24,7 +24,7 @@ from flopkb.formulas.measurements import SourceMeasurements, read_measurements
 from flopkb.formulas.positions import expression_position
 from flopkb.formulas.regime import Condition, parse_condition
 from flopkb.formulas.results import Key, RawValue
-from flopkb.formulas.scope import hardware_scope
+from flopkb.formulas.scope import default_told_wrong, hardware_scope
 from flopkb.formulas.specs import AcceleratorSpecs, read_specs
 from flopkb.formulas.units import QuantityError, parse_quantity, parse_unit
 from flopkb.links.resolver import Resolver
@@ -142,6 +142,32 @@ class FormulaReporter:
     def at(self, *rest: str | int, key: bool = False) -> tuple[int, int]:
         return self.located.source.position(self.located.path(*rest), key=key)
 
+    def rejected(self, *rest: str | int) -> bool:
+        """Whether the schema told the formula's part at `rest` wrong (`Source.rejects`): what the model holds in its
+        place is no author's, and is not judged."""
+        return self.located.source.rejects(self.located.path(*rest))
+
+    def unjudged(self, expr: Expr, definition: Definition) -> bool:
+        """Whether the schema told wrong a part of the formula that its values depend on (the `unit` or `inputs` of
+        it or of a formula it borrows, its own `hardware` when it uses hw., in whose place another scope would be
+        used): what the model holds in its place is no author's, so the formula is not evaluated, nor its claims
+        checked, until it is fixed."""
+        formulas = self.ev.definitions.formulas
+        chain = (formulas(key[0]).get(key[1]) for key in (self.key, *definition.chain))
+        if any(located is not None and _values_told_wrong(located) for located in chain):
+            return True
+        own = self.located.formula.hardware is None and self.ev.hardware_override is None
+        return bool(expr.hw_params_used) and own and self.rejected("hardware")
+
+    def scope_told_wrong(self, definition: Definition) -> bool:
+        """Whether the formula's hardware scope is short of a part the schema told wrong (an item of its own
+        `hardware`, or of a list the default scope is read from): what it lacks is not the author's omission."""
+        if self.ev.hardware_override is not None:
+            return False
+        if definition.hardware is None:
+            return default_told_wrong(self.located)
+        return definition.hardware_at == self.key and self.rejected("hardware")
+
     def claim_label(self, index: int) -> str:
         """How a message names the formula's claim `index`: `expect[<its index in the file>]`."""
         return f"expect[{self.located.source.written(self.located.path('expect', index))[-1]}]"
@@ -166,6 +192,17 @@ class FormulaReporter:
         if offset is None:
             return self.at("expr")
         return expression_position(located.source, located.path("expr"), located.formula.expr or "", offset)
+
+
+def _values_told_wrong(located: Located) -> bool:
+    """Whether the schema told wrong the formula's `unit` or an input (not an item of a sweep: the others are the
+    author's points)."""
+    source, written = located.source, located.written.get("inputs")
+    if isinstance(written, dict):
+        inputs_wrong = any(name not in located.formula.inputs for name in written)
+    else:
+        inputs_wrong = source.rejects(located.path("inputs"))
+    return inputs_wrong or source.rejects(located.path("unit"))
 
 
 _T = TypeVar("_T")

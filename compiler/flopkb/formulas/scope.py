@@ -14,7 +14,10 @@ that is no ref is left out of it by validation, and reported; a
 `hardware_parameters` row that validation left out (its basis no term) still
 names its `values_for` as written (`Source.left_out`), the refs among them: the
 scope is the one the author meant, and the row's own error is the one
-reported. `flopkb eval --hardware` replaces the scope with one accelerator.
+reported. A scope short of a part the schema told wrong (`default_told_wrong`)
+is not told empty, nor told to lack an accelerator a claim names: that part
+is told wrong once, where it is. `flopkb eval --hardware` replaces the scope
+with one accelerator.
 """
 
 from __future__ import annotations
@@ -60,3 +63,13 @@ def _default_refs(located: Located) -> list[str]:
         written = row.get("values_for") if type(row) is dict else None
         refs += [unbracketed(item) or item for item in written if type(item) is str] if type(written) is list else []
     return refs
+
+
+def default_told_wrong(located: Located) -> bool:
+    """Whether the schema told wrong a part of the record that the default scope is read from (its
+    `affected_by_hardware`, a row's `values_for`): the scope is then not the one the author meant."""
+    source = located.source
+    rows = getattr(located.entry.record, "hardware_parameters", ())
+    return source.rejects(("affected_by_hardware",)) or any(
+        source.rejects(("hardware_parameters", index, "values_for")) for index in range(len(rows))
+    )

@@ -108,7 +108,12 @@ class _FormulaRun(FormulaReporter):
         fields.update(expr=expr, inputs=written, swept=swept, hardware=tuple(scope), hardware_from=origin)
         unit_ok = self.check_unit(definition)
         inputs = self.read_inputs(definition, written)
-        if not unit_ok or inputs is None or not self.check_parameters(expr, definition):
+        if (
+            not unit_ok
+            or inputs is None
+            or not self.check_parameters(expr, definition)
+            or self.unjudged(expr, definition)
+        ):
             return self.finish(fields)
         evaluations, figures, failed = self.evaluate_all(expr, definition, inputs, written, swept, scope, origin, items)
         if condition is not None and evaluations:
@@ -358,6 +363,8 @@ class _FormulaRun(FormulaReporter):
         items: dict[str, int],
     ) -> None:
         code = problem.code
+        if code == "formula-missing-spec" and accelerator is None and self.scope_told_wrong(definition):
+            return  # no accelerator left in a scope whose other items the schema told wrong
         if code == "formula-missing-spec":
             if accelerator is not None and origin == HW_OWN and items.get(accelerator, -1) >= 0:
                 position = self.at("hardware", items[accelerator])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple, Protocol
 
 from flopkb.kb.building import FILE_PARTS
-from flopkb.load.models import Record, formulas_of, measurements_of
+from flopkb.load.models import FORMULA_ID, Record, formulas_of, measurements_of
 from flopkb.load.source import Source
 
 
@@ -25,13 +25,17 @@ class RecordSummary(NamedTuple):
     without its model."""
     category: str | None = None
     """A flop's category (None for other kinds), so that a rebuild knows every category page without the models."""
+    left_out_ids: tuple[str, ...] = ()
+    """The ids of its formulas and measurements that validation left out (`flopkb.load.omitted`), each told wrong
+    where it is: a link to one is not told to dangle as well."""
 
     @property
     def anchors(self) -> tuple[str, ...] | None:
-        """What `[[id#anchor]]` may name: its formula ids and measurement ids; None when it did not validate."""
+        """What `[[id#anchor]]` may name: its formula ids and measurement ids, those of the items left out included;
+        None when it did not validate."""
         if self.formula_ids is None or self.measurement_ids is None:
             return None
-        return self.formula_ids + self.measurement_ids
+        return self.formula_ids + self.measurement_ids + self.left_out_ids
 
 
 def summarize(source: Source | None, record: Record | None) -> RecordSummary:
@@ -43,11 +47,19 @@ def summarize(source: Source | None, record: Record | None) -> RecordSummary:
             tuple(measurement.id for measurement in measurements_of(record)),
             record.title,
             getattr(record, "category", None),
+            _left_out_ids(source) if source is not None and source.omitted else (),
         )
     listed = source.data.get("aliases") if source is not None else None
     return RecordSummary(
         None, tuple(alias for alias in listed if isinstance(alias, str)) if isinstance(listed, list) else (), None, None
     )
+
+
+def _left_out_ids(source: Source) -> tuple[str, ...]:
+    """The ids, as written, of the formulas and measurements validation left out (ids that are ids only)."""
+    items = (item for field in ("formulas", "measurements") for item in source.left_out((field,)))
+    ids = (item.get("id") for item in items if type(item) is dict)
+    return tuple(dict.fromkeys(id for id in ids if type(id) is str and FORMULA_ID.fullmatch(id)))
 
 
 class LaterRecord(Protocol):

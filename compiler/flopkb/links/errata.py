@@ -128,7 +128,7 @@ def check_errata(record_id: str, record: Any, source: Source) -> tuple[tuple[Err
             )
         else:
             found = True
-        if erratum.basis in NEEDS_SOURCES and not erratum.sources:
+        if erratum.basis in NEEDS_SOURCES and not erratum.sources and not source.rejects((*here, "sources")):
             problems.append(missing_source(source, (*here, "basis"), label, erratum.basis, "derived"))
         line, column = source.position((*here, "quote"))
         items.append(

@@ -233,7 +233,7 @@ def _own_figures(record_id: str, entry: Any) -> OwnEvidence:
         if basis == UNVERIFIED:
             line, column = source.position((*path, "basis"))
             items.append(DebtItem(record_id, path, parameter, what, source.path, line, column, source.written(path)))
-        elif basis in NEEDS_SOURCES and not sources:
+        elif basis in NEEDS_SOURCES and not sources and not source.rejects((*path, "sources")):  # else told wrong
             written = source.written(path)
             where = f"specs.{parameter}" if what == SPEC else f"{written[0]}[{written[1]}] ({parameter})"
             problems.append(missing_source(source, (*path, "basis"), where, basis, "unverified"))
@@ -261,7 +261,7 @@ def _own_figures(record_id: str, entry: Any) -> OwnEvidence:
         where = words.position(offset) if words is not None else source.position(path)
         what = f"{_dotted(path)} still holds the template's sentence {sentence!r}"
         drafts.append((where, what, "write the record's own words in its place"))
-    if specs == {} and isinstance(source.data.get("specs"), dict):  # the template's `specs: {}`, never filled
+    if specs == {} and source.data.get("specs") == {}:  # the template's `specs: {}`, never filled (not all left out)
         empty = "specs is empty, with no figure for a formula to compute with"
         drafts.append((source.position(("specs",)), empty, _SPECS))
     for (line, column), what, hint in drafts:

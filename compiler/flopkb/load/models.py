@@ -21,6 +21,8 @@ from pydantic import (
     ConfigDict,
     Field,
     GetJsonSchemaHandler,
+    StrictFloat,
+    StrictInt,
     ValidationInfo,
 )
 from pydantic.json_schema import JsonSchemaValue
@@ -219,8 +221,8 @@ class QuantityText:
 QUANTITY_MARK = "x-flopkb-quantity"
 
 
-QuantityIn = Annotated[Annotated[str, QuantityText()] | int | float, Field(union_mode="left_to_right")]
-"""A quantity as written: a number or "<number> <unit>"; units are read by the evaluator."""
+QuantityIn = Annotated[Annotated[str, QuantityText()] | StrictInt | StrictFloat, Field(union_mode="left_to_right")]
+"""A quantity as written: a number or "<number> <unit>"; units are read by the evaluator. Strict: `true` is no 1."""
 
 
 class _Model(BaseModel):

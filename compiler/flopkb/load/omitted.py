@@ -1,5 +1,9 @@
 """A record's data as if some of its list items were absent: the items validation left out, each malformed as a whole.
 
+It also names the fields validation left out, each wrong (a claim's `where: [1]`), so that a later stage does not
+judge what the model holds in its place (the field's default), which the schema already told wrong (`touches`);
+the data keeps those fields as written.
+
 A list item left out (`flopkb.load.validate`) is reported where it stands and
 taken out of its list, so that its list's other items are still checked. Every
 later stage reads the record's model, in which the item is absent, and its
@@ -25,10 +29,15 @@ _T = TypeVar("_T")
 _NO_LIST: tuple[list[int], list[int]] = ([], [])
 
 
-class Omitted(Mapping[Path, Any]):
-    """The list items left out: each one's path in the file's data to its value as written."""
+def prefixes(paths: Iterable[Path]) -> set[Path]:
+    """Every path that is one of `paths` or holds one."""
+    return {path[:depth] for path in paths for depth in range(len(path) + 1)}
 
-    __slots__ = ("_items", "_lists")
+
+class Omitted(Mapping[Path, Any]):
+    """The list items left out, and the fields left out: each one's path in the file's data to its value as written."""
+
+    __slots__ = ("_holding", "_items", "_lists")
 
     def __init__(self, items: Mapping[Path, Any] | None = None) -> None:
         self._items: dict[Path, Any] = dict(items or {})
@@ -41,6 +50,7 @@ class Omitted(Mapping[Path, Any]):
         for at, indexes in lists.items():
             indexes.sort()
             self._lists[at] = (indexes, [index - rank for rank, index in enumerate(indexes)])
+        self._holding = prefixes(self._items)
 
     def __getitem__(self, path: Path) -> Any:
         return self._items[path]
@@ -58,17 +68,16 @@ class Omitted(Mapping[Path, Any]):
         """The indexes of the items left out of the list at `at`, in order."""
         return self._lists.get(at, _NO_LIST)[0]
 
+    def touches(self, path: Path) -> bool:
+        """Whether the part at `path` (in the file's data) was left out, is inside one that was, or holds one."""
+        return path in self._holding or any(path[:depth] in self._items for depth in range(1, len(path)))
+
     def kept(self, at: Path, index: int) -> int:
         """The index in the list at `at` of its `index`-th item that is not left out."""
         return index + bisect_right(self._lists.get(at, _NO_LIST)[1], index)
 
 
 NOTHING_OMITTED = Omitted()
-
-
-def prefixes(paths: Iterable[Path]) -> set[Path]:
-    """Every path that is one of `paths` or holds one."""
-    return {path[:depth] for path in paths for depth in range(len(path) + 1)}
 
 
 def without(data: Any, paths: Collection[Path], of: type[dict[Any, Any]] | type[list[Any]]) -> Any:

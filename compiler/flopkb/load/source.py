@@ -116,7 +116,7 @@ class Source:
         self.path = path
         self.omitted = omitted or NOTHING_OMITTED
         """The list items of the file that `data` is without (`flopkb.load.omitted`): its positions are those of
-        the file's other parts."""
+        the file's other parts; and the fields validation left out (`rejects`), which `data` keeps as written."""
         self.witness = witness
         """What reading the file told of the bytes `text` was decoded from, when asked for
         (`flopkb.pipeline.compile.load_entries`)."""
@@ -208,6 +208,12 @@ class Source:
     def written(self, path: Path) -> Path:
         """The path in the file's data of the part at `path` in `data`: they differ after an item left out."""
         return written_path(path, self.omitted) if self.omitted else path
+
+    def rejects(self, path: Path) -> bool:
+        """Whether validation left out the part at `path` (a path in `data`), the part that holds it, or a part of
+        it: the schema told it wrong, and the model holds the field's default, or the rest, in its place
+        (`flopkb.load.omitted`)."""
+        return bool(self.omitted) and self.omitted.touches(self.written(path))
 
     def left_out(self, path: Path) -> list[Any]:
         """The items, as written, that `data` is without in the list at `path` (a path in the file's data)."""

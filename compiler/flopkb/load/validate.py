@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, cast, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from flopkb.load.models import (
     KINDS,
@@ -29,7 +30,7 @@ from flopkb.load.vocabulary import Vocabulary
 from flopkb.load.wording import describe, value_hint, what_is_wrong
 from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
-from flopkb.report.hints import closest, did_you_mean
+from flopkb.report.hints import closest, did_you_mean, snake_case
 from flopkb.report.paths import field_path
 
 _CODE_BY_ERROR_TYPE = {
@@ -62,7 +63,9 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> V
     times at most: every problem of a record in one run. A required text field
     of the record itself that is missing or wrong (`category`, `description`,
     `vendor`, a source's `title`, `id`) is reported and validated as a stand-in
-    (`_stand_ins`) that no later stage checks. A misspelt or missing `kind` is
+    (`_stand_ins`) that no later stage checks; a formula's or measurement's id
+    that is no id, as the id its hint offers (`_item_id`); a text where a list
+    of text goes, as the list of it (`_one_item_list`). A misspelt or missing `kind` is
     taken as the one kind whose fields the record has (`record_kind`). When
     another required part is left out, the entry of a mapping or the list item
     that holds it is left out whole (a spec whose basis is no term: the
@@ -72,7 +75,9 @@ def validate_record(source: Source, vocabulary: Vocabulary, record_id: str) -> V
     and its problems stand as found. A list item left out is taken out of its
     list, in the model and in the source returned (`Source.without`), so that
     later stages check the list's other items as if it were absent, each at
-    its place in the file.
+    its place in the file. A field left out stays in the source's data as
+    written, named there (`Source.rejects`), so that no later stage judges
+    the default the model holds in its place, which the schema told wrong.
     """
     data = source.data
     kind = data.get("kind")
@@ -116,12 +121,14 @@ def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, reco
     left_out: set[Path] = set()
     meaningful: set[Path] = set()
     stood: set[Path] = set()
+    unknown: set[Path] = set()  # unknown fields: nothing a later stage reads
     dropped = NOTHING_OMITTED  # the list items left out: taken out of their lists, each alone
     for _ in range(MAX_ROUNDS):
         try:
             validated = without_items(data, dropped)
             record = cast(Record, model.model_validate(validated, context={"vocabulary": vocabulary}))
-            return record, diagnostics, source.without(dropped)
+            told = Omitted({path: _at(source.data, path) for path in left_out - unknown}) if left_out else dropped
+            return record, diagnostics, source.without(told)
         except ValidationError as error:
             found = error.errors(include_url=False)
             items: list[Any] = _of_a_list(
@@ -144,6 +151,8 @@ def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, reco
         # a required text field of the record, the ref that a ref written as a [[wikilink]] stands for.
         stand_ins = _stand_ins(model, vocabulary, record_id)  # only for a record that failed: most records never do
         standing: dict[Path, Any] = {path: ref for item in items for path, ref in _bracketed_ref(item, data, model)}
+        standing |= {path: name for item in items for path, name in _item_id(item, data)}
+        standing |= {path: listed for item in items for path, listed in _one_item_list(item, data, model, vocabulary)}
         standing |= {(field,): stand_ins[field] for item in items if (field := _top_field(item)) in stand_ins}
         items = [item for item in items if _data_path(data, item["loc"])[0] not in standing]
         items = [item for item in items if _top_field(item) not in stand_ins]
@@ -156,9 +165,8 @@ def _validate(source: Source, data: dict[str, Any], vocabulary: Vocabulary, reco
         left_out |= wrong
         dropped = Omitted({path: _at(source.data, path) for path in left_out if isinstance(path[-1], int)})
         stood |= standing.keys()
-        meaningful |= {
-            path for kind, path in parts if path and kind != "extra_forbidden"
-        }  # unknown fields mean nothing
+        meaningful |= {path for kind, path in parts if path and kind != "extra_forbidden"}  # unknown: meaningless
+        unknown |= {path for kind, path in parts if path and kind == "extra_forbidden"}
         data = _replaced(without(data, wrong, dict), standing)
     return None, diagnostics, source
 
@@ -217,6 +225,45 @@ def _bracketed_ref(item: dict[str, Any], data: Any, model: type) -> list[tuple[P
     if field is None or ref is None:
         return []
     return [(path, [ref] if field[1] and not isinstance(path[-1], int) else ref)]
+
+
+_ITEM_IDS = ("formulas", "measurements")
+"""The lists whose items have ids that validation may stand in for (`_item_id`)."""
+
+
+def _item_id(item: dict[str, Any], data: Any) -> list[tuple[Path, str]]:
+    """The id that a formula's or measurement's id which is no id stands for, at its path: the one name the hint
+    offers (`Bad Name` → `bad_name`), when no other item of its list is written with an id that is it or stands for
+    it. Its item is then checked whole (its expression, its claims), not left out."""
+    path, _ = _data_path(data, item["loc"])
+    offered: tuple[str, ...] = getattr((item.get("ctx") or {}).get("hint"), "offered", ())
+    if len(path) != 3 or path[0] not in _ITEM_IDS or path[2] != "id" or len(offered) != 1:
+        return []
+    written = [entry.get("id") for entry in data[path[0]] if isinstance(entry, dict)]
+    taken = [other for other in written if isinstance(other, str) and offered[0] in (other, snake_case(other))]
+    return [(path, offered[0])] if len(taken) == 1 else []  # its own only
+
+
+def _one_item_list(item: dict[str, Any], data: Any, model: type, vocabulary: Vocabulary) -> list[tuple[Path, Any]]:
+    """A text written where a list goes (`aliases: old`), as the list of it that its hint offers, at its path: when
+    that list is a valid value of the field (`affected_by_hardware: [hw/h100]`, not `formulas: [text]`)."""
+    path, _ = _data_path(data, item["loc"])
+    value = _at(data, path)
+    owner = _model_at(model, path[:-1]) if path and isinstance(path[-1], str) else None
+    info = owner.model_fields.get(str(path[-1])) if owner is not None else None
+    if item["type"] != "list_type" or not isinstance(value, str) or info is None:
+        return []
+    try:
+        _adapter(owner, str(path[-1])).validate_python([value], context={"vocabulary": vocabulary})
+    except ValidationError:
+        return []
+    return [(path, [value])]
+
+
+@cache
+def _adapter(owner: type[BaseModel], field: str) -> TypeAdapter[Any]:
+    """A validator of the field's values alone, built once per field (a file may hold thousands of such texts)."""
+    return TypeAdapter(owner.model_fields[field].annotation, config=ConfigDict(strict=False))
 
 
 def _ref_field(model: type, path: Path) -> tuple[str, bool] | None:
