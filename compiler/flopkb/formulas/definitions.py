@@ -24,6 +24,7 @@ every formula on the cycle.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ from flopkb.load.models import Formula, formulas_of
 from flopkb.load.source import Path, Source
 from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.report.paths import field_path
 
 if TYPE_CHECKING:
     from flopkb.kb.entry import Entry
@@ -194,3 +196,21 @@ class Definitions:
             self._definitions[key] = None
 
     # Evaluation of one formula ---------------------------------------------
+
+
+def repeated_ids(entry: Entry) -> Iterator[Diagnostic]:
+    """A formula id used twice in one record: only the first formula of that id is evaluated (and linkable)."""
+    first: dict[str, int] = {}
+    for index, formula in enumerate(formulas_of(entry.record)):  # type: ignore[arg-type]
+        if first.setdefault(formula.id, index) != index:
+            assert entry.source is not None
+            line, column = entry.source.position(("formulas", index, "id"))
+            here, there = (field_path(entry.source.written(("formulas", at))) for at in (index, first[formula.id]))
+            yield make(
+                "invalid-value",
+                entry.path,
+                line,
+                column,
+                f"{here}.id: '{cut(formula.id)}' is already the id of {there}; formula ids are unique within a record",
+                "rename one of the two formulas",
+            )

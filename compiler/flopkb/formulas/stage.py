@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from flopkb.formulas.claims import ClaimChecker
 from flopkb.formulas.context import Evaluator, FormulaReporter
-from flopkb.formulas.definitions import Definition
+from flopkb.formulas.definitions import Definition, repeated_ids
 from flopkb.formulas.evaluate import Evaluation, FormulaProblem, Scope, evaluate_formula, value_count
 from flopkb.formulas.expr import Expr, ExprSyntaxError, HwParam, Node, walk
 from flopkb.formulas.positions import expression_position
@@ -58,11 +58,9 @@ from flopkb.formulas.results import (
 from flopkb.formulas.specs import AcceleratorSpecs
 from flopkb.formulas.units import QuantityError
 from flopkb.links.memo import dependency_key
-from flopkb.load.models import formulas_of
 from flopkb.report.cut import cut
-from flopkb.report.diagnostics import Diagnostic, make
+from flopkb.report.diagnostics import Diagnostic
 from flopkb.report.hints import closest, suggest
-from flopkb.report.paths import field_path
 
 if TYPE_CHECKING:
     from flopkb.formulas.evaluate import QuantityLike
@@ -413,24 +411,6 @@ def _formula_entries(kb: KnowledgeBase) -> Iterator[Entry]:
             yield entry
 
 
-def _repeated_ids(entry: Entry) -> Iterator[Diagnostic]:
-    """A formula id used twice in one record: only the first formula of that id is evaluated (and linkable)."""
-    first: dict[str, int] = {}
-    for index, formula in enumerate(formulas_of(entry.record)):  # type: ignore[arg-type]
-        if first.setdefault(formula.id, index) != index:
-            assert entry.source is not None
-            line, column = entry.source.position(("formulas", index, "id"))
-            here, there = (field_path(entry.source.written(("formulas", at))) for at in (index, first[formula.id]))
-            yield make(
-                "invalid-value",
-                entry.path,
-                line,
-                column,
-                f"{here}.id: '{cut(formula.id)}' is already the id of {there}; formula ids are unique within a record",
-                "rename one of the two formulas",
-            )
-
-
 def evaluate_entry(evaluator: Evaluator, entry: Entry) -> list[FormulaResult]:
     return [_FormulaRun(evaluator, located).run() for located in evaluator.definitions.formulas(entry.id).values()]
 
@@ -453,7 +433,7 @@ def _evaluate(
         reported = len(evaluator.definitions.cycles)
         found = results[entry.id] = evaluate_entry(evaluator, entry)
         mine = [problem for result in found for problem in result.problems]
-        mine.extend(_repeated_ids(entry))
+        mine.extend(repeated_ids(entry))
         mine.extend(evaluator.definitions.cycles[reported:])
         cyclic = any(
             (entry.id, formula_id) in evaluator.definitions.cyclic

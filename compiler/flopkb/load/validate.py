@@ -9,6 +9,7 @@ from typing import Any, cast, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from flopkb.load.model_paths import is_mapping, model_at
 from flopkb.load.models import (
     KINDS,
     MEASUREMENT_BASES,
@@ -178,7 +179,7 @@ def _reads_a_misspelt_key(item: dict[str, Any], data: Any, source: Source, model
     if not reads:
         return False
     path, _ = _data_path(data, item["loc"])
-    owner, mapping = _model_at(model, path), _at(source.data, path)
+    owner, mapping = model_at(model, path), _at(source.data, path)
     return (
         owner is not None
         and isinstance(mapping, dict)
@@ -249,7 +250,7 @@ def _one_item_list(item: dict[str, Any], data: Any, model: type, vocabulary: Voc
     that list is a valid value of the field (`affected_by_hardware: [hw/h100]`, not `formulas: [text]`)."""
     path, _ = _data_path(data, item["loc"])
     value = _at(data, path)
-    owner = _model_at(model, path[:-1]) if path and isinstance(path[-1], str) else None
+    owner = model_at(model, path[:-1]) if path and isinstance(path[-1], str) else None
     info = owner.model_fields.get(str(path[-1])) if owner is not None else None
     if item["type"] != "list_type" or not isinstance(value, str) or info is None:
         return []
@@ -272,7 +273,7 @@ def _ref_field(model: type, path: Path) -> tuple[str, bool] | None:
     at = path[:-1] if path and isinstance(path[-1], int) else path
     if not at or not isinstance(at[-1], str):
         return None
-    owner = _model_at(model, at[:-1])
+    owner = model_at(model, at[:-1])
     info = owner.model_fields.get(at[-1]) if owner is not None else None
     if info is None or not _holds_ref(info.annotation, info.metadata):
         return None
@@ -281,7 +282,7 @@ def _ref_field(model: type, path: Path) -> tuple[str, bool] | None:
 
 def _free_text_item(model: type, path: Path) -> bool:
     """Whether `path` is an item of a list of free text (`tags`, `workarounds`): no ref, id or quantity."""
-    owner = _model_at(model, path[:-2]) if len(path) >= 2 and isinstance(path[-2], str) else None
+    owner = model_at(model, path[:-2]) if len(path) >= 2 and isinstance(path[-2], str) else None
     info = owner.model_fields.get(str(path[-2])) if owner is not None else None
     return info is not None and get_args(info.annotation) in ((str,), (Text,))
 
@@ -451,7 +452,7 @@ def _diagnostic(
     else:
         line, column = source.position(path, key="[key]" in trailing)
         message = f"{where}: {what_is_wrong(item)}"
-        hint = value_hint(item, path, _model_at(model, path), _free_text_item(model, path))
+        hint = value_hint(item, path, model_at(model, path), _free_text_item(model, path))
         if code == "invalid-id" and path == ("id",) and id_problem(context.record_id) is None:
             hint = f"set id: {context.record_id}, the id that the file's path implies"
     return make(code, source.path, line, column, message, hint)
@@ -462,7 +463,7 @@ def _missing_hint(field: str, path: Path, source: Source, model: type, context: 
     values a closed set allows; else what the field holds (its docstring's first sentence)."""
     if field == "id" and not path:
         return f"add `id: {context.record_id}`, the id that the file's path implies"
-    owner = _model_at(model, path)
+    owner = model_at(model, path)
     info = owner.model_fields.get(field) if owner is not None else None
     if owner is None or info is None:
         return None
@@ -521,12 +522,12 @@ def _indented_into(path: Path, source: Source, model: type, context: _Context) -
 
 def _keys_at(model: type, path: Path, vocabulary: Vocabulary) -> list[str]:
     """The keys the mapping at `path` takes: its model's fields, or the terms a mapping of models is keyed by."""
-    owner = _model_at(model, path)
+    owner = model_at(model, path)
     if owner is not None:
         return list(owner.model_fields)
-    parent = _model_at(model, path[:-1]) if path and isinstance(path[-1], str) else None
+    parent = model_at(model, path[:-1]) if path and isinstance(path[-1], str) else None
     info = parent.model_fields.get(str(path[-1])) if parent is not None else None
-    if info is None or not _is_mapping(info.annotation):
+    if info is None or not is_mapping(info.annotation):
         return []
     key_type = get_args(info.annotation)[0]
     return _allowed_values(list(getattr(key_type, "__metadata__", ())), vocabulary)
@@ -535,7 +536,7 @@ def _keys_at(model: type, path: Path, vocabulary: Vocabulary) -> list[str]:
 def _field_hint(field: str, path: Path, source: Source, model: type) -> str | None:
     """The hint of an unknown key at `path`: the field of its mapping it is likely a misspelling of, when that field
     is not given there already (renamed, it would be a second copy); when it is, where."""
-    owner = _model_at(model, path[:-1])
+    owner = model_at(model, path[:-1])
     if owner is None:
         return None
     try:
@@ -553,40 +554,3 @@ def _field_hint(field: str, path: Path, source: Source, model: type) -> str | No
     name = same.offered[0]
     line, _ = source.position((*path[:-1], name), key=True)
     return f"did you mean {name}? It is given already, on line {line}: keep one of the two"
-
-
-def _model_at(model: type, path: Path) -> type[BaseModel] | None:
-    """The model of the mapping at `path` in a record of `model` (nested rows included), or None."""
-    current: Any = model
-    keyed = False
-    for part in path:
-        if keyed:  # a key of a mapping of models (`specs.<parameter>`): the model is its value's
-            keyed = False
-            continue
-        if isinstance(part, int) or not (isinstance(current, type) and issubclass(current, BaseModel)):
-            continue
-        field = current.model_fields.get(part)
-        current = _inner_model(field.annotation) if field else None
-        keyed = field is not None and _is_mapping(field.annotation)
-    if keyed:
-        return None  # the mapping of models itself, whose keys are no fields
-    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
-
-
-def _is_mapping(annotation: Any) -> bool:
-    """Whether `annotation` is `dict[K, V]` (or that, optional or annotated)."""
-    origin = get_origin(annotation)
-    if origin is dict:
-        return True
-    return origin is not None and any(_is_mapping(arg) for arg in get_args(annotation))
-
-
-def _inner_model(annotation: Any) -> Any:
-    """The model class inside `list[M]`, `dict[K, M]` or `M | None`, if any."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()):
-        found = _inner_model(arg)
-        if found is not None:
-            return found
-    return None
