@@ -26,9 +26,9 @@ from pygls.lsp.server import LanguageServer
 import flopkb
 from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.actions import quick_fixes
+from flopkb.editor.addresses import Addresses, spelled_root
 from flopkb.editor.checked import Buffer, Checked
 from flopkb.editor.checker import Checker
-from flopkb.editor.convert import uri_of
 from flopkb.editor.lanes import Lane
 from flopkb.editor.positions import code_point_offset, diagnostic_range, line_end, lines_of, lsp_position
 from flopkb.load.files import MAX_FILE_BYTES
@@ -69,6 +69,7 @@ class FlopkbServer(LanguageServer):
         self.given_root = root
         self.started = started
         self.config: Config | None = None
+        self.addresses: Addresses | None = None
         self.checker: Checker | None = None
         self.published: dict[str, list[types.Diagnostic]] = {}
         """The diagnostics of the last check, by root-relative path: pushed, or there to pull."""
@@ -88,13 +89,7 @@ class FlopkbServer(LanguageServer):
 
     def relative(self, uri: str) -> str | None:
         """The root-relative path of a document, or None when it is not in the knowledge base."""
-        path = uris.to_fs_path(uri)
-        if path is None or self.config is None:
-            return None
-        try:
-            return Path(path).resolve().relative_to(self.config.root).as_posix()
-        except ValueError:
-            return None
+        return self.addresses.relative(uri) if self.addresses is not None else None
 
     def answered(self, uri: str, *, vocabulary: bool = False) -> tuple[str, str] | None:
         """The root-relative path and text of an open document that requests are answered in: a record file of the
@@ -111,12 +106,9 @@ class FlopkbServer(LanguageServer):
         return rel, text
 
     def uri_of(self, rel: str) -> str:
-        """The URI of a root-relative path: the client's own for an open document."""
-        for document in self.workspace.text_documents.values():
-            if self.relative(document.uri) == rel:
-                return document.uri
-        assert self.config is not None
-        return uri_of(self.config, rel)
+        """The URI of a root-relative path, in the client's words (`flopkb.editor.addresses`)."""
+        assert self.addresses is not None
+        return self.addresses.uri(rel)
 
     def buffers(self) -> dict[str, Buffer]:
         found = {}
@@ -146,10 +138,13 @@ class FlopkbServer(LanguageServer):
         if config is None:
             return
         self.config = config
+        self.addresses = Addresses(config.root, spelled_root(config.root, _workspace_root(params)))
         self.loop = asyncio.get_running_loop()
         encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
         self.checker = started or Checker(config)  # the first check starts now, not a round trip later
-        self.checker.attach(str(encoding), self.checked, self.after_requests, told_of_disk=self.watches_files)
+        self.checker.attach(
+            str(encoding), self.checked, self.after_requests, told_of_disk=self.watches_files, uri=self.addresses.uri
+        )
 
     def recheck(self, *, disk: bool = False, changed: list[str] | None = None, config_changed: bool = False) -> None:
         """Check again: the buffers, and when `disk`, the files on disk at `changed` (document URIs; None: any)."""
@@ -315,6 +310,8 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: FlopkbServer, params: types.DidOpenTextDocumentParams) -> None:
+        if ls.addresses is not None:
+            ls.addresses.opened(params.text_document.uri)
         ls.recheck()
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -327,6 +324,8 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: FlopkbServer, params: types.DidCloseTextDocumentParams) -> None:
+        if ls.addresses is not None:
+            ls.addresses.closed(params.text_document.uri)
         ls.recheck()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -452,7 +451,7 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         checked = ls.checker.latest if ls.checker is not None else None
         if checked is not None and ls.config is not None and rel is not None and ls.creates_files:
             diagnostics = list(params.context.diagnostics)
-            actions += create_actions(checked, ls.config, rel, diagnostics, ls.checker_encoding)
+            actions += create_actions(checked, ls.config, rel, diagnostics, ls.uri_of, ls.checker_encoding)
         return actions or None
 
     @server.feature(types.TEXT_DOCUMENT_FORMATTING)
