@@ -156,3 +156,22 @@ async def test_a_workspace_reached_through_a_symlink_gets_everything_at_the_uris
             ("TextDocumentEdit", uri),  # closed: under the link too
             ("TextDocumentEdit", alpha),
         ]
+
+
+@pytest.mark.asyncio
+async def test_a_record_opened_under_another_spelling_of_its_path_takes_its_diagnostics_along(tmp_path: Path) -> None:
+    """The workspace is the link; a record is opened through the folder it leads to (a path from a terminal): its
+    diagnostics move to the URI it is open under, and back when it is closed, one set at a time."""
+    root, link = linked_base(tmp_path, {"records/hw/alpha.yaml": ALPHA, "records/facts/f.yaml": DANGLING})
+    closed = (link / "records/facts/f.yaml").as_uri()
+    async with lsp_session(link) as lsp:
+        await settled(lsp, closed)
+        assert [str(item.code) for item in lsp.diagnostics[closed]] == ["orphan", "dangling-link"]
+        uri = open_file(lsp, root, "records/facts/f.yaml")
+        await settled(lsp, uri)
+        assert [str(item.code) for item in lsp.diagnostics[uri]] == ["orphan", "dangling-link"]
+        assert list(lsp.diagnostics[closed]) == []
+        lsp.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
+        await settled(lsp, closed)
+        assert [str(item.code) for item in lsp.diagnostics[closed]] == ["orphan", "dangling-link"]
+        assert list(lsp.diagnostics[uri]) == []

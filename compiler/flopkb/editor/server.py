@@ -20,13 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
-from pygls import uris
 from pygls.lsp.server import LanguageServer
 
 import flopkb
 from flopkb.config import Config, ConfigError, load_config
 from flopkb.editor.actions import quick_fixes
-from flopkb.editor.addresses import Addresses, spelled_root
+from flopkb.editor.addresses import Addresses, spelled_root, workspace_folder
 from flopkb.editor.checked import Buffer, Checked
 from flopkb.editor.checker import Checker
 from flopkb.editor.lanes import Lane
@@ -73,6 +72,8 @@ class FlopkbServer(LanguageServer):
         self.checker: Checker | None = None
         self.published: dict[str, list[types.Diagnostic]] = {}
         """The diagnostics of the last check, by root-relative path: pushed, or there to pull."""
+        self.pushed_to: dict[str, str] = {}
+        """The URI each file's diagnostics were pushed to, when it has any."""
         self.pulled: set[str] = set()
         """The files a workspace pull reported: reported again (empty) once their problems are gone."""
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -121,7 +122,7 @@ class FlopkbServer(LanguageServer):
     # checking
 
     def start(self, params: types.InitializeParams) -> None:
-        root = self.given_root or _workspace_root(params) or Path.cwd()
+        root = self.given_root or workspace_folder(params) or Path.cwd()
         started, self.started = self.started, None
         try:
             config = load_config(root.resolve())
@@ -138,7 +139,7 @@ class FlopkbServer(LanguageServer):
         if config is None:
             return
         self.config = config
-        self.addresses = Addresses(config.root, spelled_root(config.root, _workspace_root(params)))
+        self.addresses = Addresses(config.root, spelled_root(config.root, workspace_folder(params)))
         self.loop = asyncio.get_running_loop()
         encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
         self.checker = started or Checker(config)  # the first check starts now, not a round trip later
@@ -203,17 +204,20 @@ class FlopkbServer(LanguageServer):
             self.published = told
             return
         for rel in sorted(self.published.keys() | told.keys()):
-            diagnostics = told.get(rel, [])
-            if self.published.get(rel, []) != diagnostics:
+            diagnostics, uri = told.get(rel, []), self.uri_of(rel)
+            before = self.pushed_to.pop(rel, uri)
+            if before != uri:  # opened (or closed) under another spelling of its path: its diagnostics move there
+                self.push(before, [], None)
+            if self.published.get(rel, []) != diagnostics or before != uri:
                 buffer = checked.buffers.get(rel)
-                self.text_document_publish_diagnostics(
-                    types.PublishDiagnosticsParams(
-                        uri=self.uri_of(rel),
-                        diagnostics=diagnostics,
-                        version=buffer.version if buffer is not None else None,
-                    )
-                )
+                self.push(uri, diagnostics, buffer.version if buffer is not None else None)
+            if diagnostics:
+                self.pushed_to[rel] = uri
         self.published = told
+
+    def push(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None) -> None:
+        params = types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+        self.text_document_publish_diagnostics(params)
 
     @property
     def pulls(self) -> bool:
@@ -277,16 +281,6 @@ class FlopkbServer(LanguageServer):
 def _import_request_modules() -> None:
     for name in _REQUESTS_ONLY:
         importlib.import_module(name)
-
-
-def _workspace_root(params: types.InitializeParams) -> Path | None:
-    if params.workspace_folders:
-        path = uris.to_fs_path(params.workspace_folders[0].uri)
-        return Path(path) if path else None
-    if params.root_uri:
-        path = uris.to_fs_path(params.root_uri)
-        return Path(path) if path else None
-    return Path(params.root_path) if params.root_path else None
 
 
 def make_server(root: Path | None = None, started: Checker | None = None) -> FlopkbServer:
