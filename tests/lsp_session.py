@@ -41,10 +41,12 @@ async def lsp_session(
     encoding: str = UTF16,
     client: str = PUSH_CLIENT,
     watch: bool = False,
+    hints_refresh: bool = False,
     started_in: Path | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """`flopkb lsp --root ROOT`, initialized with `client`'s capabilities offering `encoding`; shut down after.
 
+    `watch`: the client watches files for the server; `hints_refresh`: it takes `workspace/inlayHint/refresh`.
     `started_in`: `flopkb lsp` without `--root`, started in that folder; ROOT is the client's workspace folder."""
     command = [sys.executable, "-m", "flopkb", "lsp", "--root", str(root)]
     if started_in is not None:
@@ -61,6 +63,9 @@ async def lsp_session(
         capabilities.workspace.did_change_watched_files = types.DidChangeWatchedFilesClientCapabilities(
             dynamic_registration=True
         )
+    if hints_refresh:
+        capabilities.workspace = capabilities.workspace or types.WorkspaceClientCapabilities()
+        capabilities.workspace.inlay_hint = types.InlayHintWorkspaceClientCapabilities(refresh_support=True)
     try:
         result = await lsp.initialize_session(
             types.InitializeParams(
@@ -97,6 +102,16 @@ def open_file(lsp: LanguageClient, root: Path, rel: str, text: str | None = None
         types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=text))
     )
     return uri
+
+
+def replaced(lsp: LanguageClient, uri: str, version: int, text: str) -> None:
+    """The whole text of the open document at `uri` replaced by `text`, as its `version`."""
+    lsp.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
 
 
 async def settled(lsp: LanguageClient, uri: str) -> list[types.Diagnostic]:

@@ -103,6 +103,35 @@ async def test_a_buffer_over_check_s_size_limit_is_answered_nothing(tmp_path: Pa
         assert await _completion(lsp, linked, 2, 13) is not None  # the server still answers
 
 
+@pytest.mark.parametrize("content", [b"id: facts/latin\nkind: fact\nstatement: caf\xe9 [[hw/alpha]]\n", None])
+async def test_a_document_not_open_is_answered_nothing_and_its_file_not_read(
+    tmp_path: Path, content: bytes | None
+) -> None:
+    """A request racing a `didClose`, or a plugin asking about a file it never opened: no internal error, whether the
+    file is not UTF-8 or not there."""
+    root = write_kb(tmp_path, {"records/hw/alpha.yaml": ALPHA})
+    closed = root / "records/facts/closed.yaml"
+    if content is not None:
+        closed.parent.mkdir()
+        closed.write_bytes(content)
+    async with lsp_session(root) as lsp:
+        await settled(lsp, open_file(lsp, root, "records/hw/alpha.yaml"))
+        document = types.TextDocumentIdentifier(uri=closed.as_uri())
+        at_link = types.Position(line=2, character=20)
+        assert await lsp.text_document_hover_async(types.HoverParams(document, at_link)) is None
+        assert await lsp.text_document_definition_async(types.DefinitionParams(document, at_link)) is None
+        context = types.ReferenceContext(include_declaration=True)
+        assert (
+            await lsp.text_document_references_async(
+                types.ReferenceParams(context=context, text_document=document, position=at_link)
+            )
+            is None
+        )
+        assert await _completion(lsp, closed.as_uri(), 2, 18) is None
+        options = types.FormattingOptions(tab_size=2, insert_spaces=True)
+        assert await lsp.text_document_formatting_async(types.DocumentFormattingParams(document, options)) is None
+
+
 WORKFLOW = "name: ci\non: push\njobs:\n  test:\n    steps:\n      - run: see [[\nid: x\nkind: fact\n"
 """A YAML file that is no record, with `id:` and `kind:` keys that a formatter of records would move to the top."""
 

@@ -84,7 +84,7 @@ TOLD = {
             CLAIM_BOTH,
             f"    hint: {BOTH_CLAIM}",
             f"{REL}:11:9: error unknown-field: 'valu' is not a field here",
-            "    hint: did you mean value?",
+            "    hint: did you mean value? It is given already, on line 9: keep one of the two",
         ],
     ),
 }

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from lsprotocol import types
 from pygls import uris
 
 
@@ -51,17 +50,6 @@ class Addresses:
             for other, same in self._rel.items():  # the file open under another URI too
                 if same == rel:
                     self._open[rel] = other
-
-
-def workspace_folder(params: types.InitializeParams) -> Path | None:
-    """The (first) workspace folder the client names, as it names it."""
-    if params.workspace_folders:
-        path = uris.to_fs_path(params.workspace_folders[0].uri)
-        return Path(path) if path else None
-    if params.root_uri:
-        path = uris.to_fs_path(params.root_uri)
-        return Path(path) if path else None
-    return Path(params.root_path) if params.root_path else None
 
 
 def spelled_root(root: Path, folder: Path | None) -> Path:

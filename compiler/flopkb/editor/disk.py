@@ -67,11 +67,17 @@ class Remembered:
         return self.files.digest(rel)
 
     def forget(self, changed: Iterable[str] | None = None) -> None:
-        """The files at `changed` (root-relative; None: every file) may have changed, been created or removed."""
+        """The files at `changed` (root-relative; None: every file) may have changed, been created or removed; a path
+        may be a folder's (deleted, or renamed to or from): then every file under it."""
         with self._lock:
             self._forgotten += 1
             self._walks.clear()
             if changed is None:
                 self._stats.clear()
-            for rel in changed or ():
+                return
+            changed = list(changed)
+            for rel in changed:
                 self._stats.pop(rel, None)
+            folders = tuple(f"{rel.rstrip('/')}/" for rel in changed)
+            for rel in [rel for rel in self._stats if rel.startswith(folders)]:
+                del self._stats[rel]

@@ -18,18 +18,20 @@ from collections.abc import Callable, Hashable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 import flopkb
-from flopkb.config import Config, ConfigError, load_config
+from flopkb.config import Config
 from flopkb.editor.actions import quick_fixes
-from flopkb.editor.addresses import Addresses, spelled_root, workspace_folder
+from flopkb.editor.addresses import Addresses, spelled_root
 from flopkb.editor.checked import Buffer, Checked
 from flopkb.editor.checker import Checker
 from flopkb.editor.lanes import Lane
 from flopkb.editor.positions import code_point_offset, diagnostic_range, line_end, lines_of, lsp_position
+from flopkb.editor.settings import read_settings, watchers, workspace_root
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.sources import RECORD_SUFFIXES
 
@@ -43,7 +45,6 @@ SYMBOLS = 200
 RESCAN = "flopkb.rescan"
 STORE_SECONDS = 10.0
 """At exit, the longest wait for the load cache and the latest diagnostics to be stored (`flopkb.pipeline.verdict`)."""
-_WATCHED = ("**/*.yaml", "**/*.yml", "**/pyproject.toml")
 _REQUESTS_ONLY = (
     "flopkb.authoring.fmt",
     "flopkb.editor.completion",
@@ -94,14 +95,16 @@ class FlopkbServer(LanguageServer):
 
     def answered(self, uri: str, *, vocabulary: bool = False) -> tuple[str, str] | None:
         """The root-relative path and text of an open document that requests are answered in: a record file of the
-        base (or, with `vocabulary`, its vocabulary) within check's size limit. Other YAML files get nothing."""
+        base (or, with `vocabulary`, its vocabulary) within check's size limit. Other YAML files get nothing, and so
+        does a document that is not open (pygls would read its file, whatever its size or encoding)."""
+        document = self.workspace.text_documents.get(unquote(uri))
         rel = self.relative(uri)
-        if rel is None or self.config is None:
+        if document is None or rel is None or self.config is None:
             return None
         in_records = rel.startswith(f"{self.config.records.rstrip('/')}/") and rel.endswith(RECORD_SUFFIXES)
         if not in_records and not (vocabulary and self.config.root / rel == self.config.vocabulary_path):
             return None
-        text = self.workspace.get_text_document(uri).source
+        text = document.source
         if len(text) > MAX_FILE_BYTES or len(text.encode("utf-8", errors="surrogatepass")) > MAX_FILE_BYTES:
             return None  # check refuses it at once: every request would cost seconds
         return rel, text
@@ -122,24 +125,16 @@ class FlopkbServer(LanguageServer):
     # checking
 
     def start(self, params: types.InitializeParams) -> None:
-        root = self.given_root or workspace_folder(params) or Path.cwd()
+        root = self.given_root or workspace_root(params) or Path.cwd()
         started, self.started = self.started, None
-        try:
-            config = load_config(root.resolve())
-        except ConfigError as error:
-            config = None
-            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"flopkb: {error}"))
-        if config is not None and not config.records_path.is_dir():
-            message = f"flopkb: no {config.records}/ folder in {config.root}; start flopkb lsp in a knowledge base"
-            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, message))
-            config = None
+        config = self.settings(root.resolve(), changed=False)
         if started is not None and (config is None or started.config.root != config.root):
             started.stop()
             started = None
         if config is None:
             return
         self.config = config
-        self.addresses = Addresses(config.root, spelled_root(config.root, workspace_folder(params)))
+        self.addresses = Addresses(config.root, spelled_root(config.root, workspace_root(params)))
         self.loop = asyncio.get_running_loop()
         encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
         self.checker = started or Checker(config)  # the first check starts now, not a round trip later
@@ -151,14 +146,18 @@ class FlopkbServer(LanguageServer):
         """Check again: the buffers, and when `disk`, the files on disk at `changed` (document URIs; None: any)."""
         if self.checker is None or self.config is None:
             return
-        config = None
-        if config_changed:
-            try:
-                config = self.config = load_config(self.config.root)
-            except ConfigError as error:
-                self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"flopkb: {error}"))
+        config = self.settings(self.config.root, changed=True) if config_changed else None
+        self.config = config or self.config
         paths = None if changed is None else [rel for rel in map(self.relative, changed) if rel is not None]
         self.checker.update(self.buffers(), config, disk=disk, changed=paths)
+
+    def settings(self, root: Path, *, changed: bool) -> Config | None:
+        """The base's settings, or None when they cannot be used: then the author is told why."""
+        found = read_settings(root, changed=changed)
+        if isinstance(found, str):
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, found))
+            return None
+        return found
 
     @property
     def watches_files(self) -> bool:
@@ -171,6 +170,9 @@ class FlopkbServer(LanguageServer):
         """Called in the checking thread: the results go out from the message loop."""
         if self.loop is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self.publish, checked)
+            if checked.kb is not None and checked.files is None and checked.related and self.refreshes_hints:
+                # any claim may compute anew, and the edited buffers' hints move with their lines
+                self.loop.call_soon_threadsafe(self.workspace_inlay_hint_refresh, None)
 
     def on_loop(self, function: Callable[[], object]) -> None:
         """Run `function` on the message loop, between two messages (at once before the loop runs)."""
@@ -229,6 +231,11 @@ class FlopkbServer(LanguageServer):
     def refreshes(self) -> bool:
         workspace = self.client_capabilities.workspace
         return bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
+
+    @property
+    def refreshes_hints(self) -> bool:
+        workspace = self.client_capabilities.workspace
+        return bool(workspace and workspace.inlay_hint and workspace.inlay_hint.refresh_support)
 
     @property
     def creates_files(self) -> bool:
@@ -294,9 +301,7 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     async def initialized(ls: FlopkbServer, params: types.InitializedParams) -> None:
         ls.recheck()
         if ls.watches_files and ls.config is not None:
-            options = types.DidChangeWatchedFilesRegistrationOptions(
-                watchers=[types.FileSystemWatcher(glob_pattern=pattern) for pattern in _WATCHED]
-            )
+            options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers(ls.config))
             registration = types.Registration(
                 id="flopkb-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
             )
@@ -402,11 +407,12 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         from flopkb.editor.navigation import definition
 
         found = ls.at(params.text_document.uri, params.position)
+        document = ls.answered(params.text_document.uri)
         checked = ls.checker.latest if ls.checker is not None else None
-        if found is None or checked is None:
+        if found is None or document is None or checked is None:
             return None
         kb, rel, line, column = found
-        line_text = ls.workspace.get_text_document(params.text_document.uri).source.split("\n")[line - 1]
+        line_text = document[1].split("\n")[line - 1]
         places = await ls.off_loop(partial(definition, kb, rel, line, column, line_text))
         return [ls.location(checked, place) for place in places] or None
 

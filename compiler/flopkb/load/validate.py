@@ -390,7 +390,7 @@ def _diagnostic(
         line, column = source.position(path, key=True)
         field = path[-1] if path else "?"
         message = f"'{cut(str(field))}' is not a field here"
-        hint = did_you_mean(str(field), _sibling_fields(model, path)) or None
+        hint = _field_hint(str(field), path, source, model)
         message, hint = _indented_into(path, source, model, context) or (message, hint)
     elif code == "unknown-term":
         on_key = "[key]" in trailing
@@ -485,10 +485,27 @@ def _keys_at(model: type, path: Path, vocabulary: Vocabulary) -> list[str]:
     return _allowed_values(list(getattr(key_type, "__metadata__", ())), vocabulary)
 
 
-def _sibling_fields(model: type, path: Path) -> list[str]:
-    """Field names of the model that owns the key at `path` (nested rows included)."""
+def _field_hint(field: str, path: Path, source: Source, model: type) -> str | None:
+    """The hint of an unknown key at `path`: the field of its mapping it is likely a misspelling of, when that field
+    is not given there already (renamed, it would be a second copy); when it is, where."""
     owner = _model_at(model, path[:-1])
-    return list(owner.model_fields) if owner is not None else []
+    if owner is None:
+        return None
+    try:
+        mapping = _at(source.data, path[:-1])
+    except (KeyError, IndexError, TypeError):
+        mapping = {}
+    given = [name for name in owner.model_fields if isinstance(mapping, dict) and name in mapping]
+    missing = [name for name in owner.model_fields if name not in given]
+    hint = did_you_mean(field, missing)
+    if hint is not None:
+        return hint
+    same = did_you_mean(field, given)
+    if same is None:
+        return None
+    name = same.offered[0]
+    line, _ = source.position((*path[:-1], name), key=True)
+    return f"did you mean {name}? It is given already, on line {line}: keep one of the two"
 
 
 def _model_at(model: type, path: Path) -> type[BaseModel] | None:
