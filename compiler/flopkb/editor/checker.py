@@ -104,7 +104,7 @@ class Checker:
         self._on_checked: Callable[[Checked], None] = _dropped
         self._on_loop: Callable[[Callable[[], None]], None] = _at_once
         self._uri: Callable[[str], str] | None = None
-        """Where the related places of diagnostics are, by root-relative path (None: under the base's folder)."""
+        """The URI of a root-relative path, for the related places of diagnostics (None: under the base's folder)."""
         self._cache: FileCache | None = None
         """The load cache: made by the checking thread, once it has imported the pipeline."""
         self._buffers: dict[str, Buffer] = {}
