@@ -103,6 +103,8 @@ class Checker:
         """The latest check of an edited buffer first (`flopkb.editor.focus`): its file's diagnostics only."""
         self._on_checked: Callable[[Checked], None] = _dropped
         self._on_loop: Callable[[Callable[[], None]], None] = _at_once
+        self._uri: Callable[[str], str] | None = None
+        """The URI of a root-relative path, for the related places of diagnostics (None: under the base's folder)."""
         self._cache: FileCache | None = None
         """The load cache: made by the checking thread, once it has imported the pipeline."""
         self._buffers: dict[str, Buffer] = {}
@@ -135,10 +137,12 @@ class Checker:
         on_loop: Callable[[Callable[[], None]], None] = _at_once,
         *,
         told_of_disk: bool = False,
+        uri: Callable[[str], str] | None = None,
     ) -> None:
-        """Convert checks to `encoding` and hand them to `on_checked`, from the first on."""
+        """Convert checks to `encoding` (with their related places at `uri(path)`) and hand them to `on_checked`, from
+        the first on."""
         with self._changed:
-            self._told_of_disk = told_of_disk
+            self._told_of_disk, self._uri = told_of_disk, uri
             self.config = self._remembering(self.config)
             self._on_checked, self._on_loop, self.encoding = on_checked, on_loop, encoding
             self._changed.notify_all()
@@ -470,12 +474,12 @@ class Checker:
         assert self.encoding is not None
         into = checked if related else replace(checked, diagnostics={}, related=False)
         try:
-            convert(into, found, self.encoding, related=related)
+            convert(into, found, self.encoding, related=related, uri=self._uri)
         except Exception as error:  # flopkb's bug: reported as a failed check is
             if checked.kb is not None and related:
                 checked.kb.release()
             into, found = _failed(checked.config, checked.generation, checked.buffers, error)
-            convert(into, found, self.encoding)
+            convert(into, found, self.encoding, uri=self._uri)
         return into
 
 

@@ -7,14 +7,13 @@ check does not wait for (`flopkb.editor.checker`).
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls import uris
 
-from flopkb.config import Config
+from flopkb.editor.addresses import root_uri
 from flopkb.editor.diagnostics import to_lsp
 from flopkb.editor.positions import diagnostic_range
 from flopkb.report.diagnostics import Diagnostic
@@ -23,8 +22,17 @@ if TYPE_CHECKING:
     from flopkb.editor.checked import Checked
 
 
-def convert(checked: Checked, diagnostics: list[Diagnostic], encoding: str, *, related: bool = True) -> None:
-    """Add `diagnostics` to `checked`'s, by file; with their related places unless `related` is False."""
+def convert(
+    checked: Checked,
+    diagnostics: list[Diagnostic],
+    encoding: str,
+    *,
+    related: bool = True,
+    uri: Callable[[str], str] | None = None,
+) -> None:
+    """Add `diagnostics` to `checked`'s, by file; with their related places unless `related` is False, at `uri(path)`
+    (the server's, `flopkb.editor.addresses`; by default under the base's folder)."""
+    uri_at = uri or partial(root_uri, checked.config.root)
     kb = checked.kb if related else None
     if kb is not None:
         from flopkb.editor.related import related_places  # the pipeline's: not imported for stored diagnostics
@@ -32,7 +40,7 @@ def convert(checked: Checked, diagnostics: list[Diagnostic], encoding: str, *, r
         places = [
             types.DiagnosticRelatedInformation(
                 location=types.Location(
-                    uri=uri_of(checked.config, path),
+                    uri=uri_at(path),
                     range=diagnostic_range(checked.text_of(path), line, column, encoding),
                 ),
                 message=what,
@@ -41,15 +49,3 @@ def convert(checked: Checked, diagnostics: list[Diagnostic], encoding: str, *, r
         ]
         lsp = to_lsp(diagnostic, checked.text_of(diagnostic.path), encoding, places or None)
         checked.diagnostics.setdefault(diagnostic.path, []).append(lsp)
-
-
-def uri_of(config: Config, rel: str) -> str:
-    """The URI of a root-relative path."""
-    return _uri(config.root, rel)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _uri(root: Path, rel: str) -> str:
-    """Kept: a check converts hundreds of related places a keystroke, and quoting a path is slow."""
-    path = str(root / rel)
-    return uris.from_fs_path(path) or Path(path).as_uri()

@@ -15,14 +15,13 @@ its top). A file already on disk is not offered at all, nor one under a symlinke
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lsprotocol import types
 
 from flopkb.authoring.scaffold import linked_out, new_record_path, render_new
 from flopkb.config import Config
 from flopkb.editor.checked import Checked
-from flopkb.editor.convert import uri_of
 from flopkb.editor.diagnostics import SOURCE
 from flopkb.editor.positions import diagnostic_range
 from flopkb.links.extract import Link
@@ -33,8 +32,14 @@ DANGLING = ("dangling-link", "dangling-ref")
 
 
 def create_actions(
-    checked: Checked, config: Config, rel: str, diagnostics: list[types.Diagnostic], encoding: str
+    checked: Checked,
+    config: Config,
+    rel: str,
+    diagnostics: list[types.Diagnostic],
+    uri_of: Callable[[str], str],
+    encoding: str,
 ) -> list[types.CodeAction]:
+    """The quick fixes that create a record a link names that is missing; the new file at `uri_of(its path)`."""
     kb, entry = checked.kb, checked.entry_at(rel)
     if kb is None or entry is None or kb.vocabulary is None:
         return []
@@ -46,7 +51,7 @@ def create_actions(
             path = new_record_path(config, link.target)
             if any(candidate.exists() for candidate in path) or linked_out(config, path[0]) is not None:
                 continue
-            uri = uri_of(config, path[0].relative_to(config.root).as_posix())
+            uri = uri_of(path[0].relative_to(config.root).as_posix())
             for kind in link.kinds or KINDS:
                 text = render_new(config, kind, link.target, path[0], kb.vocabulary)
                 insert = types.TextEdit(

@@ -29,7 +29,6 @@ from pygls.exceptions import JsonRpcException
 
 from flopkb.config import Config, OutsideRecords
 from flopkb.editor.checked import Checked
-from flopkb.editor.convert import uri_of
 from flopkb.editor.hover import entry_at, link_at
 from flopkb.editor.navigation import target_at
 from flopkb.editor.positions import code_point_offset, lines_of, lsp_position
@@ -186,8 +185,7 @@ def workspace_edit(
             types.TextDocumentEdit(text_document=document, edits=_text_edits(originals[path], made, encoding))
         )
     if renamed is not None:
-        new_uri = uri_of(checked.config, renamed.new_path)
-        changes.append(types.RenameFile(old_uri=uri(renamed.old_path), new_uri=new_uri))
+        changes.append(types.RenameFile(old_uri=uri(renamed.old_path), new_uri=uri(renamed.new_path)))
     return types.WorkspaceEdit(document_changes=changes)
 
 

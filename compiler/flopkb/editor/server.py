@@ -21,15 +21,14 @@ from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import unquote
 
 from lsprotocol import types
-from pygls import uris
 from pygls.lsp.server import LanguageServer
 
 import flopkb
 from flopkb.config import Config
 from flopkb.editor.actions import quick_fixes
+from flopkb.editor.addresses import Addresses, spelled_root
 from flopkb.editor.checked import Buffer, Checked
 from flopkb.editor.checker import Checker
-from flopkb.editor.convert import uri_of
 from flopkb.editor.lanes import Lane
 from flopkb.editor.positions import code_point_offset, diagnostic_range, line_end, lines_of, lsp_position
 from flopkb.editor.settings import read_settings, watchers, workspace_root
@@ -70,9 +69,12 @@ class FlopkbServer(LanguageServer):
         self.given_root = root
         self.started = started
         self.config: Config | None = None
+        self.addresses: Addresses | None = None
         self.checker: Checker | None = None
         self.published: dict[str, list[types.Diagnostic]] = {}
         """The diagnostics of the last check, by root-relative path: pushed, or there to pull."""
+        self.pushed_to: dict[str, str] = {}
+        """The URI each file's diagnostics were pushed to, when it has any."""
         self.pulled: set[str] = set()
         """The files a workspace pull reported: reported again (empty) once their problems are gone."""
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -89,13 +91,7 @@ class FlopkbServer(LanguageServer):
 
     def relative(self, uri: str) -> str | None:
         """The root-relative path of a document, or None when it is not in the knowledge base."""
-        path = uris.to_fs_path(uri)
-        if path is None or self.config is None:
-            return None
-        try:
-            return Path(path).resolve().relative_to(self.config.root).as_posix()
-        except ValueError:
-            return None
+        return self.addresses.relative(uri) if self.addresses is not None else None
 
     def answered(self, uri: str, *, vocabulary: bool = False) -> tuple[str, str] | None:
         """The root-relative path and text of an open document that requests are answered in: a record file of the
@@ -114,12 +110,9 @@ class FlopkbServer(LanguageServer):
         return rel, text
 
     def uri_of(self, rel: str) -> str:
-        """The URI of a root-relative path: the client's own for an open document."""
-        for document in self.workspace.text_documents.values():
-            if self.relative(document.uri) == rel:
-                return document.uri
-        assert self.config is not None
-        return uri_of(self.config, rel)
+        """The URI of a root-relative path, in the client's words (`flopkb.editor.addresses`)."""
+        assert self.addresses is not None
+        return self.addresses.uri(rel)
 
     def buffers(self) -> dict[str, Buffer]:
         found = {}
@@ -141,10 +134,13 @@ class FlopkbServer(LanguageServer):
         if config is None:
             return
         self.config = config
+        self.addresses = Addresses(config.root, spelled_root(config.root, workspace_root(params)))
         self.loop = asyncio.get_running_loop()
         encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
         self.checker = started or Checker(config)  # the first check starts now, not a round trip later
-        self.checker.attach(str(encoding), self.checked, self.after_requests, told_of_disk=self.watches_files)
+        self.checker.attach(
+            str(encoding), self.checked, self.after_requests, told_of_disk=self.watches_files, uri=self.addresses.uri
+        )
 
     def recheck(self, *, disk: bool = False, changed: list[str] | None = None, config_changed: bool = False) -> None:
         """Check again: the buffers, and when `disk`, the files on disk at `changed` (document URIs; None: any)."""
@@ -210,17 +206,20 @@ class FlopkbServer(LanguageServer):
             self.published = told
             return
         for rel in sorted(self.published.keys() | told.keys()):
-            diagnostics = told.get(rel, [])
-            if self.published.get(rel, []) != diagnostics:
+            diagnostics, uri = told.get(rel, []), self.uri_of(rel)
+            before = self.pushed_to.pop(rel, uri)
+            if before != uri:  # opened (or closed) under another spelling of its path: its diagnostics move there
+                self.push(before, [], None)
+            if self.published.get(rel, []) != diagnostics or before != uri:
                 buffer = checked.buffers.get(rel)
-                self.text_document_publish_diagnostics(
-                    types.PublishDiagnosticsParams(
-                        uri=self.uri_of(rel),
-                        diagnostics=diagnostics,
-                        version=buffer.version if buffer is not None else None,
-                    )
-                )
+                self.push(uri, diagnostics, buffer.version if buffer is not None else None)
+            if diagnostics:
+                self.pushed_to[rel] = uri
         self.published = told
+
+    def push(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None) -> None:
+        params = types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+        self.text_document_publish_diagnostics(params)
 
     @property
     def pulls(self) -> bool:
@@ -310,6 +309,8 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: FlopkbServer, params: types.DidOpenTextDocumentParams) -> None:
+        if ls.addresses is not None:
+            ls.addresses.opened(params.text_document.uri)
         ls.recheck()
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -322,6 +323,8 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: FlopkbServer, params: types.DidCloseTextDocumentParams) -> None:
+        if ls.addresses is not None:
+            ls.addresses.closed(params.text_document.uri)
         ls.recheck()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -448,7 +451,7 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         checked = ls.checker.latest if ls.checker is not None else None
         if checked is not None and ls.config is not None and rel is not None and ls.creates_files:
             diagnostics = list(params.context.diagnostics)
-            actions += create_actions(checked, ls.config, rel, diagnostics, ls.checker_encoding)
+            actions += create_actions(checked, ls.config, rel, diagnostics, ls.uri_of, ls.checker_encoding)
         return actions or None
 
     @server.feature(types.TEXT_DOCUMENT_FORMATTING)
