@@ -2,14 +2,7 @@
 -- then at once ask for the code action with the line's diagnostics (what vim.lsp.buf.code_action() sends) and apply
 -- the first "Write" fix. Run by tests/editor/test_neovim.py with FLOPKB_PYTHON, FLOPKB_ROOT, FLOPKB_RECORD and
 -- FLOPKB_OUT set; writes the fix's title and the line after it.
-local root = vim.env.FLOPKB_ROOT
-vim.cmd("edit " .. vim.fn.fnameescape(root .. "/" .. vim.env.FLOPKB_RECORD))
-local client_id = vim.lsp.start_client({
-  name = "flopkb",
-  cmd = { vim.env.FLOPKB_PYTHON, "-m", "flopkb", "lsp" },
-  root_dir = root,
-})
-vim.lsp.buf_attach_client(0, client_id)
+local session = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/neovim_start.lua")
 local out = {}
 local found = vim.wait(120000, function()
   for _, item in ipairs(vim.diagnostic.get(0)) do
@@ -33,7 +26,4 @@ for _, result in pairs(results or {}) do
   end
 end
 table.insert(out, "line: " .. vim.api.nvim_buf_get_lines(0, 2, 3, false)[1])
-vim.fn.writefile(out, vim.env.FLOPKB_OUT)
-vim.lsp.stop_client(client_id)
-vim.wait(10000, function() return vim.lsp.get_client_by_id(client_id) == nil end, 50)
-vim.cmd("qall!")
+session.finish(out)
