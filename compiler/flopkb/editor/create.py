@@ -56,14 +56,14 @@ def create_actions(
             if with_scheme(link.target) is not None:
                 continue  # a URL without its scheme (its hint writes it with one): no record is named after a host
             for kind in link.kinds or KINDS:
-                record_id = in_kind_folder(kind, link.target) if link.kinds else link.target
+                record_id = _in_kind_folder(kind, link.target) if link.kinds else link.target
                 action = _create(config, kind, record_id, kb.vocabulary, diagnostic)
                 if action is not None:
                     actions.append(action)
     return actions
 
 
-def in_kind_folder(kind: str, target: str) -> str:
+def _in_kind_folder(kind: str, target: str) -> str:
     """The id a ref's record of `kind` is created with: a short `target` (no folder: at the top of records/, where
     `flopkb new` warns) in the kind's folder; a ref that resolves to no record at all resolves to that id, the one
     that ends with `/<target>`. A target with a folder is the id its author chose."""
