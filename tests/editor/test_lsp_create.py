@@ -125,16 +125,17 @@ async def test_a_record_under_a_folder_that_is_a_symlink_out_of_the_base_is_neve
 SHORT_AND_HOST = """\
 id: facts/t
 kind: fact
-statement: Speculative decoding.
+statement: Speculative decoding, see [[speculation]].
 sources: [medusa-2025, github.com/org/repo]
 """
 
 
-async def test_a_short_ref_is_created_in_its_kinds_folder_and_a_url_without_scheme_is_never_offered(
+async def test_a_short_link_is_created_in_its_kinds_folder_and_a_url_without_scheme_is_never_offered(
     tmp_path: Path,
 ) -> None:
     """`sources: [medusa-2025]` offers sources/medusa-2025 (where `flopkb new` has sources), which the ref resolves to
-    once written; `github.com/org/repo` is a URL whose scheme is left out (its fix writes it): no record."""
+    once written, and `[[speculation]]` the id in each kind's folder; `github.com/org/repo` is a URL whose scheme is
+    left out (its fix writes it): no record."""
     root = write_kb(tmp_path, {"records/hw/alpha.yaml": accelerator("hw/alpha", memory_bandwidth="4 TB/s")})
     async with lsp_session(root, watch=True) as lsp:
         uri = open_file(lsp, root, "records/facts/t.yaml", SHORT_AND_HOST)
@@ -144,6 +145,11 @@ async def test_a_short_ref_is_created_in_its_kinds_folder_and_a_url_without_sche
         )
         assert "did you mean https://github.com/org/repo?" in host.message
         assert await actions_for(lsp, uri, host) == []
+        (link,) = [item for item in await settled(lsp, uri) if item.code == "dangling-link"]
+        assert [action.title for action in await actions_for(lsp, uri, link)] == [
+            f"Create the {kind} record {kind}s/speculation"
+            for kind in ("flop", "fact", "engine", "accelerator", "source")
+        ]
         (action,) = await actions_for(lsp, uri, short)
         assert action.title == "Create the source record sources/medusa-2025"
         assert action.edit is not None and action.edit.document_changes is not None

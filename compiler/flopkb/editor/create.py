@@ -3,10 +3,10 @@
 The target is read from the compiled base's links at the diagnostic's place
 (a target that resolves to no record at all, not an ambiguous one); its text
 is `flopkb new`'s template (`flopkb.authoring.scaffold.render_new`), one
-action per kind the link may land on (every kind for a prose link). A typed
-ref written short is created in its kind's folder (`sources: [medusa-2025]`:
-sources/medusa-2025, which the ref resolves to), where `flopkb new` would
-have it; any other with the id written. A broken anchor (`dangling-anchor`)
+action per kind the link may land on (every kind for a prose link). A link
+or ref written short is created in the kind's folder (`sources:
+[medusa-2025]`: sources/medusa-2025, which the ref resolves to), where
+`flopkb new` would have it; one with a folder with the id written. A broken anchor (`dangling-anchor`)
 names a record that exists, and a URL written without its scheme
 (`github.com/org/repo`) no record: they offer nothing. Nor does a link the
 buffer no longer holds at the diagnostic's place (the check read an older one).
@@ -56,7 +56,7 @@ def create_actions(
             if with_scheme(link.target) is not None:
                 continue  # a URL without its scheme (its hint writes it with one): no record is named after a host
             for kind in link.kinds or KINDS:
-                record_id = _in_kind_folder(kind, link.target) if link.kinds else link.target
+                record_id = _in_kind_folder(kind, link.target)
                 action = _create(config, kind, record_id, kb.vocabulary, diagnostic)
                 if action is not None:
                     actions.append(action)
@@ -64,9 +64,9 @@ def create_actions(
 
 
 def _in_kind_folder(kind: str, target: str) -> str:
-    """The id a ref's record of `kind` is created with: a short `target` (no folder: at the top of records/, where
-    `flopkb new` warns) in the kind's folder; a ref that resolves to no record at all resolves to that id, the one
-    that ends with `/<target>`. A target with a folder is the id its author chose."""
+    """The id a record of `kind` is created with: a short `target` (no folder: at the top of records/, where `flopkb
+    new` warns) in the kind's folder; a link that resolves to no record at all resolves to that id, the one that ends
+    with `/<target>`. A target with a folder is the id its author chose."""
     return target if "/" in target else f"{kind_folder(kind)}/{target}"
 
 
