@@ -171,6 +171,14 @@ def _line(path: Path, line: int) -> str:
     return lines[line - 1] if line <= len(lines) else ""
 
 
+def text_edits(action: types.CodeAction | types.Command, uri: str) -> tuple[int | None, list[types.TextEdit]]:
+    """The version a quick fix's edit is of, and its edits of the document at `uri` (one `TextDocumentEdit`)."""
+    assert isinstance(action, types.CodeAction) and action.edit is not None and action.edit.document_changes
+    (change,) = action.edit.document_changes
+    assert isinstance(change, types.TextDocumentEdit) and change.text_document.uri == uri
+    return change.text_document.version, [edit for edit in change.edits if isinstance(edit, types.TextEdit)]
+
+
 def record_files(root: Path) -> list[str]:
     return sorted(path.relative_to(root).as_posix() for path in (root / "records").rglob("*.y*ml"))
 

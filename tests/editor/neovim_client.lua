@@ -1,13 +1,6 @@
 -- Neovim's own LSP client (0.7 and later) on flopkb lsp: open a record, wait for its diagnostics, write them out.
 -- Run by tests/editor/test_neovim.py with FLOPKB_PYTHON, FLOPKB_ROOT, FLOPKB_RECORD and FLOPKB_OUT set.
-local root = vim.env.FLOPKB_ROOT
-vim.cmd("edit " .. vim.fn.fnameescape(root .. "/" .. vim.env.FLOPKB_RECORD))
-local client_id = vim.lsp.start_client({
-  name = "flopkb",
-  cmd = { vim.env.FLOPKB_PYTHON, "-m", "flopkb", "lsp" },
-  root_dir = root,
-})
-vim.lsp.buf_attach_client(0, client_id)
+local session = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/neovim_start.lua")
 local found = vim.wait(120000, function() return #vim.diagnostic.get(0) > 0 end, 50)
 local lines = {}
 if found then
@@ -19,7 +12,4 @@ if found then
 else
   table.insert(lines, "no diagnostics")
 end
-vim.fn.writefile(lines, vim.env.FLOPKB_OUT)
-vim.lsp.stop_client(client_id)
-vim.wait(10000, function() return vim.lsp.get_client_by_id(client_id) == nil end, 50)
-vim.cmd("qall!")
+session.finish(lines)

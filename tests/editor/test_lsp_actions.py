@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types
 
 from kbfixture import accelerator, write_kb
-from lsp_session import environment, lsp_session, open_file, settled
+from lsp_session import environment, lsp_session, open_file, settled, text_edits
 
 pytestmark = pytest.mark.asyncio
 
@@ -65,9 +65,10 @@ async def test_every_did_you_mean_is_a_quick_fix_that_leaves_no_diagnostic(tmp_p
             )
             assert actions, f"no quick fix for {diagnostics[0].code}: {diagnostics[0].message}"
             action = actions[0]
-            assert isinstance(action, types.CodeAction) and action.edit is not None and action.edit.changes
             fixed.append(f"{diagnostics[0].code}: {action.title}")
-            for edit in action.edit.changes[uri]:
+            of, edits = text_edits(action, uri)
+            assert of == version
+            for edit in edits:
                 text = apply(text, edit)
             version += 1
             lsp.text_document_did_change(

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
+from flopkb.editor.completion import LIMIT
 from flopkb.formulas.units import parse_quantity
 from kbfixture import accelerator, write_kb
 from lsp_session import lsp_session, open_file, settled
@@ -140,3 +141,84 @@ async def test_a_completed_unit_replaces_what_was_typed_of_it(tmp_path: Path) ->
     assert isinstance(terabyte.text_edit, types.TextEdit)
     end = len(TYPING_UNITS.split("\n")[4])
     assert (terabyte.text_edit.range.start.character, terabyte.text_edit.range.end.character) == (end - 1, end)
+
+
+async def complete_list(lsp: object, uri: str, line: int, character: int) -> types.CompletionList:
+    found = await lsp.text_document_completion_async(  # type: ignore[attr-defined]
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=character)
+        )
+    )
+    assert isinstance(found, types.CompletionList)
+    return found
+
+
+async def rewrite(lsp: object, uri: str, text: str) -> None:
+    """The buffer (at version 1) holding `text` at version 2, checked."""
+    lsp.text_document_did_change(  # type: ignore[attr-defined]
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+    await settled(lsp, uri)  # type: ignore[arg-type]
+
+
+async def test_link_completion_sends_only_the_aliases_typed_and_at_most_the_limit(tmp_path: Path) -> None:
+    """A record with thousands of aliases: after `[[` a bounded list marked incomplete; after `[[a1` only names that
+    hold `a1`, the record's own id (which does not) left out."""
+    aliases = ", ".join(f"facts/a{number}" for number in range(3_000))
+    many = f"id: facts/many\nkind: fact\nstatement: Many names.\naliases: [{aliases}]\n"
+    root = write_kb(tmp_path, {**FILES, "records/facts/many.yaml": many})
+    async with lsp_session(root) as lsp:
+        text = "id: facts/t\nkind: fact\nstatement: see [[\n"
+        uri = open_file(lsp, root, "records/facts/t.yaml", text)
+        await settled(lsp, uri)
+        everything = await complete_list(lsp, uri, 2, len("statement: see [["))
+        typed = text.replace("[[", "[[a1")
+        await rewrite(lsp, uri, typed)
+        narrowed = await complete_list(lsp, uri, 2, len("statement: see [[a1"))
+    assert everything.is_incomplete and len(everything.items) == LIMIT
+    labels = [item.label for item in narrowed.items]
+    assert len(labels) == LIMIT and narrowed.is_incomplete  # more than 200 aliases hold "a1"
+    assert all("a1" in label for label in labels) and "facts/a7" not in labels and "facts/many" not in labels
+
+
+ANCHORED = """\
+id: facts/t
+kind: fact
+statement: A ridge.
+formulas:
+  - id: f
+    ref: {target}#
+  - id: g
+    expr: 2 * 3
+    expect:
+      - measured: {measured}#
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "measured", "ref_anchors", "measured_anchors"),
+    [
+        ("facts/ridge", "sources/paper", {"ridge"}, {"b32"}),
+        ("sources/paper", "facts/ridge", set(), set()),  # a source's measurement is no formula; a fact measures none
+    ],
+)
+async def test_anchors_in_a_typed_ref_are_those_the_field_takes_of_a_record_it_takes(
+    tmp_path: Path, target: str, measured: str, ref_anchors: set[str], measured_anchors: set[str]
+) -> None:
+    ridge = FORMULA_UNIT.replace("    inputs: {k: 4, batch: [1, 3\n    unit: FLOP/\n", "    inputs: {k: 4}\n")
+    root = write_kb(tmp_path, {**FILES, "records/facts/ridge.yaml": ridge})
+    text = ANCHORED.format(target=target, measured=measured)
+    lines = text.split("\n")
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/facts/t.yaml", text)
+        await settled(lsp, uri)
+        after_ref = await completions(lsp, uri, text, 5, len(lines[5]))
+        after_measured = await completions(lsp, uri, text, 9, len(lines[9]))
+        in_sources = text.replace("statement: A ridge.", "statement: A ridge.\nsources: [sources/paper#")
+        await rewrite(lsp, uri, in_sources)
+        after_source = await completions(lsp, uri, in_sources, 3, len(in_sources.split("\n")[3]))
+    assert set(after_ref) == ref_anchors and set(after_measured) == measured_anchors
+    assert after_source == {}  # `sources` takes a record, no anchor

@@ -11,7 +11,12 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from kbfixture import accelerator, write_kb
+from flopkb.config import load_config
+from flopkb.editor.checked import Checked
+from flopkb.editor.create import create_actions
+from flopkb.editor.diagnostics import SOURCE
+from flopkb.editor.positions import diagnostic_range
+from kbfixture import accelerator, compile_kb, write_kb
 from lsp_session import environment, lsp_session, open_file, settled
 
 pytestmark = pytest.mark.asyncio
@@ -115,3 +120,77 @@ async def test_a_record_under_a_folder_that_is_a_symlink_out_of_the_base_is_neve
         assert await actions_for(lsp, uri, by_code["dangling-link"]) == []  # [[notes/gamma]]: it would land outside
         (offered,) = await actions_for(lsp, uri, by_code["dangling-ref"])  # hw/beta: inside, offered as ever
         assert offered.title == "Create the accelerator record hw/beta"
+
+
+SHORT_AND_HOST = """\
+id: facts/t
+kind: fact
+statement: Speculative decoding, see [[speculation]].
+sources: [medusa-2025, github.com/org/repo]
+"""
+
+
+async def test_a_short_link_is_created_in_its_kinds_folder_and_a_url_without_scheme_is_never_offered(
+    tmp_path: Path,
+) -> None:
+    """`sources: [medusa-2025]` offers sources/medusa-2025 (where `flopkb new` has sources), which the ref resolves to
+    once written, and `[[speculation]]` the id in each kind's folder; `github.com/org/repo` is a URL whose scheme is
+    left out (its fix writes it): no record."""
+    root = write_kb(tmp_path, {"records/hw/alpha.yaml": accelerator("hw/alpha", memory_bandwidth="4 TB/s")})
+    async with lsp_session(root, watch=True) as lsp:
+        uri = open_file(lsp, root, "records/facts/t.yaml", SHORT_AND_HOST)
+        short, host = sorted(
+            (item for item in await settled(lsp, uri) if item.code == "dangling-ref"),
+            key=lambda item: item.range.start.character,
+        )
+        assert "did you mean https://github.com/org/repo?" in host.message
+        assert await actions_for(lsp, uri, host) == []
+        (link,) = [item for item in await settled(lsp, uri) if item.code == "dangling-link"]
+        assert [action.title for action in await actions_for(lsp, uri, link)] == [
+            f"Create the {kind} record {kind}s/speculation"
+            for kind in ("flop", "fact", "engine", "accelerator", "source")
+        ]
+        (action,) = await actions_for(lsp, uri, short)
+        assert action.title == "Create the source record sources/medusa-2025"
+        assert action.edit is not None and action.edit.document_changes is not None
+        create, insert = action.edit.document_changes
+        target = root / "records/sources/medusa-2025.yaml"
+        assert isinstance(create, types.CreateFile) and create.uri == target.as_uri()
+        assert isinstance(insert, types.TextDocumentEdit) and isinstance(insert.edits[0], types.TextEdit)
+        assert insert.edits[0].new_text.count("id: sources/medusa-2025\n") == 1
+        target.parent.mkdir()
+        target.write_text(insert.edits[0].new_text, encoding="utf-8")
+        lsp.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=target.as_uri(), type=types.FileChangeType.Created)]
+            )
+        )
+        left = [item.message for item in await settled(lsp, uri) if item.code == "dangling-ref"]
+        assert left == [host.message]  # medusa-2025 resolves to sources/medusa-2025
+
+
+@pytest.mark.parametrize(
+    ("current", "offered"),
+    [
+        (DANGLING, 5),  # the buffer the check read: one record per kind
+        (DANGLING.replace("notes/gamma", "notes/delta"), 0),  # the link edited since
+        (DANGLING.replace("description:", "description: The"), 0),  # text added before it on its line
+    ],
+)
+async def test_no_record_is_offered_for_a_link_the_buffer_no_longer_holds_there(
+    tmp_path: Path, current: str, offered: int
+) -> None:
+    """The editor asks with the last check's diagnostic once the buffer changed, before the next check is done."""
+    rel = "records/flops/decode.yaml"
+    root = write_kb(
+        tmp_path, {"records/hw/alpha.yaml": accelerator("hw/alpha", memory_bandwidth="4 TB/s"), rel: DANGLING}
+    )
+    config = load_config(root)
+    checked = Checked(config, 1, {}, compile_kb(root))
+    line = DANGLING.split("\n")[3]
+    where = diagnostic_range(DANGLING, 4, line.index("[[notes/gamma]]") + 1, types.PositionEncodingKind.Utf16)
+    told = types.Diagnostic(range=where, message="m", code="dangling-link", source=SOURCE)
+    actions = create_actions(
+        checked, config, rel, current, [told], lambda path: (root / path).as_uri(), types.PositionEncodingKind.Utf16
+    )
+    assert len(actions) == offered

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from lsp_session import ThreadedSession, open_file, record_files, settled
+from lsp_session import ThreadedSession, open_file, record_files, settled, text_edits
 from repo import REPO
 
 _TOKEN = re.compile(r"https?://[^\s\]\[,'\"|]+|[A-Za-z][\w./-]{2,}[A-Za-z0-9]")
@@ -132,8 +132,8 @@ def test_a_quick_fix_of_a_misspelling_leaves_no_diagnostic_there_and_none_new(ba
             return
         diagnostic = fixable[0]
         actions = base.fixes(rel, diagnostic)
-        assert actions and actions[0].edit is not None and actions[0].edit.changes
-        (edit,) = actions[0].edit.changes[(base.root / rel).as_uri()]
+        assert actions
+        _, (edit,) = text_edits(actions[0], (base.root / rel).as_uri())
         replaced = offset(text, edit.range.start), offset(text, edit.range.end)
         fixed = text[: replaced[0]] + edit.new_text + text[replaced[1] :]
         after = base.write(rel, fixed)
@@ -201,8 +201,7 @@ def test_the_quick_fix_replaces_the_whole_text_its_hint_is_about(
         assert new and new[0].data, new
         actions = base.fixes(rel, new[0])
         assert [action.title for action in actions] == [title]
-        assert actions[0].edit is not None and actions[0].edit.changes
-        (edit,) = actions[0].edit.changes[(base.root / rel).as_uri()]
+        _, (edit,) = text_edits(actions[0], (base.root / rel).as_uri())
         fixed = text[: offset(text, edit.range.start)] + edit.new_text + text[offset(text, edit.range.end) :]
         assert written in fixed
         assert _told(base.write(rel, fixed)) <= before

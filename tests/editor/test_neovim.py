@@ -36,20 +36,20 @@ def require_neovim() -> str:
     raise AssertionError("unreachable")
 
 
-def test_neovim_shows_the_dangling_link_of_the_record_it_opens(tmp_path: Path) -> None:
+def run_neovim(tmp_path: Path, root: Path, record: str, script: Path) -> list[str]:
+    """The lines `script` writes, run by headless Neovim on `record` of the base at `root`."""
     nvim = require_neovim()
-    root = write_kb(tmp_path / "kb", {"records/hw/h100.yaml": H100, "records/facts/broken.yaml": BROKEN})
-    out = tmp_path / "diagnostics.txt"
+    out = tmp_path / "out.txt"
     env = {
         **environment(),
         "FLOPKB_PYTHON": sys.executable,
         "FLOPKB_ROOT": str(root),
-        "FLOPKB_RECORD": "records/facts/broken.yaml",
+        "FLOPKB_RECORD": record,
         "FLOPKB_OUT": str(out),
         "HOME": str(tmp_path),  # no user configuration, no shada written elsewhere
     }
     subprocess.run(
-        [nvim, "--headless", "--clean", "-n", "-c", f"luafile {SCRIPT}"],
+        [nvim, "--headless", "--clean", "-n", "-c", f"luafile {script}"],
         env=env,
         cwd=root,
         check=True,
@@ -57,6 +57,25 @@ def test_neovim_shows_the_dangling_link_of_the_record_it_opens(tmp_path: Path) -
         stdin=subprocess.DEVNULL,
         capture_output=True,
     )
-    shown = out.read_text(encoding="utf-8").splitlines()
+    return out.read_text(encoding="utf-8").splitlines()
+
+
+def test_neovim_shows_the_dangling_link_of_the_record_it_opens(tmp_path: Path) -> None:
+    root = write_kb(tmp_path / "kb", {"records/hw/h100.yaml": H100, "records/facts/broken.yaml": BROKEN})
+    shown = run_neovim(tmp_path, root, "records/facts/broken.yaml", SCRIPT)
     column = BROKEN.splitlines()[2].index("[[hw/h300]]")
     assert f"2:{column}:dangling-link:[[hw/h300]] resolves to no record" in [line.split(" | ")[0] for line in shown]
+
+
+def test_neovim_applies_a_quick_fix_asked_for_after_typing_before_the_link(tmp_path: Path) -> None:
+    """The author types `the ` before the misspelt link, then at once applies the fix of the diagnostic Neovim still
+    holds (of the text before): the name is written over the misspelling where it is now."""
+    ridge = "id: facts/ridge-point\nkind: fact\nstatement: A ridge.\n"
+    typo = "id: facts/t\nkind: fact\nstatement: see [[ridge-pont]] here\n"
+    root = write_kb(tmp_path / "kb", {"records/facts/ridge-point.yaml": ridge, "records/facts/t.yaml": typo})
+    shown = run_neovim(tmp_path, root, "records/facts/t.yaml", SCRIPT.with_name("neovim_stale_fix.lua"))
+    assert shown == [
+        "diagnostics: true",
+        "action: Write 'facts/ridge-point' for 'ridge-pont'",
+        "line: statement: see the [[facts/ridge-point]] here",
+    ]

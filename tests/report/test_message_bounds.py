@@ -184,7 +184,10 @@ def test_a_quick_fix_says_what_it_writes_in_bounded_words_and_writes_it_whole() 
     written, name = "example.org/" + "p" * 100_000, "https://example.org/" + "p" * 100_000
     where = types.Range(start=types.Position(line=3, character=10), end=types.Position(line=3, character=100_022))
     data = {"range": [3, 10, 3, 100_022], "offered": [name], "written": written}
-    [action] = quick_fixes("file:///x.yaml", [types.Diagnostic(range=where, message="m", source=SOURCE, data=data)])
+    text = "\n\n\nsources: [" + written + "]\n"
+    diagnostic = types.Diagnostic(range=where, message="m", source=SOURCE, data=data)
+    [action] = quick_fixes("file:///x.yaml", [diagnostic], text, 1, types.PositionEncodingKind.Utf16)
     assert action.title == f"Write '{cut(name)}' for '{cut(written)}'" and len(action.title) <= 2 * QUOTE + 20
-    assert action.edit is not None and action.edit.changes is not None
-    assert action.edit.changes["file:///x.yaml"][0].new_text == name
+    assert action.edit is not None and action.edit.document_changes is not None
+    [change] = action.edit.document_changes
+    assert isinstance(change, types.TextDocumentEdit) and change.edits[0].new_text == name

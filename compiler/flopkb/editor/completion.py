@@ -2,12 +2,14 @@
 
 - after `[[`: every record id (its kind and title beside it), inserting the
   shortest form that resolves to it (`flopkb.links.resolver`: a unique
-  last segment, else more of the id), and every alias;
+  last segment, else more of the id), and each alias that holds what was
+  typed (`LIMIT` items in all, an alias counted as one);
 - after `[[target#`: the target's formula and measurement ids;
 - in a typed reference field (`values_for`, `hardware`, `sources`,
   `measured`, formula `ref`, ...): only records of the kinds the field takes
-  (`flopkb.links.extract.ref_fields`), with `#` anchors where the field
-  takes them;
+  (`flopkb.links.extract.ref_fields`), and after `#`, where the field takes
+  an anchor, the anchors of such a record it takes (a source's measurement
+  ids for `measured`, a flop's or fact's formula ids for `ref`);
 - in a field that takes a vocabulary term (`category`, `parameter`,
   `basis`): the terms of schema/vocabulary.yaml as the last check read it;
 - after `hw.`: the vocabulary's hardware parameters, with their units;
@@ -45,12 +47,13 @@ _KEY_LINE = re.compile(r"^(\s*)(?:-\s+)?(\w+):")
 
 
 @cache
-def field_kinds() -> dict[str, tuple[str, ...]]:
-    """Field name -> the kinds its typed refs take, over every record kind (the names mean one thing throughout)."""
-    found: dict[str, tuple[str, ...]] = {}
+def field_kinds() -> dict[str, tuple[tuple[str, ...], bool]]:
+    """Field name -> the kinds its typed refs take and whether they take a `#` anchor, over every record kind (the
+    names mean one thing throughout)."""
+    found: dict[str, tuple[tuple[str, ...], bool]] = {}
     for model in models.MODELS.values():
-        for name, kinds in ref_fields(model).items():
-            found.setdefault(name, kinds)
+        for name, taken in ref_fields(model).items():
+            found.setdefault(name, taken)
     return found
 
 
@@ -145,6 +148,8 @@ def complete(
     incomplete: list[bool] = []
 
     def records(kinds: tuple[str, ...] | None, typed: str, shortest: bool) -> list[types.CompletionItem]:
+        """The ids of records of `kinds` that hold what was typed, and in a link the aliases that hold it: `LIMIT`
+        items at most, each alias counted (a record may have thousands)."""
         found: list[types.CompletionItem] = []
         width = typed_units_of(typed)
         wanted = typed.lower()
@@ -152,34 +157,42 @@ def complete(
             summary = kb.entries[record_id].summary
             if kinds is not None and summary.kind not in kinds:
                 continue
-            if wanted not in record_id.lower() and not any(wanted in alias.lower() for alias in summary.aliases):
-                continue
-            if len(found) >= LIMIT:
+            offered = []
+            if wanted in record_id.lower():
+                detail = " · ".join(part for part in (summary.kind, summary.title) if part)
+                offered.append((record_id, detail, shortest_form(resolver, record_id) if shortest else record_id))
+            if shortest:
+                offered += [
+                    (alias, f"alias of {record_id}", alias) for alias in summary.aliases if wanted in alias.lower()
+                ]
+            if len(found) + len(offered) > LIMIT:
                 incomplete.append(True)
+                offered = offered[: LIMIT - len(found)]
+            kind = types.CompletionItemKind.Reference
+            found += [_item(label, kind, about, text, width, line, character) for label, about, text in offered]
+            if incomplete:
                 break
-            detail = " · ".join(part for part in (summary.kind, summary.title) if part)
-            insert = shortest_form(resolver, record_id) if shortest else record_id
-            found.append(_item(record_id, types.CompletionItemKind.Reference, detail, insert, width, line, character))
-            found += [
-                _item(alias, types.CompletionItemKind.Reference, f"alias of {record_id}", alias, width, line, character)
-                for alias in summary.aliases
-                if shortest
-            ]
         return found
 
-    def anchors(target: str, typed: str) -> list[types.CompletionItem]:
+    def anchors(target: str, typed: str, kinds: tuple[str, ...] | None = None) -> list[types.CompletionItem]:
+        """The formula and measurement ids of the record `target` names; in a typed ref (`kinds`), only where the
+        record is of a kind it takes, and only the anchors it takes (a source's measurements, else formulas)."""
         record_id = resolver.target(target)
         if record_id is None:
             return []
         summary = kb.entries[record_id].summary
+        if kinds is not None and summary.kind not in kinds:
+            return []
         width = typed_units_of(typed)
         formulas = [
             _item(name, types.CompletionItemKind.Function, f"formula of {record_id}", name, width, line, character)
             for name in summary.formula_ids or ()
+            if kinds is None or summary.kind != "source"
         ]
         return formulas + [
             _item(name, types.CompletionItemKind.Value, f"measurement of {record_id}", name, width, line, character)
             for name in summary.measurement_ids or ()
+            if kinds is None or summary.kind == "source"
         ]
 
     def typed_units_of(typed: str) -> int:
@@ -210,11 +223,12 @@ def complete(
         if field is None:
             return []
         name, typed = field
-        kinds = field_kinds().get(name)
-        if kinds is not None:
+        taken = field_kinds().get(name)
+        if taken is not None:
+            kinds, takes_anchor = taken
             target, _, anchor = typed.partition("#")
             if "#" in typed:
-                return anchors(target, anchor)
+                return anchors(target, anchor, kinds) if takes_anchor else []
             return records(kinds, typed, shortest=False)
         section = field_terms().get(name)
         if section is not None and kb.vocabulary is not None:

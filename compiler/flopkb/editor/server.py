@@ -446,12 +446,16 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     def code_actions(ls: FlopkbServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         from flopkb.editor.create import create_actions
 
-        actions = quick_fixes(params.text_document.uri, list(params.context.diagnostics))
-        rel = ls.relative(params.text_document.uri)
+        uri, diagnostics = params.text_document.uri, list(params.context.diagnostics)
+        document = ls.answered(uri, vocabulary=True)
+        if document is None:
+            return None
+        rel, text = document  # the buffer as it is now: the diagnostics' places may be of an older one
+        version = ls.workspace.get_text_document(uri).version
+        actions = quick_fixes(uri, diagnostics, text, version, ls.checker_encoding)
         checked = ls.checker.latest if ls.checker is not None else None
-        if checked is not None and ls.config is not None and rel is not None and ls.creates_files:
-            diagnostics = list(params.context.diagnostics)
-            actions += create_actions(checked, ls.config, rel, diagnostics, ls.uri_of, ls.checker_encoding)
+        if checked is not None and ls.config is not None and ls.creates_files:
+            actions += create_actions(checked, ls.config, rel, text, diagnostics, ls.uri_of, ls.checker_encoding)
         return actions or None
 
     @server.feature(types.TEXT_DOCUMENT_FORMATTING)

@@ -449,9 +449,10 @@ def extract_all(
     return result
 
 
-def ref_fields(model: type[BaseModel]) -> dict[str, tuple[str, ...]]:
-    """The name of every field of `model` (nested models included) that holds typed refs, and the kinds they take."""
-    found: dict[str, tuple[str, ...]] = {}
+def ref_fields(model: type[BaseModel]) -> dict[str, tuple[tuple[str, ...], bool]]:
+    """The name of every field of `model` (nested models included) that holds typed refs, the kinds they take, and
+    whether they take a `#` anchor (a formula of a flop or fact, a measurement of a source)."""
+    found: dict[str, tuple[tuple[str, ...], bool]] = {}
     visited: set[int] = set()
 
     def walk(plan: dict[str, Plan]) -> None:
@@ -462,7 +463,7 @@ def ref_fields(model: type[BaseModel]) -> dict[str, tuple[str, ...]]:
 
     def collect(name: str, node: Plan) -> None:
         if node[0] == _REF:
-            found.setdefault(name, node[2])
+            found.setdefault(name, (node[2], node[4]))
         elif node[0] in (_LIST, _DICT):
             collect(name, node[1])
         elif node[0] == _MODEL:
