@@ -264,7 +264,8 @@ def _one_item_list(item: dict[str, Any], data: Any, model: type, vocabulary: Voc
 @cache
 def _adapter(owner: type[BaseModel], field: str) -> TypeAdapter[Any]:
     """A validator of the field's values alone, built once per field (a file may hold thousands of such texts)."""
-    return TypeAdapter(owner.model_fields[field].annotation, config=ConfigDict(strict=False))
+    annotation: Any = owner.model_fields[field].annotation  # a declared field's: never None
+    return TypeAdapter(annotation, config=ConfigDict(strict=False))
 
 
 def _ref_field(model: type, path: Path) -> tuple[str, bool] | None:
