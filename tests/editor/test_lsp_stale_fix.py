@@ -12,6 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
+from flopkb.editor.actions import quick_fixes
+from flopkb.editor.capabilities import versions_edits
+from flopkb.editor.diagnostics import SOURCE
 from kbfixture import write_kb
 from lsp_session import ThreadedSession, open_file, settled, text_edits
 
@@ -137,3 +140,44 @@ def test_an_edit_before_the_link_leaves_a_fix_that_makes_it_resolve(
     fixed = fixed_by_stale(buffer, edited)
     assert fixed is not None and "[[facts/ridge-point]]" in fixed
     assert not [item for item in buffer.write(fixed) if item.code == "dangling-link"], fixed
+
+
+@pytest.mark.parametrize(
+    ("document_changes", "operations", "versioned"),
+    [
+        (True, None, True),
+        (None, [types.ResourceOperationKind.Create], True),  # Neovim: resource operations are document changes
+        (False, None, False),
+        (None, None, False),
+    ],
+)
+def test_a_client_that_takes_no_versioned_edit_gets_the_fix_as_a_plain_edit(
+    document_changes: bool | None, operations: list[types.ResourceOperationKind] | None, versioned: bool
+) -> None:
+    """`documentChanges` (or resource operations, which only they hold) is the client's word that it applies, and
+    refuses, an edit of a version; without it, the edit the client can apply: the same text, at the same place."""
+    client = types.ClientCapabilities(
+        workspace=types.WorkspaceClientCapabilities(
+            workspace_edit=types.WorkspaceEditClientCapabilities(
+                document_changes=document_changes, resource_operations=operations
+            )
+        )
+    )
+    start = TYPO.split("\n")[2].index("ridge-pont")
+    end = start + len("ridge-pont")
+    where = types.Range(start=types.Position(2, start), end=types.Position(2, end))
+    data = {"range": [2, start, 2, end], "offered": ["facts/ridge-point"], "written": "ridge-pont"}
+    diagnostic = types.Diagnostic(range=where, message="m", source=SOURCE, data=data)
+    version = 7 if versions_edits(client) else None
+    [action] = quick_fixes("file:///t.yaml", [diagnostic], TYPO, version, types.PositionEncodingKind.Utf16)
+    assert action.edit is not None
+    assert versions_edits(client) == versioned
+    if versioned:
+        [change] = action.edit.document_changes or []
+        assert isinstance(change, types.TextDocumentEdit) and change.text_document.version == 7
+        edits = list(change.edits)
+    else:
+        assert action.edit.document_changes is None and action.edit.changes is not None
+        edits = list(action.edit.changes["file:///t.yaml"])
+    [edit] = edits
+    assert isinstance(edit, types.TextEdit) and (edit.range, edit.new_text) == (where, "facts/ridge-point")

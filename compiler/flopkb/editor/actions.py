@@ -10,7 +10,9 @@ offered where the current text holds the word the hint is about: at that
 range, else the one place it is written as a word within `NEAR` lines of it
 (an edit before it on its line, lines added or removed above); nowhere when
 it is not there or written more than once there. The edit names the
-document's version: an editor refuses it once the buffer is newer still.
+document's version, where the client takes versioned edits
+(`workspace.workspaceEdit.documentChanges`): it refuses it once the buffer
+is newer still.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ NEAR = 5
 def quick_fixes(
     uri: str, diagnostics: list[types.Diagnostic], text: str, version: int | None, encoding: str
 ) -> list[types.CodeAction]:
-    """The quick fixes of `diagnostics`, placed in the document's current `text` (at `version`)."""
+    """The quick fixes of `diagnostics`, placed in the document's current `text`: edits of its `version`, or plain
+    edits when None (a client that takes no versioned edits)."""
     actions = []
     for diagnostic in diagnostics:
         data: Any = diagnostic.data
@@ -52,14 +55,19 @@ def quick_fixes(
             continue
         document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
         for name in offered:
-            edit = types.TextDocumentEdit(text_document=document, edits=[types.TextEdit(range=where, new_text=name)])
+            change = types.TextEdit(range=where, new_text=name)
+            edit = (
+                types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=document, edits=[change])])
+                if version is not None
+                else types.WorkspaceEdit(changes={uri: [change]})
+            )
             actions.append(
                 types.CodeAction(
                     title=f"Write '{cut(name)}' for '{cut(written)}'",
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=[diagnostic],
                     is_preferred=len(offered) == 1,
-                    edit=types.WorkspaceEdit(document_changes=[edit]),
+                    edit=edit,
                 )
             )
     return actions

@@ -27,6 +27,14 @@ import flopkb
 from flopkb.config import Config
 from flopkb.editor.actions import quick_fixes
 from flopkb.editor.addresses import Addresses, spelled_root
+from flopkb.editor.capabilities import (
+    creates_files,
+    pulls,
+    refreshes_diagnostics,
+    refreshes_hints,
+    versions_edits,
+    watches_files,
+)
 from flopkb.editor.checked import Buffer, Checked
 from flopkb.editor.checker import Checker
 from flopkb.editor.lanes import Lane
@@ -138,9 +146,8 @@ class FlopkbServer(LanguageServer):
         self.loop = asyncio.get_running_loop()
         encoding = self.workspace.position_encoding or types.PositionEncodingKind.Utf16
         self.checker = started or Checker(config)  # the first check starts now, not a round trip later
-        self.checker.attach(
-            str(encoding), self.checked, self.after_requests, told_of_disk=self.watches_files, uri=self.addresses.uri
-        )
+        told = watches_files(self.client_capabilities)
+        self.checker.attach(str(encoding), self.checked, self.after_requests, told_of_disk=told, uri=self.addresses.uri)
 
     def recheck(self, *, disk: bool = False, changed: list[str] | None = None, config_changed: bool = False) -> None:
         """Check again: the buffers, and when `disk`, the files on disk at `changed` (document URIs; None: any)."""
@@ -159,18 +166,12 @@ class FlopkbServer(LanguageServer):
             return None
         return found
 
-    @property
-    def watches_files(self) -> bool:
-        """Whether the client watches files for the server (then every change on disk is told)."""
-        workspace = self.client_capabilities.workspace
-        watched = workspace.did_change_watched_files if workspace is not None else None
-        return bool(watched and watched.dynamic_registration)
-
     def checked(self, checked: Checked) -> None:
         """Called in the checking thread: the results go out from the message loop."""
         if self.loop is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self.publish, checked)
-            if checked.kb is not None and checked.files is None and checked.related and self.refreshes_hints:
+            full = checked.kb is not None and checked.files is None and checked.related
+            if full and refreshes_hints(self.client_capabilities):
                 # any claim may compute anew, and the edited buffers' hints move with their lines
                 self.loop.call_soon_threadsafe(self.workspace_inlay_hint_refresh, None)
 
@@ -193,15 +194,15 @@ class FlopkbServer(LanguageServer):
         """Push the diagnostics of every file whose diagnostics changed, of those the check tells; or ask a pulling
         client to pull again."""
         told = checked.diagnostics
-        if self.pulls and not checked.related:
+        if pulls(self.client_capabilities) and not checked.related:
             return  # a pull waits for the check's related places
         if not self.imported and checked.files is None:  # not beside the first check's stages (its open files first)
             self.imported = True
             threading.Thread(target=_import_request_modules, name="flopkb-imports", daemon=True).start()
         if checked.files is not None:
             told = {**{rel: items for rel, items in self.published.items() if rel not in checked.files}, **told}
-        if self.pulls:
-            if self.published != told and self.refreshes:
+        if pulls(self.client_capabilities):
+            if self.published != told and refreshes_diagnostics(self.client_capabilities):
                 self.workspace_diagnostic_refresh(None)
             self.published = told
             return
@@ -220,30 +221,6 @@ class FlopkbServer(LanguageServer):
     def push(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None) -> None:
         params = types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
         self.text_document_publish_diagnostics(params)
-
-    @property
-    def pulls(self) -> bool:
-        """Whether the client pulls diagnostics (then they are not pushed too: it would show them twice)."""
-        document = self.client_capabilities.text_document
-        return document is not None and document.diagnostic is not None
-
-    @property
-    def refreshes(self) -> bool:
-        workspace = self.client_capabilities.workspace
-        return bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
-
-    @property
-    def refreshes_hints(self) -> bool:
-        workspace = self.client_capabilities.workspace
-        return bool(workspace and workspace.inlay_hint and workspace.inlay_hint.refresh_support)
-
-    @property
-    def creates_files(self) -> bool:
-        """Whether the client applies a workspace edit that creates a file (else "create the record" is not
-        offered: the client would fail on it)."""
-        workspace = self.client_capabilities.workspace
-        edits = workspace.workspace_edit if workspace is not None else None
-        return edits is not None and types.ResourceOperationKind.Create in (edits.resource_operations or ())
 
     def location(self, checked: Checked, place: tuple[str, int, int]) -> types.Location:
         path, line, column = place
@@ -300,7 +277,7 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     @server.feature(types.INITIALIZED)
     async def initialized(ls: FlopkbServer, params: types.InitializedParams) -> None:
         ls.recheck()
-        if ls.watches_files and ls.config is not None:
+        if watches_files(ls.client_capabilities) and ls.config is not None:
             options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers(ls.config))
             registration = types.Registration(
                 id="flopkb-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
@@ -451,10 +428,10 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         if document is None:
             return None
         rel, text = document  # the buffer as it is now: the diagnostics' places may be of an older one
-        version = ls.workspace.get_text_document(uri).version
+        version = ls.workspace.get_text_document(uri).version if versions_edits(ls.client_capabilities) else None
         actions = quick_fixes(uri, diagnostics, text, version, ls.checker_encoding)
         checked = ls.checker.latest if ls.checker is not None else None
-        if checked is not None and ls.config is not None and ls.creates_files:
+        if checked is not None and ls.config is not None and creates_files(ls.client_capabilities):
             actions += create_actions(checked, ls.config, rel, text, diagnostics, ls.uri_of, ls.checker_encoding)
         return actions or None
 
