@@ -92,6 +92,13 @@ def test_watch_prints_what_each_save_changed(tmp_path: Path) -> None:
     assert not watcher.is_alive()
 
 
+def _interruptible() -> None:
+    """Ctrl-C in a terminal reaches a process whose SIGINT does what it does by default; one started in the
+    background by a shell without job control (a CI runner's `cmd &`) inherits it ignored, and Python then never
+    raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_check_watch_runs_until_ctrl_c(tmp_path: Path) -> None:
     root = write_kb(tmp_path, {"records/flops/a.yaml": LINKS_TO.format(name="a", target="a")})
     process = subprocess.Popen(
@@ -99,6 +106,7 @@ def test_check_watch_runs_until_ctrl_c(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        preexec_fn=_interruptible,
     )
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()  # type: ignore[union-attr]
