@@ -24,14 +24,14 @@ def refreshes_hints(client: types.ClientCapabilities) -> bool:
 def versions_edits(client: types.ClientCapabilities) -> bool:
     """Whether the client applies an edit of a document's version (`documentChanges`), refusing a stale one: it says
     so, or it takes resource operations, which only `documentChanges` can hold (Neovim says only that)."""
-    edits = client.workspace.workspace_edit if client.workspace is not None else None
+    edits = _workspace_edit(client)
     return bool(edits is not None and (edits.document_changes or edits.resource_operations))
 
 
 def creates_files(client: types.ClientCapabilities) -> bool:
     """Whether the client applies a workspace edit that creates a file (else "create the record" is not offered: the
     client would fail on it)."""
-    edits = client.workspace.workspace_edit if client.workspace is not None else None
+    edits = _workspace_edit(client)
     return edits is not None and types.ResourceOperationKind.Create in (edits.resource_operations or ())
 
 
@@ -39,3 +39,7 @@ def watches_files(client: types.ClientCapabilities) -> bool:
     """Whether the client watches files for the server (then every change on disk is told)."""
     watched = client.workspace.did_change_watched_files if client.workspace is not None else None
     return bool(watched and watched.dynamic_registration)
+
+
+def _workspace_edit(client: types.ClientCapabilities) -> types.WorkspaceEditClientCapabilities | None:
+    return client.workspace.workspace_edit if client.workspace is not None else None
