@@ -64,6 +64,9 @@ def test_the_field_and_what_is_typed_are_those_yaml_reads_at_any_point_of_any_va
         ("statement: 'it''s [[ri", Typed("statement", "it''s [[ri", "'")),
         ('statement: "see\n  [[ri', Typed("statement", "see\n  [[ri", '"')),
         ("hardware: [\nformulas:\n  - id: f\n    ref: fa", Typed("ref", "fa", "")),  # a list not closed above
+        ("\ufeffid: x\nhardware: [hw/a,\n  h", Typed("hardware", "h", "")),  # after a byte order mark
+        ('\ufeffhardware: "h', Typed("hardware", "h", '"')),
+        ("kind: flop\r\nhardware: [hw/a,\r\n  h", Typed("hardware", "h", "")),
         ("kind: flop\nhard", Typed(None, "hard", "")),  # a key
         ("hardware: [[hw/a", Typed(None, "hw/a", "")),  # a list of lists
         ('hardware: "hw/a" ', None),  # after the closing quote

@@ -92,25 +92,37 @@ def rel_of(text: str) -> str:
     return f"records/{text.split(chr(10), 1)[0].removeprefix('id: ')}.yaml"
 
 
+async def complete_and_check(root: Path, marked: str, chosen: str) -> tuple[dict[str, str], list[str]]:
+    """label -> inserted text of every item offered at the cursor of `marked`, and what the check says of the
+    record (but that nothing links to it) once the item labelled `chosen` is applied."""
+    text, position = cursor_of(marked)
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, rel_of(text), text)
+        await settled(lsp, uri)
+        found = await complete_list(lsp, uri, position.line, position.character)
+        edits = {item.label: item.text_edit for item in found.items}
+        assert all(isinstance(edit, types.TextEdit) for edit in edits.values())
+        replaced(lsp, uri, 2, edited(text, [edits[chosen]]))
+        told = [item.message for item in await settled(lsp, uri) if item.code != "orphan"]
+    return {label: edit.new_text for label, edit in edits.items() if edit is not None}, told
+
+
 @pytest.mark.parametrize(("marked", "offered", "chosen"), CASES.values(), ids=CASES.keys())
 async def test_the_chosen_item_completes_the_value_as_check_reads_it(
     tmp_path: Path, marked: str, offered: dict[str, str], chosen: str
 ) -> None:
     """`offered`: label -> inserted text of every item offered at the cursor; `chosen` applied leaves a record
     `check` finds nothing wrong with (it reads the term, the record or the anchor intended)."""
-    root = write_kb(tmp_path, BASE, vocabulary=ODD_TERMS)
-    text, position = cursor_of(marked)
-    async with lsp_session(root) as lsp:
-        uri = open_file(lsp, root, rel_of(text), text)
-        typing = [item.code for item in await settled(lsp, uri)]
-        found = await complete_list(lsp, uri, position.line, position.character)
-        edits = {item.label: item.text_edit for item in found.items}
-        assert all(isinstance(edit, types.TextEdit) for edit in edits.values())
-        assert {label: edit.new_text for label, edit in edits.items() if edit is not None} == offered
-        completed = edited(text, [edits[chosen]])
-        replaced(lsp, uri, 2, completed)
-        told = [item.message for item in await settled(lsp, uri) if item.code != "orphan"]
-    assert told == [], (typing, completed)
+    found, told = await complete_and_check(write_kb(tmp_path, BASE, vocabulary=ODD_TERMS), marked, chosen)
+    assert found == offered
+    assert told == []
+
+
+async def test_a_unit_that_cannot_start_a_plain_value_is_quoted_there(tmp_path: Path) -> None:
+    marked = FACT + "formulas:\n  - id: share\n    expr: 1 / 2\n    unit: ‸\n"
+    found, told = await complete_and_check(write_kb(tmp_path, BASE), marked, "%")
+    assert (found["%"], found["TB"], found["µs"]) == ('"%"', "TB", "µs")
+    assert told == []
 
 
 @pytest.mark.parametrize(

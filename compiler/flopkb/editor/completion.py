@@ -34,7 +34,7 @@ from yaml.resolver import Resolver as YamlResolver
 
 from flopkb.authoring.schema import _TERMS
 from flopkb.editor.positions import units
-from flopkb.editor.unit_names import unit_names, unit_typed
+from flopkb.editor.unit_names import UNIT_FIELD, unit_names, unit_typed
 from flopkb.editor.value_at import Typed, value_at
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import ref_fields
@@ -50,7 +50,7 @@ _ANCHOR = re.compile(r"\[\[([^\[\]|#]+)#([^\[\]|]*)$")
 _HW = re.compile(r"\bhw\.(\w*)$")
 _VALUE = re.compile(r"[^\s,\[\]{}:]*")
 """What a value being typed in a field of ids or terms can hold: no blank, nothing YAML reads as structure."""
-_PLAIN = re.compile(r"[A-Za-z0-9][\w./-]*")
+_PLAIN = re.compile(r"\w[\w./-]*")
 _YAML_RESOLVER = YamlResolver()
 
 
@@ -220,8 +220,10 @@ def complete(
             ]
         field = (value.field, value.quote + value.typed) if value is not None and value.field is not None else None
         unit = unit_typed(before, field)
-        if unit is not None:
-            return [item(name, types.CompletionItemKind.Unit, detail, name, unit) for name, detail in unit_names()]
+        if unit is not None:  # the whole value where it is all of a `unit:` field's (`%` cannot start a plain one)
+            whole = value is not None and value.field == UNIT_FIELD and unit == value.typed
+            kind = types.CompletionItemKind.Unit
+            return [item(name, kind, detail, name, unit, whole) for name, detail in unit_names()]
         if value is None or _VALUE.fullmatch(value.typed) is None:
             return []
         return in_field(value)

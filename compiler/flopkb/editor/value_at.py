@@ -55,6 +55,7 @@ def value_at(before: str) -> Typed | None:
     in one (a comment, a block scalar, after a closed quote). Past a syntax error above the cursor (another edit not
     finished), read again from the line of the error, then from the line after it: the field is found if its key is
     not above the error."""
+    before = before.removeprefix("\ufeff")  # libyaml's marks count from after it
     start: int | None = 0
     while start is not None:
         found, start = _read(before, start)
