@@ -1,5 +1,6 @@
 """Link completion is bounded whatever the base holds: every name offered holds what was typed, `LIMIT` at most,
-the list marked incomplete exactly when names that hold it were left out (a record of thousands of aliases)."""
+the list marked incomplete exactly when names that hold it were left out (a record of thousands of aliases). An id
+typed on any line of a flow list, plain or quoted, is offered, and every item offered there resolves."""
 
 from __future__ import annotations
 
