@@ -38,7 +38,7 @@ from flopkb.editor.capabilities import (
 from flopkb.editor.checked import Buffer, Checked
 from flopkb.editor.checker import Checker
 from flopkb.editor.lanes import Lane
-from flopkb.editor.positions import code_point_offset, diagnostic_range, line_end, lines_of, lsp_position
+from flopkb.editor.positions import code_point_offset, diagnostic_range, lines_of, lsp_position
 from flopkb.editor.settings import read_settings, watchers, workspace_root
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.sources import RECORD_SUFFIXES
@@ -83,6 +83,8 @@ class FlopkbServer(LanguageServer):
         """The diagnostics of the last check, by root-relative path: pushed, or there to pull."""
         self.pushed_to: dict[str, str] = {}
         """The URI each file's diagnostics were pushed to, when it has any."""
+        self.hints: dict[str, list[types.InlayHint] | None] = {}
+        """The open documents' inlay hints in the last full check (`flopkb.editor.inlay.shown`)."""
         self.pulled: set[str] = set()
         """The files a workspace pull reported: reported again (empty) once their problems are gone."""
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -172,8 +174,18 @@ class FlopkbServer(LanguageServer):
             self.loop.call_soon_threadsafe(self.publish, checked)
             full = checked.kb is not None and checked.files is None and checked.related
             if full and refreshes_hints(self.client_capabilities):
-                # any claim may compute anew, and the edited buffers' hints move with their lines
-                self.loop.call_soon_threadsafe(self.workspace_inlay_hint_refresh, None)
+                self.loop.call_soon_threadsafe(self.refresh_hints, checked)
+
+    def refresh_hints(self, checked: Checked) -> None:
+        """Ask the client to fetch the inlay hints again when an open document's differ from the last full check's
+        (a claim computed anew, an edited buffer's lines moved): on the message loop, before the base can be
+        released (`after_requests`)."""
+        from flopkb.editor.inlay import shown
+
+        hints = shown(checked, self.checker_encoding)
+        if hints != self.hints:
+            self.hints = hints
+            self.workspace_inlay_hint_refresh(None)
 
     def on_loop(self, function: Callable[[], object]) -> None:
         """Run `function` on the message loop, between two messages (at once before the loop runs)."""
@@ -455,21 +467,14 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
     def inlay_hints(ls: FlopkbServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
-        from flopkb.editor.inlay import claim_hints
+        from flopkb.editor.inlay import document_hints
 
         rel = ls.relative(params.text_document.uri)
         checked = ls.checker.latest if ls.checker is not None else None
-        entry = checked.entry_at(rel) if checked is not None and rel is not None else None
-        if checked is None or checked.kb is None or entry is None:
+        found = document_hints(checked, rel, ls.checker_encoding) if checked is not None and rel is not None else None
+        if found is None:
             return None
-        text = checked.text_of(entry.path)
-        lines = lines_of(text)
-        found = []
-        for line, label in claim_hints(checked.kb, entry):
-            end = lsp_position(text, line_end(lines, line), ls.checker_encoding)
-            if params.range.start.line <= end.line <= params.range.end.line:
-                found.append(types.InlayHint(position=end, label=label, padding_left=True))
-        return found
+        return [hint for hint in found if params.range.start.line <= hint.position.line <= params.range.end.line]
 
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
     async def prepare_rename(
