@@ -39,6 +39,7 @@ from flopkb.editor.checked import Buffer, Checked
 from flopkb.editor.checker import Checker
 from flopkb.editor.lanes import Lane
 from flopkb.editor.positions import code_point_offset, diagnostic_range, lines_of, lsp_position
+from flopkb.editor.pulls import Pulled
 from flopkb.editor.settings import read_settings, watchers, workspace_root
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.sources import RECORD_SUFFIXES
@@ -85,8 +86,8 @@ class FlopkbServer(LanguageServer):
         """The URI each file's diagnostics were pushed to, when it has any."""
         self.hints: dict[str, list[types.InlayHint] | None] = {}
         """The open documents' inlay hints in the last full check (`flopkb.editor.inlay.shown`)."""
-        self.pulled: set[str] = set()
-        """The files a workspace pull reported: reported again (empty) once their problems are gone."""
+        self.pulled = Pulled()
+        """Where the last workspace pull reported each file's diagnostics."""
         self.loop: asyncio.AbstractEventLoop | None = None
         self.imported = False
         """Whether the modules only requests use are imported (`_REQUESTS_ONLY`), or on their way."""
@@ -214,7 +215,8 @@ class FlopkbServer(LanguageServer):
         if checked.files is not None:
             told = {**{rel: items for rel, items in self.published.items() if rel not in checked.files}, **told}
         if pulls(self.client_capabilities):
-            if self.published != told and refreshes_diagnostics(self.client_capabilities):
+            moved = self.pulled.moved(self.uri_of)  # a file opened or closed under another spelling of its path
+            if (self.published != told or moved) and refreshes_diagnostics(self.client_capabilities):
                 self.workspace_diagnostic_refresh(None)
             self.published = told
             return
@@ -343,21 +345,9 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     @server.feature(types.WORKSPACE_DIAGNOSTIC)
     async def pull_all(ls: FlopkbServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
         checked = await ls.current()
-        if checked is None:
-            return types.WorkspaceDiagnosticReport(items=[])
-        reports: list[types.WorkspaceDocumentDiagnosticReport] = []
-        for rel in sorted(ls.pulled | checked.diagnostics.keys()):
-            buffer = checked.buffers.get(rel)
-            reports.append(
-                types.WorkspaceFullDocumentDiagnosticReport(
-                    uri=ls.uri_of(rel),
-                    items=checked.diagnostics.get(rel, []),
-                    version=buffer.version if buffer is not None else None,
-                    result_id=str(checked.generation),
-                )
-            )
-        ls.pulled = set(checked.diagnostics)
-        return types.WorkspaceDiagnosticReport(items=reports)
+        return types.WorkspaceDiagnosticReport(
+            items=ls.pulled.reports(checked, ls.uri_of) if checked is not None else []
+        )
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: FlopkbServer, params: types.HoverParams) -> types.Hover | None:
