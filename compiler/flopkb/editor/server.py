@@ -41,6 +41,7 @@ from flopkb.editor.lanes import Lane
 from flopkb.editor.positions import code_point_offset, diagnostic_range, lines_of, lsp_position
 from flopkb.editor.pulls import Pulled
 from flopkb.editor.settings import read_settings, watchers, workspace_root
+from flopkb.editor.tracking import Tracked
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.sources import RECORD_SUFFIXES
 
@@ -88,6 +89,8 @@ class FlopkbServer(LanguageServer):
         """The open documents' inlay hints in the last full check (`flopkb.editor.inlay.shown`)."""
         self.pulled = Pulled()
         """Where the last workspace pull reported each file's diagnostics."""
+        self.tracked = Tracked()
+        """The open documents' edits, and the fixable diagnostics the client was sent of them: where quick fixes go."""
         self.loop: asyncio.AbstractEventLoop | None = None
         self.imported = False
         """Whether the modules only requests use are imported (`_REQUESTS_ONLY`), or on their way."""
@@ -220,6 +223,7 @@ class FlopkbServer(LanguageServer):
                 self.workspace_diagnostic_refresh(None)
             self.published = told
             return
+        self.tracked.told(checked)  # pushed, or equal to what was
         for rel in sorted(self.published.keys() | told.keys()):
             diagnostics, uri = told.get(rel, []), self.uri_of(rel)
             before = self.pushed_to.pop(rel, uri)
@@ -302,10 +306,14 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     def did_open(ls: FlopkbServer, params: types.DidOpenTextDocumentParams) -> None:
         if ls.addresses is not None:
             ls.addresses.opened(params.text_document.uri)
+        document = params.text_document
+        ls.tracked.opened(document.uri, ls.relative(document.uri), document.version)
         ls.recheck()
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: FlopkbServer, params: types.DidChangeTextDocumentParams) -> None:
+        document = params.text_document
+        ls.tracked.changed(document.uri, document.version, params.content_changes, ls.checker_encoding)
         ls.recheck()
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
@@ -316,6 +324,7 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     def did_close(ls: FlopkbServer, params: types.DidCloseTextDocumentParams) -> None:
         if ls.addresses is not None:
             ls.addresses.closed(params.text_document.uri)
+        ls.tracked.closed(params.text_document.uri)
         ls.recheck()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -339,15 +348,18 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         rel = ls.relative(params.text_document.uri)
         checked = await ls.current(rel)
         items = checked.diagnostics.get(rel, []) if checked is not None and rel is not None else []
+        if checked is not None and rel is not None:
+            ls.tracked.told(checked, rel)
         result_id = str(checked.generation) if checked is not None else None
         return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
     @server.feature(types.WORKSPACE_DIAGNOSTIC)
     async def pull_all(ls: FlopkbServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
         checked = await ls.current()
-        return types.WorkspaceDiagnosticReport(
-            items=ls.pulled.reports(checked, ls.uri_of) if checked is not None else []
-        )
+        if checked is None:
+            return types.WorkspaceDiagnosticReport(items=[])
+        ls.tracked.told(checked)
+        return types.WorkspaceDiagnosticReport(items=ls.pulled.reports(checked, ls.uri_of))
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: FlopkbServer, params: types.HoverParams) -> types.Hover | None:
@@ -431,7 +443,8 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
             return None
         rel, text = document  # the buffer as it is now: the diagnostics' places may be of an older one
         version = ls.workspace.get_text_document(uri).version if versions_edits(ls.client_capabilities) else None
-        actions = quick_fixes(uri, diagnostics, text, version, ls.checker_encoding)
+        placed = partial(ls.tracked.placed, uri, rel)
+        actions = quick_fixes(uri, diagnostics, text, version, ls.checker_encoding, placed)
         checked = ls.checker.latest if ls.checker is not None else None
         if checked is not None and ls.config is not None and creates_files(ls.client_capabilities):
             actions += create_actions(checked, ls.config, rel, text, diagnostics, ls.uri_of, ls.checker_encoding)
