@@ -24,10 +24,16 @@ class Pulled:
     def __init__(self) -> None:
         self._at: dict[str, str] = {}
         """The URI each file with diagnostics was reported at, by root-relative path."""
+        self._moved: dict[str, str] = {}
+        """The URIs files the last pull reported were found at since, by root-relative path."""
 
     def moved(self, uri_of: Callable[[str], str]) -> bool:
-        """Whether a file the last pull reported is now at another URI (then the client is to pull again)."""
-        return any(uri_of(rel) != uri for rel, uri in self._at.items())
+        """Whether a file the last pull reported has moved to another URI since it was last asked (then the client is
+        to pull again, once per move)."""
+        moved = {rel: uri_of(rel) for rel, uri in self._at.items() if uri_of(rel) != uri}
+        new = moved.items() - self._moved.items()
+        self._moved = moved
+        return bool(new)
 
     def reports(self, checked: Checked, uri_of: Callable[[str], str]) -> list[types.WorkspaceDocumentDiagnosticReport]:
         """The report of every file with diagnostics, and an empty one where the last pull left diagnostics that are no
@@ -40,7 +46,7 @@ class Pulled:
                 found.append(_report(before, [], None, checked.generation))
             version = buffer.version if buffer is not None else None
             found.append(_report(uri, checked.diagnostics.get(rel, []), version, checked.generation))
-        self._at = {rel: uri_of(rel) for rel, items in checked.diagnostics.items() if items}
+        self._at, self._moved = {rel: uri_of(rel) for rel, items in checked.diagnostics.items() if items}, {}
         return found
 
 
