@@ -33,11 +33,11 @@ def config(tmp_path_factory: pytest.TempPathFactory) -> Config:
 @st.composite
 def edit(draw: st.DrawFn, length: int, span: tuple[int, int]) -> tuple[int, int, str]:
     """A change of a text of `length` code points: near either end of the word at `span` (before, at, inside or
-    after it), or anywhere."""
+    after it), or anywhere; what it writes may hold the word too."""
     near = draw(st.sampled_from([*span, None]))
     start = draw(st.integers(0, length) if near is None else st.integers(max(near - 3, 0), min(near + 3, length)))
     end = draw(st.integers(start, min(start + 12, length)))
-    return start, end, draw(TEXT)
+    return start, end, draw(st.one_of(TEXT, st.just(f"# {WORD}\n")))
 
 
 def carried(span: tuple[int, int] | None, start: int, end: int, written: str) -> tuple[int, int] | None:

@@ -8,12 +8,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 from test_lsp_fix_property import offset
+from test_lsp_fix_tracking import carried, edit
 
 from flopkb.editor.actions import quick_fixes
 from flopkb.editor.capabilities import versions_edits
@@ -210,6 +212,44 @@ def test_an_edit_before_the_link_leaves_a_fix_that_makes_it_resolve(
     fixed = fixed_by_stale(buffer, [(where, where, typed), (start.start(), start.start(), lines)])
     assert fixed is not None and FIXED in fixed
     assert not [item for item in buffer.write(fixed) if item.code == "dangling-link"], fixed
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_random_edits_leave_no_fix_or_one_over_the_word_the_diagnostic_was_about(
+    buffer: Buffer, data: st.DataObject
+) -> None:
+    """Changes before, inside and after the word, several to a `didChange`: the fix is gone once one touched the word,
+    or it writes over the word where the changes carried it. (Changes that touched it and then wrote it back as it was
+    may leave it fixed there, when the server's check of that text told the same diagnostic at the same place.)"""
+    dangling = buffer.told()
+    span: tuple[int, int] | None = (WORD, WORD + len("ridge-pont"))
+    text, edits = buffer.text, []
+    for _ in range(data.draw(st.integers(1, 4))):
+        start, end, written = data.draw(edit(len(text), span or (0, 0)))
+        edits.append((start, end, written))
+        text, span = text[:start] + written + text[end:], carried(span, start, end, written)
+    buffer.edit(edits)
+    fixes = [action for action in buffer.actions(dangling) if action.title.startswith("Write")]
+    if span is None and fixes:
+        span = told_again(buffer, dangling)
+    if span is None or not fixes:
+        assert span is None and not fixes
+        return
+    _, (change,) = text_edits(fixes[0], buffer.uri)
+    assert (offset(text, change.range.start), offset(text, change.range.end)) == span
+    assert text[span[0] : span[1]] == "ridge-pont"
+
+
+def told_again(buffer: Buffer, told: types.Diagnostic) -> tuple[int, int] | None:
+    """Where the word `told`'s fix writes over is in the buffer, when its check tells the same diagnostic again."""
+    again = buffer.session.run(settled(buffer.session.lsp, buffer.uri))
+    if not any(item.range == told.range and item.data == told.data for item in again):
+        return None
+    where: Any = told.data
+    line, character, end_line, end_character = where["range"]
+    start = offset(buffer.text, types.Position(line=line, character=character))
+    return start, offset(buffer.text, types.Position(line=end_line, character=end_character))
 
 
 @pytest.mark.parametrize(
