@@ -30,7 +30,7 @@ class Pulled:
     def moved(self, uri_of: Callable[[str], str]) -> bool:
         """Whether a file the last pull reported has moved to another URI since it was last asked (then the client is
         to pull again, once per move)."""
-        moved = {rel: uri_of(rel) for rel, uri in self._at.items() if uri_of(rel) != uri}
+        moved = {rel: now for rel, uri in self._at.items() if (now := uri_of(rel)) != uri}
         new = moved.items() - self._moved.items()
         self._moved = moved
         return bool(new)

@@ -63,7 +63,8 @@ class Change:
 
 @dataclass
 class _Edits:
-    """The changes of one open document since its version `since` (None: a change of the whole text)."""
+    """The changes of one open document since its version `since`, each with the version it made (None for a change
+    of the whole text)."""
 
     since: int
     changes: deque[tuple[int, Change | None]] = field(default_factory=deque)
