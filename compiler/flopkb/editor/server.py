@@ -432,7 +432,9 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         actions = quick_fixes(uri, diagnostics, text, version, ls.checker_encoding)
         checked = ls.checker.latest if ls.checker is not None else None
         if checked is not None and ls.config is not None and creates_files(ls.client_capabilities):
-            actions += create_actions(checked, ls.config, rel, text, diagnostics, ls.uri_of, ls.checker_encoding)
+            actions += create_actions(
+                checked, ls.config, rel, text, version, diagnostics, ls.uri_of, ls.checker_encoding
+            )
         return actions or None
 
     @server.feature(types.TEXT_DOCUMENT_FORMATTING)
