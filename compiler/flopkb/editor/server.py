@@ -39,7 +39,7 @@ from flopkb.editor.checked import Buffer, Checked
 from flopkb.editor.checker import Checker
 from flopkb.editor.lanes import Lane
 from flopkb.editor.positions import code_point_offset, diagnostic_range, line_end, lines_of, lsp_position
-from flopkb.editor.settings import read_settings, watchers, workspace_root
+from flopkb.editor.settings import Watching, read_settings, workspace_root
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.sources import RECORD_SUFFIXES
 
@@ -86,6 +86,7 @@ class FlopkbServer(LanguageServer):
         self.pulled: set[str] = set()
         """The files a workspace pull reported: reported again (empty) once their problems are gone."""
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.watching = Watching()
         self.imported = False
         """Whether the modules only requests use are imported (`_REQUESTS_ONLY`), or on their way."""
         self.requests = Lane("flopkb-request")
@@ -157,6 +158,16 @@ class FlopkbServer(LanguageServer):
         self.config = config or self.config
         paths = None if changed is None else [rel for rel in map(self.relative, changed) if rel is not None]
         self.checker.update(self.buffers(), config, disk=disk, changed=paths)
+
+    async def watch(self) -> None:
+        """Ask a client that watches files for the server to watch what the check of the settings reads, where it
+        watches something else (`flopkb.editor.settings.Watching`)."""
+        if watches_files(self.client_capabilities) and self.config is not None:
+            withdrawn, registered = self.watching.to(self.config)
+            if withdrawn is not None:
+                await self.client_unregister_capability_async(withdrawn)
+            if registered is not None:
+                await self.client_register_capability_async(registered)
 
     def settings(self, root: Path, *, changed: bool) -> Config | None:
         """The base's settings, or None when they cannot be used: then the author is told why."""
@@ -277,12 +288,7 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     @server.feature(types.INITIALIZED)
     async def initialized(ls: FlopkbServer, params: types.InitializedParams) -> None:
         ls.recheck()
-        if watches_files(ls.client_capabilities) and ls.config is not None:
-            options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers(ls.config))
-            registration = types.Registration(
-                id="flopkb-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
-            )
-            await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+        await ls.watch()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: FlopkbServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -305,12 +311,13 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         ls.recheck()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def watched_changed(ls: FlopkbServer, params: types.DidChangeWatchedFilesParams) -> None:
+    async def watched_changed(ls: FlopkbServer, params: types.DidChangeWatchedFilesParams) -> None:
         ls.recheck(
             disk=True,
             changed=[change.uri for change in params.changes],
             config_changed=any(os.path.basename(change.uri) == "pyproject.toml" for change in params.changes),
         )
+        await ls.watch()  # the settings may name other folders
 
     @server.command(RESCAN)
     def rescan(ls: FlopkbServer, *arguments: object) -> None:
