@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from flopkb.cli import main
+from flopkb.config import load_config
 from flopkb.kb.knowledge_base import KnowledgeBase
+from flopkb.links.mv import MoveError, move
 from kbfixture import compile_kb, located, write_kb
+from random_kb import initial
 
 RIDGE = """\
 id: facts/roof/ridge
@@ -46,7 +52,9 @@ def mv(root: Path, *args: str) -> tuple[int, str]:
 
 def landings(kb: KnowledgeBase) -> list[tuple[str, str, str | None]]:
     """Where every link of the base is written (the record and field) and the record it lands on."""
-    return sorted((link.record, str(link.field), link.resolved) for group in kb.links.values() for link in group)
+    return sorted(
+        ((link.record, str(link.field), link.resolved) for group in kb.links.values() for link in group), key=str
+    )
 
 
 @pytest.mark.parametrize("given", ["facts/roof/", "facts/roof", "records/facts/roof"])
@@ -66,7 +74,7 @@ def test_a_folder_moves_every_record_in_it_and_every_link_lands_where_it_did(tmp
     def moved(record_id: str | None) -> str | None:
         return record_id.replace("facts/roof/", "facts/roofline/") if record_id else record_id
 
-    assert landings(kb) == sorted((moved(record), field, moved(to)) for record, field, to in before)
+    assert landings(kb) == sorted(((moved(record), field, moved(to)) for record, field, to in before), key=str)
     ridge = (root / "records/facts/roofline/ridge.yaml").read_text(encoding="utf-8")
     assert ridge == RIDGE.replace("id: facts/roof/ridge", "id: facts/roofline/ridge").replace(
         "title: Ridge point\n", "title: Ridge point\naliases: [facts/roof/ridge]\n"
@@ -129,3 +137,28 @@ def test_a_folder_move_is_refused_whole_where_mv_would_refuse_one_of_its_records
     assert status == 2 and message in output, output
     for rel, text in {**FILES, **extra}.items():
         assert (root / rel).read_text(encoding="utf-8") == text
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), new=st.sampled_from(["gpu", "hw2/nv", "accelerators/hw", "src"]))
+def test_a_folder_move_keeps_every_link_landing_on_the_same_record_or_changes_nothing(
+    tmp_path_factory: pytest.TempPathFactory, seed: int, new: str
+) -> None:
+    """On a random base (aliases, suffix links, broken files): the move of hw/ is made, and every link lands on the
+    same record as before under its new id; or it is refused, and no file changed."""
+    root = write_kb(tmp_path_factory.mktemp("kb"), initial(random.Random(seed)))
+    files = {path: path.read_bytes() for path in (root / "records").rglob("*") if path.is_file()}
+    before = landings(compile_kb(root))
+    try:
+        plan = move(load_config(root), "hw/", new)
+    except MoveError:
+        assert {path: path.read_bytes() for path in (root / "records").rglob("*") if path.is_file()} == files
+        return
+    assert plan.moved
+
+    def moved(record_id: str | None) -> str | None:
+        return f"{new}/{record_id[3:]}" if record_id is not None and record_id.startswith("hw/") else record_id
+
+    assert landings(compile_kb(root)) == sorted(
+        ((moved(record), field, moved(to)) for record, field, to in before), key=str
+    )
