@@ -69,11 +69,7 @@ def create_actions(
                 continue  # a URL without its scheme (its hint writes it with one): no record is named after a host
             created = created_as(link.target, link.kinds, link.where)
             for record in created if isinstance(created, list) else []:
-                rewrite = (
-                    _rewrite(checked, link, record.record_id, text, version, uri_of, encoding)
-                    if record.rewrite
-                    else None
-                )
+                rewrite = _rewrite(link, record.record_id, text, version, uri_of, encoding) if record.rewrite else None
                 if record.rewrite and rewrite is None:
                     continue
                 action = _create(config, record, kb.vocabulary, diagnostic, uri_of, rewrite)
@@ -83,7 +79,6 @@ def create_actions(
 
 
 def _rewrite(
-    checked: Checked,
     link: Link,
     record_id: str,
     current: str,
@@ -93,7 +88,7 @@ def _rewrite(
 ) -> types.TextDocumentEdit | None:
     """The edit of the buffer, its `current` text of `version`, that writes `record_id` for the link's target (the
     characters `flopkb mv` rewrites); None where they are not there (written with escapes, or edited since)."""
-    text = checked.text_of(link.source.path)
+    text = link.source.text  # the text `target_span`'s offsets are in
     try:
         start, end = (lsp_position(text, offset, encoding) for offset in target_span(link))
     except MoveError:
