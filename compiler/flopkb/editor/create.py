@@ -71,7 +71,7 @@ def create_actions(
             for record in created if isinstance(created, list) else []:
                 rewrite = _rewrite(link, record.record_id, text, version, uri_of, encoding) if record.rewrite else None
                 if record.rewrite and rewrite is None:
-                    continue
+                    continue  # the target cannot be rewritten where the buffer has it: the link would still dangle
                 action = _create(config, record, kb.vocabulary, diagnostic, uri_of, rewrite)
                 if action is not None:
                     actions.append(action)
