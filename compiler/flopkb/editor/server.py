@@ -40,7 +40,7 @@ from flopkb.editor.checker import Checker
 from flopkb.editor.lanes import Lane
 from flopkb.editor.positions import code_point_offset, diagnostic_range, lines_of, lsp_position
 from flopkb.editor.pulls import Pulled
-from flopkb.editor.settings import read_settings, watchers, workspace_root
+from flopkb.editor.settings import Watching, read_settings, workspace_root
 from flopkb.editor.tracking import Tracked
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.sources import RECORD_SUFFIXES
@@ -92,6 +92,7 @@ class FlopkbServer(LanguageServer):
         self.tracked = Tracked()
         """The open documents' edits, and the fixable diagnostics the client was sent of them: where quick fixes go."""
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.watching = Watching()
         self.imported = False
         """Whether the modules only requests use are imported (`_REQUESTS_ONLY`), or on their way."""
         self.requests = Lane("flopkb-request")
@@ -163,6 +164,16 @@ class FlopkbServer(LanguageServer):
         self.config = config or self.config
         paths = None if changed is None else [rel for rel in map(self.relative, changed) if rel is not None]
         self.checker.update(self.buffers(), config, disk=disk, changed=paths)
+
+    async def watch(self) -> None:
+        """Ask a client that watches files for the server to watch what the check of the settings reads, where it
+        watches something else (`flopkb.editor.settings.Watching`)."""
+        if watches_files(self.client_capabilities) and self.config is not None:
+            withdrawn, registered = self.watching.to(self.config)
+            if withdrawn is not None:
+                await self.client_unregister_capability_async(withdrawn)
+            if registered is not None:
+                await self.client_register_capability_async(registered)
 
     def settings(self, root: Path, *, changed: bool) -> Config | None:
         """The base's settings, or None when they cannot be used: then the author is told why."""
@@ -302,12 +313,7 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     @server.feature(types.INITIALIZED)
     async def initialized(ls: FlopkbServer, params: types.InitializedParams) -> None:
         ls.recheck()
-        if watches_files(ls.client_capabilities) and ls.config is not None:
-            options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers(ls.config))
-            registration = types.Registration(
-                id="flopkb-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
-            )
-            await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+        await ls.watch()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: FlopkbServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -335,12 +341,13 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         ls.recheck()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def watched_changed(ls: FlopkbServer, params: types.DidChangeWatchedFilesParams) -> None:
+    async def watched_changed(ls: FlopkbServer, params: types.DidChangeWatchedFilesParams) -> None:
         ls.recheck(
             disk=True,
             changed=[change.uri for change in params.changes],
             config_changed=any(os.path.basename(change.uri) == "pyproject.toml" for change in params.changes),
         )
+        await ls.watch()  # the settings may name other folders
 
     @server.command(RESCAN)
     def rescan(ls: FlopkbServer, *arguments: object) -> None:
@@ -454,7 +461,9 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         actions = quick_fixes(uri, diagnostics, text, version, ls.checker_encoding, placed)
         checked = ls.checker.latest if ls.checker is not None else None
         if checked is not None and ls.config is not None and creates_files(ls.client_capabilities):
-            actions += create_actions(checked, ls.config, rel, text, diagnostics, ls.uri_of, ls.checker_encoding)
+            actions += create_actions(
+                checked, ls.config, rel, text, version, diagnostics, ls.uri_of, ls.checker_encoding
+            )
         return actions or None
 
     @server.feature(types.TEXT_DOCUMENT_FORMATTING)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from flopkb.authoring.folders import created_as
 from flopkb.collector import uncollected
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.cached import link_all
 from flopkb.links.extract import Link
 from flopkb.links.resolver import AMBIGUOUS, Resolution, Resolver
-from flopkb.load.models import with_scheme
+from flopkb.load.models import id_problem, with_scheme
 from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import closest, suggest
@@ -105,7 +106,7 @@ def _unresolved(link: Link, found: Resolution, resolver: Resolver) -> Diagnostic
             line,
             column,
             f"{_describe(link)} resolves to no record",
-            resolver.hint(link.target),
+            _dangling_hint(link, resolver),
         )
     url = with_scheme(link.target) if link.takes_urls else None
     return make(
@@ -114,8 +115,18 @@ def _unresolved(link: Link, found: Resolution, resolver: Resolver) -> Diagnostic
         line,
         column,
         f"{_describe(link)} resolves to no record",
-        suggest(link.target, [url]) if url else resolver.hint(link.target, link.kinds),
+        suggest(link.target, [url]) if url else _dangling_hint(link, resolver),
     )
+
+
+def _dangling_hint(link: Link, resolver: Resolver) -> str | None:
+    """The ids close to a dangling link's target, else, where the record it names cannot be created as written (its
+    kind unknown: `flopkb.authoring.folders.created_as`), why and what to write."""
+    close = resolver.hint(link.target, link.kinds)
+    if close is not None or id_problem(link.target) or with_scheme(link.target) is not None:
+        return close
+    created = created_as(link.target, link.kinds, link.where)
+    return created if isinstance(created, str) else None
 
 
 def _wrong_kind(link: Link, target_id: str, kind: str, resolver: Resolver) -> Diagnostic:
