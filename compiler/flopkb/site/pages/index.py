@@ -13,7 +13,7 @@ import hashlib
 import html
 from typing import TYPE_CHECKING, Any
 
-from flopkb.links.debt import NO_SOURCES, STANDING_MEANINGS, STANDINGS
+from flopkb.links.debt import INHERITED_DEBT, NO_SOURCES, STANDING_MEANINGS, STANDINGS
 from flopkb.report.codes_doc import render_codes_markdown
 from flopkb.site.pages.changes import CHANGES_PAGE
 from flopkb.site.pages.common import (
@@ -26,7 +26,7 @@ from flopkb.site.pages.common import (
     record_path,
     tag_path,
 )
-from flopkb.site.pages.graph import GRAPH_PAGE
+from flopkb.site.pages.graph import GRAPH_PAGE, links_between
 from flopkb.site.pages.hardware import COMPARE_PAGE
 from flopkb.site.pages.measurements import disagreement_list
 
@@ -269,7 +269,7 @@ def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str
         claims=claims,
         checked=checked,
         accelerators=len(by_kind.get("accelerator", [])),
-        links=site.graph.number_of_edges() if site.graph is not None else 0,
+        links=len(links_between(site)),
         compare_href=page.url(COMPARE_PAGE),
         graph_href=page.url(GRAPH_PAGE),
         evidence_href=page.url(EVIDENCE),
@@ -332,7 +332,7 @@ def render_evidence(site: Site) -> None:
         resting = [
             record_id
             for record_id, status in evidence.records.items()
-            if status.status == "inherited-debt" and record_id in site.entries
+            if status.status == INHERITED_DEBT and record_id in site.entries
         ]
     site.render(
         "pages/evidence.md.j2",
