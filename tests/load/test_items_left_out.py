@@ -178,7 +178,7 @@ ROW = (
 )
 ERRATUM = "  - field: description\n    quote: d\n    correction: It is e{prose}.\n    basis: {basis}\n"
 MEASURED = (
-    "  - id: m{index}\n    quantity: q\n    value: 6 ms\n    basis: {basis}\n    where: T1\n"
+    "  - id: m{index}\n    quantity: q\n    value: {value}\n    basis: {basis}\n    where: T1\n"
     "    conditions: {{setting: 'on H100{prose}'}}\n"
 )
 FORMULA = "  - id: {basis}\n    expr: '{expr}'\n    hardware: [hw/h100{ref}]\n"
@@ -199,29 +199,32 @@ DANGLING = {"prose": " with [[flops/nowhere]]", "ref": ", hw/nope"}
 """A dangling link an item carries, in its prose or as a ref."""
 
 
-def _item(template: str, basis: str, index: int, links: dict[str, str], expr: str) -> str:
+UNREADABLE = {"expr": ("2 * 3", "2 *"), "value": ("6 ms", "6 furlongs")}
+"""A formula's expression, a measurement's value: one that reads, one that does not."""
+
+
+def _item(template: str, basis: str, index: int, links: dict[str, str], unreadable: bool) -> str:
+    written = {name: values[unreadable] for name, values in UNREADABLE.items()}
     return template.format(
-        basis=basis.format(index=index), index=index, expr=expr, **{**dict.fromkeys(DANGLING, ""), **links}
+        basis=basis.format(index=index), index=index, **written, **{**dict.fromkeys(DANGLING, ""), **links}
     )
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    st.data(), st.sampled_from(sorted(ITEMS)), st.integers(0, 2), st.integers(0, 1), st.sampled_from(["2 * 3", "2 *"])
-)
-def test_a_left_out_item_s_links_and_expression_are_told_with_its_schema_problem_and_its_fix_adds_none(
-    data: st.DataObject, name: str, before: int, after: int, expr: str
+@given(st.data(), st.sampled_from(sorted(ITEMS)), st.integers(0, 2), st.integers(0, 1), st.booleans())
+def test_a_left_out_item_s_links_and_values_are_told_with_its_schema_problem_and_its_fix_adds_none(
+    data: st.DataObject, name: str, before: int, after: int, unreadable: bool
 ) -> None:
     """A list's item broken in the schema, among whole ones, carrying a dangling link (in its prose, or a ref; a
-    formula's expression may not parse either): one run tells its schema problem and the link (and the expression),
-    at their places in the file; once the schema problem is fixed, the next run tells the rest as it was, and nothing
-    more."""
+    formula's expression or a measurement's value may not read either): one run tells its schema problem, the link
+    and what does not read, at their places in the file; once the schema problem is fixed, the next run tells the
+    rest as it was, and nothing more."""
     head, template, (broken, fixed), places = ITEMS[name]
     links = data.draw(st.sets(st.sampled_from(places), min_size=1))
-    whole = [_item(template, fixed, index, {}, "2 * 3") for index in range(before + 1 + after)]
+    whole = [_item(template, fixed, index, {}, False) for index in range(before + 1 + after)]
     told = []
     for basis in (broken, fixed):
-        carrying = _item(template, basis, before, {link: DANGLING[link] for link in links}, expr)
+        carrying = _item(template, basis, before, {link: DANGLING[link] for link in links}, unreadable)
         rel = "records/src/q.yaml" if template is MEASURED else "records/flops/x.yaml"
         with tempfile.TemporaryDirectory() as folder:
             text = head + "".join([*whole[:before], carrying, *whole[before + 1 :]])
@@ -232,4 +235,7 @@ def test_a_left_out_item_s_links_and_expression_are_told_with_its_schema_problem
     assert len(schema) == 1 and next(iter(schema))[1] in ("unknown-term", "invalid-value")  # the schema problem alone
     dangling = {code for _, code, *_ in fixed_told if code.startswith("dangling")}
     assert dangling == {"dangling-link" if link == "prose" else "dangling-ref" for link in links}
-    assert any(code == "formula-syntax" for _, code, *_ in broken_told) == (template is FORMULA and expr == "2 *")
+    assert any(code == "formula-syntax" for _, code, *_ in fixed_told) == (template is FORMULA and unreadable)
+    assert any(message.endswith("unknown unit 'furlongs'") for *_, message in fixed_told) == (
+        template is MEASURED and unreadable
+    )

@@ -1,14 +1,15 @@
 """What the later stages tell of a list item that validation left out (`flopkb.load.omitted`), told in the same run
 as its schema problems, where it can be told without the item in the record's model: the links and refs written in
 it, as the link stage tells them (`flopkb.links.resolve.link_problem`: dangling, ambiguous, of a kind the field does
-not take, to no formula or measurement), with the warnings about its prose read in the same walk; and a formula's
-`expr` and `valid_when` that do not parse, as the formula stage tells them (`formula-syntax`). Each is located where
-it is written in the file (`whole`).
+not take, to no formula or measurement), with the warnings about its prose read in the same walk; a formula's `expr`
+and `valid_when` that do not parse, as the formula stage tells them (`formula-syntax`); and a measurement's value that
+is no quantity, as the measurements stage tells it (`flopkb.formulas.measurements.read_value`). Each is located
+where it is written in the file (`whole`).
 
 So an author who fixes an item's schema problem meets no second round of these. What needs the item in the model is
 told once it is fixed (docs/cli.md): a formula's evaluation and claims, a claim's point and accelerator against its
-formula's inputs and scope, a row's or a spec's evidence, a measurement's value read as a quantity. A part of the
-item that the schema told wrong itself (a ref with spaces around it) is told that alone.
+formula's inputs and scope, a row's or a measurement's evidence, a measurement's id against the other ids of its
+source. A part of the item that the schema told wrong itself (a ref with spaces around it) is told that alone.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 from flopkb.formulas.expr import ExprSyntaxError, parse
+from flopkb.formulas.measurements import read_value
 from flopkb.formulas.positions import expression_position
 from flopkb.formulas.regime import parse_condition
 from flopkb.kb.knowledge_base import KnowledgeBase
@@ -46,6 +48,8 @@ def check_left_out(kb: KnowledgeBase) -> Iterator[Diagnostic]:
                 yield from _links(entry.id, kind, whole, (path, item), source.omitted, resolver)
                 if kind in ("flop", "fact") and len(path) == 2 and path[0] == "formulas":
                     yield from _syntax(whole, path, item, source.omitted)
+                elif kind == "source" and len(path) == 2 and path[0] == "measurements":
+                    yield from _value(whole, path, item, source.omitted)
 
 
 def _links(
@@ -72,6 +76,13 @@ def _syntax(whole: Source, path: Path, formula: dict[str, Any], omitted: Omitted
             except ExprSyntaxError as error:
                 at = expression_position(whole, (*path, name), text, error.offset)
                 yield make("formula-syntax", whole.path, *at, f"{name}: {error.message}", error.hint)
+
+
+def _value(whole: Source, path: Path, measurement: dict[str, Any], omitted: Omitted) -> Iterator[Diagnostic]:
+    if "value" in measurement and (*path, "value") not in omitted:
+        quantity = read_value(whole, path, measurement["value"])
+        if isinstance(quantity, Diagnostic):
+            yield quantity
 
 
 class _Whole:
