@@ -129,10 +129,11 @@ class Source:
         self._untabbed = untabbed
 
     @classmethod
-    def deferred(cls, path: str, later: Later) -> Source:
-        """A source whose text is `later.text()` and data `later.data()`, each asked for once, when first needed."""
+    def deferred(cls, path: str, later: Later, omitted: Omitted | None = None) -> Source:
+        """A source whose text is `later.text()` and data `later.data()`, each asked for once, when first needed;
+        `omitted`: what validation left out of it, as `without` names it."""
         source = cls.__new__(cls)
-        source.path, source.witness, source.omitted = path, None, NOTHING_OMITTED
+        source.path, source.witness, source.omitted = path, None, omitted or NOTHING_OMITTED
         source._text = source._data = source._positions = source._lines = source._scalars = source._untabbed = None
         source._later = later
         return source
