@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from browser import open_at
 from site_fixtures import BuiltSite
 
 SOURCE = "sources/eagle3-2025"
@@ -23,9 +24,7 @@ BLANK = """cell => {
 def test_every_measurement_reads_on_screen_in_rows_without_screens_of_white(
     project_site: BuiltSite, serve_dir, page, page_log, shot, width: int
 ) -> None:
-    page.set_viewport_size({"width": width, "height": 900})
-    base = serve_dir(project_site.site)
-    page.goto(f"{base}records/{SOURCE}.html")
+    open_at(page, serve_dir(project_site.site) + f"records/{SOURCE}.html", width)
     rows = page.locator(".flopkb-measurements tbody tr")
     assert rows.count() > 40
     first = rows.first
