@@ -263,7 +263,7 @@ class Source:
             if self.untabbed:  # parsed as `parse` parsed it, its positions turned into the file's own
                 text, untabbing = replace_line_start_tabs(text), Untabbing(text)
             builder = Builder(self.path, self.lines, untabbing, record_positions=True)
-            root = compose(text, _loader_for(text))
+            root = compose(text)
             if root is not None:  # None: the text of a deferred source whose file changed since (flopkb.pipeline.cache)
                 builder.walk(root)
             assert builder.positions is not None
@@ -400,7 +400,7 @@ def _parses_only_untabbed(text: str) -> bool:
     if not has_line_start_tabs(text):
         return False
     try:
-        compose(text, _loader_for(text))
+        compose(text)
     except yaml.YAMLError:
         return True
     return False
@@ -412,7 +412,7 @@ def _holds(text: str, line: int, as_text: bool) -> bool:
     that start lines are read as `fmt` replaces them: a slip above a tab is told first, the tab once it is mended."""
     text = replace_line_start_tabs(text)  # the same lines, and no line starts with a tab any more
     try:
-        root = compose(text, _loader_for(text))
+        root = compose(text)
     except Exception:
         return False
     starts = LineIndex(text).starts  # lines as the file counts them: libyaml's marks also break lines at a lone '\r'
@@ -442,7 +442,8 @@ def _syntax_hint(text: str, line: int) -> str | None:
 
 
 def compose(text: str, loader: type | None = None) -> yaml.Node | None:
-    """The node tree of one YAML document, its nesting bounded (by `_Loader`, unless another `loader` is given).
+    """The node tree of one YAML document, its nesting bounded (by `_loader_for(text)`, unless another `loader` is
+    given).
 
     libyaml reads YAML 1.1, where U+0085, U+2028 and U+2029 break lines; in
     YAML 1.2, as in editors and git, they are characters like others. They are
@@ -451,7 +452,7 @@ def compose(text: str, loader: type | None = None) -> yaml.Node | None:
     """
     # `in`, not a regular expression: a text of narrower characters is ruled out at once, the rest by memchr.
     hidden = ("\x85" in text or "\u2028" in text or "\u2029" in text) and _PLACEHOLDERS.search(text) is None
-    composer = (loader or _Loader)(text.translate(_HIDE) if hidden else text)
+    composer = (loader or _loader_for(text))(text.translate(_HIDE) if hidden else text)
     try:
         root = composer.get_single_node()
     finally:
