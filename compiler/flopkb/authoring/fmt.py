@@ -134,13 +134,14 @@ def format_text(text: str, path: str) -> str | list[Diagnostic]:
 def _format_text(text: str, path: str) -> str | list[Diagnostic]:
     newline = "\r\n" if text.partition("\n")[0].endswith("\r") else "\n"
     text = text.replace("\r\n", "\n")
-    source, problems = parse(text, path)
+    trees: list[yaml.Node] = []
+    source, problems = parse(text, path, trees)
     if source is not None and source.untabbed:  # tabs that indent, each replaced by one level of spaces
         text = replace_line_start_tabs(text)
-        source, problems = parse(text, path)
+        source, problems = parse(text, path, trees)
     if source is None or problems:
         return problems
-    tree = _compose(text)
+    tree = trees[-1]  # the text as it is (or untabbed) makes a record: its own tree
     comments = detach(text, tree)
     try:
         data = roundtrip.load(text)
@@ -166,10 +167,11 @@ def _compose(text: str) -> yaml.Node:
 
 
 def _verify(data: dict[str, Any], comments: list[str], formatted: str, path: str) -> None:
-    source, problems = parse(formatted, path)
+    trees: list[yaml.Node] = []
+    source, problems = parse(formatted, path, trees)
     if source is None or problems or source.data != data:
         raise _Unsafe("the formatted data would differ from the original")
-    if comment_texts(formatted, _compose(formatted)) != comments:
+    if comment_texts(formatted, trees[-1]) != comments:  # a record read from the text as it is: its tree
         raise _Unsafe("a comment would be lost")
 
 

@@ -271,8 +271,9 @@ class Source:
         return self._positions
 
 
-def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
-    """Parse record text into a Source (None when it cannot be one) and the problems found on the way."""
+def parse(text: str, path: str, trees: list[yaml.Node] | None = None) -> tuple[Source | None, list[Diagnostic]]:
+    """Parse record text into a Source (None when it cannot be one) and the problems found on the way; the node tree
+    it was read from is added to `trees`, if given, when the text as it is makes a record (`fmt` lays it out)."""
     if len(text) > MAX_FILE_BYTES:
         return None, [
             make(
@@ -283,24 +284,31 @@ def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
                 f"the file has {len(text):,} characters; records are limited to {MAX_FILE_BYTES:,}",
             )
         ]
-    return _load(text, path, LineIndex(text))
+    return _load(text, path, LineIndex(text), trees=trees)
 
 
 def _load(
-    text: str, path: str, lines: LineIndex, untabbing: Untabbing | None = None
+    text: str, path: str, lines: LineIndex, untabbing: Untabbing | None = None, trees: list[yaml.Node] | None = None
 ) -> tuple[Source | None, list[Diagnostic]]:
     """Parse `text`: the file's own (`lines.text`), or, with `untabbing`, that text with its line-start tabs
     replaced."""
     fast = _loader_for(text)
     if fast is not _Loader:
-        parsed = _parse(text, path, lines, fast, untabbing, explain=False)
+        parsed = _parse(text, path, lines, fast, untabbing, explain=False, trees=trees)
         if parsed[0] is not None:
             return parsed
-    return _parse(text, path, lines, _Loader, untabbing)
+    return _parse(text, path, lines, _Loader, untabbing, trees=trees)
 
 
 def _parse(
-    text: str, path: str, lines: LineIndex, loader: type, untabbing: Untabbing | None, *, explain: bool = True
+    text: str,
+    path: str,
+    lines: LineIndex,
+    loader: type,
+    untabbing: Untabbing | None,
+    *,
+    explain: bool = True,
+    trees: list[yaml.Node] | None = None,
 ) -> tuple[Source | None, list[Diagnostic]]:
     """The source of `text`, or None with its problems; without `explain`, a syntax error is left to the caller's next
     attempt (with the guarded composer) to explain, once: a tab read past, a slip guessed at."""
@@ -346,6 +354,8 @@ def _parse(
         return None, [make(problem.code, path, *inside(problem.index), problem.message)]
     source = Source(path, lines.text, data, untabbed=untabbing is not None)
     source._lines = lines
+    if trees is not None:
+        trees.append(root)
     return source, builder.diagnostics
 
 
