@@ -35,6 +35,7 @@ import re
 import types
 import typing
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -208,12 +209,13 @@ def _fields(
     node: CommentedMap, model: type[BaseModel], path: tuple[Any, ...], column: int, commented: set[tuple[Any, ...]]
 ) -> None:
     """Order the rows under the fields of `node` (a mapping of `model`) and set the style of its id lists."""
+    kinds = _field_kinds(model)
     for key, value in node.items():
-        info = model.model_fields.get(key)
-        if info is None:
+        kind = kinds.get(key)
+        if kind is None:
             continue
         where = (*path, key)
-        container, row = _shape(info.annotation)
+        container, row, id_list = kind
         if row is not None and container == "model" and isinstance(value, CommentedMap):
             _row(value, row, where, column + INDENT, commented)
         elif row is not None and container == "list" and isinstance(value, CommentedSeq):
@@ -224,8 +226,17 @@ def _fields(
             for name, item in value.items():
                 if isinstance(item, CommentedMap):
                     _row(item, row, (*where, name), column + 2 * INDENT, commented)
-        if isinstance(value, CommentedSeq) and _is_id_list(key, info.annotation):
+        if isinstance(value, CommentedSeq) and id_list:
             _id_list_style(value, where, column + len(str(key)) + len(": "), commented)
+
+
+@cache
+def _field_kinds(model: type[BaseModel]) -> dict[str, tuple[str | None, type[BaseModel] | None, bool]]:
+    """For each field of `model`: how it holds rows (`_shape`) and whether it is a list of ids; worked out from its
+    annotation once, not for each of thousands of rows."""
+    return {
+        key: (*_shape(info.annotation), _is_id_list(key, info.annotation)) for key, info in model.model_fields.items()
+    }
 
 
 def _row(

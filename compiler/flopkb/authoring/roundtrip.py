@@ -29,10 +29,11 @@ object for its parser and resolver through properties that look them up by
 name, the serializer does so for its emitter and resolver, the resolver
 works out the YAML version read, and each tag is a new `Tag` whose suffix is
 decoded from percent-escapes a character at a time. `_LEAN` holds
-components that do the same work and keep what they looked up once, where
-nothing can change it mid-way: a dump, and a load from libyaml's events
-(which hold no `%YAML` directive, the one thing that changes the version a
-load reads, and with it ruamel.yaml's resolver).
+components that do the same work and keep what they looked up once: nothing
+changes it mid-way through a dump or a load of one document (a `%YAML`
+directive, which changes the version read and with it ruamel.yaml's
+resolver, is read before the document's first node, where the lean
+components first look).
 """
 
 from __future__ import annotations
@@ -148,21 +149,16 @@ def _events(text: str) -> list[Any]:
 
 
 def handler() -> YAML:
-    """ruamel.yaml's round trip: quotes kept, no line folded that the author did not fold, sequences indented."""
+    """ruamel.yaml's round trip: quotes kept, no line folded that the author did not fold, sequences indented; its
+    components lean (`_LEAN`), for a dump or a load of one document."""
     made = YAML(typ="rt")
     made.Constructor = _Constructor
     made.Representer = _Representer
+    for name, component in _LEAN.items():
+        setattr(made, name, component)
     made.preserve_quotes = True
     made.width = 1 << 16
     made.indent(mapping=INDENT, sequence=2 * INDENT, offset=INDENT)
-    return made
-
-
-def _lean_handler() -> YAML:
-    """`handler()` with the components of `_LEAN`: for a dump, or a load from libyaml's events."""
-    made = handler()
-    for name, component in _LEAN.items():
-        setattr(made, name, component)
     return made
 
 
@@ -172,7 +168,7 @@ def load(text: str) -> Any:
         pending = _events(text)
     except _OwnParserNeeded:
         return handler().load(text)
-    reader = _lean_handler()
+    reader = handler()
     reader.Parser = _Events
     reader.parser.pending = pending
     try:
@@ -183,7 +179,7 @@ def load(text: str) -> Any:
 
 def dump(data: Any) -> str:
     stream = io.StringIO()
-    _lean_handler().dump(data, stream)
+    handler().dump(data, stream)
     return stream.getvalue()
 
 
