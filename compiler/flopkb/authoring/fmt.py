@@ -21,7 +21,8 @@ The canonical form (docs/authoring.md shows it):
   mark are kept.
 
 ruamel.yaml's round-trip mode rebuilds the text: it keeps quoting, block
-scalars, number spellings. Each result is checked before it is written: the
+scalars, number spellings. Each new result is checked before it is written
+(one that is the text as it was holds its data and comments already): the
 data must parse equal to the original and every comment must still be there,
 or the file is left as it is and reported. A file is replaced only if it still
 holds the bytes that were formatted (an author's save made while fmt ran is
