@@ -52,16 +52,17 @@ def test_each_text_is_composed_once(monkeypatch: pytest.MonkeyPatch) -> None:
 SMALL = HEAD + "extra:\n" + "".join(f"  - [{index}, {index}.5, 'a{index}', ~]\n" for index in range(150))
 
 
-def test_the_lean_components_do_a_quarter_less_work() -> None:
-    """Python calls of ruamel.yaml's load and dump of 600 small values: with the lean components, at most three
-    quarters of what its own components make (0.72; without the composer 0.85, without the serializer 0.81)."""
+def test_the_lean_components_do_a_fifth_less_work() -> None:
+    """Python calls of ruamel.yaml's load and dump of 600 small values: with the lean components, under four fifths
+    of what its own components make (0.72 with ruamel.yaml 0.19.1, 0.77 with 0.18.0, the lowest version
+    pyproject.toml allows; without the composer 0.85, without the serializer 0.81)."""
     work = lambda: roundtrip.dump(roundtrip.load(SMALL))  # noqa: E731
     work()  # the resolver's table of expressions made
     lean = calls(work)
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(roundtrip, "_LEAN", {})
         own = calls(work)
-    assert lean < 3 / 4 * own
+    assert lean < 4 / 5 * own
 
 
 def test_a_tag_is_decoded_once_not_once_a_node() -> None:
