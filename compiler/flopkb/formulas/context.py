@@ -26,7 +26,7 @@ from flopkb.formulas.regime import Condition, parse_condition
 from flopkb.formulas.results import Key, RawValue
 from flopkb.formulas.scope import default_told_wrong, hardware_scope
 from flopkb.formulas.specs import AcceleratorSpecs, read_specs
-from flopkb.formulas.units import QuantityError, parse_quantity, parse_unit
+from flopkb.formulas.units import Dimension, QuantityError, parse_quantity, parse_unit
 from flopkb.links.resolver import Resolver
 from flopkb.load.models import Formula
 from flopkb.report.cut import cut
@@ -132,6 +132,9 @@ class FormulaReporter:
         self.key: Key = (located.entry.id, located.formula.id)
         self.problems: list[Diagnostic] = []
         self._seen: set[tuple[str, int, int, str]] = set()
+        self.computes: Dimension | None = None
+        """What the expression computes, when the formula's `unit` is of another dimension (told at `unit`): a
+        claim of that dimension is then right, and not told wrong."""
 
     def report(self, code: str, position: tuple[int, int], message: str, hint: str | None = None) -> None:
         key = (code, *position, message)

@@ -87,6 +87,8 @@ class FormulaProblem(Exception):
         """Where in `inputs` the problem is, when it is there: `(name,)` or `(name, index)` of a sweep's value."""
         self.of_regime = False
         """Whether it comes of a `hw.` that only the formula's `valid_when` uses: it is told there."""
+        self.computes: Dimension | None = None
+        """What the expression computes, when it is not of the dimension of the formula's `unit`."""
 
 
 Point = tuple[tuple[str, QuantityLike], ...]
@@ -486,12 +488,14 @@ def _check_target(expr: Expr, dimension: Dimension, target: Dimension, unit: str
             wanted = "the formula has no unit (dimensionless)"
         else:
             wanted = f"unit {unit!r} is {format_dimension(target)}"
-        raise FormulaProblem(
+        problem = FormulaProblem(
             "formula-unit-mismatch",
             f"the result is {format_dimension(dimension)} but {wanted}",
             f"`{cut(str(expr))}` comes out in {dimension_unit(dimension)}: use a unit of that dimension "
             f"(e.g. `unit: {dimension_unit(dimension)}`), or fix the expression",
         )
+        problem.computes = dimension
+        raise problem
 
 
 # Compiled arithmetic ---------------------------------------------------------

@@ -370,6 +370,8 @@ class _FormulaRun(FormulaReporter):
             position = self.at("unit") if definition.unit_at == self.key else self.at_definition()
         else:
             position = self.at_definition(problem.offset)
+        if problem.computes is not None:
+            self.computes = problem.computes
         slip = self.unit_slip() if code == "formula-unit-mismatch" and problem.offset is None else None
         if slip is None:
             self.report(code, position, problem.message, problem.hint)
