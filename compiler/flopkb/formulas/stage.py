@@ -105,8 +105,8 @@ class _FormulaRun(FormulaReporter):
         fields.update(expr=expr, inputs=written, swept=swept, hardware=tuple(scope), hardware_from=origin)
         unit_ok = self.check_unit(definition)
         inputs = self.read_inputs(definition, written)
-        names_ok = self.check_names(expr, definition, written)
-        if not unit_ok or inputs is None or not names_ok or self.unjudged(expr, definition):
+        names_ok = not self.unjudged(expr, definition) and self.check_names(expr, definition, written)
+        if not names_ok or not unit_ok or inputs is None:
             return self.finish(fields)
         evaluations, figures, failed = self.evaluate_all(expr, definition, inputs, written, swept, scope, origin, items)
         if condition is not None and evaluations:
