@@ -65,6 +65,8 @@ _WORD_LITERAL_FIRST_CHARACTERS = frozenset("yYnNtTfFoO")
 _LONGEST_WORD_LITERAL = len("false")
 # What YAML allows in a stream (its c-printable set); libyaml refuses the rest, reporting only a byte offset.
 _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NEW_RECORD = "`flopkb new <kind> <id>` writes a new record with every field to fill in"
+_EMPTY = f"write a record in it, or delete it: {_NEW_RECORD}"
 LINK_AS_LIST_HINT = "a value that starts with [[ is read as a YAML list: quote the text or write it as a block (|)"
 _VALUE_STARTS_WITH_LINK = re.compile(r"(^|:)\s+(- )?\[\[")
 
@@ -329,7 +331,7 @@ def _parse(
     except yaml.YAMLError as err:
         return None, [make("yaml-syntax", path, 1, 1, str(err))]
     if root is None:
-        return None, [make("not-a-record", path, 1, 1, "the file is empty; a record is a mapping of fields")]
+        return None, [make("not-a-record", path, 1, 1, "the file is empty; a record is a mapping of fields", _EMPTY)]
     if not isinstance(root, yaml.MappingNode):
         return None, [
             make(
@@ -337,6 +339,7 @@ def _parse(
                 path,
                 *inside(root.start_mark.index),
                 "the top level is not a mapping; a record is a mapping of fields",
+                f"write the record's fields as `key: value` lines at the top level ({_NEW_RECORD})",
             )
         ]
     builder = Builder(path, lines, untabbing)

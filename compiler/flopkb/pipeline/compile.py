@@ -55,8 +55,11 @@ def record_files(config: Config) -> tuple[list[str], list[Diagnostic]]:
         if shown == rel:
             found.append(rel)
         else:
-            problems.append(make("encoding", shown, 1, 1, "the file's name is not UTF-8; rename it"))
+            problems.append(make("encoding", shown, 1, 1, "the file's name is not UTF-8", _RENAME))
     return found, problems
+
+
+_RENAME = "rename the file: its name's bytes that are not UTF-8 are shown as \\x escapes"
 
 
 def _shown_path(path: str) -> str:
