@@ -31,14 +31,14 @@ EXPECTED = [
         3,
         11,
         "the file is not UTF-8: byte 0xe9 is invalid here",
-        "re-save the file as UTF-8 (0xe9 is é in Latin-1)",
+        "re-save the file as UTF-8: 0xe9 is é in Latin-1",
     ),
     (
         "records/flops/list.yaml",
         1,
         1,
         "the top level is not a mapping; a record is a mapping of fields",
-        f"write the record's fields as `key: value` lines at the top level ({NEW})",
+        f"write the record's fields as `key: value` lines at the top level; {NEW}",
     ),
 ]
 
@@ -81,4 +81,4 @@ def test_the_hint_names_the_letter_the_byte_most_likely_is(tmp_path: Path, byte:
         "records/flops/x.yaml": b"id: flops/x\nkind: flop\ntitle: " + bytes([byte]) + b"\n"
     }
     [told] = json.loads(check(write_kb(tmp_path, files), "json"))["diagnostics"]
-    assert told["hint"] == f"re-save the file as UTF-8 (0x{byte:02x} is {letter})"
+    assert told["hint"] == f"re-save the file as UTF-8: 0x{byte:02x} is {letter}"

@@ -138,13 +138,13 @@ def decode(raw: bytes, path: str) -> str | Diagnostic:
 
 
 def _read_as(byte: int) -> str:
-    """What `byte` most likely is, in the encoding an editor most likely saved the file in (` (0xe9 is é in
-    Latin-1)`), or nothing for a byte that is no letter there."""
+    """What `byte` most likely is, in the encoding an editor most likely saved the file in (`: 0xe9 is é in
+    Latin-1`), or nothing for a byte that is no letter there."""
     for encoding, name in (("latin-1", "Latin-1"), ("cp1252", "Windows-1252")):
         try:
             letter = bytes([byte]).decode(encoding)
         except UnicodeDecodeError:
             continue
         if letter.isprintable():
-            return f" (0x{byte:02x} is {letter} in {name})"
+            return f": 0x{byte:02x} is {letter} in {name}"
     return ""

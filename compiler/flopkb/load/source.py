@@ -339,7 +339,7 @@ def _parse(
                 path,
                 *inside(root.start_mark.index),
                 "the top level is not a mapping; a record is a mapping of fields",
-                f"write the record's fields as `key: value` lines at the top level ({_NEW_RECORD})",
+                f"write the record's fields as `key: value` lines at the top level; {_NEW_RECORD}",
             )
         ]
     builder = Builder(path, lines, untabbing)
