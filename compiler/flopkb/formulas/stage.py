@@ -370,11 +370,13 @@ class _FormulaRun(FormulaReporter):
             position = self.at("unit") if definition.unit_at == self.key else self.at_definition()
         else:
             position = self.at_definition(problem.offset)
+        hint = problem.hint
         if problem.computes is not None:
             self.computes = problem.computes
+            hint = self.unit_fix(problem.computes, definition.unit) or hint
         slip = self.unit_slip() if code == "formula-unit-mismatch" and problem.offset is None else None
         if slip is None:
-            self.report(code, position, problem.message, problem.hint)
+            self.report(code, position, problem.message, hint)
         else:
             self.report(code, position, f"{problem.message}: is {slip} meant to be `unit`?", f"rename {slip} to `unit`")
 
