@@ -137,6 +137,19 @@ def decode(raw: bytes, path: str) -> str | Diagnostic:
     return text.removeprefix("\ufeff")
 
 
+_NEW_RECORD = "`flopkb new <kind> <id>` writes a new record with every field to fill in"
+
+
+def no_mapping(path: str, line: int, column: int, *, empty: bool) -> Diagnostic:
+    """The `not-a-record` of a file that is `empty`, or whose top level is no mapping (at `line`:`column`)."""
+    if empty:
+        message, hint = "the file is empty", f"write a record in it, or delete it: {_NEW_RECORD}"
+    else:
+        message = "the top level is not a mapping"
+        hint = f"write the record's fields as `key: value` lines at the top level; {_NEW_RECORD}"
+    return make("not-a-record", path, line, column, f"{message}; a record is a mapping of fields", hint)
+
+
 def _read_as(byte: int) -> str:
     """What `byte` most likely is, in the encoding an editor most likely saved the file in (`: 0xe9 is é in
     Latin-1`), or nothing for a byte that is no letter there."""

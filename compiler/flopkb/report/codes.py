@@ -171,7 +171,8 @@ _CATALOGUE = [
         "A reader who follows it lands nowhere.",
         "See [[flops/no-such-record]].",
         "Correct the target (the hint names the closest ids, or the few a half-typed name begins) or write the "
-        "missing record.",
+        "missing record. With no id close, a target in no kind's folder (`[[notes/x]]`) gets the id it would have in "
+        "each kind's folder: a record lives in its kind's folder, so the link names its kind.",
     ),
     Code(
         "dangling-ref",
