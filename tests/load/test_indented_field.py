@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from flopkb.load.indented import indented_fields
-from kbfixture import H100, compile_kb, write_kb
+from kbfixture import H100, compile_kb, compile_warm, write_kb
 from random_kb import render
 from repo import REPO
 
@@ -54,6 +54,12 @@ def test_a_field_indented_into_the_description_is_told_and_the_hint_fixes_it(tmp
     kb = compile_kb(tmp_path)
     assert [d.code for d in kb.diagnostics if d.code != "orphan"] == []
     assert [result.id for result in kb.formulas["flops/x"]] == ["stall-time"]
+
+
+def test_the_warning_is_kept_on_a_warm_run(tmp_path: Path) -> None:
+    root = write_kb(tmp_path, {"records/flops/x.yaml": FLOP, "records/flops/y.yaml": OTHER})
+    runs = [compile_warm(root) for _ in range(2)]
+    assert [[(d.line, d.column) for d in kb.diagnostics if d.code == "indented-field"] for kb in runs] == [[(6, 3)]] * 2
 
 
 PROSE = [
