@@ -41,7 +41,7 @@ def open_config(root: str | None) -> Config:
     try:
         config = load_config(base)
     except ConfigError as error:
-        raise UsageError(str(error)) from error
+        raise UsageError("\nError: ".join(error.problems)) from error  # each problem a line of its own
     if not config.records_path.is_dir():
         raise UsageError(f"no {config.records}/ folder in {base}: run flopkb in a knowledge base, or pass --root DIR")
     return config

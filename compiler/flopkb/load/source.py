@@ -46,7 +46,7 @@ from yaml.resolver import Resolver
 
 from flopkb.kb.building import FILE_PARTS
 from flopkb.load.builder import MAP, MAX_NESTING, SEQ, STR, TOO_DEEP, Builder, Path, Positions, Problem, ScalarSpan
-from flopkb.load.files import MAX_FILE_BYTES
+from flopkb.load.files import MAX_FILE_BYTES, no_mapping
 from flopkb.load.nesting import C_SAFE_DEPTH, libyaml_bounds_nesting, nesting_bound
 from flopkb.load.omitted import NOTHING_OMITTED, Omitted, left_out, remapped, view_path, without_items, written_path
 from flopkb.load.positions import LineIndex, ScalarMap
@@ -338,16 +338,9 @@ def _parse(
     except yaml.YAMLError as err:
         return None, [make("yaml-syntax", path, 1, 1, str(err))]
     if root is None:
-        return None, [make("not-a-record", path, 1, 1, "the file is empty; a record is a mapping of fields")]
+        return None, [no_mapping(path, 1, 1, empty=True)]
     if not isinstance(root, yaml.MappingNode):
-        return None, [
-            make(
-                "not-a-record",
-                path,
-                *inside(root.start_mark.index),
-                "the top level is not a mapping; a record is a mapping of fields",
-            )
-        ]
+        return None, [no_mapping(path, *inside(root.start_mark.index), empty=False)]
     builder = Builder(path, lines, untabbing)
     try:
         data = builder.walk(root)
