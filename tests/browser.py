@@ -162,6 +162,12 @@ def file_url_page(browser: object, site: Path) -> Iterator[tuple[object, str, li
         context.close()
 
 
+def open_at(page: object, url: str, width: int, height: int = 900) -> None:
+    """Open `url` in the Playwright `page` on a screen `width` px wide (390: a phone)."""
+    page.set_viewport_size({"width": width, "height": height})  # type: ignore[attr-defined]
+    page.goto(url)  # type: ignore[attr-defined]
+
+
 def is_local_url(url: str) -> bool:
     parts = urlsplit(url)
     scheme = parts.scheme.lower()

@@ -42,11 +42,13 @@ async def lsp_session(
     client: str = PUSH_CLIENT,
     watch: bool = False,
     hints_refresh: bool = False,
+    diagnostics_refresh: bool = False,
     started_in: Path | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """`flopkb lsp --root ROOT`, initialized with `client`'s capabilities offering `encoding`; shut down after.
 
-    `watch`: the client watches files for the server; `hints_refresh`: it takes `workspace/inlayHint/refresh`.
+    `watch`: the client watches files for the server; `hints_refresh`: it takes `workspace/inlayHint/refresh`;
+    `diagnostics_refresh`: it takes `workspace/diagnostic/refresh`.
     `started_in`: `flopkb lsp` without `--root`, started in that folder; ROOT is the client's workspace folder."""
     command = [sys.executable, "-m", "flopkb", "lsp", "--root", str(root)]
     if started_in is not None:
@@ -66,6 +68,9 @@ async def lsp_session(
     if hints_refresh:
         capabilities.workspace = capabilities.workspace or types.WorkspaceClientCapabilities()
         capabilities.workspace.inlay_hint = types.InlayHintWorkspaceClientCapabilities(refresh_support=True)
+    if diagnostics_refresh:
+        capabilities.workspace = capabilities.workspace or types.WorkspaceClientCapabilities()
+        capabilities.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
     try:
         result = await lsp.initialize_session(
             types.InitializeParams(

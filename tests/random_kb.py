@@ -1,6 +1,7 @@
 """Random small knowledge bases and random edits of them, for the tests that compare an incremental answer with a
 full one: accelerators with aliases, flops with rows and formulas, facts whose formulas borrow by `ref`, a source
-with a measurement, broken files; edits rewrite, append to, remove, add and rename record files."""
+with a measurement, broken files, fields the schema tells wrong and items it leaves out whole; edits rewrite, append
+to, remove, add and rename record files."""
 
 from __future__ import annotations
 
@@ -72,7 +73,8 @@ def formula(rng: random.Random, formula_id: str) -> list[str]:
             ["hw.memory_bandwidth * 2 s", "B * 2", "hw.peak_bf16_dense / hw.memory_bandwidth", "B +", "hw.nothing"]
         )
         lines.append(f'    expr: "{expr}"')
-        unit = rng.choice(["TB", "'1'", "FLOP/byte"])  # '1' quoted: a unit is text, the number 1 is none
+        # '1' quoted: a unit is text, the number 1 is none; [TB] is no text: told wrong, left out of the model
+        unit = rng.choice(["TB", "'1'", "FLOP/byte", "[TB]"])
         lines.append(f"    unit: {unit}")
         lines.append(f"    inputs: {{B: {rng.choice(['[1, 2]', '3', '4 TB'])}}}")
     if rng.random() < 0.5:
@@ -93,7 +95,7 @@ def claimed(rng: random.Random) -> str:
 
 def source(rng: random.Random) -> str:
     value = rng.choice(["2", "8", '"4 TB"', '"fast"', "17"])
-    basis = rng.choice(["measured", "simulated"])
+    basis = rng.choice(["measured", "simulated", "bogus"])  # bogus: no basis, the measurement left out whole
     cited = rng.choice(["", "authors: [A. Author]\nyear: 2024\n", "authors: [B. Writer, C. Other]\n"])
     return (
         f"id: src/s\nkind: source\ntitle: S\n{cited}measurements:\n"

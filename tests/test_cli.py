@@ -114,6 +114,51 @@ def test_unreadable_configuration_is_a_usage_error(kb: Path) -> None:
     assert "did you mean records?" in result.output
 
 
+def test_every_configuration_problem_is_told_in_one_run_each_with_its_fix(kb: Path) -> None:
+    (kb / "pyproject.toml").write_text(
+        '[tool.flopkb]\nrecord = "records"\nsite_dir = "/tmp/x"\n'
+        '[tool.flopkb.severity]\norphen = "error"\nunverified-basis = "eror"\n'
+        '[tool.flopkb.site]\nnmae = "kb"\n'
+    )
+    result = run(kb, "check")
+    assert result.exit_code == 2
+    assert result.output.splitlines() == [
+        "Error: [tool.flopkb] has no setting 'record' (did you mean records?)",
+        "Error: [tool.flopkb.severity] names no code 'orphen' (did you mean orphan?)",
+        'Error: [tool.flopkb.severity] unverified-basis must be "error", "warning" or "off", not \'eror\' '
+        "(did you mean error?)",
+        "Error: [tool.flopkb.site] has no setting 'nmae' (did you mean name?)",
+        "Error: [tool.flopkb] site_dir = '/tmp/x' is absolute: give a path inside the base, e.g. build/x",
+    ]
+
+
+SLIPS = {
+    ("", 'record = "records"'): "[tool.flopkb] has no setting 'record' (did you mean records?)",
+    ("", 'schema = ""'): "[tool.flopkb] schema must be a non-empty string",
+    ("", 'cache_dir = "../c"'): "[tool.flopkb] cache_dir = '../c' leaves the base: give a path inside it, without '..'",
+    (".severity", 'orphen = "off"'): "[tool.flopkb.severity] names no code 'orphen' (did you mean orphan?)",
+    (".severity", 'orphan = "of"'): '[tool.flopkb.severity] orphan must be "error", "warning" or "off", not \'of\' '
+    "(did you mean off?)",
+    (".site", "url = 3"): "[tool.flopkb.site] url must be a string",
+}
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.sampled_from(sorted(SLIPS)), min_size=1, unique=True))
+def test_any_set_of_configuration_slips_is_told_whole(
+    tmp_path_factory: pytest.TempPathFactory, slips: list[tuple[str, str]]
+) -> None:
+    root = write_kb(tmp_path_factory.mktemp("config"), FILES)
+    tables = {table: [line for at, line in slips if at == table] for table, _ in slips}
+    text = "".join(
+        f"[tool.flopkb{table}]\n" + "".join(f"{line}\n" for line in lines) for table, lines in tables.items()
+    )
+    (root / "pyproject.toml").write_text(text)
+    result = run(root, "check")
+    assert result.exit_code == 2
+    assert sorted(result.output.splitlines()) == sorted(f"Error: {SLIPS[slip]}" for slip in slips)
+
+
 @pytest.mark.parametrize(
     "setting",
     [

@@ -41,7 +41,7 @@ def open_config(root: str | None) -> Config:
     try:
         config = load_config(base)
     except ConfigError as error:
-        raise UsageError(str(error)) from error
+        raise UsageError("\nError: ".join(error.problems)) from error  # each problem a line of its own
     if not config.records_path.is_dir():
         raise UsageError(f"no {config.records}/ folder in {base}: run flopkb in a knowledge base, or pass --root DIR")
     return config
@@ -248,7 +248,7 @@ def graph(root: str | None, output_format: str, output: str | None) -> None:
         Path(output).write_text(text, encoding="utf-8", newline="\n")
 
 
-@main.command(short_help="Rename a record and rewrite every link to it.")
+@main.command(short_help="Rename a record or a folder of them; rewrite every link.")
 @root_option
 @click.argument("old", required=False)
 @click.argument("new", required=False)
@@ -256,7 +256,8 @@ def graph(root: str | None, output_format: str, output: str | None) -> None:
 @click.option("--finish", "finish_only", is_flag=True, help="Finish an interrupted move; move nothing else.")
 @click.option("--undo", is_flag=True, help="Undo an interrupted move: every file back as it was before it.")
 def mv(root: str | None, old: str | None, new: str | None, dry_run: bool, finish_only: bool, undo: bool) -> None:
-    """Rename record OLD to id NEW: move its file, rewrite every link to it, keep OLD as an alias."""
+    """Rename record OLD to id NEW: move its file, rewrite every link to it, keep OLD as an alias. OLD a folder of
+    records (`flops/old/`, or a folder no record's id is): move every record in it to the folder NEW."""
     from flopkb.authoring.folders import move_warning
     from flopkb.links.journal import pending
     from flopkb.links.journal import undo as undo_move

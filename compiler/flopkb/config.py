@@ -18,7 +18,12 @@ SEVERITY_OFF = "off"
 
 
 class ConfigError(Exception):
-    """The configuration cannot be used: the command cannot run (exit 2)."""
+    """The configuration cannot be used: the command cannot run (exit 2). `problems`: each thing to fix, a line of
+    its own."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
 
 
 class OutsideRecords(ValueError):
@@ -155,58 +160,76 @@ def _table(folder: Path) -> dict[str, object] | None:
 
 
 def load_config(root: Path) -> Config:
-    """Read `root/pyproject.toml` (if any); refuse unknown keys and values with ConfigError."""
+    """Read `root/pyproject.toml` (if any); refuse unknown keys and values with ConfigError, naming them all."""
     table = _table(root) or {}
     known = (*_PATH_KEYS, "severity", "site")
-    for key in table:
-        if key not in known:
-            raise ConfigError(f"[tool.flopkb] has no setting '{key}'" + _hint(key, known))
-    paths: dict[str, Any] = {key: _string(table, key) for key in _PATH_KEYS if key in table}
-    config = Config(
-        root=root, severity=_severities(table.get("severity", {})), site=_site(table.get("site", {})), **paths
-    )
-    check_paths(config)
+    problems = [f"[tool.flopkb] has no setting '{key}'" + _hint(key, known) for key in table if key not in known]
+    paths: dict[str, Any] = {key: table[key] for key in _PATH_KEYS if key in table and _string(table, key, problems)}
+    severity = _severities(table.get("severity", {}), problems)
+    config = Config(root=root, severity=severity, site=_site(table.get("site", {}), problems), **paths)
+    problems.extend(_path_problems(config))
+    if problems:
+        raise ConfigError(*problems)
     return config
 
 
 def check_paths(config: Config) -> None:
     """Refuse path settings that leave the base, and written folders that would replace what an author keeps."""
+    problems = _path_problems(config)
+    if problems:
+        raise ConfigError(*problems)
+
+
+def _path_problems(config: Config) -> list[str]:
+    """Each path setting that leaves the base, and each written folder that would replace a folder an author keeps."""
     root = config.root.resolve()
+    problems: list[str] = []
     resolved = {}
     for key in _PATH_KEYS:
         value = getattr(config, key)
-        if value is None:
-            continue
-        if PurePosixPath(value).is_absolute() or PureWindowsPath(value).is_absolute() or PureWindowsPath(value).drive:
-            raise ConfigError(f"[tool.flopkb] {key} = {value!r} is absolute: give a path inside the base, e.g. build/x")
-        if ".." in PurePosixPath(value.replace("\\", "/")).parts:
-            raise ConfigError(f"[tool.flopkb] {key} = {value!r} leaves the base: give a path inside it, without '..'")
-        try:
-            resolved[key] = path = (root / value).resolve()
-        except (RuntimeError, OSError) as error:  # a symlink loop (RuntimeError before Python 3.13)
-            raise ConfigError(
-                f"[tool.flopkb] {key} = {value!r} leads into a symlink loop: remove the looping link, or choose"
-                " another path inside the base"
-            ) from error
-        if not path.is_relative_to(root):
-            raise ConfigError(f"[tool.flopkb] {key} = {value!r} leads out of the base (through a symlink) to {path}")
+        found = _resolved(root, key, value) if value is not None else None
+        if isinstance(found, str):
+            problems.append(found)
+        elif found is not None:
+            resolved[key] = found
     kept = {name: root / name for name in _KEPT}
-    kept |= {key: resolved[key] for key in ("records", "schema")}
+    kept |= {key: resolved[key] for key in ("records", "schema") if key in resolved}
     for key in _WRITTEN_KEYS:
-        path = resolved.get(key)
-        if path is None:
+        written = resolved.get(key)
+        problem = _overwrites(root, key, getattr(config, key), written, kept) if written is not None else None
+        if problem is not None:
+            problems.append(problem)
+    return problems
+
+
+def _resolved(root: Path, key: str, value: str) -> Path | str:
+    """The path setting `key` inside the base `root`, or why it is not there."""
+    shown = f"[tool.flopkb] {key} = {value!r}"
+    if PurePosixPath(value).is_absolute() or PureWindowsPath(value).is_absolute() or PureWindowsPath(value).drive:
+        return f"{shown} is absolute: give a path inside the base, e.g. build/x"
+    if ".." in PurePosixPath(value.replace("\\", "/")).parts:
+        return f"{shown} leaves the base: give a path inside it, without '..'"
+    try:
+        path = (root / value).resolve()
+    except (RuntimeError, OSError):  # a symlink loop (RuntimeError before Python 3.13)
+        return f"{shown} leads into a symlink loop: remove the looping link, or choose another path inside the base"
+    if not path.is_relative_to(root):
+        return f"{shown} leads out of the base (through a symlink) to {path}"
+    return path
+
+
+def _overwrites(root: Path, key: str, value: str, path: Path, kept: dict[str, Path]) -> str | None:
+    """Why the written folder `path` (setting `key` = `value`) would replace what an author keeps, if it would."""
+    shown = f"[tool.flopkb] {key} = {value!r}"
+    if path == root:
+        return f"{shown} is the base itself: choose a folder of its own, e.g. build/x"
+    for folder in kept.values():
+        if folder == root:  # records = "." or schema = ".": the base's own check above covers it
             continue
-        shown = f"[tool.flopkb] {key} = {getattr(config, key)!r}"
-        if path == root:
-            raise ConfigError(f"{shown} is the base itself: choose a folder of its own, e.g. build/x")
-        for folder in kept.values():
-            if folder == root:  # records = "." or schema = ".": the base's own check above covers it
-                continue
-            if path == folder or path.is_relative_to(folder) or folder.is_relative_to(path):
-                raise ConfigError(
-                    f"{shown} would overwrite {folder.relative_to(root).as_posix()}/: choose a folder of its own,"
-                    " e.g. build/x"
-                )
+        if path == folder or path.is_relative_to(folder) or folder.is_relative_to(path):
+            kept_folder = folder.relative_to(root).as_posix()
+            return f"{shown} would overwrite {kept_folder}/: choose a folder of its own, e.g. build/x"
+    return None
 
 
 def _hint(word: str, choices: tuple[str, ...] | list[str]) -> str:
@@ -214,40 +237,64 @@ def _hint(word: str, choices: tuple[str, ...] | list[str]) -> str:
     return f" ({hint})" if hint else ""
 
 
-def _string(table: dict[str, object], key: str) -> str:
+def _string(table: dict[str, object], key: str, problems: list[str]) -> bool:
+    """Whether the setting `key` is a non-empty string (else told in `problems`)."""
     value = table[key]
     if not isinstance(value, str) or not value:
-        raise ConfigError(f"[tool.flopkb] {key} must be a non-empty string")
-    return value
+        problems.append(f"[tool.flopkb] {key} must be a non-empty string")
+        return False
+    return True
 
 
-def _severities(table: object) -> dict[str, str]:
+def _severities(table: object, problems: list[str]) -> dict[str, str]:
+    """The severities of `[tool.flopkb.severity]` that can be used; each other one told in `problems`."""
     if not isinstance(table, dict):
-        raise ConfigError('[tool.flopkb.severity] must be a table of code = "error" | "warning" | "off"')
+        problems.append('[tool.flopkb.severity] must be a table of code = "error" | "warning" | "off"')
+        return {}
+    usable = {}
     for code, level in table.items():
-        if code not in CODES:
-            raise ConfigError(f"[tool.flopkb.severity] names no code '{code}'" + _hint(code, list(CODES)))
-        if code == INTERNAL_ERROR:
-            raise ConfigError(f"[tool.flopkb.severity] cannot set {code}: it reports a bug in flopkb, not a finding")
-        if level not in ("error", "warning", SEVERITY_OFF):
-            raise ConfigError(f'[tool.flopkb.severity] {code} must be "error", "warning" or "off", not {level!r}')
-    return dict(table)
+        problem = _severity_problem(code, level)
+        if problem is None:
+            usable[code] = level
+        else:
+            problems.append(problem)
+    return usable
 
 
-def _site(table: object) -> SiteSettings:
+_LEVELS = ("error", "warning", SEVERITY_OFF)
+
+
+def _severity_problem(code: str, level: object) -> str | None:
+    if code not in CODES:
+        return f"[tool.flopkb.severity] names no code '{code}'" + _hint(code, list(CODES))
+    if code == INTERNAL_ERROR:
+        return f"[tool.flopkb.severity] cannot set {code}: it reports a bug in flopkb, not a finding"
+    if level not in _LEVELS:
+        return f'[tool.flopkb.severity] {code} must be "error", "warning" or "off", not {level!r}' + _hint(
+            str(level), _LEVELS
+        )
+    return None
+
+
+def _site(table: object, problems: list[str]) -> SiteSettings:
+    """The settings of `[tool.flopkb.site]` that can be used; each other one told in `problems`."""
     if not isinstance(table, dict):
-        raise ConfigError("[tool.flopkb.site] must be a table")
+        problems.append("[tool.flopkb.site] must be a table")
+        return SiteSettings()
+    usable = {}
     for key, value in table.items():
         if key not in _SITE_KEYS:
-            raise ConfigError(f"[tool.flopkb.site] has no setting '{key}'" + _hint(key, _SITE_KEYS))
-        if not isinstance(value, str):
-            raise ConfigError(f"[tool.flopkb.site] {key} must be a string")
-        if key in _SITE_URL_KEYS and not _WEB_URL.fullmatch(value):
-            raise ConfigError(
+            problems.append(f"[tool.flopkb.site] has no setting '{key}'" + _hint(key, _SITE_KEYS))
+        elif not isinstance(value, str):
+            problems.append(f"[tool.flopkb.site] {key} must be a string")
+        elif key in _SITE_URL_KEYS and not _WEB_URL.fullmatch(value):
+            problems.append(
                 f"[tool.flopkb.site] {key} must be an http:// or https:// URL, without quotes, spaces, < or >"
                 f" (percent-encode them), not {value!r}"
             )
-    return SiteSettings(**table)
+        else:
+            usable[key] = value
+    return SiteSettings(**usable)
 
 
 # Every page carries these, in attributes and in scripts: only an http(s) URL of URL characters.

@@ -1,13 +1,14 @@
-"""`fmt`'s faster round trip (libyaml's events, one-copy fold marks, the collector paused) writes what ruamel.yaml's
-own round trip writes, byte for byte."""
+"""`fmt`'s faster round trip (libyaml's events, one-copy fold marks, the collector paused, the lean components of
+`roundtrip._LEAN`) writes what ruamel.yaml's own round trip writes, byte for byte."""
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import FoldedScalarString
@@ -79,26 +80,125 @@ def by_ruamel_alone(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[str | N
         return formatting(text)
 
 
+SPELLINGS = (
+    "1",
+    "-2",
+    "0x1F",
+    "0o17",
+    "1_000",
+    "1.5",
+    "1.50e+3",
+    ".inf",
+    "-.inf",
+    ".nan",
+    "~",
+    "null",
+    "true",
+    "False",
+    "yes",
+    "2026-12-05",
+    "2026-13-45",
+    "'quoted'",
+    "''",
+    '"double \\u00e9"',
+    "plain words",
+    "h100",
+    "a#b",
+    "'a: b'",
+    "flops/x",
+)
+LEAF = st.sampled_from(SPELLINGS)
+KEY = st.sampled_from(["a", "b", "c", "value", "where", "n", "id", "1", "k-2"])
+COMMENT = st.sampled_from(["", "", "  # why", "    # because: 2"])
+
+
+def small(draw: st.DrawFn, depth: int) -> Any:
+    """Nested small values: a leaf spelled as YAML, a flow list of leaves (a tuple), a mapping or a block list."""
+    shape = draw(st.integers(0, 3 if depth < 3 else 1))
+    if shape == 0:
+        return draw(LEAF)
+    if shape == 1:
+        return tuple(draw(st.lists(LEAF, max_size=4)))
+    if shape == 2:
+        keys = draw(st.lists(KEY, min_size=1, max_size=4, unique=True))
+        return {key: small(draw, depth + 1) for key in keys}
+    return [small(draw, depth + 1) for _ in range(draw(st.integers(1, 4)))]
+
+
+def lines(draw: st.DrawFn, value: Any, pad: str) -> list[str]:
+    """`value`'s lines under a key or a dash, each with or without a comment."""
+    if isinstance(value, dict):
+        out = []
+        for key, child in value.items():
+            if isinstance(child, (dict, list)):
+                out += [f"{pad}{key}:{draw(COMMENT)}", *lines(draw, child, pad + "  ")]
+            else:
+                out.append(f"{pad}{key}: {inline(child)}{draw(COMMENT)}")
+        return out
+    out = []
+    for item in value:
+        if isinstance(item, (dict, list)):
+            nested = lines(draw, item, pad + "  ")
+            out += [f"{pad}- {nested[0].lstrip()}", *nested[1:]]
+        else:
+            out.append(f"{pad}- {inline(item)}{draw(COMMENT)}")
+    return out
+
+
+def inline(value: str | tuple[str, ...]) -> str:
+    return value if isinstance(value, str) else "[" + ", ".join(value) + "]"
+
+
+@st.composite
+def small_values(draw: st.DrawFn) -> str:
+    """A fact whose `extra` holds many small values: numbers, nulls, dates, quoted and plain strings, flow lists, in
+    nested mappings and lists, commented here and there."""
+    extra = {f"x{index}": small(draw, 0) for index in range(draw(st.integers(1, 6)))}
+    return HEAD + "extra:\n" + "\n".join(lines(draw, extra, "  ")) + "\n"
+
+
+def by_ruamels_own_components(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[str | None, str | None, list[str]]:
+    """`formatting` as it was before the lean components: ruamel.yaml's own composer, resolver, representer (with
+    `fmt`'s fold marks), serializer and emitter."""
+    with monkeypatch.context() as patched:
+        patched.setattr(roundtrip, "_LEAN", {})
+        return formatting(text)
+
+
+Reference = Callable[[pytest.MonkeyPatch, str], tuple[str | None, str | None, list[str]]]
+REFERENCES = pytest.mark.parametrize(
+    "reference", [by_ruamel_alone, by_ruamels_own_components], ids=["ruamels-parser", "ruamels-components"]
+)
+
+
 def project_texts() -> list[str]:
     texts = [(REPO / rel).read_text(encoding="utf-8") for rel in project_records()]
     return texts + [scrambled(text, seed) for seed in (1, 2) for text in texts]
 
 
-def test_the_projects_records_format_as_by_ruamel_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+@REFERENCES
+def test_the_projects_records_format_as_by_ruamel_alone(monkeypatch: pytest.MonkeyPatch, reference: Reference) -> None:
     """Each record as it is, and scrambled: keys reordered, four-space indents, lists of ids in block style."""
     for text in project_texts():
-        assert formatting(text) == by_ruamel_alone(monkeypatch, text)
+        assert formatting(text) == reference(monkeypatch, text)
 
 
+@REFERENCES
 @pytest.mark.parametrize("text", GENERATED.values(), ids=GENERATED.keys())
-def test_generated_records_format_as_by_ruamel_alone(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
-    assert formatting(text) == by_ruamel_alone(monkeypatch, text)
+def test_generated_records_format_as_by_ruamel_alone(
+    monkeypatch: pytest.MonkeyPatch, reference: Reference, text: str
+) -> None:
+    assert formatting(text) == reference(monkeypatch, text)
 
 
-@given(records())
-def test_any_flop_record_formats_as_by_ruamel_alone(text: str) -> None:
+@REFERENCES
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records() | small_values())
+def test_any_record_formats_as_by_ruamel_alone(reference: Reference, text: str) -> None:
+    """Flop records in any key order, indentation and list style; facts of many small values (numbers, nulls, dates,
+    quoted strings, flow lists) in nested mappings and lists; both commented here and there."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        assert formatting(text) == by_ruamel_alone(monkeypatch, text)
+        assert formatting(text) == reference(monkeypatch, text)
 
 
 @pytest.mark.parametrize("text", ONLY_RUAMEL.values(), ids=ONLY_RUAMEL.keys())

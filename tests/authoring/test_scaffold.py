@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from flopkb.authoring.folders import conventional_id, created_as, folder_kind, folder_warning
 from flopkb.cli import main
 from flopkb.load.models import KINDS
 from flopkb.load.source import parse
@@ -220,3 +223,28 @@ def test_a_folder_that_is_a_symlink_within_the_records_is_refused_with_the_id_to
     )
     assert new(kb_root, "fact", "facts/x").exit_code == 0  # the hint, applied literally
     assert [path.name for path in (kb_root / "records/facts").iterdir()] == ["x.yaml"]
+
+
+SEGMENT = st.from_regex(r"[a-z0-9][a-z0-9-]{0,6}", fullmatch=True)
+TARGETS = st.lists(st.one_of(SEGMENT, st.sampled_from([f"{kind}s" for kind in KINDS])), min_size=1, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TARGETS.map("/".join), st.lists(st.sampled_from(KINDS), max_size=2, unique=True).map(tuple))
+def test_a_dangling_link_is_created_where_new_puts_it_away_from_no_warning_and_resolving_to_it(
+    target: str, kinds: tuple[str, ...]
+) -> None:
+    """What the editor creates for a link that resolves to nothing (`created_as`) is what `flopkb new` writes without
+    a warning, of a kind the field takes (none: a prose link, any); the link lands on it as written (its id, or a
+    suffix of it), or is rewritten to its id; where the kind cannot be told (a folder of no kind the place takes, which
+    takes several), nothing, and the hint names the id in each kind's folder."""
+    created = created_as(target, kinds, "affected_by_hardware")
+    if isinstance(created, str):
+        assert len(kinds) != 1 and folder_kind(target) not in (kinds or KINDS)
+        assert created.endswith(f"({' or '.join(conventional_id(kind, target) for kind in kinds or KINDS)})")
+        return
+    assert created and {record.kind for record in created} <= set(kinds or KINDS)
+    for record in created:
+        assert folder_warning(record.kind, record.record_id) is None
+        lands = record.record_id == target or record.record_id.endswith(f"/{target}")
+        assert record.rewrite is not lands

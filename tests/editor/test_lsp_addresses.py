@@ -3,12 +3,14 @@ named it (a symlinked folder stays the link); and finding them is a lookup, not 
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
+from pygls.lsp.client import LanguageClient
 from pygls.workspace import Workspace
 from test_lsp_hover import ALPHA
 
@@ -175,3 +177,51 @@ async def test_a_record_opened_under_another_spelling_of_its_path_takes_its_diag
         await settled(lsp, closed)
         assert [str(item.code) for item in lsp.diagnostics[closed]] == ["orphan", "dangling-link"]
         assert list(lsp.diagnostics[uri]) == []
+
+
+async def pulled(lsp: LanguageClient, held: dict[str, list[str]]) -> None:
+    """A workspace pull, as a client keeps it: each report replaces what it held at that URI (codes, in order)."""
+    report = await lsp.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+    held.update({item.uri: [str(diagnostic.code) for diagnostic in item.items] for item in report.items})
+
+
+async def refreshed(lsp: LanguageClient) -> None:
+    """Once the server has asked the client to pull diagnostics again (`workspace/diagnostic/refresh`)."""
+    count = lsp.diagnostic_refresh_count
+    for _ in range(100):
+        await asyncio.sleep(0.05)
+        if lsp.diagnostic_refresh_count > count:
+            return
+    raise AssertionError("the client was not asked to pull again")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("spelling", ["real/records/facts/f.yaml", "link/records/../records/facts/f.yaml"])
+async def test_a_pulling_client_gets_a_record_s_diagnostics_at_the_uri_it_opened_and_nowhere_else(
+    tmp_path: Path, spelling: str
+) -> None:
+    """A client that pulls diagnostics, its workspace the link, opens a record under another spelling of its path (the
+    folder the link leads to, a `..`): it is asked to pull again (once), its pulls answer at the URI it opened, and
+    the diagnostics it held under the link are taken back; closed, they go back there."""
+    linked_base(tmp_path, {"records/hw/alpha.yaml": ALPHA, "records/facts/f.yaml": DANGLING})
+    link, closed = tmp_path / "link", (tmp_path / "link/records/facts/f.yaml").as_uri()
+    codes, held = ["orphan", "dangling-link"], {}
+    async with lsp_session(link, client="neovim@v0.11.0", diagnostics_refresh=True) as lsp:
+        await pulled(lsp, held)
+        assert held[closed] == codes
+        uri = open_file(lsp, tmp_path, spelling)
+        await refreshed(lsp)
+        asked = lsp.diagnostic_refresh_count
+        await lsp.workspace_execute_command_async(types.ExecuteCommandParams(command="flopkb.rescan"))
+        document = await lsp.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+        assert isinstance(document, types.RelatedFullDocumentDiagnosticReport)
+        assert [str(item.code) for item in document.items] == codes
+        assert lsp.diagnostic_refresh_count == asked  # asked once: a check since, that changed nothing, asks no more
+        await pulled(lsp, held)
+        assert (held[uri], held[closed]) == (codes, [])
+        lsp.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
+        await refreshed(lsp)
+        await pulled(lsp, held)
+        assert (held[uri], held[closed]) == ([], codes)

@@ -17,7 +17,7 @@ from flopkb.editor.create import create_actions
 from flopkb.editor.diagnostics import SOURCE
 from flopkb.editor.positions import diagnostic_range
 from kbfixture import accelerator, compile_kb, write_kb
-from lsp_session import environment, lsp_session, open_file, settled
+from lsp_session import environment, lsp_session, open_file, replaced, settled
 
 pytestmark = pytest.mark.asyncio
 
@@ -28,6 +28,8 @@ category: memory-bandwidth
 description: Decode streams the weights of [[notes/gamma]] on [[hw/alpha#nowhere]].
 affected_by_hardware: [hw/beta]
 """
+IN_FACTS = DANGLING.replace("notes/gamma", "facts/gamma")
+"""The prose link in the folder of facts: it is offered as a fact."""
 
 
 async def actions_for(lsp: object, uri: str, diagnostic: types.Diagnostic) -> list[types.CodeAction]:
@@ -56,31 +58,48 @@ def written_by_new(root: Path, twin: Path, kind: str, record_id: str) -> str:
 
 
 async def test_a_dangling_ref_offers_the_record_new_writes_and_the_problem_goes(tmp_path: Path) -> None:
+    """`affected_by_hardware: [hw/beta]` (hw/ is no kind's folder) offers accelerators/beta, where `flopkb new
+    accelerator hw/beta` says it belongs, the ref rewritten to it in the same edit; `[[notes/gamma]]` may be a record
+    of any kind: nothing is offered, and the hint says why."""
     root = write_kb(tmp_path / "kb", {"records/hw/alpha.yaml": accelerator("hw/alpha", memory_bandwidth="4 TB/s")})
-    expected = written_by_new(root, tmp_path / "twin", "accelerator", "hw/beta")
+    expected = written_by_new(root, tmp_path / "twin", "accelerator", "accelerators/beta")
     async with lsp_session(root, watch=True) as lsp:
         uri = open_file(lsp, root, "records/flops/decode.yaml", DANGLING)
         by_code = {item.code: item for item in await settled(lsp, uri)}
         assert {"dangling-link", "dangling-ref", "dangling-anchor"} <= by_code.keys()
 
         assert await actions_for(lsp, uri, by_code["dangling-anchor"]) == []
-        prose = await actions_for(lsp, uri, by_code["dangling-link"])
-        assert [action.title for action in prose] == [
-            f"Create the {kind} record notes/gamma" for kind in ("flop", "fact", "engine", "accelerator", "source")
-        ]
+        assert await actions_for(lsp, uri, by_code["dangling-link"]) == []
+        assert by_code["dangling-link"].message.endswith(
+            "\nhint: notes/ is the folder of no kind: to create the record, write its id in its kind's folder"
+            " (flops/gamma or facts/gamma or engines/gamma or accelerators/gamma or sources/gamma)"
+        )
 
         (action,) = await actions_for(lsp, uri, by_code["dangling-ref"])
-        assert action.title == "Create the accelerator record hw/beta"
+        assert action.title == "Create the accelerator record accelerators/beta, and link to it"
         assert action.edit is not None and action.edit.document_changes is not None
-        create, insert = action.edit.document_changes
-        target = root / "records/hw/beta.yaml"
+        create, insert, rewrite = action.edit.document_changes
+        target = root / "records/accelerators/beta.yaml"
         assert isinstance(create, types.CreateFile) and create.uri == target.as_uri()
         assert create.options == types.CreateFileOptions(overwrite=False, ignore_if_exists=False)
         assert isinstance(insert, types.TextDocumentEdit) and insert.text_document.uri == target.as_uri()
         (edit,) = insert.edits
         assert isinstance(edit, types.TextEdit) and edit.new_text == expected
+        assert isinstance(rewrite, types.TextDocumentEdit)
+        assert rewrite.text_document == types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=1)
+        (written,) = rewrite.edits
+        line = DANGLING.split("\n")[4]
+        assert written == types.TextEdit(
+            range=types.Range(
+                start=types.Position(line=4, character=line.index("hw/beta")),
+                end=types.Position(line=4, character=line.index("hw/beta") + len("hw/beta")),
+            ),
+            new_text="accelerators/beta",
+        )
 
+        target.parent.mkdir()
         target.write_text(edit.new_text, encoding="utf-8")  # what the client does with the edit
+        replaced(lsp, uri, 2, DANGLING.replace("[hw/beta]", "[accelerators/beta]"))
         lsp.workspace_did_change_watched_files(
             types.DidChangeWatchedFilesParams(
                 changes=[types.FileEvent(uri=target.as_uri(), type=types.FileChangeType.Created)]
@@ -90,22 +109,50 @@ async def test_a_dangling_ref_offers_the_record_new_writes_and_the_problem_goes(
         assert "dangling-ref" not in codes and "dangling-link" in codes
 
 
+MISPLACED = """\
+id: flops/decode
+kind: flop
+category: memory-bandwidth
+description: Decode streams the weights of [[flops/prefill]], see [[facts/gamma]].
+affected_by_hardware: [flops/beta]
+"""
+
+
+async def test_a_link_in_a_kinds_folder_creates_that_kind_and_a_ref_in_another_kinds_folder_its_own(
+    tmp_path: Path,
+) -> None:
+    """`[[facts/gamma]]`: a fact, as written; `affected_by_hardware: [flops/beta]` takes an accelerator:
+    accelerators/beta, the ref rewritten to it."""
+    root = write_kb(tmp_path, {"records/hw/alpha.yaml": accelerator("hw/alpha", memory_bandwidth="4 TB/s")})
+    async with lsp_session(root) as lsp:
+        uri = open_file(lsp, root, "records/flops/decode.yaml", MISPLACED)
+        found = await settled(lsp, uri)
+        prose = sorted((item for item in found if item.code == "dangling-link"), key=lambda item: item.range.start)
+        (ref,) = [item for item in found if item.code == "dangling-ref"]
+        assert [[action.title for action in await actions_for(lsp, uri, link)] for link in prose] == [
+            ["Create the flop record flops/prefill"],
+            ["Create the fact record facts/gamma"],
+        ]
+        (action,) = await actions_for(lsp, uri, ref)
+        assert action.title == "Create the accelerator record accelerators/beta, and link to it"
+
+
 async def test_a_file_already_on_disk_is_never_offered(tmp_path: Path) -> None:
     root = write_kb(tmp_path, {"records/hw/alpha.yaml": accelerator("hw/alpha", memory_bandwidth="4 TB/s")})
     async with lsp_session(root) as lsp:
-        uri = open_file(lsp, root, "records/flops/decode.yaml", DANGLING)
+        uri = open_file(lsp, root, "records/flops/decode.yaml", IN_FACTS)
         (dangling,) = [item for item in await settled(lsp, uri) if item.code == "dangling-link"]
         assert await actions_for(lsp, uri, dangling)
-        (root / "records/notes").mkdir()
-        (root / "records/notes/gamma.yml").write_text("# the author's words, not yet a record\n", encoding="utf-8")
+        (root / "records/facts").mkdir()
+        (root / "records/facts/gamma.yml").write_text("# the author's words, not yet a record\n", encoding="utf-8")
         assert await actions_for(lsp, uri, dangling) == []  # the check has not seen it: the disk has
-        assert (root / "records/notes/gamma.yml").read_text(encoding="utf-8").startswith("# the author's words")
+        assert (root / "records/facts/gamma.yml").read_text(encoding="utf-8").startswith("# the author's words")
 
 
 async def test_a_client_that_cannot_create_files_is_not_offered_it(tmp_path: Path) -> None:
     root = write_kb(tmp_path, {"records/hw/alpha.yaml": accelerator("hw/alpha", memory_bandwidth="4 TB/s")})
     async with lsp_session(root, client="emacs@v29.1") as lsp:  # eglot: no resource operations in workspace edits
-        uri = open_file(lsp, root, "records/flops/decode.yaml", DANGLING)
+        uri = open_file(lsp, root, "records/flops/decode.yaml", IN_FACTS)
         (dangling,) = [item for item in await settled(lsp, uri) if item.code == "dangling-ref"]
         assert await actions_for(lsp, uri, dangling) == []
 
@@ -113,13 +160,13 @@ async def test_a_client_that_cannot_create_files_is_not_offered_it(tmp_path: Pat
 async def test_a_record_under_a_folder_that_is_a_symlink_out_of_the_base_is_never_offered(tmp_path: Path) -> None:
     root = write_kb(tmp_path / "kb", {"records/hw/alpha.yaml": accelerator("hw/alpha", memory_bandwidth="4 TB/s")})
     (tmp_path / "outside").mkdir()
-    (root / "records/notes").symlink_to(tmp_path / "outside", target_is_directory=True)  # committed by a pull request
+    (root / "records/facts").symlink_to(tmp_path / "outside", target_is_directory=True)  # committed by a pull request
     async with lsp_session(root) as lsp:
-        uri = open_file(lsp, root, "records/flops/decode.yaml", DANGLING)
+        uri = open_file(lsp, root, "records/flops/decode.yaml", IN_FACTS)
         by_code = {item.code: item for item in await settled(lsp, uri)}
-        assert await actions_for(lsp, uri, by_code["dangling-link"]) == []  # [[notes/gamma]]: it would land outside
-        (offered,) = await actions_for(lsp, uri, by_code["dangling-ref"])  # hw/beta: inside, offered as ever
-        assert offered.title == "Create the accelerator record hw/beta"
+        assert await actions_for(lsp, uri, by_code["dangling-link"]) == []  # [[facts/gamma]]: it would land outside
+        (offered,) = await actions_for(lsp, uri, by_code["dangling-ref"])  # accelerators/beta: inside, offered
+        assert offered.title == "Create the accelerator record accelerators/beta, and link to it"
 
 
 SHORT_AND_HOST = """\
@@ -172,9 +219,9 @@ async def test_a_short_link_is_created_in_its_kinds_folder_and_a_url_without_sch
 @pytest.mark.parametrize(
     ("current", "offered"),
     [
-        (DANGLING, 5),  # the buffer the check read: one record per kind
-        (DANGLING.replace("notes/gamma", "notes/delta"), 0),  # the link edited since
-        (DANGLING.replace("description:", "description: The"), 0),  # text added before it on its line
+        (IN_FACTS, 1),  # the buffer the check read
+        (IN_FACTS.replace("facts/gamma", "facts/delta"), 0),  # the link edited since
+        (IN_FACTS.replace("description:", "description: The"), 0),  # text added before it on its line
     ],
 )
 async def test_no_record_is_offered_for_a_link_the_buffer_no_longer_holds_there(
@@ -183,14 +230,14 @@ async def test_no_record_is_offered_for_a_link_the_buffer_no_longer_holds_there(
     """The editor asks with the last check's diagnostic once the buffer changed, before the next check is done."""
     rel = "records/flops/decode.yaml"
     root = write_kb(
-        tmp_path, {"records/hw/alpha.yaml": accelerator("hw/alpha", memory_bandwidth="4 TB/s"), rel: DANGLING}
+        tmp_path, {"records/hw/alpha.yaml": accelerator("hw/alpha", memory_bandwidth="4 TB/s"), rel: IN_FACTS}
     )
     config = load_config(root)
     checked = Checked(config, 1, {}, compile_kb(root))
-    line = DANGLING.split("\n")[3]
-    where = diagnostic_range(DANGLING, 4, line.index("[[notes/gamma]]") + 1, types.PositionEncodingKind.Utf16)
+    line = IN_FACTS.split("\n")[3]
+    where = diagnostic_range(IN_FACTS, 4, line.index("[[facts/gamma]]") + 1, types.PositionEncodingKind.Utf16)
     told = types.Diagnostic(range=where, message="m", code="dangling-link", source=SOURCE)
     actions = create_actions(
-        checked, config, rel, current, [told], lambda path: (root / path).as_uri(), types.PositionEncodingKind.Utf16
+        checked, config, rel, current, 2, [told], lambda path: (root / path).as_uri(), types.PositionEncodingKind.Utf16
     )
     assert len(actions) == offered

@@ -1,5 +1,6 @@
-"""Inlay hints come from the last full check: after each one, a client that takes `workspace/inlayHint/refresh` is
-asked to fetch them again, so an open record's hints follow an edit of another record it computes with."""
+"""Inlay hints come from the last full check: after one that changes the hints of an open document, a client that
+takes `workspace/inlayHint/refresh` is asked to fetch them again, so an open record's hints follow an edit of another
+record it computes with; after one that changes none, it is not asked."""
 
 from __future__ import annotations
 
@@ -45,9 +46,11 @@ async def until(condition: list[None], seconds: float = 5.0) -> None:
 
 
 @pytest.mark.parametrize("supported", [True, False])
-async def test_an_edit_of_another_record_asks_the_editor_to_fetch_the_hints_again(
+async def test_an_edit_of_another_record_asks_the_editor_to_fetch_the_hints_again_when_they_change(
     tmp_path: Path, supported: bool
 ) -> None:
+    """An edit of the accelerator that changes no claim's value (a comment, the vendor) leaves the open record's hints
+    as they are: the editor is not asked to fetch them again; an edit of the bandwidth the claim computes with is."""
     root = write_kb(tmp_path, FILES)
     async with lsp_session(root, hints_refresh=supported) as lsp:
         asked = refreshes(lsp)
@@ -59,7 +62,11 @@ async def test_an_edit_of_another_record_asks_the_editor_to_fetch_the_hints_agai
         assert await hints(lsp, claim) == ["= 3.35 TB ✓"]
         asked.clear()
         text = (root / "records/hw/h100.yaml").read_text(encoding="utf-8")
-        replaced(lsp, accelerator, 2, text.replace("3.35", "2"))
+        replaced(lsp, accelerator, 2, text.replace("vendor: V", "vendor: W") + "# a note\n")
+        await settled(lsp, accelerator)
+        await until(asked, 1.0)
+        assert asked == []
+        replaced(lsp, accelerator, 3, text.replace("3.35", "2"))
         await settled(lsp, accelerator)
         await until(asked, 5.0 if supported else 1.0)
         assert bool(asked) == supported

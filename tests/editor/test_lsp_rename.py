@@ -18,6 +18,7 @@ from flopkb.config import load_config
 from flopkb.editor.checker import Checker
 from flopkb.editor.rename import explorer_edit, merged, planned, workspace_edit
 from flopkb.editor.server import make_server
+from flopkb.links.mv import move
 from kbfixture import accelerator, write_kb
 from lsp_session import environment, lsp_session, open_file, settled
 
@@ -354,27 +355,80 @@ async def test_prepare_rename_offers_an_id_or_a_link_target_and_nothing_else(tmp
     )
 
 
-async def test_a_folder_of_records_renamed_gets_a_warning_that_links_dangle(tmp_path: Path) -> None:
-    """`flopkb mv` moves one record at a time: a folder renamed in the explorer gets no edits, and the author is told
-    which records' links it leaves dangling and what to do instead."""
+NOTE = """\
+id: hw/notes
+kind: fact
+statement: Read [[hw/h100]] beside [[h100|the same]].
+"""
+
+
+async def test_a_folder_of_records_renamed_gets_the_edits_of_flopkb_mv_of_the_folder(tmp_path: Path) -> None:
+    """Every record in it moved in one move, as `flopkb mv hw/ gpu` plans it (`--dry-run`) and makes it: every link
+    and ref rewritten, in the folder and out of it, the old ids kept as aliases; the editor renames the folder."""
     root = two_records(tmp_path)
+    (root / "records/hw/notes.yaml").write_text(NOTE, encoding="utf-8")
+    dry_run = move(load_config(root), "hw/", "gpu", dry_run=True)
+    expected = moved_by_mv(root, tmp_path, "hw/", "gpu")
     async with lsp_session(root) as lsp:
         await settled(lsp, open_file(lsp, root, "records/facts/traffic.yaml"))
         edit = await lsp.workspace_will_rename_files_async(file_renamed(root, "records/hw", "records/gpu"))
-        assert edit is None
+        assert lsp.messages == []
+    assert edit is not None
+    moved = applied(root, edit, versions={"records/facts/traffic.yaml": 1})
+    assert {path: moved[old] for path, old in dry_run.moved.items()} == {
+        path: text for path, text in dry_run.texts.items() if path in dry_run.moved
+    }
+    assert {path: moved[path] for path in dry_run.texts.keys() - dry_run.moved.keys()} == {
+        path: text for path, text in dry_run.texts.items() if path not in dry_run.moved
+    }
+    assert {path.replace("records/hw/", "records/gpu/"): text for path, text in moved.items()} == expected
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "told"),
+    [
+        (
+            "records/hw",
+            "records/gpu",
+            "flopkb: no link to the records in records/hw/ is rewritten: hw/h100 cannot move to gpu/h100: 'gpu/h100' is"
+            " an alias of facts/traffic. Once the folder is renamed, the links to them dangle: rename it back to"
+            " records/hw, then run `flopkb mv hw/ NEW-FOLDER`",
+        ),
+        (
+            "records/hw",
+            "notes/hw",
+            "flopkb: no link to the records in records/hw/ is rewritten: notes/hw is not in records/, where every"
+            " record is. Once the folder is renamed",
+        ),
+        (
+            "records",
+            "notes",
+            "flopkb: renaming records/ moves the records folder: no id changes, but the records are no longer where"
+            " `records` under [tool.flopkb] in pyproject.toml says: write the folder's new path there",
+        ),
+    ],
+)
+async def test_a_folder_renamed_where_mv_would_refuse_gets_no_edits_and_a_warning(
+    tmp_path: Path, old: str, new: str, told: str
+) -> None:
+    """Where `flopkb mv` would refuse the move of one of its records, none is rewritten; the editor renames the folder
+    all the same, so the author is told."""
+    root = two_records(tmp_path)
+    traffic = root / "records/facts/traffic.yaml"
+    traffic.write_text(FACT.replace("kind: fact\n", "kind: fact\naliases: [gpu/h100]\n"), encoding="utf-8")
+    async with lsp_session(root) as lsp:
+        await settled(lsp, open_file(lsp, root, "records/facts/traffic.yaml"))
+        assert await lsp.workspace_will_rename_files_async(file_renamed(root, old, new)) is None
         (message,) = lsp.messages
         await lsp.workspace_will_rename_files_async(file_renamed(root, "schema", "schemas"))
         assert len(lsp.messages) == 1  # a folder without records: nothing to tell
-    assert (message.type, message.message) == (
-        types.MessageType.Warning,
-        "flopkb: renaming records/hw/ rewrites no link: the links to its 1 record (hw/h100) dangle once it is renamed. "
-        "Rename it back, then move each record with `flopkb mv OLD-ID NEW-ID` (or rename each file in the explorer): "
-        "their links follow",
-    )
+    assert message.type == types.MessageType.Warning
+    assert message.message.startswith(told)
 
 
 async def test_folder_renames_are_asked_of_the_server() -> None:
-    """The editor tells the server of a folder renamed (else the author gets no warning): a folder filter."""
+    """The editor tells the server of a folder renamed (else the links to its records are not rewritten): a folder
+    filter."""
     options = make_server().protocol.fm.feature_options[types.WORKSPACE_WILL_RENAME_FILES]
     assert types.FileOperationPatternKind.Folder in [item.pattern.matches for item in options.filters]
 

@@ -3,8 +3,10 @@ Code sends it), and a settings change that names no records folder is told, the 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
+from collections.abc import Callable
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
@@ -41,13 +43,23 @@ def renamed(lsp: LanguageClient, old: Path, new: Path) -> None:
 
 def registrations(lsp: LanguageClient) -> list[types.Registration]:
     """The registrations the server asks of the client, as they come."""
+    return asked(lsp)[0]
+
+
+def asked(lsp: LanguageClient) -> tuple[list[types.Registration], list[types.Unregistration]]:
+    """The registrations the server asks of the client, and those it withdraws, as they come."""
     registered: list[types.Registration] = []
+    withdrawn: list[types.Unregistration] = []
 
     @lsp.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(params: types.RegistrationParams) -> None:
         registered.extend(params.registrations)
 
-    return registered
+    @lsp.feature(types.CLIENT_UNREGISTER_CAPABILITY)
+    def unregister(params: types.UnregistrationParams) -> None:
+        withdrawn.extend(params.unregisterations)
+
+    return registered, withdrawn
 
 
 def watched(watchers: list[dict[str, Any]], path: Path, kind: types.WatchKind) -> bool:
@@ -119,6 +131,51 @@ async def test_a_records_setting_naming_no_folder_is_told_and_the_settings_befor
         await settled(lsp, uri)
         assert len(lsp.messages) == 1
         assert pushed(lsp, root) == before
+
+
+async def until(condition: Callable[[], bool], seconds: float = 30) -> None:
+    """Wait for `condition` to hold: what the server asks of the client comes in its own time."""
+    async with asyncio.timeout(seconds):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+@pytest.mark.asyncio
+async def test_a_records_folder_renamed_in_the_settings_is_watched_from_then_on(tmp_path: Path) -> None:
+    """`records = "notes"` saved: the watchers of records/ are withdrawn and notes/ watched, its subfolder deleted as
+    one event (which the first watchers do not report) seen as `flopkb check` sees it."""
+    root = write_kb(tmp_path, {**FILES, **{rel.replace("records/", "notes/"): text for rel, text in FILES.items()}})
+    pyproject = root / "pyproject.toml"
+    async with lsp_session(root, watch=True) as lsp:
+        registered, withdrawn = asked(lsp)
+        uri = open_file(lsp, root, "notes/facts/traffic.yaml")
+        await settled(lsp, uri)
+        (first,) = registered
+        assert not watched(first.register_options["watchers"], root / "notes/hw", types.WatchKind.Delete)
+
+        pyproject.write_text('[tool.flopkb]\nrecords = "notes"\n', encoding="utf-8")
+        told(lsp, (pyproject, types.FileChangeType.Changed))
+        await settled(lsp, uri)
+        await until(lambda: len(registered) == 2)  # asked once the client answered the withdrawal
+        assert [(item.id, item.method) for item in withdrawn] == [(first.id, types.WORKSPACE_DID_CHANGE_WATCHED_FILES)]
+        (_, second) = registered
+        assert second.id != first.id and second.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+        watchers = second.register_options["watchers"]
+        for folder in ("notes", "notes/hw", "schema"):
+            assert watched(watchers, root / folder, types.WatchKind.Delete), folder
+        assert not watched(watchers, root / "records/hw", types.WatchKind.Delete)
+        assert pushed(lsp, root) == checked(root, UTF16)
+
+        shutil.rmtree(root / "notes/hw")
+        told(lsp, (root / "notes/hw", types.FileChangeType.Deleted))
+        await settled(lsp, uri)
+        assert "dangling-ref" in {item[3] for item in pushed(lsp, root) if item[0] == "notes/facts/traffic.yaml"}
+        assert pushed(lsp, root) == checked(root, UTF16)
+
+        pyproject.write_text('[tool.flopkb]\nrecords = "notes"\n# the same folders\n', encoding="utf-8")
+        told(lsp, (pyproject, types.FileChangeType.Changed))
+        await settled(lsp, uri)
+        assert len(registered) == 2 and len(withdrawn) == 1  # watching what it watches: nothing asked
 
 
 def test_a_folder_told_of_forgets_every_file_under_it_and_no_other() -> None:

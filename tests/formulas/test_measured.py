@@ -251,7 +251,7 @@ def test_evidence_marks_a_claim_on_a_simulated_measurement(tmp_path: Path) -> No
         "sim",
         "Figure 21",
     )
-    assert kb.evidence.of("facts/f").status == "verified"
+    assert kb.evidence.of("facts/f").status == "no-debt"
 
 
 def test_evidence_lists_every_disagreement_with_the_records_resting_on_it(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flopkb.links.debt import INHERITED_DEBT, NO_SOURCES, OWN_DEBT, VERIFIED
+from flopkb.links.debt import INHERITED_DEBT, NO_DEBT, NO_SOURCES, OWN_DEBT
 from flopkb.links.evidence import formula_scope
 from kbfixture import accelerator, compile_kb, located, write_kb
 
@@ -145,12 +145,12 @@ def test_own_and_inherited_debt_as_data(tmp_path: Path) -> None:
     status = {record_id: evidence.of(record_id).status for record_id in kb.entries}
     assert status == {
         "hw/h100": OWN_DEBT,
-        "hw/b200": VERIFIED,
-        "src/p": VERIFIED,
+        "hw/b200": NO_DEBT,
+        "src/p": NO_DEBT,
         "flops/a": OWN_DEBT,  # its own unverified row, and a row resting on h100's bandwidth
         "facts/r": INHERITED_DEBT,
         "facts/s": INHERITED_DEBT,
-        "facts/t": VERIFIED,  # its own hardware takes precedence over the borrowed formula's
+        "facts/t": NO_DEBT,  # its own hardware takes precedence over the borrowed formula's
         "flops/d": INHERITED_DEBT,  # the default scope: affected_by_hardware; prose links carry no debt
     }
     bandwidth = next(item for item in evidence.debt if item.record == "hw/h100")
@@ -176,7 +176,7 @@ def test_own_and_inherited_debt_as_data(tmp_path: Path) -> None:
     assert inherited["flops/d"] == [("hw/h100", ("hw/h100",), ("formulas", 0))]
     assert evidence.of("facts/s").sources_of_debt == ("hw/h100",)
     assert [item.label for item in evidence.of("flops/a").own] == ["hardware_parameters[0] (memory_bandwidth)"]
-    assert evidence.counts() == {VERIFIED: 3, OWN_DEBT: 2, INHERITED_DEBT: 3}
+    assert evidence.counts() == {NO_DEBT: 3, OWN_DEBT: 2, INHERITED_DEBT: 3}
 
 
 def test_debt_follows_formula_ref_chains_and_stops_at_cycles(tmp_path: Path) -> None:

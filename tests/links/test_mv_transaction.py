@@ -53,11 +53,13 @@ def states(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], 
     return before, snapshot(root)
 
 
-def killed_mv(root: Path, kill_at: int) -> subprocess.CompletedProcess[str]:
+def killed_mv(
+    root: Path, kill_at: int, old: str = "facts/ridge", new: str = "facts/roofline/ridge"
+) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "compiler"), str(REPO / "tests")])}
     script = str(REPO / "tests" / "killed_mv.py")
     return subprocess.run(
-        [sys.executable, script, str(root), "facts/ridge", "facts/roofline/ridge", str(kill_at)],
+        [sys.executable, script, str(root), old, new, str(kill_at)],
         capture_output=True,
         text=True,
         env=environment,
@@ -69,14 +71,29 @@ def test_a_mv_killed_at_any_write_ends_finished_or_untouched_after_the_next_comm
     tmp_path: Path, states: tuple[dict[str, bytes], dict[str, bytes]]
 ) -> None:
     before, after = states
-    whole = killed_mv(write_kb(tmp_path / "whole", dict(FILES)), 0)
+    assert killed_at_every_write(tmp_path, "facts/ridge", "facts/roofline/ridge", before, after) >= 7
+
+
+def test_a_folder_mv_killed_at_any_write_ends_finished_or_untouched_after_the_next_command(tmp_path: Path) -> None:
+    """Every record of the folder moved, or none: never a base half moved once the next command ran."""
+    root = write_kb(tmp_path / "reference", dict(FILES))
+    before = snapshot(root)
+    assert run(root, "mv", "flops/", "ops")[0] == 0
+    assert (
+        killed_at_every_write(tmp_path, "flops/", "ops", before, snapshot(root)) >= 9
+    )  # two files moved: two removals
+
+
+def killed_at_every_write(tmp_path: Path, old: str, new: str, before: dict[str, bytes], after: dict[str, bytes]) -> int:
+    """How many writes `flopkb mv OLD NEW` makes, once it was killed at each of them in turn, and the next command
+    left the base as it was `before` the move, or as it is `after` it (both seen)."""
+    whole = killed_mv(write_kb(tmp_path / "whole", dict(FILES)), 0, old, new)
     assert whole.returncode == 0, whole.stderr
     writes = int(whole.stderr.rsplit("calls=", 1)[1])
-    assert writes >= 7  # the journal, three files, the removal, the journal's removal
     outcomes = set()
     for kill_at in range(1, writes + 1):
         root = write_kb(tmp_path / str(kill_at), dict(FILES))
-        killed = killed_mv(root, kill_at)
+        killed = killed_mv(root, kill_at, old, new)
         assert killed.returncode == -9, (kill_at, killed.stderr)
         if (root / ".flopkb-mv.json").exists():
             diagnostics = located(compile_kb(root), ignore=("orphan", "broken-link", "alias-shadows-id"))
@@ -88,6 +105,7 @@ def test_a_mv_killed_at_any_write_ends_finished_or_untouched_after_the_next_comm
         outcomes.add("finished" if state == after else "untouched")
         assert not [path for path in root.rglob("*.tmp")], kill_at
     assert outcomes == {"finished", "untouched"}
+    return writes
 
 
 def test_undo_puts_every_file_back(tmp_path: Path, states: tuple[dict[str, bytes], dict[str, bytes]]) -> None:

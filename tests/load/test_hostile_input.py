@@ -187,6 +187,8 @@ def test_a_name_that_is_not_utf8_is_reported_escaped(tmp_path: Path) -> None:
     kb = compile_kb(root)
     [problem] = [d for d in kb.diagnostics if d.code == "encoding"]
     assert problem.path == "records/flops/bad\\xff.yaml"
+    assert problem.message == "the file's name is not UTF-8"
+    assert problem.hint == "rename the file: its name's bytes that are not UTF-8 are shown as \\x escapes"
     problem.path.encode("utf-8")
 
 

@@ -1,8 +1,8 @@
 """A list item left out by validation (a required part wrong) is told once, where it is: a link to it from its own
 record or another is not told to dangle as well, nor is the record told it is a draft for specs all left out.
 
-What a left-out item's own other parts would tell (its expression, its claims, its links) is not told until the item
-is fixed: docs/record-format.md says so, and `test_a_left_out_item_s_own_other_problems_wait_for_its_fix` holds it."""
+What a left-out item tells as written (its links, its expression's syntax) is told in the same run, and what needs it
+in the model (its claims judged) once it is fixed: docs/cli.md says so, and the tests below hold it."""
 
 from __future__ import annotations
 
@@ -68,10 +68,20 @@ def test_a_link_to_an_item_that_is_not_there_still_dangles(tmp_path: Path) -> No
     assert [code for _, code, *_ in _told(tmp_path, files)] == ["unknown-term", "dangling-anchor"]
 
 
-def test_a_left_out_item_s_own_other_problems_wait_for_its_fix(tmp_path: Path) -> None:
+def test_a_left_out_item_s_links_are_told_with_it_and_what_needs_the_model_waits_for_its_fix(tmp_path: Path) -> None:
     claim = "      - value: 6\n        measured: src/q#m\n        where: {nope: 1}\n        hardware: hw/nowhere\n"
     files = {"records/flops/x.yaml": FLOP + "formulas:\n  - id: f\n    expr: 2 * 3\n    expect:\n" + claim}
-    assert [code for _, code, *_ in _told(tmp_path, files)] == ["invalid-value"]  # the rule; not `nope`, nor the ref
+    assert [told[1:] for told in _told(tmp_path, files)] == [
+        ("invalid-value", 9, 9, "formulas[0].expect[0]: a claim has exactly one of 'value' and 'measured'"),
+        ("dangling-ref", 10, 19, "formulas[0].expect[0].measured: 'src/q#m' resolves to no record"),
+        ("dangling-ref", 12, 19, "formulas[0].expect[0].hardware: 'hw/nowhere' resolves to no record"),
+    ]  # not that `where` names no input of the formula: the claim is judged against its formula once it is whole
+
+
+def test_a_part_of_a_left_out_item_that_the_schema_told_wrong_is_told_that_alone(tmp_path: Path) -> None:
+    formula = "  - id: '42'\n    expr: 2 * hw.memory_bandwidth\n    expect:\n      - value: 6\n"
+    files = {"records/flops/x.yaml": FLOP + "formulas:\n" + formula + "        hardware: ' hw/h100'\n"}
+    assert [told[1:4] for told in _told(tmp_path, files)] == [("invalid-value", 6, 9), ("invalid-value", 10, 19)]
 
 
 @settings(max_examples=30, deadline=None)
@@ -106,14 +116,19 @@ ID_TOLD = {
         "  - id: Bad Name\n    expr: 2 * 3\n    expect:\n      - value: 7\n",
         [BAD_ID, ("claim-mismatch", 9, 16, "expect[0] states 7, computes 6 (off by 17%, tolerance 1%)")],
     ),
-    # Not renamed where the name is taken, or would be twice: left out, told once each, no duplicate told.
+    # Not renamed where the name is taken, or would be twice: left out, told once each, no duplicate told; what its
+    # expression tells as written is told with it.
     "a formula's id, the name taken": (
         "  - id: Bad Name\n    expr: 2 *\n  - id: bad_name\n    expr: '1'\n",
-        [BAD_ID],
+        [BAD_ID, ("formula-syntax", 7, 11, "expr: invalid syntax")],
     ),
     "two formulas' ids, one name": (
         "  - id: Bad Name\n    expr: 2 *\n  - id: BAD NAME\n    expr: '1'\n",
-        [BAD_ID, ("invalid-value", 8, 9, "formulas[1].id: 'BAD NAME' is not a formula id ([a-z][a-z0-9_-]*)")],
+        [
+            BAD_ID,
+            ("formula-syntax", 7, 11, "expr: invalid syntax"),
+            ("invalid-value", 8, 9, "formulas[1].id: 'BAD NAME' is not a formula id ([a-z][a-z0-9_-]*)"),
+        ],
     ),
 }
 
@@ -155,3 +170,72 @@ def test_a_wrong_id_adds_its_own_problem_to_what_the_renamed_item_tells(body: st
             told.append(set(_told(Path(folder), {"records/flops/x.yaml": text})))
     assert told[0] - told[1] == {("records/flops/x.yaml", *BAD_ID)}
     assert told[1] <= told[0]
+
+
+ROW = (
+    "  - parameter: memory_bandwidth\n    effect: It moves{prose}.\n    basis: {basis}\n"
+    "    values_for: [hw/h100{ref}]\n"
+)
+ERRATUM = "  - field: description\n    quote: d\n    correction: It is e{prose}.\n    basis: {basis}\n"
+MEASURED = (
+    "  - id: m{index}\n    quantity: q\n    value: {value}\n    basis: {basis}\n    where: T1\n"
+    "    conditions: {{setting: 'on H100{prose}'}}\n"
+)
+FORMULA = "  - id: {basis}\n    expr: '{expr}'\n    hardware: [hw/h100{ref}]\n"
+ITEMS = {
+    "a row": (FLOP + "hardware_parameters:\n", ROW, ("bogus", "derived"), ("prose", "ref")),
+    "an erratum": (FLOP + "errata:\n", ERRATUM, ("bogus", "derived"), ("prose",)),
+    "a measurement": (
+        "id: src/q\nkind: source\ntitle: Q\nmeasurements:\n",
+        MEASURED,
+        ("bogus", "measured"),
+        ("prose",),
+    ),
+    "a formula": (FLOP + "formulas:\n", FORMULA, ("'42'", "f{index}"), ("ref",)),
+}
+"""Records of a list of items: the head of the record, an item (its basis, or a formula's id; the links it may
+carry), what breaks the item in the schema and what fixes it, and where it may carry a link."""
+DANGLING = {"prose": " with [[flops/nowhere]]", "ref": ", hw/nope"}
+"""A dangling link an item carries, in its prose or as a ref."""
+
+
+UNREADABLE = {"expr": ("2 * 3", "2 *"), "value": ("6 ms", "6 furlongs")}
+"""A formula's expression, a measurement's value: one that reads, one that does not."""
+
+
+def _item(template: str, basis: str, index: int, links: dict[str, str], unreadable: bool) -> str:
+    written = {name: values[unreadable] for name, values in UNREADABLE.items()}
+    return template.format(
+        basis=basis.format(index=index), index=index, **written, **{**dict.fromkeys(DANGLING, ""), **links}
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), st.sampled_from(sorted(ITEMS)), st.integers(0, 2), st.integers(0, 1), st.booleans())
+def test_a_left_out_item_s_links_and_values_are_told_with_its_schema_problem_and_its_fix_adds_none(
+    data: st.DataObject, name: str, before: int, after: int, unreadable: bool
+) -> None:
+    """A list's item broken in the schema, among whole ones, carrying a dangling link (in its prose, or a ref; a
+    formula's expression or a measurement's value may not read either): one run tells its schema problem, the link
+    and what does not read, at their places in the file; once the schema problem is fixed, the next run tells the
+    rest as it was, and nothing more."""
+    head, template, (broken, fixed), places = ITEMS[name]
+    links = data.draw(st.sets(st.sampled_from(places), min_size=1))
+    whole = [_item(template, fixed, index, {}, False) for index in range(before + 1 + after)]
+    told = []
+    for basis in (broken, fixed):
+        carrying = _item(template, basis, before, {link: DANGLING[link] for link in links}, unreadable)
+        rel = "records/src/q.yaml" if template is MEASURED else "records/flops/x.yaml"
+        with tempfile.TemporaryDirectory() as folder:
+            text = head + "".join([*whole[:before], carrying, *whole[before + 1 :]])
+            told.append(set(_told(Path(folder), {rel: text})))
+    broken_told, fixed_told = told
+    assert fixed_told <= broken_told  # nothing new once fixed
+    schema = broken_told - fixed_told
+    assert len(schema) == 1 and next(iter(schema))[1] in ("unknown-term", "invalid-value")  # the schema problem alone
+    dangling = {code for _, code, *_ in fixed_told if code.startswith("dangling")}
+    assert dangling == {"dangling-link" if link == "prose" else "dangling-ref" for link in links}
+    assert any(code == "formula-syntax" for _, code, *_ in fixed_told) == (template is FORMULA and unreadable)
+    assert any(message.endswith("unknown unit 'furlongs'") for *_, message in fixed_told) == (
+        template is MEASURED and unreadable
+    )

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cost import calls, growth
-from flopkb.load.omitted import Omitted, view_path, without_items, written_path
+from flopkb.load.omitted import Omitted, view_path, with_items, without_items, written_path
 from flopkb.load.source import Source, parse
 from flopkb.load.validate import validate_record
 from flopkb.load.vocabulary import Vocabulary
@@ -74,3 +74,22 @@ def test_an_index_left_out_is_moved_as_the_list_without_it_has_it(size: int, gon
         assert view == (None if index in gone else (*at, kept.index(index)))
     assert [written_path((*at, index), items)[-1] for index in range(len(kept))] == kept
     assert without_items({"formulas": [{"expect": list(range(size))}]}, items)["formulas"][0]["expect"] == kept
+
+
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.booleans(), max_size=5)), max_size=5))
+def test_the_items_left_out_go_back_where_they_were(formulas: list[tuple[bool, list[bool]]]) -> None:
+    """Formulas, each left out or kept, and the claims of those kept, each left out or kept: the data read without
+    them, with them back (`with_items`), is the file's."""
+    data = {
+        "formulas": [{"id": index, "expect": list(range(len(claims)))} for index, (_, claims) in enumerate(formulas)]
+    }
+    items = Omitted(
+        {("formulas", index): data["formulas"][index] for index, (gone, _) in enumerate(formulas) if gone}
+        | {
+            ("formulas", index, "expect", claim): claim
+            for index, (gone, claims) in enumerate(formulas)
+            for claim, left in enumerate(claims)
+            if left and not gone
+        }
+    )
+    assert with_items(without_items(data, items), items) == data

@@ -55,6 +55,9 @@ TOLD = {
             f"{REL}:6:5: error invalid-value: formulas[0]: a formula has exactly one of 'expr' and 'ref'",
             "    hint: keep one: remove `ref:` to use this expression, or `expr:` to reuse the other formula",
             f"{REL}:7:12: error invalid-value: formulas[0].title: expected text, got a list",
+            # told of the formula left out as written, in the same run (`flopkb.pipeline.left_out`)
+            f"{REL}:9:10: error dangling-ref: formulas[0].ref: 'flops/y#g' resolves to no record",
+            "    hint: did you mean flops/x?",
         ],
     ),
     # The rule reads which keys the claim has, whatever their values: a wrong value is a value given...

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 import random
+import tempfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 import flopkb
 import flopkb.pipeline.cache
+from cache_loads import recording_loads
 from flopkb.cli import main
 from flopkb.config import load_config
 from flopkb.kb.knowledge_base import KnowledgeBase
@@ -297,3 +302,62 @@ def test_a_model_pickled_for_the_cache_unpickles_as_it_was(tmp_path: Path) -> No
     for model, blob in zip(models, blobs, strict=True):
         assert same_model(pickle.loads(blob), model)
         assert blob == pickled(model)  # nothing of one file's pickle is in the next one's
+
+
+FLOP_WITH = """\
+id: flops/w
+kind: flop
+category: arithmetic-intensity
+description: See [[src/s#m]] and [[flops/a]].
+formulas:
+  - id: f
+    expr: 2 * t
+    unit: {unit}
+    inputs:
+      t: 3 ms
+    expect:
+      - value: 6 ms
+        rel_tol: {rel_tol}
+      - measured: src/s#m
+        where: {where}
+  - id: g
+    expr: 2 * 3
+    {ref}
+"""
+LINES = {"unit": 8, "rel_tol": 13, "where": 15, "ref": 16}
+"""The line each mistake of `WRONG` is told at."""
+MEASUREMENT = "  - {{id: {name}, quantity: q, value: 6 ms, basis: {basis}, where: T1}}\n"
+WRONG = {
+    "unit": ("ms", "[ms]"),
+    "rel_tol": ("0.01", "lots"),
+    "where": ("{t: 3 ms}", "[1]"),
+    "ref": ("title: G", "ref: flops/a#f"),  # a formula with both `expr` and `ref`: left out whole
+}
+
+
+@settings(max_examples=10, deadline=None)
+@given(wrong=st.sets(st.sampled_from(sorted(WRONG))), bases=st.lists(st.booleans(), min_size=1, max_size=3))
+def test_a_file_validation_left_parts_out_of_is_kept_and_told_the_same(wrong: set[str], bases: list[bool]) -> None:
+    """A file with fields the schema told wrong, or list items left out, is kept by the cache (not loaded again), and
+    every run through it prints what `--no-cache` prints, byte for byte."""
+    fields = {name: WRONG[name][name in wrong] for name in WRONG}
+    measurements = "".join(
+        MEASUREMENT.format(name="mno"[index], basis="measured" if whole else "bogus")
+        for index, whole in enumerate(bases)
+    )
+    files = {
+        "records/flops/w.yaml": FLOP_WITH.format(**fields),
+        "records/src/s.yaml": f"id: src/s\nkind: source\ntitle: S\nmeasurements:\n{measurements}",
+    }
+    runner = CliRunner()
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch, recording_loads(patch) as runs:
+        root = write_kb(Path(folder), files)
+        check = ["check", "--root", str(root), "--format", "json"]
+        printed = [runner.invoke(main, [*check, "--no-cache"]).stdout]
+        printed += [
+            runner.invoke(main, check).stdout for _ in range(3)
+        ]  # stored, then read, then with what was derived
+    assert printed[1:] == printed[:1] * 3
+    told = {(item["path"], item["line"]) for item in json.loads(printed[0])["diagnostics"]}
+    assert {("records/flops/w.yaml", LINES[name]) for name in wrong} <= told  # each wrong field told, once kept
+    assert runs == [sorted(files), [], []]  # the first run through the cache loads every file, the next ones none

@@ -186,7 +186,9 @@ def test_a_quick_fix_says_what_it_writes_in_bounded_words_and_writes_it_whole() 
     data = {"range": [3, 10, 3, 100_022], "offered": [name], "written": written}
     text = "\n\n\nsources: [" + written + "]\n"
     diagnostic = types.Diagnostic(range=where, message="m", source=SOURCE, data=data)
-    [action] = quick_fixes("file:///x.yaml", [diagnostic], text, 1, types.PositionEncodingKind.Utf16)
+    [action] = quick_fixes(
+        "file:///x.yaml", [diagnostic], text, 1, types.PositionEncodingKind.Utf16, lambda _, told: told
+    )
     assert action.title == f"Write '{cut(name)}' for '{cut(written)}'" and len(action.title) <= 2 * QUOTE + 20
     assert action.edit is not None and action.edit.document_changes is not None
     [change] = action.edit.document_changes

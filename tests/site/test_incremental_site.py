@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from flopkb.config import load_config
 from flopkb.pipeline.cache import FileCache
+from flopkb.site.pages import listings
 from flopkb.site.publishing.publish import BuildOutcome, build
 from flopkb.site.publishing.search import BUNDLE
 from flopkb.site.publishing.serve import Server
@@ -87,6 +88,17 @@ def apply(model: dict[str, dict[str, str]], edit: tuple[str, str, str]) -> None:
         model[record_id][what] = value
 
 
+def save(root: Path, model: dict[str, dict[str, str]], edit: tuple[str, str, str]) -> None:
+    """Apply `edit` to the model, and to the base's files: those that changed written, those that went removed."""
+    before = records(model)
+    apply(model, edit)
+    for rel in before.keys() - records(model).keys():
+        (root / rel).unlink()
+    for rel, text in records(model).items():
+        if before.get(rel) != text:
+            (root / rel).write_text(text)
+
+
 def tree(root: Path) -> dict[str, str]:
     return {
         p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
@@ -117,19 +129,37 @@ def test_an_incremental_build_is_the_full_build(tmp_path: Path, edits: list[tupl
     root = write_kb(work / "kb", records(model))
     build_with_cache(root)
     for edit in edits:
-        before = records(model)
-        apply(model, edit)
-        for rel in before.keys() - records(model).keys():
-            (root / rel).unlink()
-        for rel, text in records(model).items():
-            if before.get(rel) != text:
-                (root / rel).write_text(text)
+        save(root, model, edit)
         build_with_cache(root)
     fresh = write_kb(work / "fresh", records(model))
     full = build_with_cache(fresh)
     assert full.rendered == len(model)
     assert tree(root / "build" / "site") == tree(fresh / "build" / "site")
     assert tree(root / "build" / "site-docs") == tree(fresh / "build" / "site-docs")
+
+
+def test_paged_listings_built_incrementally_are_the_full_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One row a page: records added, renamed and removed shift rows between pages, add pages and take them away."""
+    monkeypatch.setattr(listings, "LISTING_ROWS", 1)
+    model = {record_id: dict(fields) for record_id, fields in START.items()}
+    root = write_kb(tmp_path / "kb", records(model))
+    build_with_cache(root)
+    assert (root / "build/site/kinds/accelerator/2.html").is_file()
+    edits = [
+        ("add", "facts/n1", "alpha"),
+        ("add", "facts/n2", "beta"),
+        ("title", "hw/a2", "0 Another"),  # sorted before hw/a1 now: the two swap pages
+        ("remove", "facts/n1", ""),
+        ("remove", "facts/n2", ""),
+    ]
+    for edit in edits:
+        save(root, model, edit)
+        build_with_cache(root)
+        fresh = write_kb(tmp_path / f"fresh-{len(model)}-{edit[0]}", records(model))
+        build_with_cache(fresh)
+        assert tree(root / "build" / "site") == tree(fresh / "build" / "site"), edit
+        assert tree(root / "build" / "site-docs") == tree(fresh / "build" / "site-docs"), edit
+    assert not (root / "build/site/kinds/fact/2.html").exists(), "one fact left: one page"
 
 
 def test_an_unchanged_base_renders_and_converts_nothing(tmp_path: Path) -> None:
@@ -155,8 +185,10 @@ def test_serve_indexes_for_search_only_when_asked_and_then_is_the_full_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Serve's rebuilds change the site in place and leave its index alone until a search asks for it
-    (no pagefind run per save); then the site is what a full build writes."""
+    (no pagefind run per save); then the site is what a full build writes. One row a listing page: the saves add
+    listing pages and take them away."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
+    monkeypatch.setattr(listings, "LISTING_ROWS", 1)
     model = {record_id: dict(fields) for record_id, fields in START.items()}
     root = write_kb(tmp_path / "kb", records(model))
     server = Server(load_config(root), port=0)

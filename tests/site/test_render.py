@@ -204,6 +204,19 @@ def test_graph_page_has_every_record_with_positions(project_site: BuiltSite) -> 
     assert 'data-graph="#flopkb-graph-data"' in project_site.html("graph.html")  # small: inlined, works from file://
 
 
+def test_home_and_graph_pages_count_the_same_links_between_records(project_site: BuiltSite) -> None:
+    """A link of a record to itself is not "between" records: neither page counts it (the project has some)."""
+    kb_graph = project_site.outcome.kb.graph
+    assert kb_graph is not None
+    graph = kb_graph.graph
+    self_links = sum(1 for source, target in graph.edges if source == target)
+    assert self_links, "the project's records link to themselves somewhere: else this test proves nothing"
+    between = graph.number_of_edges() - self_links
+    home = re.findall(r"<strong>(\d+)</strong><span>links between them", project_site.html("index.html"))
+    drawn = re.findall(r"(\d+) links between them", project_site.html("graph.html"))
+    assert home == drawn == [str(between)]
+
+
 def test_home_and_indexes(project_site: BuiltSite) -> None:
     home = project_site.html("index.html")
     assert "What the base holds" in home

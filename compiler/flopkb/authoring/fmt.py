@@ -21,7 +21,8 @@ The canonical form (docs/authoring.md shows it):
   mark are kept.
 
 ruamel.yaml's round-trip mode rebuilds the text: it keeps quoting, block
-scalars, number spellings. Each result is checked before it is written: the
+scalars, number spellings. Each new result is checked before it is written
+(one that is the text as it was holds its data and comments already): the
 data must parse equal to the original and every comment must still be there,
 or the file is left as it is and reported. A file is replaced only if it still
 holds the bytes that were formatted (an author's save made while fmt ran is
@@ -35,6 +36,7 @@ import re
 import types
 import typing
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -134,13 +136,14 @@ def format_text(text: str, path: str) -> str | list[Diagnostic]:
 def _format_text(text: str, path: str) -> str | list[Diagnostic]:
     newline = "\r\n" if text.partition("\n")[0].endswith("\r") else "\n"
     text = text.replace("\r\n", "\n")
-    source, problems = parse(text, path)
+    trees: list[yaml.Node] = []
+    source, problems = parse(text, path, trees)
     if source is not None and source.untabbed:  # tabs that indent, each replaced by one level of spaces
         text = replace_line_start_tabs(text)
-        source, problems = parse(text, path)
+        source, problems = parse(text, path, trees)
     if source is None or problems:
         return problems
-    tree = _compose(text)
+    tree = trees[-1]  # the text as it is (or untabbed) makes a record: its own tree
     comments = detach(text, tree)
     try:
         data = roundtrip.load(text)
@@ -150,7 +153,8 @@ def _format_text(text: str, path: str) -> str | list[Diagnostic]:
     _canonical(data, comments, _multiline_sources(tree, text))
     bare = roundtrip.dump(data)
     formatted = attach(bare, _compose(bare), comments)
-    _verify(source.data, comment_texts(text, tree), formatted, path)
+    if formatted != text:  # the text as it was holds its own data and comments: only a new one is checked
+        _verify(source.data, comment_texts(text, tree), formatted, path)
     return formatted.replace("\n", newline) if newline != "\n" else formatted
 
 
@@ -165,10 +169,11 @@ def _compose(text: str) -> yaml.Node:
 
 
 def _verify(data: dict[str, Any], comments: list[str], formatted: str, path: str) -> None:
-    source, problems = parse(formatted, path)
+    trees: list[yaml.Node] = []
+    source, problems = parse(formatted, path, trees)
     if source is None or problems or source.data != data:
         raise _Unsafe("the formatted data would differ from the original")
-    if comment_texts(formatted, _compose(formatted)) != comments:
+    if comment_texts(formatted, trees[-1]) != comments:  # a record read from the text as it is: its tree
         raise _Unsafe("a comment would be lost")
 
 
@@ -205,12 +210,13 @@ def _fields(
     node: CommentedMap, model: type[BaseModel], path: tuple[Any, ...], column: int, commented: set[tuple[Any, ...]]
 ) -> None:
     """Order the rows under the fields of `node` (a mapping of `model`) and set the style of its id lists."""
+    kinds = _field_kinds(model)
     for key, value in node.items():
-        info = model.model_fields.get(key)
-        if info is None:
+        kind = kinds.get(key)
+        if kind is None:
             continue
         where = (*path, key)
-        container, row = _shape(info.annotation)
+        container, row, id_list = kind
         if row is not None and container == "model" and isinstance(value, CommentedMap):
             _row(value, row, where, column + INDENT, commented)
         elif row is not None and container == "list" and isinstance(value, CommentedSeq):
@@ -221,8 +227,17 @@ def _fields(
             for name, item in value.items():
                 if isinstance(item, CommentedMap):
                     _row(item, row, (*where, name), column + 2 * INDENT, commented)
-        if isinstance(value, CommentedSeq) and _is_id_list(key, info.annotation):
+        if isinstance(value, CommentedSeq) and id_list:
             _id_list_style(value, where, column + len(str(key)) + len(": "), commented)
+
+
+@cache
+def _field_kinds(model: type[BaseModel]) -> dict[str, tuple[str | None, type[BaseModel] | None, bool]]:
+    """For each field of `model`: how it holds rows (`_shape`) and whether it is a list of ids; worked out from its
+    annotation once, not for each of thousands of rows."""
+    return {
+        key: (*_shape(info.annotation), _is_id_list(key, info.annotation)) for key, info in model.model_fields.items()
+    }
 
 
 def _row(

@@ -22,22 +22,40 @@ every text where PyYAML runs without libyaml.
 Writing: ruamel.yaml marks where a folded block scalar folds by copying the
 whole text once a fold (15,000 folds of a 1 MB string: 1.5 s); `_Representer`
 marks them all in one copy.
+
+Both ways, ruamel.yaml's components spend a third of their time finding one
+another and their tags again for each node: the composer asks the `YAML`
+object for its parser and resolver through properties that look them up by
+name, the serializer does so for its emitter and resolver, the resolver
+works out the YAML version read, and each tag is a new `Tag` whose suffix is
+decoded from percent-escapes a character at a time. `_LEAN` holds
+components that do the same work and keep what they looked up once: nothing
+changes it mid-way through a dump or a load of one document (a `%YAML`
+directive, which changes the version read and with it ruamel.yaml's
+resolver, is read before the document's first node, where the lean
+components first look).
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from functools import cached_property, lru_cache
 from typing import Any
 
 import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml import events as rt
+from ruamel.yaml.composer import Composer
 from ruamel.yaml.constructor import RoundTripConstructor
+from ruamel.yaml.emitter import RoundTripEmitter
 from ruamel.yaml.error import YAMLError
-from ruamel.yaml.nodes import ScalarNode
+from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ruamel.yaml.representer import RoundTripRepresenter
+from ruamel.yaml.resolver import VersionedResolver
 from ruamel.yaml.scalarstring import FoldedScalarString
+from ruamel.yaml.serializer import Serializer
+from ruamel.yaml.tag import Tag
 
 INDENT = 2
 _FOLD = "\a"
@@ -131,10 +149,13 @@ def _events(text: str) -> list[Any]:
 
 
 def handler() -> YAML:
-    """ruamel.yaml's round trip: quotes kept, no line folded that the author did not fold, sequences indented."""
+    """ruamel.yaml's round trip: quotes kept, no line folded that the author did not fold, sequences indented; its
+    components lean (`_LEAN`), for a dump or a load of one document."""
     made = YAML(typ="rt")
     made.Constructor = _Constructor
     made.Representer = _Representer
+    for name, component in _LEAN.items():
+        setattr(made, name, component)
     made.preserve_quotes = True
     made.width = 1 << 16
     made.indent(mapping=INDENT, sequence=2 * INDENT, offset=INDENT)
@@ -197,3 +218,70 @@ class _Constructor(RoundTripConstructor):
 
 
 _Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_dateless)
+
+
+@lru_cache(maxsize=64)
+def _tag(suffix: str) -> Tag:
+    return Tag(suffix=suffix)
+
+
+def _interned(tag: Any) -> Any:
+    """One `Tag` for each tag without a handle (what a dump and libyaml's events give), its decoded suffix kept:
+    ruamel.yaml makes a new one for each node, and decodes its suffix when it is first compared."""
+    if isinstance(tag, str):
+        return _tag(tag)
+    if isinstance(tag, Tag) and tag.handle is None and isinstance(tag.suffix, str):
+        return _tag(tag.suffix)
+    return tag
+
+
+class _LeanRepresenter(_Representer):
+    def represent_scalar(self, tag: Any, value: Any, style: Any = None, anchor: Any = None) -> ScalarNode:
+        return super().represent_scalar(_interned(tag), value, style, anchor)
+
+    def represent_sequence(self, tag: Any, sequence: Any, flow_style: Any = None) -> SequenceNode:
+        return super().represent_sequence(_interned(tag), sequence, flow_style)
+
+    def represent_mapping(self, tag: Any, mapping: Any, flow_style: Any = None) -> MappingNode:
+        return super().represent_mapping(_interned(tag), mapping, flow_style)
+
+
+def _once(looked_up: Any) -> Any:
+    """ruamel.yaml's property `looked_up`, looked up once."""
+    return cached_property(looked_up.fget)
+
+
+class _LeanResolver(VersionedResolver):
+    versioned_resolver = _once(VersionedResolver.versioned_resolver)  # the version is known before the first node
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        return _interned(super().resolve(kind, value, implicit))
+
+
+class _LeanComposer(Composer):
+    parser = _once(Composer.parser)
+    resolver = _once(Composer.resolver)
+
+
+class _LeanSerializer(Serializer):
+    emitter = _once(Serializer.emitter)
+    resolver = _once(Serializer.resolver)
+
+
+class _LeanEmitter(RoundTripEmitter):
+    def emit(self, event: Any) -> None:
+        """ruamel.yaml's, without asking the environment for `YAMLDEBUG` at each event."""
+        self.events.append(event)
+        while not self.need_more_events():
+            self.event = self.events.pop(0)
+            self.state()
+            self.event = None
+
+
+_LEAN: dict[str, type] = {
+    "Composer": _LeanComposer,
+    "Resolver": _LeanResolver,
+    "Representer": _LeanRepresenter,
+    "Serializer": _LeanSerializer,
+    "Emitter": _LeanEmitter,
+}

@@ -6,35 +6,34 @@ replaces (`flopkb.editor.diagnostics.fixes`, from the same hint `flopkb
 check` prints); the client sends it back with the request. That range is
 where the text was when the check read it: the buffer may have changed
 since (the editor holds a diagnostic until the next check's). The fix is
-offered where the current text holds the word the hint is about: at that
-range, else the one place it is written as a word within `NEAR` lines of it
-(an edit before it on its line, lines added or removed above); nowhere when
-it is not there or written more than once there. The edit names the
-document's version, where the client takes versioned edits
+offered where that range is now, carried through the edits since
+(`flopkb.editor.tracking`), when the text there is still the word the hint
+is about; nowhere when an edit touched it. The edit names the document's
+version, where the client takes versioned edits
 (`workspace.workspaceEdit.documentChanges`): it refuses it once the buffer
 is newer still.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
 
 from flopkb.editor.diagnostics import SOURCE
-from flopkb.editor.positions import code_point_offset, lsp_position
+from flopkb.editor.positions import code_point_offset
 from flopkb.report.cut import cut
 
-NEAR = 5
-"""How many lines above and below the range it was told at a fix's text is looked for when it moved."""
+Placed = Callable[[types.Diagnostic, types.Range], types.Range | None]
+"""Where a range the check that told a diagnostic placed is in the buffer now (`flopkb.editor.tracking`), or None."""
 
 
 def quick_fixes(
-    uri: str, diagnostics: list[types.Diagnostic], text: str, version: int | None, encoding: str
+    uri: str, diagnostics: list[types.Diagnostic], text: str, version: int | None, encoding: str, placed: Placed
 ) -> list[types.CodeAction]:
-    """The quick fixes of `diagnostics`, placed in the document's current `text`: edits of its `version`, or plain
-    edits when None (a client that takes no versioned edits)."""
+    """The quick fixes of `diagnostics`, placed in the document's current `text` by `placed`: edits of its `version`,
+    or plain edits when None (a client that takes no versioned edits)."""
     actions = []
     for diagnostic in diagnostics:
         data: Any = diagnostic.data
@@ -50,8 +49,8 @@ def quick_fixes(
             start=types.Position(line=line, character=character),
             end=types.Position(line=end_line, character=end_character),
         )
-        where = found_again(text, told, written, encoding)
-        if where is None:
+        where = placed(diagnostic, told)
+        if where is None or text_at(text, where, encoding) != written:
             continue
         document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
         for name in offered:
@@ -76,19 +75,3 @@ def quick_fixes(
 def text_at(text: str, where: types.Range, encoding: str) -> str:
     """The text `where` spans in `text` (its positions in the client's `encoding`)."""
     return text[code_point_offset(text, where.start, encoding) : code_point_offset(text, where.end, encoding)]
-
-
-def found_again(text: str, told: types.Range, written: str, encoding: str) -> types.Range | None:
-    """Where `written` is in `text`, a word: at `told`, else its one place within `NEAR` lines of it."""
-    word = re.compile(rf"(?<!\w){re.escape(written)}(?!\w)")
-    start = code_point_offset(text, told.start, encoding)
-    at = word.match(text, start)
-    if at is not None and at.end() == code_point_offset(text, told.end, encoding):
-        return told
-    above = code_point_offset(text, types.Position(line=max(told.start.line - NEAR, 0), character=0), encoding)
-    below = code_point_offset(text, types.Position(line=told.end.line + NEAR + 1, character=0), encoding)
-    places = [match.span() for match in word.finditer(text, above, below)]
-    if len(places) != 1:
-        return None
-    ((begin, end),) = places
-    return types.Range(start=lsp_position(text, begin, encoding), end=lsp_position(text, end, encoding))

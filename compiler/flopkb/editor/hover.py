@@ -25,6 +25,7 @@ from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import Link
 from flopkb.load.models import formulas_of
+from flopkb.report import cut as cutting
 from flopkb.review.markdown import editor_text
 
 FIRST_LINES = 6
@@ -106,7 +107,7 @@ def hover_markdown(kb: KnowledgeBase, path: str, line: int, column: int) -> str 
     link = link_at(kb, entry, line, column)
     if link is not None:
         if link.resolved is None or link.resolved not in kb.entries:
-            return f"{editor_text(LIMIT.cut(link.text))} resolves to no single record"
+            return f"{editor_text(cutting.cut(link.text, LIMIT.width))} resolves to no single record"
         text = describe_target(kb, link.resolved, link.anchor)
         if link.anchor is not None:
             target = kb.entries[link.resolved]

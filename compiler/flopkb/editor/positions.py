@@ -96,6 +96,12 @@ def line_end(lines: LineIndex, line: int) -> int:
     return starts[line] - 1 if line < len(starts) else len(lines.text)
 
 
+def extent(text: str, encoding: str) -> tuple[int, int]:
+    """How many line breaks LSP counts in `text`, and the code units of `encoding` in its last line."""
+    lines = _LSP_BREAK.split(text)
+    return len(lines) - 1, units(lines[-1], encoding)
+
+
 def lsp_position(text: str, offset: int, encoding: str) -> types.Position:
     """The LSP position of a code-point offset (inside a `\r\n`: the end of its line)."""
     starts = _kept(text)[1]

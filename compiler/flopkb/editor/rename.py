@@ -7,8 +7,10 @@ message is the error: `refused`). `textDocument/prepareRename` tells the
 editor where a rename can start (`named_at`). A file renamed in the editor's
 explorer (`workspace/willRenameFiles`) gets the same edits, the rename itself
 left to the editor (`files_moved`); a file moved out of the records folder, or
-to a name that is not an id, gets none, and the server says why; so does a
-folder of records renamed (`folder_moved`).
+to a name that is not an id, gets none, and the server says why. A folder of
+records renamed gets the edits of `flopkb mv OLD-FOLDER/ NEW-FOLDER`
+(`flopkb.links.mv.plan_folder_move`): every record in it moved at once, or,
+where mv would refuse one, none, and the server says why.
 
 The plan is made on the check of the buffers as they are now, with the files
 on disk read again (the server waits for it). Each file gets the edits mv
@@ -32,15 +34,22 @@ from flopkb.editor.checked import Checked
 from flopkb.editor.hover import entry_at, link_at
 from flopkb.editor.navigation import target_at
 from flopkb.editor.positions import code_point_offset, lines_of, lsp_position
-from flopkb.links.mv import MoveError, MovePlan, id_span, ordered, plan_move, read_as_planned, target_span
+from flopkb.links.mv import (
+    MoveError,
+    MovePlan,
+    id_span,
+    ordered,
+    plan_folder_move,
+    plan_move,
+    read_as_planned,
+    target_span,
+)
 from flopkb.load.sources import RECORD_SUFFIXES
 
 if TYPE_CHECKING:
     from flopkb.kb.knowledge_base import KnowledgeBase
 
 ELSEWHERE = "rename a record from its id line or from a link to it"
-FOLDER_SHOWN = 5
-"""At most this many ids of the records in a renamed folder are named in the warning."""
 Edits = dict[str, list[tuple[int, int, str]]]
 """Edits by the root-relative path of the file they are made in (as it is before any rename)."""
 
@@ -100,15 +109,15 @@ def in_records(config: Config, paths: list[str | None]) -> bool:
 def files_moved(
     checked: Checked, renamed: list[tuple[str | None, str | None]]
 ) -> tuple[Edits, dict[str, str], list[str]]:
-    """The edits of moving the records whose files are renamed (old, new: root-relative; None outside the base), as
-    `merged` gives them, and what the editor is to show where links cannot follow."""
+    """The edits of moving the records whose files, or folders, are renamed (old, new: root-relative; None outside
+    the base), as `merged` gives them, and what the editor is to show where links cannot follow."""
     moves: list[MovePlan] = []
     warnings: list[str] = []
     for old_rel, new_rel in renamed:
         entry = checked.entry_at(old_rel) if old_rel is not None else None
         if entry is None:
-            warning = folder_moved(checked, old_rel) if old_rel is not None else None
-            warnings += [warning] if warning is not None else []
+            if old_rel is not None and _holds_records(checked, old_rel):
+                moves += _folder_moved(checked, old_rel, new_rel, warnings)
             continue
         try:
             new_id = _moved_id(checked.config, new_rel)
@@ -127,12 +136,39 @@ def files_moved(
         return {}, {}, [*warnings, f"flopkb: no link is rewritten: {error}"]
 
 
-def _moved_id(config: Config, new_rel: str | None) -> str:
-    """The id of a record whose file is renamed to `new_rel`, as `flopkb mv` reads a path; `MoveError` when it would
-    be no record: outside the records folder, or a name without a record's suffix (`x.yaml.bak`)."""
+def _holds_records(checked: Checked, rel: str) -> bool:
+    return any(entry.path.startswith(f"{rel.rstrip('/')}/") for entry in _kb(checked).entries.values())
+
+
+def _folder_moved(checked: Checked, old_rel: str, new_rel: str | None, warnings: list[str]) -> list[MovePlan]:
+    """The move of the records in the folder `old_rel` renamed to `new_rel`, as `flopkb mv OLD/ NEW` plans it; none,
+    and what the editor is to show in `warnings`, where mv would refuse it."""
+    config = checked.config
+    if config.records_path.is_relative_to(config.root / old_rel):
+        warnings.append(
+            f"flopkb: renaming {old_rel}/ moves the records folder: no id changes, but the records are no longer where"
+            " `records` under [tool.flopkb] in pyproject.toml says: write the folder's new path there"
+        )
+        return []
+    old = config.record_id(str(config.root / old_rel))
+    try:
+        return [plan_folder_move(_kb(checked), old, _moved_id(config, new_rel, folder=True))]
+    except MoveError as error:
+        warnings.append(
+            f"flopkb: no link to the records in {old_rel}/ is rewritten: {error}. Once the folder is renamed, the links"
+            f" to them dangle: rename it back to {old_rel}, then run `flopkb mv {old}/ NEW-FOLDER`"
+        )
+        return []
+
+
+def _moved_id(config: Config, new_rel: str | None, *, folder: bool = False) -> str:
+    """The id of a record whose file is renamed to `new_rel` (or, `folder`, the folder below the records folder of a
+    folder renamed), as `flopkb mv` reads a path; `MoveError` when it would be no record: outside the records
+    folder, or a name without a record's suffix (`x.yaml.bak`)."""
     if new_rel is None:
-        raise MoveError(f"the new file is outside {config.root}, and so not in {config.records}/")
-    if not new_rel.endswith(RECORD_SUFFIXES):
+        where = "folder" if folder else "file"
+        raise MoveError(f"the new {where} is outside {config.root}, and so not in {config.records}/")
+    if not folder and not new_rel.endswith(RECORD_SUFFIXES):
         raise MoveError(f"{new_rel} is no record file (a record's name ends in {' or '.join(RECORD_SUFFIXES)})")
     try:
         return config.record_id(str(config.root / new_rel))
@@ -140,20 +176,16 @@ def _moved_id(config: Config, new_rel: str | None) -> str:
         raise MoveError(f"{new_rel} is not in {config.records}/, where every record is") from None
 
 
-def _edits_of(move: MovePlan) -> Edits:
-    """The move's edits by the path of the file they are made in (the moved file at its old path)."""
-    return {move.old_path if path == move.new_path else path: edits for path, edits in move.edits.items()}
-
-
 def merged(moves: list[MovePlan]) -> tuple[Edits, dict[str, str]]:
-    """The edits of several moves planned on one base, by file, and the text they are made in; `MoveError` when two
-    edit the same characters."""
+    """The edits of several moves planned on one base, by file (as it is before any rename), and the text they are
+    made in; `MoveError` when two edit the same characters."""
     edits: Edits = {}
     originals: dict[str, str] = {}
     for move in moves:
-        for path, changes in _edits_of(move).items():
+        for key, changes in move.edits.items():
+            path = move.moved.get(key, key)
             edits[path] = ordered([*edits.get(path, []), *changes], path)
-            originals[path] = move.originals[move.new_path if path == move.old_path else path]
+            originals[path] = move.originals[key]
     return edits, originals
 
 
@@ -210,17 +242,3 @@ def _text_edits(text: str, edits: list[tuple[int, int, str]], encoding: str) -> 
         )
         for start, end, replacement in edits
     ]
-
-
-def folder_moved(checked: Checked, old_rel: str) -> str | None:
-    """What the editor shows when the folder `old_rel` is renamed, when it holds records: links do not follow."""
-    kb = _kb(checked)
-    held = sorted(entry.id for entry in kb.entries.values() if entry.path.startswith(old_rel.rstrip("/") + "/"))
-    if not held:
-        return None
-    shown = ", ".join(held[:FOLDER_SHOWN]) + (", ..." if len(held) > FOLDER_SHOWN else "")
-    return (
-        f"flopkb: renaming {old_rel}/ rewrites no link: the links to its {len(held)} "
-        f"record{'s' if len(held) != 1 else ''} ({shown}) dangle once it is renamed. Rename it back, then move each "
-        "record with `flopkb mv OLD-ID NEW-ID` (or rename each file in the explorer): their links follow"
-    )

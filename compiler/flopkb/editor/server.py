@@ -38,8 +38,10 @@ from flopkb.editor.capabilities import (
 from flopkb.editor.checked import Buffer, Checked
 from flopkb.editor.checker import Checker
 from flopkb.editor.lanes import Lane
-from flopkb.editor.positions import code_point_offset, diagnostic_range, line_end, lines_of, lsp_position
-from flopkb.editor.settings import read_settings, watchers, workspace_root
+from flopkb.editor.positions import code_point_offset, diagnostic_range, lines_of, lsp_position
+from flopkb.editor.pulls import Pulled
+from flopkb.editor.settings import Watching, read_settings, workspace_root
+from flopkb.editor.tracking import Tracked
 from flopkb.load.files import MAX_FILE_BYTES
 from flopkb.load.sources import RECORD_SUFFIXES
 
@@ -83,9 +85,14 @@ class FlopkbServer(LanguageServer):
         """The diagnostics of the last check, by root-relative path: pushed, or there to pull."""
         self.pushed_to: dict[str, str] = {}
         """The URI each file's diagnostics were pushed to, when it has any."""
-        self.pulled: set[str] = set()
-        """The files a workspace pull reported: reported again (empty) once their problems are gone."""
+        self.hints: dict[str, list[types.InlayHint] | None] = {}
+        """The open documents' inlay hints in the last full check (`flopkb.editor.inlay.shown`)."""
+        self.pulled = Pulled()
+        """Where the last workspace pull reported each file's diagnostics."""
+        self.tracked = Tracked()
+        """The open documents' edits, and the fixable diagnostics the client was sent of them: where quick fixes go."""
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.watching = Watching()
         self.imported = False
         """Whether the modules only requests use are imported (`_REQUESTS_ONLY`), or on their way."""
         self.requests = Lane("flopkb-request")
@@ -158,6 +165,16 @@ class FlopkbServer(LanguageServer):
         paths = None if changed is None else [rel for rel in map(self.relative, changed) if rel is not None]
         self.checker.update(self.buffers(), config, disk=disk, changed=paths)
 
+    async def watch(self) -> None:
+        """Ask a client that watches files for the server to watch what the check of the settings reads, where it
+        watches something else (`flopkb.editor.settings.Watching`)."""
+        if watches_files(self.client_capabilities) and self.config is not None:
+            withdrawn, registered = self.watching.to(self.config)
+            if withdrawn is not None:
+                await self.client_unregister_capability_async(withdrawn)
+            if registered is not None:
+                await self.client_register_capability_async(registered)
+
     def settings(self, root: Path, *, changed: bool) -> Config | None:
         """The base's settings, or None when they cannot be used: then the author is told why."""
         found = read_settings(root, changed=changed)
@@ -172,8 +189,25 @@ class FlopkbServer(LanguageServer):
             self.loop.call_soon_threadsafe(self.publish, checked)
             full = checked.kb is not None and checked.files is None and checked.related
             if full and refreshes_hints(self.client_capabilities):
-                # any claim may compute anew, and the edited buffers' hints move with their lines
-                self.loop.call_soon_threadsafe(self.workspace_inlay_hint_refresh, None)
+                self.loop.call_soon_threadsafe(self.refresh_hints, checked)
+
+    def refresh_hints(self, checked: Checked) -> None:
+        """Ask the client to fetch the inlay hints again when an open document's differ from the last full check's
+        (a claim computed anew, an edited buffer's lines moved): worked out in the requests' lane (the hints of a
+        record of 12,000 claims take 0.2 s), queued from the message loop before the base can be released there
+        (`after_requests`), and compared back on the loop in the order of the checks."""
+        from flopkb.editor.inlay import shown
+
+        def work() -> None:
+            hints = shown(checked, self.checker_encoding)
+            self.on_loop(partial(self.hints_shown, hints))
+
+        self.requests.put(work)
+
+    def hints_shown(self, hints: dict[str, list[types.InlayHint] | None]) -> None:
+        if hints != self.hints:
+            self.hints = hints
+            self.workspace_inlay_hint_refresh(None)
 
     def on_loop(self, function: Callable[[], object]) -> None:
         """Run `function` on the message loop, between two messages (at once before the loop runs)."""
@@ -202,10 +236,12 @@ class FlopkbServer(LanguageServer):
         if checked.files is not None:
             told = {**{rel: items for rel, items in self.published.items() if rel not in checked.files}, **told}
         if pulls(self.client_capabilities):
-            if self.published != told and refreshes_diagnostics(self.client_capabilities):
+            moved = self.pulled.moved(self.uri_of)  # a file opened or closed under another spelling of its path
+            if (self.published != told or moved) and refreshes_diagnostics(self.client_capabilities):
                 self.workspace_diagnostic_refresh(None)
             self.published = told
             return
+        self.tracked.told(checked)  # pushed, or equal to what was
         for rel in sorted(self.published.keys() | told.keys()):
             diagnostics, uri = told.get(rel, []), self.uri_of(rel)
             before = self.pushed_to.pop(rel, uri)
@@ -277,21 +313,20 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     @server.feature(types.INITIALIZED)
     async def initialized(ls: FlopkbServer, params: types.InitializedParams) -> None:
         ls.recheck()
-        if watches_files(ls.client_capabilities) and ls.config is not None:
-            options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers(ls.config))
-            registration = types.Registration(
-                id="flopkb-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
-            )
-            await ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+        await ls.watch()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: FlopkbServer, params: types.DidOpenTextDocumentParams) -> None:
         if ls.addresses is not None:
             ls.addresses.opened(params.text_document.uri)
+        document = params.text_document
+        ls.tracked.opened(document.uri, ls.relative(document.uri), document.version)
         ls.recheck()
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: FlopkbServer, params: types.DidChangeTextDocumentParams) -> None:
+        document = params.text_document
+        ls.tracked.changed(document.uri, document.version, params.content_changes, ls.checker_encoding)
         ls.recheck()
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
@@ -302,15 +337,17 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
     def did_close(ls: FlopkbServer, params: types.DidCloseTextDocumentParams) -> None:
         if ls.addresses is not None:
             ls.addresses.closed(params.text_document.uri)
+        ls.tracked.closed(params.text_document.uri)
         ls.recheck()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def watched_changed(ls: FlopkbServer, params: types.DidChangeWatchedFilesParams) -> None:
+    async def watched_changed(ls: FlopkbServer, params: types.DidChangeWatchedFilesParams) -> None:
         ls.recheck(
             disk=True,
             changed=[change.uri for change in params.changes],
             config_changed=any(os.path.basename(change.uri) == "pyproject.toml" for change in params.changes),
         )
+        await ls.watch()  # the settings may name other folders
 
     @server.command(RESCAN)
     def rescan(ls: FlopkbServer, *arguments: object) -> None:
@@ -325,6 +362,8 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         rel = ls.relative(params.text_document.uri)
         checked = await ls.current(rel)
         items = checked.diagnostics.get(rel, []) if checked is not None and rel is not None else []
+        if checked is not None and rel is not None:
+            ls.tracked.told(checked, rel)
         result_id = str(checked.generation) if checked is not None else None
         return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
@@ -333,19 +372,8 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
         checked = await ls.current()
         if checked is None:
             return types.WorkspaceDiagnosticReport(items=[])
-        reports: list[types.WorkspaceDocumentDiagnosticReport] = []
-        for rel in sorted(ls.pulled | checked.diagnostics.keys()):
-            buffer = checked.buffers.get(rel)
-            reports.append(
-                types.WorkspaceFullDocumentDiagnosticReport(
-                    uri=ls.uri_of(rel),
-                    items=checked.diagnostics.get(rel, []),
-                    version=buffer.version if buffer is not None else None,
-                    result_id=str(checked.generation),
-                )
-            )
-        ls.pulled = set(checked.diagnostics)
-        return types.WorkspaceDiagnosticReport(items=reports)
+        ls.tracked.told(checked)
+        return types.WorkspaceDiagnosticReport(items=ls.pulled.reports(checked, ls.uri_of))
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: FlopkbServer, params: types.HoverParams) -> types.Hover | None:
@@ -429,10 +457,13 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
             return None
         rel, text = document  # the buffer as it is now: the diagnostics' places may be of an older one
         version = ls.workspace.get_text_document(uri).version if versions_edits(ls.client_capabilities) else None
-        actions = quick_fixes(uri, diagnostics, text, version, ls.checker_encoding)
+        placed = partial(ls.tracked.placed, uri, rel)
+        actions = quick_fixes(uri, diagnostics, text, version, ls.checker_encoding, placed)
         checked = ls.checker.latest if ls.checker is not None else None
         if checked is not None and ls.config is not None and creates_files(ls.client_capabilities):
-            actions += create_actions(checked, ls.config, rel, text, diagnostics, ls.uri_of, ls.checker_encoding)
+            actions += create_actions(
+                checked, ls.config, rel, text, version, diagnostics, ls.uri_of, ls.checker_encoding
+            )
         return actions or None
 
     @server.feature(types.TEXT_DOCUMENT_FORMATTING)
@@ -455,21 +486,14 @@ def make_server(root: Path | None = None, started: Checker | None = None) -> Flo
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
     def inlay_hints(ls: FlopkbServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
-        from flopkb.editor.inlay import claim_hints
+        from flopkb.editor.inlay import document_hints
 
         rel = ls.relative(params.text_document.uri)
         checked = ls.checker.latest if ls.checker is not None else None
-        entry = checked.entry_at(rel) if checked is not None and rel is not None else None
-        if checked is None or checked.kb is None or entry is None:
+        found = document_hints(checked, rel, ls.checker_encoding) if checked is not None and rel is not None else None
+        if found is None:
             return None
-        text = checked.text_of(entry.path)
-        lines = lines_of(text)
-        found = []
-        for line, label in claim_hints(checked.kb, entry):
-            end = lsp_position(text, line_end(lines, line), ls.checker_encoding)
-            if params.range.start.line <= end.line <= params.range.end.line:
-                found.append(types.InlayHint(position=end, label=label, padding_left=True))
-        return found
+        return [hint for hint in found if params.range.start.line <= hint.position.line <= params.range.end.line]
 
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
     async def prepare_rename(

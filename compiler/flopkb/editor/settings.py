@@ -8,11 +8,15 @@ editor is asked to watch the record files, pyproject.toml, and the records and
 schema folders themselves: an editor reports a folder deleted or renamed as
 one event for the folder (VS Code does), which no file pattern matches; the
 server takes such an event for everything under the folder
-(`flopkb.editor.disk.Remembered.forget`).
+(`flopkb.editor.disk.Remembered.forget`). Changed settings that name other
+folders (the records folder renamed in pyproject.toml) are watched from then
+on: the registration before is withdrawn and one for them made (`Watching`);
+the check of the new settings reads every file again.
 """
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 from lsprotocol import types
@@ -61,3 +65,29 @@ def watchers(config: Config) -> list[types.FileSystemWatcher]:
         for pattern in patterns
     ]
     return [types.FileSystemWatcher(glob_pattern=pattern) for pattern in _FILES] + folders
+
+
+class Watching:
+    """The registration of watched files the client holds, changed with the settings."""
+
+    def __init__(self) -> None:
+        self.held: tuple[str, list[types.FileSystemWatcher]] | None = None
+        """The registration's id, and what it watches."""
+        self._ids = itertools.count(1)
+
+    def to(self, config: Config) -> tuple[types.UnregistrationParams | None, types.RegistrationParams | None]:
+        """What to ask the client so that it watches what `config` needs: the registration it holds withdrawn, and a
+        new one made; neither when it watches that already."""
+        wanted = watchers(config)
+        if self.held is not None and self.held[1] == wanted:
+            return None, None
+        withdrawn = None
+        if self.held is not None:
+            held = types.Unregistration(id=self.held[0], method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+            withdrawn = types.UnregistrationParams(unregisterations=[held])
+        self.held = f"flopkb-watched-files-{next(self._ids)}", wanted
+        options = types.DidChangeWatchedFilesRegistrationOptions(watchers=wanted)
+        made = types.Registration(
+            id=self.held[0], method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
+        )
+        return withdrawn, types.RegistrationParams(registrations=[made])

@@ -53,7 +53,6 @@ from flopkb.formulas.units import (
     format_value,
     magnitude_in,
     to_base,
-    written_parts,
 )
 from flopkb.load.models import Expect
 from flopkb.report.cut import cut
@@ -363,6 +362,8 @@ class ClaimChecker:
         try:
             return Target(magnitude_in(quantity, unit), text)
         except QuantityError:
+            if to_base(quantity)[1] == self.reporter.computes:
+                return Target(None, text, reason=_WRONG_UNIT)
             problem = self.other_dimension(index, text, quantity, unit)
             self.report("unit-mismatch", self.at("expect", index, "value"), *problem)
             return Target(None, text)
@@ -370,19 +371,18 @@ class ClaimChecker:
     def other_dimension(self, index: int, text: str, quantity: Quantity, unit: str) -> tuple[str, str]:
         """The message and hint of a claimed value (`text`, as written) of another dimension than the formula's
         `unit`."""
-        number, own = written_parts(text)
         dimension = format_dimension(to_base(quantity)[1])
         if unit.strip() != "1":
+            wanted = format_dimension(dimension_of(unit))
             return (
-                f"{self.label(index)}.value: {text} is {dimension}, not {format_dimension(dimension_of(unit))} "
-                f"(the formula's unit is {unit})",
-                f"write the value in the formula's unit, e.g. `{number} {unit}`, or as a bare number",
+                f"{self.label(index)}.value: {text} is {dimension}, not {wanted} (the formula's unit is {unit})",
+                f"claim what the formula computes: a value of {wanted}, in {unit} or another unit of it",
             )
         message = f"{self.label(index)}.value: {text} is {dimension}, but the formula has no unit (dimensionless)"
         slip = self.reporter.unit_slip()
         if slip is not None:
             return f"{message}: is {slip} meant to be `unit`?", f"rename {slip} to `unit`"
-        return message, f"give the formula the claim's unit (`unit: {own}`), or write the value as a bare number"
+        return message, "claim what the formula computes: a dimensionless value (a bare number)"
 
     def measured(self, index: int, row: Expect, unit: str) -> Target:
         """The named measurement's value in the formula's unit; a reason when another check reports the problem."""
@@ -403,17 +403,22 @@ class ClaimChecker:
         try:
             return Target(magnitude_in(measured.quantity, unit), point.value, point)
         except QuantityError:
-            written = point.value.strip()
+            if to_base(measured.quantity)[1] == self.reporter.computes:
+                return Target(None, point.value, point, reason=_WRONG_UNIT)
+            wanted = format_dimension(dimension_of(unit))
             self.report(
                 "unit-mismatch",
                 self.at("expect", index, "measured"),
-                f"{self.label(index)}.measured: {point.anchor} measured {written}, which is "
-                f"{format_dimension(to_base(measured.quantity)[1])}, not {format_dimension(dimension_of(unit))} "
-                f"(the formula's unit is {unit})",
-                "claim a measurement of the quantity the formula computes, or give the formula that unit "
-                f"(e.g. `unit: {written_parts(written)[1]}`)",
+                f"{self.label(index)}.measured: {point.anchor} measured {point.value.strip()}, which is "
+                f"{format_dimension(to_base(measured.quantity)[1])}, not {wanted} (the formula's unit is {unit})",
+                f"claim a measurement of what the formula computes: a value of {wanted}",
             )
             return Target(None, point.value, point)
+
+
+_WRONG_UNIT = "the formula's unit is not of the dimension its expression computes"
+"""Why a claim of the dimension the expression computes is not checked: the formula's `unit` is what is wrong (told
+there), not the claim."""
 
 
 def _hw_user(expr: Expr) -> str:

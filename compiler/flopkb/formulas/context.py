@@ -26,7 +26,17 @@ from flopkb.formulas.regime import Condition, parse_condition
 from flopkb.formulas.results import Key, RawValue
 from flopkb.formulas.scope import default_told_wrong, hardware_scope
 from flopkb.formulas.specs import AcceleratorSpecs, read_specs
-from flopkb.formulas.units import QuantityError, parse_quantity, parse_unit
+from flopkb.formulas.units import (
+    Dimension,
+    QuantityError,
+    dimension_of,
+    dimension_unit,
+    format_dimension,
+    parse_quantity,
+    parse_unit,
+    to_base,
+    written_parts,
+)
 from flopkb.links.resolver import Resolver
 from flopkb.load.models import Formula
 from flopkb.report.cut import cut
@@ -132,6 +142,9 @@ class FormulaReporter:
         self.key: Key = (located.entry.id, located.formula.id)
         self.problems: list[Diagnostic] = []
         self._seen: set[tuple[str, int, int, str]] = set()
+        self.computes: Dimension | None = None
+        """What the expression computes, when the formula's `unit` is of another dimension (told at `unit`): a
+        claim of that dimension is then right, and not told wrong."""
 
     def report(self, code: str, position: tuple[int, int], message: str, hint: str | None = None) -> None:
         key = (code, *position, message)
@@ -183,6 +196,36 @@ class FormulaReporter:
             if isinstance(key, str) and key not in fields and closest(key, fields) == ["unit"]:
                 return f"`{cut(key)}` on line {self.at(key, key=True)[0]}"
         return None
+
+    def unit_fix(self, computes: Dimension, unit: str) -> str | None:
+        """The fix of a `unit` that is not of the dimension its expression `computes`, as the formula's claims tell
+        it: their unit, when one of them is of that dimension; to fix the expression, when they are all of `unit`'s
+        (`unit` and the claims agree); None when they tell nothing."""
+        claimed = self.claimed_units()
+        own = next((written for dimension, written in claimed if dimension == computes), None)
+        if own is not None:
+            return f"give the formula the unit its claim is written in: `unit: {own}`"
+        if claimed and all(dimension == dimension_of(unit) for dimension, _ in claimed):
+            return (
+                f"the claims are {format_dimension(dimension_of(unit))}, as `unit` is: fix the expression, "
+                f"which comes out in {dimension_unit(computes)}"
+            )
+        return None
+
+    def claimed_units(self) -> list[tuple[Dimension, str]]:
+        """The dimension and unit of each claim of the formula stated as a quantity that reads (a bare number is in
+        the formula's unit, whatever it is)."""
+        claimed = []
+        for row in self.located.formula.expect:
+            if not isinstance(row.value, str):
+                continue
+            try:
+                quantity = self.ev.quantity(row.value)
+            except QuantityError:
+                continue  # told at the claim
+            if not isinstance(quantity, (int, float)) and quantity.unit_items():
+                claimed.append((to_base(quantity)[1], written_parts(row.value.strip())[1]))
+        return claimed
 
     def at_definition(self, offset: int | None = None) -> tuple[int, int]:
         """The expression (at `offset` in it, when it is the formula's own), or the `ref` of a formula borrowing it."""

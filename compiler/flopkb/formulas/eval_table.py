@@ -39,6 +39,7 @@ from flopkb.formulas.units import (
     parse_quantity,
     to_base,
 )
+from flopkb.report import cut as cutting
 from flopkb.report.codes import Severity
 from flopkb.report.diagnostics import Diagnostic
 
@@ -191,17 +192,14 @@ def show(value: QuantityLike | str | float | list[Any]) -> str:
 class RowLimit:
     """How much a view of bounded size (a hover) shows of a formula's tables: at most `each` evaluations on each
     accelerator and `total` in all, the first `total` rows of the model against measurements, each piece of record
-    text (an id, a title, an expression, a measurement's `where`, ...) cut to `width` characters, and `lines` lines in
-    all. Each cut says where the rest is: `flopkb eval` prints it all."""
+    text (an id, a title, an expression, a measurement's `where`, ...) cut to `width` characters as a message quotes
+    it (`flopkb.report.cut.cut`), and `lines` lines in all. Each cut says where the rest is: `flopkb eval` prints it
+    all."""
 
     each: int
     total: int
     width: int
     lines: int
-
-    def cut(self, text: str) -> str:
-        """`text`, or its first `width - 1` characters and `…` when it is longer."""
-        return text if len(text) <= self.width else f"{text[: self.width - 1]}…"
 
 
 @dataclass(slots=True)
@@ -215,7 +213,7 @@ class TextCut:
     def __call__(self, text: str) -> str:
         if self.limit is None:
             return text
-        shown = self.limit.cut(text)
+        shown = cutting.cut(text, self.limit.width)
         self.cut_any = self.cut_any or shown != text
         return shown
 

@@ -36,6 +36,7 @@ from flopkb.formulas.expr import (
     number_text,
     walk,
 )
+from flopkb.formulas.names import input_hint
 from flopkb.formulas.units import (
     DIMENSIONLESS,
     Dimension,
@@ -50,7 +51,6 @@ from flopkb.formulas.units import (
     to_base,
 )
 from flopkb.report.cut import cut
-from flopkb.report.hints import closest, snake_case, suggest
 from flopkb.report.paths import field_path
 
 if TYPE_CHECKING:
@@ -87,6 +87,8 @@ class FormulaProblem(Exception):
         """Where in `inputs` the problem is, when it is there: `(name,)` or `(name, index)` of a sweep's value."""
         self.of_regime = False
         """Whether it comes of a `hw.` that only the formula's `valid_when` uses: it is told there."""
+        self.computes: Dimension | None = None
+        """What the expression computes, when it is not of the dimension of the formula's `unit`."""
 
 
 Point = tuple[tuple[str, QuantityLike], ...]
@@ -277,15 +279,11 @@ def _check_names(expr: Expr, inputs: Mapping[str, object], scopes: list[Scope]) 
     unknown = [node for node in walk(expr.root) if isinstance(node, Name) and node.id not in inputs]
     names = list(dict.fromkeys(node.id for node in unknown))
     others = f" (also unknown: {', '.join(f'`{cut(name)}`' for name in names[1:])})" if names[1:] else ""
-    params = {f"hw.{param}" for _, specs in scopes for param in specs}
-    close = closest(names[0], [*inputs, *sorted(params)])
-    hint: str = suggest(names[0], close[:1]) if close else "add it to the formula's `inputs`"
-    if close and close[0] in inputs and not close[0].isidentifier():  # never suggest a name the expression cannot use
-        hint = f"rename the input `{cut(close[0])}` to {cut(snake_case(close[0]) or names[0])}"
+    params = sorted({f"hw.{param}" for _, specs in scopes for param in specs})
     raise FormulaProblem(
         "formula-unknown-name",
         f"`{cut(names[0])}` is neither an input of the formula nor hw.<parameter>{others}",
-        hint,
+        input_hint(names[0], inputs, params),
         unknown[0].offset,
     )
 
@@ -490,12 +488,14 @@ def _check_target(expr: Expr, dimension: Dimension, target: Dimension, unit: str
             wanted = "the formula has no unit (dimensionless)"
         else:
             wanted = f"unit {unit!r} is {format_dimension(target)}"
-        raise FormulaProblem(
+        problem = FormulaProblem(
             "formula-unit-mismatch",
             f"the result is {format_dimension(dimension)} but {wanted}",
             f"`{cut(str(expr))}` comes out in {dimension_unit(dimension)}: use a unit of that dimension "
             f"(e.g. `unit: {dimension_unit(dimension)}`), or fix the expression",
         )
+        problem.computes = dimension
+        raise problem
 
 
 # Compiled arithmetic ---------------------------------------------------------

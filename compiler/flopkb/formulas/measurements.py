@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from flopkb.formulas.results import MeasuredPoint
 from flopkb.formulas.units import QuantityError, parse_quantity
 from flopkb.load.models import SourceRecord
+from flopkb.load.source import Path, Source
 from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.paths import field_path
@@ -76,19 +77,10 @@ def read_measurements(entry: Entry) -> tuple[SourceMeasurements | None, list[Dia
             )
             continue
         raw = measurement.value
-        try:
-            quantity = parse_quantity(raw)
-        except QuantityError as error:
+        quantity = read_value(source, ("measurements", index), raw)
+        if isinstance(quantity, Diagnostic):
             invalid.add(measurement.id)
-            problems.append(
-                make(
-                    "invalid-value",
-                    source.path,
-                    *source.position(("measurements", index, "value")),
-                    f"{here}.value: {error.message}",
-                    error.hint,
-                )
-            )
+            problems.append(quantity)
             continue
         text = raw.strip() if isinstance(raw, str) else format(raw, "g")
         point = MeasuredPoint(
@@ -96,6 +88,18 @@ def read_measurements(entry: Entry) -> tuple[SourceMeasurements | None, list[Dia
         )
         values[measurement.id] = MeasuredValue(point, quantity)
     return SourceMeasurements(record.id, values, frozenset(invalid)), problems
+
+
+def read_value(source: Source, at: Path, raw: object) -> Quantity | Diagnostic:
+    """The value `raw` of the measurement at `at` (a path in `source`'s data) as a quantity, or the problem of one that
+    does not read, at the value."""
+    try:
+        return parse_quantity(raw)
+    except QuantityError as error:
+        here = field_path(source.written(at))
+        return make(
+            "invalid-value", source.path, *source.position((*at, "value")), f"{here}.value: {error.message}", error.hint
+        )
 
 
 MEMO = "measurements"

@@ -36,14 +36,15 @@ the site, the evidence page and `flopkb eval`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable, Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from flopkb.formulas.claims import ClaimChecker
 from flopkb.formulas.context import Evaluator, FormulaReporter
 from flopkb.formulas.definitions import Definition, repeated_ids
 from flopkb.formulas.evaluate import Evaluation, FormulaProblem, Scope, evaluate_formula, value_count
-from flopkb.formulas.expr import Expr, ExprSyntaxError, HwParam, Node, walk
+from flopkb.formulas.expr import Expr, ExprSyntaxError, walk
+from flopkb.formulas.names import unknown_names
 from flopkb.formulas.positions import expression_position
 from flopkb.formulas.regime import Condition, holds_at, mark
 from flopkb.formulas.results import (
@@ -60,13 +61,11 @@ from flopkb.formulas.units import QuantityError
 from flopkb.links.memo import dependency_key
 from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic
-from flopkb.report.hints import closest, suggest
 
 if TYPE_CHECKING:
     from flopkb.formulas.evaluate import QuantityLike
     from flopkb.kb.entry import Entry
     from flopkb.kb.knowledge_base import KnowledgeBase
-    from flopkb.load.vocabulary import Vocabulary
 
 
 class _FormulaRun(FormulaReporter):
@@ -96,7 +95,7 @@ class _FormulaRun(FormulaReporter):
             name: value for name, value in ev.overrides.items() if name in definition.inputs or name in expr.inputs_used
         }
         written = {**definition.inputs, **overrides} if overrides else definition.inputs
-        condition = self.regime(definition)
+        condition = self.regime(definition, written)
         if condition is not None and not condition.hw_params_used <= expr.hw_params_used:
             # a regime over hw. puts the formula on its accelerators, even when its value does not depend on them
             expr = dataclasses.replace(expr, hw_params_used=expr.hw_params_used | condition.hw_params_used)
@@ -106,12 +105,8 @@ class _FormulaRun(FormulaReporter):
         fields.update(expr=expr, inputs=written, swept=swept, hardware=tuple(scope), hardware_from=origin)
         unit_ok = self.check_unit(definition)
         inputs = self.read_inputs(definition, written)
-        if (
-            not unit_ok
-            or inputs is None
-            or not self.check_parameters(expr, definition)
-            or self.unjudged(expr, definition)
-        ):
+        names_ok = not self.unjudged(expr, definition) and self.check_names(expr, definition, written)
+        if not names_ok or not unit_ok or inputs is None:
             return self.finish(fields)
         evaluations, figures, failed = self.evaluate_all(expr, definition, inputs, written, swept, scope, origin, items)
         if condition is not None and evaluations:
@@ -156,8 +151,9 @@ class _FormulaRun(FormulaReporter):
             return self.at("valid_when")
         return expression_position(located.source, located.path("valid_when"), text, offset)
 
-    def regime(self, definition: Definition) -> Condition | None:
-        """The formula's parsed `valid_when`, or None (without one, or when it does not parse: reported there)."""
+    def regime(self, definition: Definition, written: Mapping[str, RawValue]) -> Condition | None:
+        """The formula's parsed `valid_when`, or None (without one, or when it does not parse or names what is no
+        input (of `written`) nor hardware parameter: reported there)."""
         if definition.valid_when is None:
             return None
         condition = self.ev.condition(definition.valid_when)
@@ -171,15 +167,11 @@ class _FormulaRun(FormulaReporter):
             return None
         vocabulary = self.ev.kb.vocabulary
         sides = (node for comparison in condition.comparisons for node in walk(comparison.difference.root))
-        unknown = _unknown_parameter(sides, vocabulary) if vocabulary is not None else None
-        if unknown is not None:
-            if definition.valid_when_at == self.key:
-                node, message, hint = unknown
-                self.report(
-                    "formula-unknown-name", self.at_regime(definition, node.offset), f"valid_when: {message}", hint
-                )
-            return None
-        return condition
+        unknown = unknown_names(sides, written, vocabulary.parameters) if vocabulary is not None else []
+        if definition.valid_when_at == self.key:
+            for offset, message, hint in unknown:
+                self.report("formula-unknown-name", self.at_regime(definition, offset), f"valid_when: {message}", hint)
+        return None if unknown else condition
 
     def mark_regime(
         self,
@@ -214,17 +206,17 @@ class _FormulaRun(FormulaReporter):
             self.report("invalid-value", self.at("unit"), f"unit: {error.message}", error.hint)
         return False
 
-    def check_parameters(self, expr: Expr, definition: Definition) -> bool:
-        """Every `hw.<parameter>` is a parameter of the vocabulary (else `formula-unknown-name`, reported once)."""
+    def check_names(self, expr: Expr, definition: Definition, written: Mapping[str, RawValue]) -> bool:
+        """Every name of the expression is an input (of `written`) or a `hw.<parameter>` of the vocabulary (else a
+        `formula-unknown-name` for each, all in one run)."""
         vocabulary = self.ev.kb.vocabulary
-        if not expr.hw_params_used or vocabulary is None:
-            return True
-        unknown = _unknown_parameter(walk(expr.root), vocabulary)
-        if unknown is None:
-            return True
+        if vocabulary is None:
+            return True  # no parameters to judge `hw.` by: the evaluation judges the inputs
+        unknown = unknown_names(walk(expr.root), written, vocabulary.parameters)
         if definition.expr_at == self.key:  # a shared expression is reported where it is written
-            self.report("formula-unknown-name", self.at_definition(unknown[0].offset), *unknown[1:])
-        return False
+            for offset, message, hint in unknown:
+                self.report("formula-unknown-name", self.at_definition(offset), message, hint)
+        return not unknown
 
     def read_inputs(
         self, definition: Definition, written: dict[str, RawValue]
@@ -378,9 +370,13 @@ class _FormulaRun(FormulaReporter):
             position = self.at("unit") if definition.unit_at == self.key else self.at_definition()
         else:
             position = self.at_definition(problem.offset)
+        hint = problem.hint
+        if problem.computes is not None:
+            self.computes = problem.computes
+            hint = self.unit_fix(problem.computes, definition.unit) or hint
         slip = self.unit_slip() if code == "formula-unit-mismatch" and problem.offset is None else None
         if slip is None:
-            self.report(code, position, problem.message, problem.hint)
+            self.report(code, position, problem.message, hint)
         else:
             self.report(code, position, f"{problem.message}: is {slip} meant to be `unit`?", f"rename {slip} to `unit`")
 
@@ -450,21 +446,6 @@ def _remember(kb: KnowledgeBase, problems: dict[str, tuple[list[Diagnostic], boo
         key = dependency_key(kb, record_id) if entry.digest is not None else None
         if key is not None:
             entry.derived[MEMO] = (key, tuple(mine), unkeyed, values)
-
-
-def _unknown_parameter(nodes: Iterable[Node], vocabulary: Vocabulary) -> tuple[HwParam, str, str] | None:
-    """The first `hw.<name>` of `nodes` whose name is no parameter of the vocabulary, with its message and hint."""
-    node = next((node for node in nodes if isinstance(node, HwParam) and node.name not in vocabulary.parameters), None)
-    if node is None:
-        return None
-    close = closest(node.name, list(vocabulary.parameters))
-    parameters = f"the parameters are {', '.join(sorted(vocabulary.parameters))}"
-    hint: str = suggest(f"hw.{node.name}", [f"hw.{close[0]}"]) if close else parameters
-    return (
-        node,
-        f"hw.{cut(node.name)} is not a hardware parameter (schema/vocabulary.yaml has no `{cut(node.name)}`)",
-        hint,
-    )
 
 
 def _results_key(kb: KnowledgeBase, record_id: str, vocabulary: str) -> tuple[object, ...] | None:

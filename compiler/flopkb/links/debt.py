@@ -9,7 +9,9 @@ from typing import NamedTuple
 from flopkb.formulas.results import Claim
 from flopkb.load.source import Path
 
-VERIFIED, OWN_DEBT, INHERITED_DEBT = "verified", "own-debt", "inherited-debt"
+NO_DEBT, OWN_DEBT, INHERITED_DEBT = "no-debt", "own-debt", "inherited-debt"
+"""A record's evidence status: whether it has, or computes with, figures whose basis is `unverified`. `no-debt` says
+only that it has none; whether a measurement agrees with it is its standing's business (`DISAGREES`)."""
 ROW, SPEC = "hardware-row", "spec"
 NEEDS_SOURCES = frozenset({"measured", "simulated", "vendor-spec", "cited"})
 """The bases that a figure (or an erratum) must give sources for."""
@@ -125,7 +127,7 @@ class Disagreement:
 
 
 class RecordEvidence(NamedTuple):
-    """One record's evidence status (`verified`, `own-debt`, `inherited-debt`), its own debt and what it inherits."""
+    """One record's evidence status (`no-debt`, `own-debt`, `inherited-debt`), its own debt and what it inherits."""
 
     id: str
     status: str
@@ -150,7 +152,7 @@ class RecordEvidence(NamedTuple):
 @dataclass(slots=True)
 class Evidence:
     records: dict[str, RecordEvidence]
-    """Every record's evidence status (records that failed to load are `verified`: nothing is known of them)."""
+    """Every record's evidence status (records that failed to load are `no-debt`: nothing is known of them)."""
     debt: tuple[DebtItem, ...]
     """Every unverified row and spec of the base, sorted by record and path."""
     dependents: dict[DebtItem, tuple[str, ...]]
@@ -168,10 +170,10 @@ class Evidence:
         return self._disagreements
 
     def of(self, record_id: str) -> RecordEvidence:
-        return self.records.get(record_id) or RecordEvidence(record_id, VERIFIED)
+        return self.records.get(record_id) or RecordEvidence(record_id, NO_DEBT)
 
     def counts(self) -> dict[str, int]:
-        result = {VERIFIED: 0, OWN_DEBT: 0, INHERITED_DEBT: 0}
+        result = {NO_DEBT: 0, OWN_DEBT: 0, INHERITED_DEBT: 0}
         for status in self.records.values():
             result[status.status] += 1
         return result
@@ -188,7 +190,7 @@ class Evidence:
             self._disagreeing = frozenset(disagreement.record for disagreement in self.disagreements)
         if record_id in self._disagreeing:
             return DISAGREES
-        if found.status != VERIFIED:
+        if found.status != NO_DEBT:
             return UNVERIFIED_FIGURES
         if found.errata:
             return HAS_ERRATA

@@ -27,7 +27,7 @@ Evidence debt goes further, as data on the compiled knowledge base
   depends on, each with the path of records it came through (`via`) and the
   claim (`claim`: data path of the row or formula) that rests on it.
 
-`Evidence.records[id].status` is `verified` (no debt), `own-debt` (it has
+`Evidence.records[id].status` is `no-debt` (no unverified figures), `own-debt` (it has
 unverified figures of its own) or `inherited-debt` (only inherited), and
 `Evidence.debt` is the whole debt list, with `dependents` naming, for every
 unverified figure, the records that rest on it.
@@ -56,10 +56,10 @@ from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.debt import (
     INHERITED_DEBT,
     NEEDS_SOURCES,
+    NO_DEBT,
     OWN_DEBT,
     ROW,
     SPEC,
-    VERIFIED,
     DebtItem,
     Disagreement,
     ErratumItem,
@@ -415,7 +415,7 @@ def compute_evidence(kb: KnowledgeBase) -> tuple[Evidence, list[Diagnostic]]:
     for record_id in kb.entries:
         mine = tuple(own.get(record_id, ()))
         theirs = tuple(inherited.get(record_id, ()))
-        status = OWN_DEBT if mine else INHERITED_DEBT if theirs else VERIFIED
+        status = OWN_DEBT if mine else INHERITED_DEBT if theirs else NO_DEBT
         figures = standing[record_id]
         records[record_id] = RecordEvidence(
             record_id,

@@ -307,6 +307,30 @@ def extract(
     return out
 
 
+def extract_part(
+    record_id: str,
+    kind: str,
+    source: Source,
+    part: tuple[Path, Any],
+    context: tuple[Resolve, dict[str, str], list[Link], list[Diagnostic]],
+) -> list[Link]:
+    """The links of `part`, a path in a record of `kind` and the value there, that `source`'s data need not hold (a
+    list item validation left out: `source` is then its file's whole, `Source.without`'s items in it), as `extract`
+    finds them in its data: resolved with `context`'s resolve, suspects and warnings about prose appended to its
+    lists (see `extract`)."""
+    path, value = part
+    node: Plan | None = PLANS.get(kind)
+    for key in path:
+        if node is None or node[0] not in (_MODEL, _LIST, _DICT):
+            return []
+        node = node[1].get(key) if node[0] == _MODEL else node[1]
+    if node is None:
+        return []
+    out: list[Link] = []
+    _compile(node)(value, path, out, (record_id, source, *context))
+    return out
+
+
 # Each plan node is compiled once into a closure `walk(value, path, out, context)`
 # that appends the links under `value`: no generic dispatch per value.
 Context = tuple[str, Source, Resolve, dict[str, str], list[Link], list[Diagnostic]]

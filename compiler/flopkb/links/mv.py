@@ -57,29 +57,35 @@ class MoveError(Exception):
 class MovePlan:
     old: str
     new: str
+    """The record's id before and after the move; of a folder's move, the folder's (below the records folder)."""
     old_path: str
     new_path: str
+    """The record's file, or the folder, before and after the move (root-relative)."""
     kind: str | None
-    """The moved record's kind (None when its file does not validate)."""
+    """The moved record's kind (None when its file does not validate, and for a folder)."""
+    moved: dict[str, str] = field(default_factory=dict)
+    """The old path of every moved file, by its new path."""
     texts: dict[str, str] = field(default_factory=dict)
-    """New text of every changed file, by its root-relative path (the moved file under `new_path`)."""
+    """New text of every changed file, by its root-relative path (a moved file under its new path)."""
     originals: dict[str, str] = field(default_factory=dict)
     """The text each new text was made from, under the same key."""
     edits: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
     """The edits that make each new text from its original, under the same key: (start, end, replacement), offsets
     into the original, in order."""
     rewritten: dict[str, int] = field(default_factory=dict)
-    """How many links were rewritten, by root-relative path of the file that holds them (the moved file as
-    `new_path`)."""
-    alias_added: bool = False
+    """How many links were rewritten, by root-relative path of the file that holds them (a moved file under its new
+    path)."""
+    aliased: dict[str, str] = field(default_factory=dict)
+    """The old id added to the aliases of a moved record, by the new path of its file."""
 
     def summary(self, dry_run: bool) -> Iterator[str]:
         """What the move does (or, `dry_run`, would do), a line each."""
-        yield f"{'would move' if dry_run else 'moved'} {self.old_path} -> {self.new_path}"
+        for new_path, old_path in sorted(self.moved.items(), key=lambda item: item[1]):
+            yield f"{'would move' if dry_run else 'moved'} {old_path} -> {new_path}"
         for path, count in sorted(self.rewritten.items()):
             yield f"  {path}: {count} link{'s' if count != 1 else ''} rewritten"
-        if self.alias_added:
-            yield f"  {self.new_path}: '{self.old}' added to aliases"
+        for path, old in sorted(self.aliased.items()):
+            yield f"  {path}: '{old}' added to aliases"
 
 
 def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
@@ -92,12 +98,54 @@ def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
     if old not in kb.entries:
         close = resolver.closest(old)
         raise MoveError(f"no record has the id '{old}'" + (f" (did you mean {' or '.join(close)}?)" if close else ""))
+    _refuse_new_id(new)
+    if new == old:
+        raise MoveError(f"'{old}' already has that id")
+    entry = kb.entries[old]
+    plan = MovePlan(old, new, entry.path, _new_path(kb, old, new), entry.summary.kind)
+    _refuse_move(kb, resolver, old, new)
+    return _planned(kb, resolver, plan, {old: new})
+
+
+def plan_folder_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
+    """Every edit of the move of every record whose file is in the folder `old` (below the records folder) to the
+    folder `new`, its id's beginning `old/` become `new/`; `MoveError` where `flopkb mv` would refuse one of them."""
+    old, new = old.strip("/"), new.strip("/")
+    records = kb.config.records.rstrip("/")
+    inside = [entry for entry in kb.entries.values() if entry.path.startswith(f"{records}/{old}/")]
+    if not inside:
+        raise MoveError(f"{records}/{old}/ holds no record")
+    _refuse_new_id(new)
+    if new == old or new.startswith(f"{old}/"):
+        raise MoveError(f"cannot move the folder {old}/ into itself")
+    resolver = Resolver.of(kb)
+    moves = {}
+    for entry in inside:
+        if not entry.id.startswith(f"{old}/") or not entry.path.startswith(f"{records}/{entry.id}."):
+            raise MoveError(f"{entry.path} holds the id '{entry.id}', not its path's: fix its id, then move the folder")
+        moves[entry.id] = f"{new}{entry.id[len(old) :]}"
+        try:
+            _refuse_move(kb, resolver, entry.id, moves[entry.id])
+        except MoveError as error:
+            raise MoveError(f"{entry.id} cannot move to {moves[entry.id]}: {error}") from None
+    plan = MovePlan(old, new, f"{records}/{old}", f"{records}/{new}", None)
+    return _planned(kb, resolver, plan, moves)
+
+
+def _refuse_new_id(new: str) -> None:
     problem = id_problem(new)
     if problem:
         like = id_like(new)
         raise MoveError(f"'{new}' is not a valid id: {problem}" + (f" (did you mean {like}?)" if like else ""))
-    if new == old:
-        raise MoveError(f"'{old}' already has that id")
+
+
+def _new_path(kb: KnowledgeBase, old: str, new: str) -> str:
+    """The file of the record `old` once its id is `new` (its extension kept)."""
+    return f"{kb.config.records.rstrip('/')}/{new}{Path(kb.entries[old].path).suffix}"
+
+
+def _refuse_move(kb: KnowledgeBase, resolver: Resolver, old: str, new: str) -> None:
+    """`MoveError` when the record `old` cannot take the id `new` (a valid id, not its own)."""
     if new in kb.entries:
         taken = kb.entries[new].source
         if taken is not None and old in (taken.data.get("aliases") or ()):
@@ -113,56 +161,66 @@ def plan_move(kb: KnowledgeBase, old: str, new: str) -> MovePlan:
     entry = kb.entries[old]
     if entry.source is None:
         raise MoveError(f"{entry.path} does not parse; fix it before moving it")
-    suffix = Path(entry.path).suffix
-    new_path = f"{kb.config.records.rstrip('/')}/{new}{suffix}"
+    new_path = _new_path(kb, old, new)
     if (kb.config.root / new_path).exists():
         raise MoveError(f"{new_path} exists already")
     linked = linked_out(kb.config, kb.config.root / new_path)
     if linked is not None:
         raise MoveError(linked)
 
-    after = _resolver_after(resolver, old, new)
-    plan = MovePlan(old, new, entry.path, new_path, entry.summary.kind)
+
+def _planned(kb: KnowledgeBase, resolver: Resolver, plan: MovePlan, moves: dict[str, str]) -> MovePlan:
+    """`plan` with the edits of `moves` (old id: new id, each allowed by `_refuse_move`) made all at once."""
+    after = _resolver_after(resolver, moves)
+    renamed = {kb.entries[old].path: _new_path(kb, old, new) for old, new in moves.items()}
+    plan.moved = {new_path: old_path for old_path, new_path in renamed.items()}
     edits: dict[str, list[tuple[int, int, str]]] = {}
     sources: dict[str, Source] = {}
     for group in kb.links.values():
         for link in group:
-            replacement = _new_target(link, old, new, after)
+            replacement = _new_target(link, moves, after)
             if replacement is None:
                 continue
             path = link.source.path
             sources[path] = link.source
             edits.setdefault(path, []).append(_target_edit(link, replacement))
-            plan.rewritten[new_path if path == entry.path else path] = (
-                plan.rewritten.get(new_path if path == entry.path else path, 0) + 1
-            )
+            key = renamed.get(path, path)
+            plan.rewritten[key] = plan.rewritten.get(key, 0) + 1
+    for old, new in moves.items():
+        moved = kb.entries[old].source
+        assert moved is not None  # `_refuse_move`
+        sources[moved.path] = moved
+        own = edits.setdefault(moved.path, [])
+        own.append(_id_edit(moved, new))
+        if _alias_edits(moved, old, new, own):
+            plan.aliased[renamed[moved.path]] = old
+    for path, changes in edits.items():
+        key = renamed.get(path, path)
+        plan.edits[key] = ordered(changes, path)
+        plan.texts[key] = _apply(sources[path].text, plan.edits[key])
+        plan.originals[key] = sources[path].text
+    return plan
 
-    moved = entry.source
-    sources[entry.path] = moved
-    own = edits.setdefault(entry.path, [])
-    own.append(_id_edit(moved, new))
+
+def _alias_edits(moved: Source, old: str, new: str, own: list[tuple[int, int, str]]) -> bool:
+    """Add to `own` the edit that keeps `old` as an alias of the record moved to `new`; whether one is made."""
     aliases = moved.data.get("aliases")
     if isinstance(aliases, list) and new in aliases:
         # Moving back to a former id: that alias becomes the id, and the id we leave becomes the alias.
         span = moved.span(("aliases", aliases.index(new)))
         if span is None or span.style in ("|", ">"):
-            raise MoveError(f"{entry.path}: cannot edit the alias '{new}' in place; remove it by hand first")
+            raise MoveError(f"{moved.path}: cannot edit the alias '{new}' in place; remove it by hand first")
         quoted = span.style in ("'", '"')
         own.append(
             (span.start + quoted, span.end - quoted, old)
             if quoted or _plain_safe(old)
             else (span.start, span.end, _double_quoted(old))
         )
-        plan.alias_added = True
-    elif not (isinstance(aliases, list) and old in aliases):
-        own.append(_alias_edit(moved, old))
-        plan.alias_added = True
-    for path, changes in edits.items():
-        key = new_path if path == entry.path else path
-        plan.edits[key] = ordered(changes, path)
-        plan.texts[key] = _apply(sources[path].text, plan.edits[key])
-        plan.originals[key] = sources[path].text
-    return plan
+        return True
+    if isinstance(aliases, list) and old in aliases:
+        return False
+    own.append(_alias_edit(moved, old))
+    return True
 
 
 def target_span(link: Link) -> tuple[int, int]:
@@ -213,26 +271,29 @@ def read_as_planned(config: Config, path: str, planned: str, again: str = "run f
 def _journal(config: Config, plan: MovePlan) -> Journal:
     """The journal of `plan`, with each file's bytes as they are now, which must be what the plan was made from."""
     writes = []
-    removed = None
+    removed = []
     for path, text in sorted(plan.texts.items()):
-        original = plan.old_path if path == plan.new_path else path
+        original = plan.moved.get(path, path)
         before = read_as_planned(config, original, plan.originals[path])
         after = (("\ufeff" if before.startswith(b"\xef\xbb\xbf") else "") + text).encode("utf-8")
-        if path == plan.new_path:
+        if path in plan.moved:
             writes.append(FileChange(path, None, after))
-            removed = FileChange(original, before, None)
+            removed.append(FileChange(original, before, None))
         else:
             writes.append(FileChange(path, before, after))
-    return Journal(plan.old, plan.new, (*writes, *([removed] if removed else [])))
+    return Journal(plan.old, plan.new, (*writes, *removed))
 
 
 def move(config: Config, old: str, new: str, *, dry_run: bool = False) -> MovePlan:
-    """Plan and (unless `dry_run`) make the move of record `old` to id `new`."""
+    """Plan and (unless `dry_run`) make the move of record `old` to id `new`, or, where `old` is no record's id (or
+    ends with `/`) and a folder of records, of every record in it to the folder `new`."""
     try:
-        old, new = config.record_id(old), config.record_id(new)
+        old_id, new_id = config.record_id(old), config.record_id(new)
     except OutsideRecords as error:
         raise MoveError(str(error)) from None
-    plan = plan_move(compile_knowledge_base(config, (check_links,)), old, new)
+    kb = compile_knowledge_base(config, (check_links,))
+    folder = (old.endswith("/") or old_id not in kb.entries) and (config.records_path / old_id).is_dir()
+    plan = plan_folder_move(kb, old_id, new_id) if folder else plan_move(kb, old_id, new_id)
     if not dry_run:
         write_move(config, plan)
     return plan
@@ -242,23 +303,23 @@ def move(config: Config, old: str, new: str, *, dry_run: bool = False) -> MovePl
 # Where links land after the move
 
 
-def _resolver_after(resolver: Resolver, old: str, new: str) -> Resolver:
-    ids = (resolver.ids - {old}) | {new}
-    aliases = {alias: (new if owner == old else owner) for alias, owner in resolver.aliases.items()}
-    aliases.setdefault(old, new)
-    kinds = dict(resolver.kinds)
-    if old in kinds:
-        kinds[new] = kinds.pop(old)
+def _resolver_after(resolver: Resolver, moves: dict[str, str]) -> Resolver:
+    ids = (resolver.ids - moves.keys()) | set(moves.values())
+    aliases = {alias: moves.get(owner, owner) for alias, owner in resolver.aliases.items()}
+    for old, new in moves.items():
+        aliases.setdefault(old, new)
+    kinds = {moves.get(record_id, record_id): kind for record_id, kind in resolver.kinds.items()}
     return Resolver(ids, aliases, kinds)
 
 
-def _new_target(link: Link, old: str, new: str, after: Resolver) -> str | None:
+def _new_target(link: Link, moves: dict[str, str], after: Resolver) -> str | None:
     """The target `link` must be rewritten to, or None when it lands right as it is."""
     before = link.resolved
     if before is None:
         return None
     landing = after.resolve(link.target)
-    if before == old:
+    if before in moves:
+        old, new = before, moves[before]
         if landing.id == new and landing.step in (ID, SUFFIX):
             return None
         depth = link.target.count("/") + 1

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from flopkb.authoring.folders import created_as
 from flopkb.collector import uncollected
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.cached import link_all
 from flopkb.links.extract import Link
 from flopkb.links.resolver import AMBIGUOUS, Resolution, Resolver
-from flopkb.load.models import with_scheme
+from flopkb.load.models import id_problem, with_scheme
 from flopkb.report.cut import cut
 from flopkb.report.diagnostics import Diagnostic, make
 from flopkb.report.hints import closest, suggest
@@ -50,7 +51,6 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
     """Extract and resolve every link of the base (stored as `kb.links`), and report those that do not land, and the
     prose whose `*` makes emphasis (read in the same walk)."""
     resolver = Resolver.of(kb)
-    kinds = resolver.kinds
     suspects: list[Link] = []
     with uncollected(freeze=True):  # the links live as long as the knowledge base, as what loading built
         linked = link_all(kb.entries, resolver, suspects)
@@ -65,19 +65,24 @@ def check_links(kb: KnowledgeBase) -> Iterator[Diagnostic]:
         kb.links = linked.links(kb.entries, resolver.target)
     yield from linked.prose_warnings
     for link in suspects:
-        target_id = link.resolved
-        if target_id is None:
-            yield _unresolved(link, resolver.resolve(link.target), resolver)
-            continue
-        if link.kinds:
-            kind = kinds.get(target_id)
-            if kind is not None and kind not in link.kinds:
-                yield _wrong_kind(link, target_id, kind, resolver)
-                continue
-        if link.anchor is not None:
-            anchors = resolver.anchors(target_id)
-            if anchors is not None and link.anchor not in anchors:
-                yield _dangling_anchor(link, target_id, kinds.get(target_id), anchors)
+        problem = link_problem(link, resolver)
+        if problem is not None:
+            yield problem
+
+
+def link_problem(link: Link, resolver: Resolver) -> Diagnostic | None:
+    """What the link stage tells of `link`, extracted with `resolver`: that it lands on no record, on one of a kind its
+    field does not take, or on no formula or measurement of its target; None when it lands."""
+    target_id = link.resolved
+    if target_id is None:
+        return _unresolved(link, resolver.resolve(link.target), resolver)
+    kind = resolver.kinds.get(target_id)
+    if link.kinds and kind is not None and kind not in link.kinds:
+        return _wrong_kind(link, target_id, kind, resolver)
+    anchors = resolver.anchors(target_id) if link.anchor is not None else None
+    if anchors is not None and link.anchor not in anchors:
+        return _dangling_anchor(link, target_id, kind, anchors)
+    return None
 
 
 def _describe(link: Link) -> str:
@@ -105,7 +110,7 @@ def _unresolved(link: Link, found: Resolution, resolver: Resolver) -> Diagnostic
             line,
             column,
             f"{_describe(link)} resolves to no record",
-            resolver.hint(link.target),
+            _dangling_hint(link, resolver),
         )
     url = with_scheme(link.target) if link.takes_urls else None
     return make(
@@ -114,8 +119,18 @@ def _unresolved(link: Link, found: Resolution, resolver: Resolver) -> Diagnostic
         line,
         column,
         f"{_describe(link)} resolves to no record",
-        suggest(link.target, [url]) if url else resolver.hint(link.target, link.kinds),
+        suggest(link.target, [url]) if url else _dangling_hint(link, resolver),
     )
+
+
+def _dangling_hint(link: Link, resolver: Resolver) -> str | None:
+    """The ids close to a dangling link's target, else, where the record it names cannot be created as written (its
+    kind unknown: `flopkb.authoring.folders.created_as`), why and what to write."""
+    close = resolver.hint(link.target, link.kinds)
+    if close is not None or id_problem(link.target) or with_scheme(link.target) is not None:
+        return close
+    created = created_as(link.target, link.kinds, link.where)
+    return created if isinstance(created, str) else None
 
 
 def _wrong_kind(link: Link, target_id: str, kind: str, resolver: Resolver) -> Diagnostic:

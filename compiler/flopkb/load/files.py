@@ -131,7 +131,33 @@ def decode(raw: bytes, path: str) -> str | Diagnostic:
     except UnicodeDecodeError as err:
         before = raw[: err.start].decode("utf-8", errors="replace").removeprefix("\ufeff")
         line, column = LineIndex(before).position(len(before))
-        return make(
-            "encoding", path, line, column, f"the file is not UTF-8: byte 0x{raw[err.start]:02x} is invalid here"
-        )
+        byte = raw[err.start]
+        message = f"the file is not UTF-8: byte 0x{byte:02x} is invalid here"
+        return make("encoding", path, line, column, message, f"re-save the file as UTF-8{_read_as(byte)}")
     return text.removeprefix("\ufeff")
+
+
+_NEW_RECORD = "`flopkb new <kind> <id>` writes a new record with every field to fill in"
+
+
+def no_mapping(path: str, line: int, column: int, *, empty: bool) -> Diagnostic:
+    """The `not-a-record` of a file that is `empty`, or whose top level is no mapping (at `line`:`column`)."""
+    if empty:
+        message, hint = "the file is empty", f"write a record in it, or delete it: {_NEW_RECORD}"
+    else:
+        message = "the top level is not a mapping"
+        hint = f"write the record's fields as `key: value` lines at the top level; {_NEW_RECORD}"
+    return make("not-a-record", path, line, column, f"{message}; a record is a mapping of fields", hint)
+
+
+def _read_as(byte: int) -> str:
+    """What `byte` most likely is, in the encoding an editor most likely saved the file in (`: 0xe9 is é in
+    Latin-1`), or nothing for a byte that is no letter there."""
+    for encoding, name in (("latin-1", "Latin-1"), ("cp1252", "Windows-1252")):
+        try:
+            letter = bytes([byte]).decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if letter.isprintable():
+            return f": 0x{byte:02x} is {letter} in {name}"
+    return ""

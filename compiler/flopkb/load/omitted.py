@@ -64,6 +64,11 @@ class Omitted(Mapping[Path, Any]):
     def __reduce__(self) -> tuple[type[Omitted], tuple[dict[Path, Any]]]:
         return Omitted, (self._items,)
 
+    @property
+    def has_items(self) -> bool:
+        """Whether a list item is left out (not only fields)."""
+        return bool(self._lists)
+
     def indexes(self, at: Path) -> list[int]:
         """The indexes of the items left out of the list at `at`, in order."""
         return self._lists.get(at, _NO_LIST)[0]
@@ -99,6 +104,28 @@ def without(data: Any, paths: Collection[Path], of: type[dict[Any, Any]] | type[
 def without_items(data: Any, items: Omitted) -> Any:
     """`data` without the list items at `items` (copied where they are, shared elsewhere)."""
     return without(data, items, list)
+
+
+def with_items(data: Any, items: Omitted) -> Any:
+    """`without_items(data, items)`, the file's data read without the list items at `items`, with them back in their
+    lists: the file's data (its lists copied where an item goes back, the rest shared)."""
+    holding = prefixes(path[:-1] for path in items if isinstance(path[-1], int))
+
+    def copied(node: Any, at: Path) -> Any:
+        if at not in holding:
+            return node
+        if isinstance(node, dict):
+            return {key: copied(value, (*at, key)) for key, value in node.items()}
+        if not isinstance(node, list):
+            return node
+        kept = iter(node)
+        whole = []
+        for index in range(len(node) + len(items.indexes(at))):
+            path = (*at, index)
+            whole.append(items[path] if path in items else copied(next(kept), path))
+        return whole
+
+    return copied(data, ())
 
 
 def file_loc(data: Any, loc: tuple[Any, ...], items: Omitted) -> tuple[Any, ...]:

@@ -46,7 +46,7 @@ from yaml.resolver import Resolver
 
 from flopkb.kb.building import FILE_PARTS
 from flopkb.load.builder import MAP, MAX_NESTING, SEQ, STR, TOO_DEEP, Builder, Path, Positions, Problem, ScalarSpan
-from flopkb.load.files import MAX_FILE_BYTES
+from flopkb.load.files import MAX_FILE_BYTES, no_mapping
 from flopkb.load.nesting import C_SAFE_DEPTH, libyaml_bounds_nesting, nesting_bound
 from flopkb.load.omitted import NOTHING_OMITTED, Omitted, left_out, remapped, view_path, without_items, written_path
 from flopkb.load.positions import LineIndex, ScalarMap
@@ -129,10 +129,11 @@ class Source:
         self._untabbed = untabbed
 
     @classmethod
-    def deferred(cls, path: str, later: Later) -> Source:
-        """A source whose text is `later.text()` and data `later.data()`, each asked for once, when first needed."""
+    def deferred(cls, path: str, later: Later, omitted: Omitted | None = None) -> Source:
+        """A source whose text is `later.text()` and data `later.data()`, each asked for once, when first needed;
+        `omitted`: what validation left out of it, as `without` names it."""
         source = cls.__new__(cls)
-        source.path, source.witness, source.omitted = path, None, NOTHING_OMITTED
+        source.path, source.witness, source.omitted = path, None, omitted or NOTHING_OMITTED
         source._text = source._data = source._positions = source._lines = source._scalars = source._untabbed = None
         source._later = later
         return source
@@ -263,7 +264,7 @@ class Source:
             if self.untabbed:  # parsed as `parse` parsed it, its positions turned into the file's own
                 text, untabbing = replace_line_start_tabs(text), Untabbing(text)
             builder = Builder(self.path, self.lines, untabbing, record_positions=True)
-            root = compose(text, _loader_for(text))
+            root = compose(text)
             if root is not None:  # None: the text of a deferred source whose file changed since (flopkb.pipeline.cache)
                 builder.walk(root)
             assert builder.positions is not None
@@ -271,8 +272,9 @@ class Source:
         return self._positions
 
 
-def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
-    """Parse record text into a Source (None when it cannot be one) and the problems found on the way."""
+def parse(text: str, path: str, trees: list[yaml.Node] | None = None) -> tuple[Source | None, list[Diagnostic]]:
+    """Parse record text into a Source (None when it cannot be one) and the problems found on the way; the node tree
+    it was read from is added to `trees`, if given, when the text as it is makes a record (`fmt` lays it out)."""
     if len(text) > MAX_FILE_BYTES:
         return None, [
             make(
@@ -283,24 +285,31 @@ def parse(text: str, path: str) -> tuple[Source | None, list[Diagnostic]]:
                 f"the file has {len(text):,} characters; records are limited to {MAX_FILE_BYTES:,}",
             )
         ]
-    return _load(text, path, LineIndex(text))
+    return _load(text, path, LineIndex(text), trees=trees)
 
 
 def _load(
-    text: str, path: str, lines: LineIndex, untabbing: Untabbing | None = None
+    text: str, path: str, lines: LineIndex, untabbing: Untabbing | None = None, trees: list[yaml.Node] | None = None
 ) -> tuple[Source | None, list[Diagnostic]]:
     """Parse `text`: the file's own (`lines.text`), or, with `untabbing`, that text with its line-start tabs
     replaced."""
     fast = _loader_for(text)
     if fast is not _Loader:
-        parsed = _parse(text, path, lines, fast, untabbing, explain=False)
+        parsed = _parse(text, path, lines, fast, untabbing, explain=False, trees=trees)
         if parsed[0] is not None:
             return parsed
-    return _parse(text, path, lines, _Loader, untabbing)
+    return _parse(text, path, lines, _Loader, untabbing, trees=trees)
 
 
 def _parse(
-    text: str, path: str, lines: LineIndex, loader: type, untabbing: Untabbing | None, *, explain: bool = True
+    text: str,
+    path: str,
+    lines: LineIndex,
+    loader: type,
+    untabbing: Untabbing | None,
+    *,
+    explain: bool = True,
+    trees: list[yaml.Node] | None = None,
 ) -> tuple[Source | None, list[Diagnostic]]:
     """The source of `text`, or None with its problems; without `explain`, a syntax error is left to the caller's next
     attempt (with the guarded composer) to explain, once: a tab read past, a slip guessed at."""
@@ -329,16 +338,9 @@ def _parse(
     except yaml.YAMLError as err:
         return None, [make("yaml-syntax", path, 1, 1, str(err))]
     if root is None:
-        return None, [make("not-a-record", path, 1, 1, "the file is empty; a record is a mapping of fields")]
+        return None, [no_mapping(path, 1, 1, empty=True)]
     if not isinstance(root, yaml.MappingNode):
-        return None, [
-            make(
-                "not-a-record",
-                path,
-                *inside(root.start_mark.index),
-                "the top level is not a mapping; a record is a mapping of fields",
-            )
-        ]
+        return None, [no_mapping(path, *inside(root.start_mark.index), empty=False)]
     builder = Builder(path, lines, untabbing)
     try:
         data = builder.walk(root)
@@ -346,6 +348,8 @@ def _parse(
         return None, [make(problem.code, path, *inside(problem.index), problem.message)]
     source = Source(path, lines.text, data, untabbed=untabbing is not None)
     source._lines = lines
+    if trees is not None:
+        trees.append(root)
     return source, builder.diagnostics
 
 
@@ -400,7 +404,7 @@ def _parses_only_untabbed(text: str) -> bool:
     if not has_line_start_tabs(text):
         return False
     try:
-        compose(text, _loader_for(text))
+        compose(text)
     except yaml.YAMLError:
         return True
     return False
@@ -412,7 +416,7 @@ def _holds(text: str, line: int, as_text: bool) -> bool:
     that start lines are read as `fmt` replaces them: a slip above a tab is told first, the tab once it is mended."""
     text = replace_line_start_tabs(text)  # the same lines, and no line starts with a tab any more
     try:
-        root = compose(text, _loader_for(text))
+        root = compose(text)
     except Exception:
         return False
     starts = LineIndex(text).starts  # lines as the file counts them: libyaml's marks also break lines at a lone '\r'
@@ -442,7 +446,8 @@ def _syntax_hint(text: str, line: int) -> str | None:
 
 
 def compose(text: str, loader: type | None = None) -> yaml.Node | None:
-    """The node tree of one YAML document, its nesting bounded (by `_Loader`, unless another `loader` is given).
+    """The node tree of one YAML document, its nesting bounded (by `_loader_for(text)`, unless another `loader` is
+    given).
 
     libyaml reads YAML 1.1, where U+0085, U+2028 and U+2029 break lines; in
     YAML 1.2, as in editors and git, they are characters like others. They are
@@ -451,7 +456,7 @@ def compose(text: str, loader: type | None = None) -> yaml.Node | None:
     """
     # `in`, not a regular expression: a text of narrower characters is ruled out at once, the rest by memchr.
     hidden = ("\x85" in text or "\u2028" in text or "\u2029" in text) and _PLACEHOLDERS.search(text) is None
-    composer = (loader or _Loader)(text.translate(_HIDE) if hidden else text)
+    composer = (loader or _loader_for(text))(text.translate(_HIDE) if hidden else text)
     try:
         root = composer.get_single_node()
     finally:

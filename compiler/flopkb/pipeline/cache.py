@@ -203,7 +203,7 @@ class FileCache:
         for rel in files:
             if rel in fresh:
                 entry, diagnostics = fresh[rel]
-                if rel in read and not (entry.source and entry.source.omitted):  # unreadable, or read without items
+                if rel in read:  # else unreadable
                     entry.digest, trusted = read[rel]
                     model = (entry.source.data, entry.record) if entry.source is not None else None
                     loaded[rel] = Loaded(
@@ -214,6 +214,7 @@ class FileCache:
                         model,
                         self._derived.setdefault(rel, entry.derived),
                         (b"", b""),
+                        entry.source.omitted or None if entry.source is not None else None,
                     )
             else:
                 stored = kept[rel]
@@ -427,7 +428,7 @@ class FileCache:
             if stored.model is None
             else previous.source
             if previous is not None and previous.digest == stored.digest and previous.source is not None
-            else Source.deferred(rel, later)
+            else Source.deferred(rel, later, stored.omitted)
         )
         return Entry.deferred(
             expected_id(rel, config.records), rel, source, later, stored.summary, stored.digest, dict(derived)
@@ -446,8 +447,8 @@ def _loads_to_store(
     trusted_before = untrusted_since()
     for entry, diagnostics in results:
         source = entry.source
-        if source is None or source.omitted:
-            continue  # a file that did not parse, or is read without some items, costs little to load again
+        if source is None:
+            continue  # a file that did not parse costs little to load again
         witness = source.witness
         stat = None if witness is None else trusted_read(witness.stat, read_before)
         if witness is not None and stat is not None:  # a file of this stat holds the bytes read: no need to read it
@@ -470,6 +471,7 @@ def _loads_to_store(
             model,
             entry.derived if keep_derived else {},
             (b"", b""),
+            source.omitted or None,
         )
         yield entry.path, loaded
 

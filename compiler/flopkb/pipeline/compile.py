@@ -19,6 +19,7 @@ from flopkb.kb.entry import Entry
 from flopkb.kb.knowledge_base import KnowledgeBase, Stage
 from flopkb.load.cores import idle_cores
 from flopkb.load.files import Unreadable, decode
+from flopkb.load.indented import indented_fields
 from flopkb.load.models import id_like, id_problem
 from flopkb.load.source import Source, parse
 from flopkb.load.sources import FileSource, witness
@@ -55,8 +56,11 @@ def record_files(config: Config) -> tuple[list[str], list[Diagnostic]]:
         if shown == rel:
             found.append(rel)
         else:
-            problems.append(make("encoding", shown, 1, 1, "the file's name is not UTF-8; rename it"))
+            problems.append(make("encoding", shown, 1, 1, "the file's name is not UTF-8", _RENAME))
     return found, problems
+
+
+_RENAME = "rename the file: its name's bytes that are not UTF-8 are shown as \\x escapes"
 
 
 def _shown_path(path: str) -> str:
@@ -160,6 +164,8 @@ def _validate_entry(
     elif source is not None and vocabulary is not None:
         record, problems, source = validate_record(source, vocabulary, record_id)
         diagnostics.extend(problems)
+        if record is not None:
+            diagnostics.extend(indented_fields(rel, source.text, record.kind))
     return Entry(record_id, rel, source, record), diagnostics
 
 

@@ -24,6 +24,7 @@ from flopkb.config import Config
 from flopkb.kb.entry import RecordSummary
 from flopkb.load.files import Unreadable, read_bytes
 from flopkb.load.models import Record, model_classes
+from flopkb.load.omitted import Omitted
 from flopkb.load.vocabulary import Vocabulary
 from flopkb.pipeline.keys import code_key
 from flopkb.pipeline.stats import Stat
@@ -31,7 +32,7 @@ from flopkb.report.diagnostics import Diagnostic
 from flopkb.sealed import seal, unseal
 
 SHARDS = 64
-FORMAT = 5
+FORMAT = 6
 """The version of what a shard holds: a change of it makes every stored shard's key differ."""
 MAX_SHARD_BYTES = 1 << 28
 """A larger shard is not read (10,000 records of about 4 KB take 1 MB a shard)."""
@@ -66,13 +67,18 @@ class Loaded(NamedTuple):
     """
     digests: tuple[bytes, bytes]
     """The digests of the pickled `model` and `derived` (b"" for one not pickled), checked before it is unpickled."""
+    omitted: Omitted | None = None
+    """What validation left out of the file (`Source.omitted`: list items its data is without, fields the schema told
+    wrong); None for nothing, as for most files."""
 
 
 def with_blobs(
     loaded: Loaded, model: Pickled | Model | None, derived: Pickled | dict[str, Any], digests: tuple[bytes, bytes]
 ) -> Loaded:
     """`loaded` with another model and derived data: `_replace` without its generic (and, 30,000 times, slow) path."""
-    return Loaded(loaded.digest, loaded.stat, loaded.summary, loaded.diagnostics, model, derived, digests)
+    return Loaded(
+        loaded.digest, loaded.stat, loaded.summary, loaded.diagnostics, model, derived, digests, loaded.omitted
+    )
 
 
 def shard_of(rel: str) -> int:

@@ -10,6 +10,7 @@ from flopkb.links.evidence import check_evidence
 from flopkb.links.journal import check_unfinished_move
 from flopkb.links.orphans import check_graph
 from flopkb.links.resolve import check_links
+from flopkb.pipeline.left_out import check_left_out
 
 LINK_STAGES: tuple[Stage, ...] = (check_links, check_graph, check_evidence)
 """Links extracted and resolved (`kb.links`, `kb.resolver`), the graph and orphans (`kb.graph`), evidence
@@ -19,5 +20,6 @@ FORMULA_STAGES: tuple[Stage, ...] = (check_specs, check_measurements, check_form
 """Accelerator specs checked against their parameters' dimensions, source measurements read; every formula evaluated
 and every claim re-computed (`kb.formulas`)."""
 
-CHECK_STAGES: tuple[Stage, ...] = (check_unfinished_move, *LINK_STAGES, *FORMULA_STAGES)
-"""A move left unfinished (`flopkb.links.journal`), then the link and formula stages."""
+CHECK_STAGES: tuple[Stage, ...] = (check_unfinished_move, *LINK_STAGES, *FORMULA_STAGES, check_left_out)
+"""A move left unfinished (`flopkb.links.journal`), then the link and formula stages, then what they tell of the list
+items validation left out (`flopkb.pipeline.left_out`)."""

@@ -171,7 +171,8 @@ _CATALOGUE = [
         "A reader who follows it lands nowhere.",
         "See [[flops/no-such-record]].",
         "Correct the target (the hint names the closest ids, or the few a half-typed name begins) or write the "
-        "missing record.",
+        "missing record. With no id close, a target in no kind's folder (`[[notes/x]]`) gets the id it would have in "
+        "each kind's folder: a record lives in its kind's folder, so the link names its kind.",
     ),
     Code(
         "dangling-ref",
@@ -219,6 +220,19 @@ _CATALOGUE = [
         "shows its brackets and text, the link graph lacks the edge, and no other check notices.",
         "statement: |\n  The cost grows with [[flops/prefill-attention-\n  quadratic]] as the prompt grows.",
         "Join the two lines: the hint gives the link as it reads on one line (a line may be longer than the others).",
+    ),
+    Code(
+        "indented-field",
+        W,
+        "A field of the record indented into the block of text above it: it is read as that text.",
+        "YAML reads every line indented as deep as a `description: |` block's text as that text. A key indented by a "
+        "slip (`  formulas:` under the description) turns the field and everything under it into prose: the page "
+        "publishes it as text, the record lacks the field, and no other check notices. A line of the text that is "
+        "one of the record kind's fields, at the block's indentation, followed by a list item or a `key:` line, is "
+        "taken for one; prose does not read so.",
+        "description: |\n  The engine evicts blocks.\n  formulas:\n  - id: stall-time",
+        "Unindent the key to the start of its line (the lines under it may stay as they are): it then ends the "
+        "text and is a field of the record.",
     ),
     Code(
         "wrong-kind-ref",

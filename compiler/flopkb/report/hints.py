@@ -1,8 +1,10 @@
-"""'Did you mean' hints: the one way flopkb finds the names closest to a misspelt one (rapidfuzz's Indel ratio)."""
+"""'Did you mean' hints: the one way flopkb finds the names closest to a misspelt one (rapidfuzz's Indel ratio tells
+which are close enough; they rank by OSA distance, where swapping two letters is one slip)."""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from flopkb.report.cut import cut
@@ -12,14 +14,22 @@ CUTOFF = 60.0
 
 
 def scored(word: str, choices: Sequence[str], *, limit: int, cutoff: float = CUTOFF) -> list[tuple[str, float]]:
-    """The `limit` names of `choices` most similar to `word`, with their scores, best first (ties in `choices`
-    order)."""
+    """The `limit` names of `choices` nearest to `word`, with their similarity scores (at least `cutoff`): fewest
+    edits first, a transposition counting as one (`bs46` is as near `bs64` as `bs4`), then those made of the very
+    letters typed (`bs64` before `bs4`), then the most similar (ties in `choices` order)."""
     from rapidfuzz import fuzz, process  # imported only when something does not resolve
+    from rapidfuzz.distance import OSA
 
-    return [
-        (name, score)
-        for name, score, _ in process.extract(word, choices, scorer=fuzz.ratio, limit=limit, score_cutoff=cutoff)
-    ]
+    close = process.extract(word, choices, scorer=fuzz.ratio, limit=None, score_cutoff=cutoff)
+    ranked = sorted(
+        close, key=lambda found: (OSA.distance(word, found[0]), _letters_apart(word, found[0]), -found[1], found[2])
+    )
+    return [(name, score) for name, score, _ in ranked[:limit]]
+
+
+def _letters_apart(word: str, name: str) -> int:
+    """How many letters one of the two has that the other lacks (0 for an anagram)."""
+    return sum(((Counter(word) - Counter(name)) + (Counter(name) - Counter(word))).values())
 
 
 def closest(word: str, choices: Iterable[str], *, count: int = 1, cutoff: float = CUTOFF) -> list[str]:

@@ -192,6 +192,7 @@ def _claim_changes(
             stated=shown.stated_text,
             place=_claim_place(kb, record_id if now is not None else match.old(record_id), formula_id, index),
             because=_claim_because(attribution, record_id, hardware, shown, rename, (old, new)),
+            stated_before=None if was is None else was.stated_text,
         )
 
 

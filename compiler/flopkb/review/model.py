@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from flopkb.links.debt import NO_DEBT
+
 SCHEMA_VERSION = 1
 
 # The conditions of `--fail-on`.
@@ -91,9 +93,13 @@ class ClaimChange:
     before_value: float | None
     after_value: float | None
     stated: str
+    """The value the claim states, or for a claim that names a measurement the value measured: on the head side
+    (on the base side for a claim that is gone)."""
     place: Place | None
     because: tuple[str, ...] = ()
     """The edited, added or removed records among the causes of its verdict (`flopkb.review.causes`), sorted."""
+    stated_before: str | None = None
+    """`stated` on the base side; None when the claim is new."""
 
     @property
     def regressed(self) -> bool:
@@ -122,6 +128,8 @@ class ValueChange:
 
 @dataclass(frozen=True, slots=True)
 class EvidenceChange:
+    """A record whose evidence status (`flopkb.links.debt`: `no-debt`, `own-debt`, `inherited-debt`) changed."""
+
     record: str
     before: str | None
     after: str | None
@@ -130,7 +138,8 @@ class EvidenceChange:
 
     @property
     def regressed(self) -> bool:
-        return self.before == "verified" and self.after not in (None, "verified")
+        """Had no unverified figures (of its own or inherited), and now has some."""
+        return self.before == NO_DEBT and self.after not in (None, NO_DEBT)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from flopkb.report.reporters import printable
 from flopkb.review.model import Report
@@ -25,6 +26,22 @@ from flopkb.review.wording import (
 _INDENT = "  "
 
 
+class Markers(NamedTuple):
+    """What starts a line of a diagnostic that is new, fixed or changed, and of a link added or removed."""
+
+    new: str
+    fixed: str
+    changed: str
+    added: str
+    removed: str
+
+
+SIGNS = Markers("+ ", "- ", "~ ", "+ ", "- ")
+"""A terminal's, as a diff shows lines (the PR comment escapes them, so that markdown shows them as written)."""
+WORDS = Markers("new: ", "fixed: ", "changed: ", "added: ", "removed: ")
+"""A web page's: in a list a leading `+` or `-` would read as a nested item's marker and show as nothing."""
+
+
 def render_text(report: Report) -> str:
     return "".join(printable(line) + "\n" for line in text_lines(report))
 
@@ -43,7 +60,7 @@ def text_lines(report: Report) -> Iterator[str]:
             yield _INDENT + line
 
 
-def text_sections(report: Report) -> Iterator[tuple[str, list[str]]]:
+def text_sections(report: Report, markers: Markers = SIGNS) -> Iterator[tuple[str, list[str]]]:
     """(heading, lines) of every part of the report that has something, in the order a reviewer reads."""
     for heading, changes in (("Claims", report.claims), ("Agreement with measurements", report.agreement)):
         if changes:
@@ -73,9 +90,10 @@ def text_sections(report: Report) -> Iterator[tuple[str, list[str]]]:
         )
     new, fixed, changed = report.new_diagnostics, report.fixed_diagnostics, report.changed_diagnostics
     if new or fixed or changed:
-        lines = [*(f"+ {diagnostic_text(d)}" for d in new), *(f"- {diagnostic_text(d)}" for d in fixed)]
+        lines = [f"{markers.new}{diagnostic_text(d)}" for d in new]
+        lines += [f"{markers.fixed}{diagnostic_text(d)}" for d in fixed]
         for moved in changed:
-            lines += [f"~ {diagnostic_text(moved.after)}", f"{_INDENT}was: {moved.before.message}"]
+            lines += [f"{markers.changed}{diagnostic_text(moved.after)}", f"{_INDENT}was: {moved.before.message}"]
         yield f"Diagnostics: {len(new)} new, {len(fixed)} fixed, {len(changed)} changed", lines
     records = report.records
     if records.added or records.removed or records.renamed or records.edited:
@@ -86,8 +104,8 @@ def text_sections(report: Report) -> Iterator[tuple[str, list[str]]]:
         yield "Records", lines
     links = report.links
     if links.added or links.removed or links.new_orphans:
-        lines = [f"+ {source} → {target}" for source, target in links.added]
-        lines += [f"- {source} → {target}" for source, target in links.removed]
+        lines = [f"{markers.added}{source} → {target}" for source, target in links.added]
+        lines += [f"{markers.removed}{source} → {target}" for source, target in links.removed]
         lines += [f"new orphan: {record_id}" for record_id in links.new_orphans]
         yield "Links", lines
     if report.pages:

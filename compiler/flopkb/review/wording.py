@@ -113,10 +113,14 @@ def claim_what(change: ClaimChange) -> str:
 
 
 def claim_move(change: ClaimChange) -> str:
-    """`✓ 1.02 → ✗ 1.31 (stated 1.00)`."""
+    """`✓ 1.02 → ✗ 1.31 (stated 1.00)`: the computed value with its status on each side, then what the claim states,
+    or what the source measured (`(measured 4.4 → 2.4)` when that changed too)."""
     before = f"{STATUS[change.before]} {number(change.before_value)}" if change.before else "— new"
     after = f"{STATUS[change.after]} {number(change.after_value)}" if change.after else "— gone"
-    return f"{before} → {after} (stated {change.stated})"
+    label = "measured" if change.measured else "stated"
+    was = change.stated_before
+    held = change.stated if was is None or was == change.stated else f"{was} → {change.stated}"
+    return f"{before} → {after} ({label} {held})"
 
 
 def because(ids: tuple[str, ...], files: dict[str, str]) -> str:

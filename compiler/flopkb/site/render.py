@@ -8,7 +8,7 @@ Layout of the docs folder (each `.md` becomes `.html`, `use_directory_urls: fals
 | path | what |
 | --- | --- |
 | `index.md` | home: what the base holds, by kind and category |
-| `kinds/<kind>.md`, `categories/<term>.md` | an index per kind and per category |
+| `kinds/<kind>.md`, `categories/<term>.md`, `tags/<tag>.md` | listings (page n: `kinds/<kind>/<n>.md`) |
 | `records/<id>.md` | one page per record |
 | `accelerators/compare.md` | every accelerator side by side, all rooflines on one chart |
 | `graph.md`, `graph.json` | the link graph of the whole base |

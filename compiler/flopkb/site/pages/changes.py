@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from flopkb.review.history import recent_changes
-from flopkb.review.text import text_sections
+from flopkb.review.text import WORDS, text_sections
 from flopkb.review.wording import summary
 from flopkb.site.pages.common import link_html
 
@@ -38,7 +38,7 @@ def render_recent_changes(site: Site) -> bool:
     commits: list[dict[str, Any]] = []
     for change in changes:
         parts = []
-        for heading, lines in text_sections(change.report):
+        for heading, lines in text_sections(change.report, WORDS):
             parts.append(
                 {
                     "heading": heading,

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from markupsafe import Markup, escape
 
-from flopkb.links.debt import STANDING_WORDS
+from flopkb.links.debt import INHERITED_DEBT, OWN_DEBT, STANDING_WORDS
 from flopkb.links.resolver import Resolver
 from flopkb.load.models import is_url
 from flopkb.site.incremental.state import PageKeys, link_files
@@ -55,8 +55,8 @@ WRITERS = 6
 
 STATUS_WORDS = {
     **STANDING_WORDS,
-    "own-debt": "has unverified figures",
-    "inherited-debt": "rests on unverified figures",
+    OWN_DEBT: "has unverified figures",
+    INHERITED_DEBT: "rests on unverified figures",
 }
 """What a badge says: a record's standing (`flopkb.links.debt.STANDINGS`), or which of its figures are debt."""
 

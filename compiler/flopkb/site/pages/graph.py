@@ -41,18 +41,25 @@ SPACING = 34.0
 _GOLDEN_ANGLE = math.pi * (3 - math.sqrt(5))
 
 
+def links_between(site: Site) -> list[tuple[str, str]]:
+    """The links from one record to another, sorted: what the home page counts and the graph page draws. A link of a
+    record to itself is not between records, and a link to an id that no record has leads nowhere."""
+    graph, entries = site.graph, site.entries
+    if graph is None:
+        return []
+    return sorted(
+        (source, target)
+        for source in entries
+        if source in graph
+        for target in graph.succ[source]
+        if target != source and target in entries
+    )
+
+
 def graph_data(site: Site) -> dict[str, Any]:
     """Nodes (id, label, kind, href relative to the site root, x, y) and edges of every record, sorted."""
-    graph = site.graph
     ids = sorted(site.entries)
-    edges: list[tuple[str, str]] = []
-    if graph is not None:
-        entries = site.entries
-        for source in ids:
-            for target in graph.succ[source] if source in graph else ():
-                if target != source and target in entries:
-                    edges.append((source, target))
-    edges.sort()
+    edges = links_between(site)
     positions = layout(ids, edges)
     nodes = []
     for record_id in ids:

@@ -9,25 +9,24 @@ so that searching for a record finds its page, not every index that lists it.
 
 from __future__ import annotations
 
-import hashlib
 import html
 from typing import TYPE_CHECKING, Any
 
-from flopkb.links.debt import NO_SOURCES, STANDING_MEANINGS, STANDINGS
+from flopkb.links.debt import INHERITED_DEBT, NO_SOURCES, STANDING_MEANINGS, STANDINGS
 from flopkb.report.codes_doc import render_codes_markdown
 from flopkb.site.pages.changes import CHANGES_PAGE
 from flopkb.site.pages.common import (
     KIND_ORDER,
     KIND_TITLES,
     TAGS_INDEX,
-    author_list,
     debt_anchor,
     figure_words,
     record_path,
     tag_path,
 )
-from flopkb.site.pages.graph import GRAPH_PAGE
+from flopkb.site.pages.graph import GRAPH_PAGE, links_between
 from flopkb.site.pages.hardware import COMPARE_PAGE
+from flopkb.site.pages.listings import listing_key, listing_row, own, render_listing
 from flopkb.site.pages.measurements import disagreement_list
 
 if TYPE_CHECKING:
@@ -59,78 +58,16 @@ def _by_category(site: Site) -> dict[str, list[str]]:
     groups: dict[str, list[str]] = {term: [] for term in site.category_paths}
     for record_id, kind in site.kinds.items():
         if kind == "flop":
-            groups[str(_own(site, record_id)[1])].append(record_id)
+            groups[str(own(site, record_id)[1])].append(record_id)
     return {term: _sorted_ids(site, ids) for term, ids in groups.items()}
 
 
 def _by_tag(site: Site) -> dict[str, list[str]]:
     groups: dict[str, list[str]] = {}
     for record_id in site.kinds:
-        for tag in dict.fromkeys(_own(site, record_id)[2]):
+        for tag in dict.fromkeys(own(site, record_id)[2]):
             groups.setdefault(tag, []).append(record_id)
     return {tag: _sorted_ids(site, groups[tag]) for tag in sorted(groups)}
-
-
-def _status(site: Site, record_id: str) -> str:
-    """The record's standing (`flopkb.links.debt.STANDINGS`): what badges say of its evidence."""
-    evidence = site.kb.evidence
-    return evidence.standing(record_id) if evidence is not None else NO_SOURCES
-
-
-LISTING_MEMO = "site.listing"
-"""`Entry.derived` key of what a record's listing row shows of its own file (`_own`): kept by the load cache while
-the file is unchanged, so that listing pages are keyed, and rendered, without loading the models."""
-
-
-def _own(site: Site, record_id: str) -> tuple[Any, str | None, tuple[str, ...]]:
-    """What a listing row shows of the record's own file: (kind-specific detail, category of a flop, tags)."""
-    entry = site.entries[record_id]
-    found: tuple[Any, str | None, tuple[str, ...]] | None = entry.derived.get(LISTING_MEMO)
-    if found is None:
-        record = site.record(record_id)
-        category = record.category if record.kind == "flop" else None
-        found = entry.derived[LISTING_MEMO] = (_detail(record), category, tuple(record.tags))
-    return found
-
-
-def _row(site: Site, page: Page, record_id: str) -> dict[str, Any]:
-    """One record in a listing: link, id, what kind-specific detail there is, evidence status, tags."""
-    detail, category, tags = _own(site, record_id)
-    return {
-        "link": page.link(record_id),
-        "id": record_id,
-        "detail": detail,
-        "detail_href": page.url(site.category_paths[category]) if category in site.category_paths else None,
-        "status": _status(site, record_id),
-        "tags": [{"name": tag, "href": page.url(tag_path(tag))} for tag in tags],
-    }
-
-
-def _listing_key(site: Site, *shown: object, ids: list[str]) -> str:
-    """The key of a listing page: the base key, what it shows besides rows, and every row's inputs."""
-    key = hashlib.blake2b(site.result.base.encode(), digest_size=16)
-    key.update(repr(shown).encode())
-    for record_id in ids:
-        key.update(repr((record_id, site.titles[record_id], _status(site, record_id), _own(site, record_id))).encode())
-    return key.hexdigest()
-
-
-def _detail(record: Any) -> Any:
-    kind = record.kind
-    detail = ""
-    if kind == "flop":
-        detail = record.category
-    elif kind == "accelerator":
-        detail = record.vendor
-    elif kind == "engine":
-        detail = f"{len(record.features)} features" if record.features else ""
-    elif kind == "source":
-        detail = " · ".join(
-            part for part in (author_list(record.authors) or "", str(record.year or ""), record.venue or "") if part
-        )
-    elif kind == "fact":
-        detail = f"{len(record.formulas)} formula{'s' if len(record.formulas) != 1 else ''}" if record.formulas else ""
-    return detail
 
 
 def nav(site: Site, by_category: dict[str, list[str]], tagged: bool, with_changes: bool = False) -> list[Any]:
@@ -160,32 +97,12 @@ def render_index_pages(site: Site, with_changes: bool = False) -> list[Any]:
     by_category = _by_category(site)
     render_home(site, by_kind, by_category)
     for kind, ids in by_kind.items():
-        if site.keep(_listing_key(site, kind, ids=ids), kind_page(kind)):
-            continue
-        page = site.page(kind_page(kind))
-        site.render(
-            "pages/kind.md.j2",
-            kind_page(kind),
-            page=page,
-            root=page.root,
-            kind=kind,
-            kind_title=KIND_TITLES.get(kind, kind),
-            rows=[_row(site, page, record_id) for record_id in ids],
-        )
+        about = {"kind": kind, "kind_title": KIND_TITLES.get(kind, kind)}
+        render_listing(site, "pages/kind.md.j2", kind_page(kind), ids, about)
     descriptions = site.vocabulary.categories if site.vocabulary else {}
     for term, rel in site.category_paths.items():
-        if site.keep(_listing_key(site, term, descriptions.get(term, ""), ids=by_category[term]), rel):
-            continue
-        page = site.page(rel)
-        site.render(
-            "pages/category.md.j2",
-            rel,
-            page=page,
-            root=page.root,
-            term=term,
-            description=descriptions.get(term, ""),
-            rows=[_row(site, page, record_id) for record_id in by_category[term]],
-        )
+        about = {"term": term, "description": descriptions.get(term, "")}
+        render_listing(site, "pages/category.md.j2", rel, by_category[term], about)
     by_tag = _by_tag(site)
     render_tag_pages(site, by_tag)
     render_evidence(site)
@@ -199,17 +116,12 @@ def render_tag_pages(site: Site, by_tag: dict[str, list[str]]) -> None:
     if not by_tag:
         return
     counts = [(tag, len(ids)) for tag, ids in by_tag.items()]
-    if not site.keep(_listing_key(site, "tags", counts, ids=[]), TAGS_INDEX):
+    if not site.keep(listing_key(site, "tags", counts, ids=[]), TAGS_INDEX):
         page = site.page(TAGS_INDEX)
         tags = [{"name": tag, "count": count, "href": page.url(tag_path(tag))} for tag, count in counts]
         site.render("pages/tags.md.j2", TAGS_INDEX, page=page, root=page.root, tags=tags)
     for tag, ids in by_tag.items():
-        rel = tag_path(tag)
-        if site.keep(_listing_key(site, "tag", tag, ids=ids), rel):
-            continue
-        page = site.page(rel)
-        rows = [_row(site, page, record_id) for record_id in ids]
-        site.render("pages/tag.md.j2", rel, page=page, root=page.root, tag=tag, rows=rows, index=page.url(TAGS_INDEX))
+        render_listing(site, "pages/tag.md.j2", tag_path(tag), ids, {"tag": tag}, {"index": TAGS_INDEX})
 
 
 def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str, list[str]]) -> None:
@@ -232,7 +144,7 @@ def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str
         if by_category[term]
     ]
     lists = {
-        kind: [_row(site, page, record_id) for record_id in by_kind.get(kind, [])]
+        kind: [listing_row(site, page, record_id) for record_id in by_kind.get(kind, [])]
         for kind in ("flop", "fact")
         if 0 < len(by_kind.get(kind, [])) <= HOME_LIST_LIMIT
     }
@@ -269,7 +181,7 @@ def render_home(site: Site, by_kind: dict[str, list[str]], by_category: dict[str
         claims=claims,
         checked=checked,
         accelerators=len(by_kind.get("accelerator", [])),
-        links=site.graph.number_of_edges() if site.graph is not None else 0,
+        links=len(links_between(site)),
         compare_href=page.url(COMPARE_PAGE),
         graph_href=page.url(GRAPH_PAGE),
         evidence_href=page.url(EVIDENCE),
@@ -332,7 +244,7 @@ def render_evidence(site: Site) -> None:
         resting = [
             record_id
             for record_id, status in evidence.records.items()
-            if status.status == "inherited-debt" and record_id in site.entries
+            if status.status == INHERITED_DEBT and record_id in site.entries
         ]
     site.render(
         "pages/evidence.md.j2",
@@ -345,7 +257,7 @@ def render_evidence(site: Site) -> None:
         meanings=STANDING_MEANINGS,
         errata=errata_list(site, page),
         records=len(site.entries),
-        resting=[_row(site, page, record_id) for record_id in _sorted_ids(site, resting)],
+        resting=[listing_row(site, page, record_id) for record_id in _sorted_ids(site, resting)],
         disagreements=disagreement_list(site, page),
     )
 
