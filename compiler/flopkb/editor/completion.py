@@ -15,23 +15,32 @@
 - after `hw.`: the vocabulary's hardware parameters, with their units;
 - in a `unit:` field and after a quantity's number: the units of the unit
   registry (`flopkb.editor.unit_names`).
+
+The field is the one YAML reads the cursor in (`flopkb.editor.value_at`):
+on a later line of a flow list or mapping, in a block list, inside quotes.
+What is inserted is written as it must be there (`_written`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import typing
 from functools import cache
 
+import yaml
 from lsprotocol import types
+from yaml.resolver import Resolver as YamlResolver
 
 from flopkb.authoring.schema import _TERMS
 from flopkb.editor.positions import units
-from flopkb.editor.unit_names import unit_names, unit_typed
+from flopkb.editor.unit_names import UNIT_FIELD, unit_names, unit_typed
+from flopkb.editor.value_at import Typed, value_at
 from flopkb.kb.knowledge_base import KnowledgeBase
 from flopkb.links.extract import ref_fields
 from flopkb.links.resolver import Resolver
 from flopkb.load import models
+from flopkb.load.builder import STR
 
 LIMIT = 200
 """At most this many records are offered at once: the list is marked incomplete and asked for again as more of
@@ -39,11 +48,10 @@ the name is typed (at 10,000 records, sending them all costs seconds)."""
 _LINK = re.compile(r"\[\[([^\[\]|#]*)$")
 _ANCHOR = re.compile(r"\[\[([^\[\]|#]+)#([^\[\]|]*)$")
 _HW = re.compile(r"\bhw\.(\w*)$")
-_KEY = re.compile(r"\b(\w+):")
-_SPACES = re.compile(r"\s*")
-_VALUE_CHARS = re.compile(r"[^\s,\[\]{}:]*")
-_ITEM = re.compile(r"^(\s*)-\s+([^\s,\[\]{}:]*)$")
-_KEY_LINE = re.compile(r"^(\s*)(?:-\s+)?(\w+):")
+_VALUE = re.compile(r"[^\s,\[\]{}:]*")
+"""What a value being typed in a field of ids or terms can hold: no blank, nothing YAML reads as structure."""
+_PLAIN = re.compile(r"\w[\w./-]*")
+_YAML_RESOLVER = YamlResolver()
 
 
 @cache
@@ -96,62 +104,49 @@ def shortest_form(resolver: Resolver, record_id: str) -> str:
     return record_id
 
 
-def _field_of(lines: list[str], line: int, before: str) -> tuple[str, str] | None:
-    """The field whose value is being typed at the end of `before`, and what of the value is typed."""
-    item = _ITEM.match(before)
-    if item is not None:  # a block list item: the key is above it, less indented
-        indent = len(item.group(1))
-        for above in reversed(lines[:line]):
-            key = _KEY_LINE.match(above)
-            if key is not None and len(key.group(1)) < indent + (0 if above.lstrip().startswith("-") else 1):
-                return key.group(2), item.group(2)
-        return None
-    return _keyed(before)
+def _written(text: str, quote: str, whole: bool) -> str:
+    """`text` as it is written where it goes: escaped inside quotes; as a whole plain value, in double quotes where
+    YAML would not read it back as that text (`null`, `1.5`, `a: b`)."""
+    if quote == '"' or (not quote and whole and not _plain(text)):
+        escaped = json.dumps(text, ensure_ascii=False)  # a JSON string is a YAML double-quoted scalar
+        return escaped[1:-1] if quote else escaped
+    return text.replace("'", "''") if quote else text
 
 
-def _keyed(before: str) -> tuple[str, str] | None:
-    """The first `key:` of `before` whose value runs to its end: nothing but a value being typed after it (`key: val`)
-    or a flow list not closed (`key: [a, b, val`); and what of that value is typed (the characters a value can have at
-    the end of `before`). Linear in the length of `before` (a line can be a megabyte)."""
-    typed = _VALUE_CHARS.match(before[::-1])
-    assert typed is not None  # it matches the empty string
-    start = len(before) - typed.end()
-    closed = before.rfind("]")
-    for key in _KEY.finditer(before):
-        after = _SPACES.match(before, key.end())
-        assert after is not None
-        at = after.end()
-        if at == start or (at < len(before) and before[at] == "[" and at > closed):
-            return key.group(1), before[start:]
-    return None
-
-
-def _item(
-    label: str, kind: types.CompletionItemKind, detail: str | None, insert: str, typed: int, line: int, character: int
-) -> types.CompletionItem:
-    edit = types.TextEdit(
-        range=types.Range(
-            start=types.Position(line=line, character=character - typed),
-            end=types.Position(line=line, character=character),
-        ),
-        new_text=insert,
-    )
-    return types.CompletionItem(label=label, kind=kind, detail=detail, text_edit=edit, filter_text=label)
+def _plain(text: str) -> bool:
+    """Whether `text`, written plain in a block or a flow collection, is read back as that text."""
+    return _PLAIN.fullmatch(text) is not None and _YAML_RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == STR
 
 
 def complete(
     kb: KnowledgeBase, lines: list[str], line: int, before: str, character: int, encoding: str
 ) -> types.CompletionList:
-    """The completions at the end of `before` (the text of line `line` up to the cursor, at the client's
+    """The completions at the end of `before` (the text of line `line` of `lines` up to the cursor, at the client's
     `character`); each replaces what was typed of it. Incomplete when more records match than `LIMIT`."""
     resolver = Resolver.of(kb)
     incomplete: list[bool] = []
+    value = value_at("\n".join([*lines[:line], before]))
+    quote = value.quote if value is not None else ""
+
+    def item(
+        label: str, kind: types.CompletionItemKind, detail: str | None, insert: str, typed: str, whole: bool = False
+    ) -> types.CompletionItem:
+        """An item that replaces `typed` (the text before the cursor) with `insert`, written as YAML needs there;
+        `whole`: as the whole value."""
+        start = character - units(typed, encoding)
+        edit = types.TextEdit(
+            range=types.Range(
+                start=types.Position(line=line, character=start), end=types.Position(line=line, character=character)
+            ),
+            new_text=_written(insert, quote, whole),
+        )
+        return types.CompletionItem(label=label, kind=kind, detail=detail, text_edit=edit, filter_text=label)
 
     def records(kinds: tuple[str, ...] | None, typed: str, shortest: bool) -> list[types.CompletionItem]:
         """The ids of records of `kinds` that hold what was typed, and in a link the aliases that hold it: `LIMIT`
-        items at most, each alias counted (a record may have thousands)."""
+        items at most, each alias counted (a record may have thousands). In a field (not `shortest`), each is the
+        field's whole value."""
         found: list[types.CompletionItem] = []
-        width = typed_units_of(typed)
         wanted = typed.lower()
         for record_id in sorted(kb.entries):
             summary = kb.entries[record_id].summary
@@ -169,7 +164,7 @@ def complete(
                 incomplete.append(True)
                 offered = offered[: LIMIT - len(found)]
             kind = types.CompletionItemKind.Reference
-            found += [_item(label, kind, about, text, width, line, character) for label, about, text in offered]
+            found += [item(label, kind, about, text, typed, not shortest) for label, about, text in offered]
             if incomplete:
                 break
         return found
@@ -183,20 +178,32 @@ def complete(
         summary = kb.entries[record_id].summary
         if kinds is not None and summary.kind not in kinds:
             return []
-        width = typed_units_of(typed)
         formulas = [
-            _item(name, types.CompletionItemKind.Function, f"formula of {record_id}", name, width, line, character)
+            item(name, types.CompletionItemKind.Function, f"formula of {record_id}", name, typed)
             for name in summary.formula_ids or ()
             if kinds is None or summary.kind != "source"
         ]
         return formulas + [
-            _item(name, types.CompletionItemKind.Value, f"measurement of {record_id}", name, width, line, character)
+            item(name, types.CompletionItemKind.Value, f"measurement of {record_id}", name, typed)
             for name in summary.measurement_ids or ()
             if kinds is None or summary.kind == "source"
         ]
 
-    def typed_units_of(typed: str) -> int:
-        return units(typed, encoding)
+    def in_field(value: Typed) -> list[types.CompletionItem]:
+        """Records of the kinds the field takes, or their anchors, or the vocabulary's terms of the field."""
+        name, typed = value.field, value.typed
+        taken = field_kinds().get(name or "")
+        if taken is not None:
+            kinds, takes_anchor = taken
+            target, _, anchor = typed.partition("#")
+            if "#" in typed:
+                return anchors(target, anchor, kinds) if takes_anchor else []
+            return records(kinds, typed, shortest=False)
+        section = field_terms().get(name or "")
+        if section is not None and kb.vocabulary is not None:
+            kind = types.CompletionItemKind.EnumMember
+            return [item(term, kind, section, term, typed, whole=True) for term in kb.vocabulary.terms(section)]
+        return []
 
     def choose() -> list[types.CompletionItem]:
         anchored = _ANCHOR.search(before)
@@ -207,37 +214,19 @@ def complete(
             return records(None, linked.group(1), shortest=True)
         hw = _HW.search(before)
         if hw is not None and kb.vocabulary is not None:
-            width = typed_units_of(hw.group(1))
             return [
-                _item(name, types.CompletionItemKind.Variable, parameter.unit, name, width, line, character)
+                item(name, types.CompletionItemKind.Variable, parameter.unit, name, hw.group(1))
                 for name, parameter in sorted(kb.vocabulary.parameters.items())
             ]
-        field = _field_of(lines, line, before)
+        field = (value.field, value.quote + value.typed) if value is not None and value.field is not None else None
         unit = unit_typed(before, field)
-        if unit is not None:
-            width = typed_units_of(unit)
-            return [
-                _item(name, types.CompletionItemKind.Unit, detail, name, width, line, character)
-                for name, detail in unit_names()
-            ]
-        if field is None:
+        if unit is not None:  # the whole value where it is all of a `unit:` field's (`%` cannot start a plain one)
+            whole = value is not None and value.field == UNIT_FIELD and unit == value.typed
+            kind = types.CompletionItemKind.Unit
+            return [item(name, kind, detail, name, unit, whole) for name, detail in unit_names()]
+        if value is None or _VALUE.fullmatch(value.typed) is None:
             return []
-        name, typed = field
-        taken = field_kinds().get(name)
-        if taken is not None:
-            kinds, takes_anchor = taken
-            target, _, anchor = typed.partition("#")
-            if "#" in typed:
-                return anchors(target, anchor, kinds) if takes_anchor else []
-            return records(kinds, typed, shortest=False)
-        section = field_terms().get(name)
-        if section is not None and kb.vocabulary is not None:
-            width = typed_units_of(typed)
-            return [
-                _item(term, types.CompletionItemKind.EnumMember, section, term, width, line, character)
-                for term in kb.vocabulary.terms(section)
-            ]
-        return []
+        return in_field(value)
 
     items = choose()
     return types.CompletionList(is_incomplete=bool(incomplete), items=items)
