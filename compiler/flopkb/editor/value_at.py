@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import yaml
 
 from flopkb.load.builder import MAX_NESTING
-from flopkb.load.source import _HIDE
+from flopkb.load.source import HIDDEN_BREAKS
 
 _PROBE = "x"
 _QUOTED = "while scanning a quoted scalar"
@@ -83,7 +83,7 @@ def _scalar_at_end(text: str) -> tuple[Typed | None, yaml.MarkedYAMLError | None
     libyaml before it."""
     stack = [_Open(is_list=False, field=None, nodes=1)]
     try:
-        for event in _events(text.translate(_HIDE)):  # line breaks as check reads them
+        for event in _events(text.translate(HIDDEN_BREAKS)):  # line breaks as check reads them
             if isinstance(event, yaml.ScalarEvent) and event.end_mark and event.end_mark.index == len(text):
                 assert event.start_mark is not None  # libyaml marks every event
                 return _typed(text, event.start_mark.index, event.style, stack[-1].next_field()), None

@@ -456,7 +456,7 @@ def compose(text: str, loader: type | None = None) -> yaml.Node | None:
     """
     # `in`, not a regular expression: a text of narrower characters is ruled out at once, the rest by memchr.
     hidden = ("\x85" in text or "\u2028" in text or "\u2029" in text) and _PLACEHOLDERS.search(text) is None
-    composer = (loader or _loader_for(text))(text.translate(_HIDE) if hidden else text)
+    composer = (loader or _loader_for(text))(text.translate(HIDDEN_BREAKS) if hidden else text)
     try:
         root = composer.get_single_node()
     finally:
@@ -467,7 +467,8 @@ def compose(text: str, loader: type | None = None) -> yaml.Node | None:
 
 
 _PLACEHOLDERS = re.compile("[\uf8fd-\uf8ff]")
-_HIDE = str.maketrans("\x85\u2028\u2029", "\uf8fd\uf8fe\uf8ff")
+HIDDEN_BREAKS = str.maketrans("\x85\u2028\u2029", "\uf8fd\uf8fe\uf8ff")
+"""What libyaml would read as line breaks (YAML 1.1) and check does not, as private-use characters (`compose`)."""
 _GIVE_BACK = str.maketrans("\uf8fd\uf8fe\uf8ff", "\x85\u2028\u2029")
 
 
